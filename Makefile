@@ -1,0 +1,29 @@
+# sch_arbtable: top-level build. Each area keeps its rules in mk/<area>.mk.
+#
+#   make            module (for every kernel in KVERS), tc plugin, tools, unit tests
+#   make unit       userspace unit tests of the core (cmocka, ASan+UBSan)
+#   make test       unit tests + VM selftests (what .ci/run runs)
+#   make demo       the VM demo
+#   make lint       checkpatch + sparse
+#   make bench      benchmarks (not part of the tests)
+
+KVER_61   ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
+KVER_612  ?= $(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
+KVERS     ?= $(strip $(KVER_61) $(KVER_612))
+BUILD     ?= $(CURDIR)/build
+CACHE     ?= /var/cache/arbtable
+IPROUTE2  ?= $(CACHE)/iproute2
+
+CC        ?= gcc
+CORE_SRCS := kernel/arbtable_arbiter.c $(wildcard kernel/arbtable_alloc.c)
+CORE_HDRS := kernel/arbtable_types.h kernel/arbtable_arbiter.h $(wildcard kernel/arbtable_alloc.h)
+USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ikernel -Iinclude/uapi
+SAN_FLAGS ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all clean
+all:
+
+clean:
+	rm -rf $(BUILD)
+
+include $(sort $(wildcard mk/*.mk))

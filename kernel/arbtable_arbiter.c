@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arbtable arbiter: IBA VL arbitration (ib-vl-arbitration.txt, "Data VL
+ * Arbitration Description") with BXIv3 per-entry deficit counters
+ * (bxiv3-qos.txt §3.3, Algorithm 2). See arbtable_arbiter.h.
+ *
+ * Rules, as DESIGN §3 fixes them:
+ * - A slot may send while its credit is positive; a packet costs its length
+ *   and may drive the credit negative (IBA: "VL6 ... 63 - 64 = -1").
+ * - deficit mode: a visit starts with weight*64 plus the balance carried
+ *   from the slot's last visit, which is never positive: overshoot is debt,
+ *   positive leftover is dropped when the class stops being eligible
+ *   (Algorithm 2 lines 16-19). Long-run byte shares equal weight shares.
+ * - iba mode: a visit starts with weight*64, overshoot is forgiven.
+ * - The high table may send while its byte counter is not negative; the
+ *   packet that drives it negative is sent, then the counter is reset and
+ *   the low table is owed one packet (IBA HighPriCounter). highlimit 255 is
+ *   unlimited; 0 gives one high packet per low opportunity.
+ * - A low turn sends one packet from the current low slot, which keeps its
+ *   remaining credit; with nothing eligible in high, low runs on.
+ * - The slot being visited keeps its credit while the other table runs
+ *   (IBA "resume with this entry").
+ */
+#include "arbtable_arbiter.h"
+
+static s32 arb_hp_limit(const struct arb_sched *s)
+{
+	return (s32)s->highlimit * ARB_HIGHLIMIT_UNIT;
+}
+
+void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting)
+{
+	memset(s, 0, sizeof(*s));
+	s->strict = ARB_NO_CLASS;
+	s->highlimit = highlimit;
+	s->accounting = accounting;
+	s->hp_counter = arb_hp_limit(s);
+}
+
+void arb_set_highlimit(struct arb_sched *s, u8 highlimit)
+{
+	s->highlimit = highlimit;
+	s->hp_counter = arb_hp_limit(s);
+	s->low_turn = false;
+}
+
+void arb_set_accounting(struct arb_sched *s, u8 accounting)
+{
+	unsigned int t, i;
+
+	if (s->accounting == accounting)
+		return;
+	s->accounting = accounting;
+	/* Carried balances mean nothing across modes: start clean. */
+	for (t = 0; t < ARB_NTABLES; t++) {
+		for (i = 0; i < ARB_SLOTS; i++)
+			s->tbl[t].credit[i] = 0;
+		s->tbl[t].in_visit = false;
+	}
+}
+
+/* Closing a visit: keep debt (deficit mode) and drop any positive rest. */
+static void arb_end_visit(struct arb_sched *s, struct arb_table *tb)
+{
+	s32 *c = &tb->credit[tb->cur];
+
+	if (s->accounting == ARB_ACCT_IBA || *c > 0)
+		*c = 0;
+	tb->in_visit = false;
+	tb->cur = (tb->cur + 1) & (ARB_SLOTS - 1);
+}
+
+static void arb_slot_mask_update(struct arb_sched *s, unsigned int t,
+				 unsigned int slot)
+{
+	struct arb_table *tb = &s->tbl[t];
+	u64 bit = BIT_ULL(slot);
+
+	tb->used &= ~bit;
+	tb->eligible &= ~bit;
+	if (!tb->weight[slot])
+		return;
+	tb->used |= bit;
+	if (s->cls_eligible & BIT_ULL(tb->cls[slot]))
+		tb->eligible |= bit;
+}
+
+void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
+		  u8 cls, u8 weight)
+{
+	struct arb_table *tb = &s->tbl[t];
+	u64 bit = BIT_ULL(slot);
+
+	if (cls == ARB_NO_CLASS || cls >= ARB_MAX_CLASSES)
+		weight = 0;
+	if (tb->weight[slot])
+		s->cls_slots[t][tb->cls[slot]] &= ~bit;
+	if (!weight || tb->cls[slot] != cls) {
+		tb->credit[slot] = 0;
+		if (tb->cur == slot)
+			tb->in_visit = false;
+	}
+	tb->weight[slot] = weight;
+	tb->cls[slot] = weight ? cls : ARB_NO_CLASS;
+	if (weight)
+		s->cls_slots[t][cls] |= bit;
+	arb_slot_mask_update(s, t, slot);
+}
+
+void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
+		    unsigned int b)
+{
+	struct arb_table *tb = &s->tbl[t];
+	u8 ca = tb->cls[a], wa = tb->weight[a];
+	s32 cra = tb->credit[a];
+	u64 ba = BIT_ULL(a), bb = BIT_ULL(b);
+
+	if (a == b)
+		return;
+	if (wa)
+		s->cls_slots[t][ca] &= ~ba;
+	if (tb->weight[b])
+		s->cls_slots[t][tb->cls[b]] &= ~bb;
+
+	tb->cls[a] = tb->cls[b];
+	tb->weight[a] = tb->weight[b];
+	tb->credit[a] = tb->credit[b];
+	tb->cls[b] = ca;
+	tb->weight[b] = wa;
+	tb->credit[b] = cra;
+
+	if (tb->weight[a])
+		s->cls_slots[t][tb->cls[a]] |= ba;
+	if (tb->weight[b])
+		s->cls_slots[t][tb->cls[b]] |= bb;
+	/* A visit belongs to the slot's occupant, not to the position. */
+	if (tb->in_visit && (tb->cur == a || tb->cur == b)) {
+		if (tb->credit[tb->cur] > 0)
+			tb->credit[tb->cur] = 0;
+		tb->in_visit = false;
+	}
+	arb_slot_mask_update(s, t, a);
+	arb_slot_mask_update(s, t, b);
+}
+
+void arb_set_eligible(struct arb_sched *s, unsigned int cls, bool eligible)
+{
+	u64 bit = BIT_ULL(cls);
+	unsigned int t;
+
+	if (!!(s->cls_eligible & bit) == eligible)
+		return;
+	if (eligible) {
+		s->cls_eligible |= bit;
+		for (t = 0; t < ARB_NTABLES; t++)
+			s->tbl[t].eligible |= s->cls_slots[t][cls];
+	} else {
+		s->cls_eligible &= ~bit;
+		for (t = 0; t < ARB_NTABLES; t++)
+			s->tbl[t].eligible &= ~s->cls_slots[t][cls];
+	}
+}
+
+void arb_set_strict(struct arb_sched *s, u8 cls)
+{
+	s->strict = cls;
+}
+
+/* First set bit of @m at or after @from, wrapping around: O(1). */
+static unsigned int arb_next_slot(u64 m, unsigned int from)
+{
+	u64 ahead = m & (~0ULL << from);
+
+	return __ffs64(ahead ? ahead : m);
+}
+
+/*
+ * Pick the slot of table @t to serve; its eligible mask must be non-empty.
+ * Continue the visit in progress if its class is still eligible, else
+ * close it and start the next eligible slot. In deficit mode a slot whose
+ * debt exceeds its quantum pays the quantum and passes (as DRR does); the
+ * number of such passes per packet is bounded by MTU / (64 * weight), not
+ * by the number of slots or classes.
+ */
+static void arb_table_pick(struct arb_sched *s, unsigned int t,
+			   struct arb_pick *p)
+{
+	struct arb_table *tb = &s->tbl[t];
+	u64 m = tb->eligible;
+	unsigned int slot;
+	s32 credit;
+
+	if (tb->in_visit) {
+		if (m & BIT_ULL(tb->cur))
+			goto out;
+		arb_end_visit(s, tb);
+	}
+	for (;;) {
+		slot = arb_next_slot(m, tb->cur);
+		credit = (s32)tb->weight[slot] * ARB_WEIGHT_UNIT;
+		if (s->accounting == ARB_ACCT_DEFICIT)
+			credit += tb->credit[slot];
+		tb->cur = slot;
+		tb->credit[slot] = credit;
+		if (credit > 0)
+			break;
+		tb->cur = (slot + 1) & (ARB_SLOTS - 1);
+	}
+	tb->in_visit = true;
+out:
+	p->table = t;
+	p->slot = tb->cur;
+	p->cls = tb->cls[tb->cur];
+}
+
+bool arb_select(struct arb_sched *s, struct arb_pick *p)
+{
+	u64 hi = s->tbl[ARB_HIGH].eligible;
+	u64 lo = s->tbl[ARB_LOW].eligible;
+
+	if (s->strict != ARB_NO_CLASS && arb_class_eligible(s, s->strict)) {
+		p->table = ARB_STRICT;
+		p->slot = 0;
+		p->cls = s->strict;
+		return true;
+	}
+	if (s->low_turn && !lo)
+		s->low_turn = false;	/* nobody to take the owed turn */
+	if (s->low_turn || (!hi && lo)) {
+		if (!hi)	/* IBA: high has nothing, reset its counter */
+			s->hp_counter = arb_hp_limit(s);
+		arb_table_pick(s, ARB_LOW, p);
+		return true;
+	}
+	if (!hi)
+		return false;
+	arb_table_pick(s, ARB_HIGH, p);
+	return true;
+}
+
+s32 arb_charge(struct arb_sched *s, const struct arb_pick *p, u32 len)
+{
+	struct arb_table *tb;
+	s32 credit;
+
+	if (p->table == ARB_STRICT)
+		return 0;
+	tb = &s->tbl[p->table];
+	/* The slot may have been reprogrammed between select and charge. */
+	if (!tb->in_visit || tb->cur != p->slot)
+		return 0;
+	if (len > ARB_MAX_PKT_LEN)
+		len = ARB_MAX_PKT_LEN;
+	credit = tb->credit[p->slot] - (s32)len;
+	tb->credit[p->slot] = credit;
+
+	if (p->table == ARB_HIGH) {
+		if (s->highlimit != ARB_HIGHLIMIT_INF) {
+			s->hp_counter -= (s32)len;
+			if (s->hp_counter < 0) {
+				s->hp_counter = arb_hp_limit(s);
+				s->low_turn = true;
+			}
+		}
+	} else {
+		s->low_turn = false;
+	}
+	if (credit <= 0)
+		arb_end_visit(s, tb);
+	return credit;
+}

@@ -1,0 +1,18 @@
+# Userspace unit tests of the kernel-independent core: every
+# tests/unit/test_*.c is linked with the core sources and cmocka, built
+# with ASan+UBSan, and run; the summary line comes from scripts/unit-run.sh.
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
+UNIT_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) -lm
+
+$(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(CORE_HDRS) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(CORE_SRCS) $(UNIT_LIBS)
+
+.PHONY: unit unit-build
+unit-build: $(UNIT_BINS)
+unit: unit-build
+	@bash scripts/unit-run.sh $(UNIT_BINS)
+
+all: unit-build

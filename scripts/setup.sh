@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Install everything sch_arbtable needs on a Debian 12 (bookworm) host.
+# Idempotent: a second run only checks. Facts from DESIGN.md §7 and §9.
+set -euo pipefail
+
+CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
+K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
+STAMP=$CACHE/setup.v2.done
+
+if [ "$(id -u)" != 0 ]; then
+	echo "setup.sh: must run as root (apt-get)" >&2
+	exit 1
+fi
+mkdir -p "$CACHE"
+if [ -f "$STAMP" ] && [ -z "${ARBTABLE_FORCE_SETUP:-}" ]; then
+	exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+mirror=${mirror:-http://deb.debian.org/debian}
+key=/usr/share/keyrings/debian-archive-keyring.gpg
+
+write_src() { # file types suites
+	local f=/etc/apt/sources.list.d/$1.sources
+	[ -f "$f" ] && return 0
+	printf 'Types: %s\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+		"$2" "$mirror" "$3" "$key" >"$f"
+}
+write_src arbtable-bookworm-src deb-src bookworm
+write_src arbtable-backports deb bookworm-backports
+write_src arbtable-trixie deb trixie
+pin=/etc/apt/preferences.d/arbtable-trixie
+[ -f "$pin" ] || printf 'Package: *\nPin: release n=trixie\nPin-Priority: 50\n' >"$pin"
+
+echo "setup: apt-get update"
+apt-get update -qq
+
+echo "setup: installing packages (kernels 6.1 and $K612, qemu, virtme-ng, libs)"
+apt-get install -y -qq --no-install-recommends \
+	build-essential pkg-config dpkg-dev kmod bc cpio flex bison \
+	linux-image-amd64 linux-headers-amd64 \
+	qemu-system-x86 busybox-static iperf3 ethtool procps \
+	libnl-3-dev libnl-route-3-dev libcmocka-dev libmnl-dev libelf-dev \
+	sparse python3 valgrind clang libclang-rt-14-dev udev >/dev/null
+apt-get install -y -qq --no-install-recommends -t bookworm-backports \
+	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 >/dev/null
+apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
+
+# iproute2 source of the installed tc, for the plugin's private headers.
+if [ ! -d "$CACHE/iproute2" ]; then
+	echo "setup: fetching iproute2 source"
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get source -qq iproute2 >/dev/null 2>&1)
+	src=$(find "$tmp" -maxdepth 1 -type d -name 'iproute2-*' | head -n1)
+	[ -n "$src" ] || { echo "setup: apt-get source iproute2 failed" >&2; exit 1; }
+	rm -rf "$CACHE/iproute2.tmp"
+	mv "$src" "$CACHE/iproute2.tmp"
+	mv "$CACHE/iproute2.tmp" "$CACHE/iproute2"
+	rm -rf "$tmp"
+fi
+
+# checkpatch.pl (+ spelling data) from linux-source, for `make lint`.
+if [ ! -x "$CACHE/checkpatch/checkpatch.pl" ]; then
+	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
+	if [ -n "$tarball" ]; then
+		mkdir -p "$CACHE/checkpatch"
+		tar -xaf "$tarball" -C "$CACHE/checkpatch" --strip-components=2 --wildcards \
+			'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch' 2>/dev/null || true
+		chmod +x "$CACHE/checkpatch/checkpatch.pl" 2>/dev/null || true
+	fi
+fi
+
+touch "$STAMP"
+echo "setup: done"
