@@ -1,0 +1,935 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * q_arbtable.c	tc plugin for sch_arbtable, the InfiniBand-style VL
+ *		arbitration table qdisc (64-slot HIGH and LOW tables of
+ *		class:weight entries, highlimit, strict classes, an in-kernel
+ *		allocator in auto mode).
+ *
+ * Built as q_arbtable.so and loaded by tc from TC_LIB_DIR. The netlink
+ * contract is include/uapi/linux/pkt_sched_arbtable.h.
+ *
+ * Values are deliberately NOT range-checked here beyond what is needed to
+ * parse them into their netlink types: the kernel validates weight, slot,
+ * minor, entry count, highlimit, maxweight, distance, share ... and says
+ * why with an extack message.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <inttypes.h>
+
+#include "utils.h"
+#include "tc_util.h"
+
+#include <linux/pkt_sched_arbtable.h>
+
+/* Space tc gives us: tc_qdisc.c sends from a TCA_BUF_MAX (64 KiB) buffer,
+ * tc_class.c from a 4 KiB one.
+ */
+#define ARB_QDISC_MSG_MAX	(64 * 1024)
+#define ARB_CLASS_MSG_MAX	4096
+
+#define ARB_UNUSED		__attribute__((unused))
+#define ARB_STR_(x)		#x
+#define ARB_STR(x)		ARB_STR_(x)
+
+static const char *const arb_table_name[TC_ARBTABLE_NTABLES] = {
+	[TC_ARBTABLE_HIGH] = "high",
+	[TC_ARBTABLE_LOW] = "low",
+};
+
+static void explain(void)
+{
+	fprintf(stderr,
+		"Usage: ... arbtable [ manual | auto ] [ rate RATE ] [ highlimit BLOCKS ]\n"
+		"                    [ accounting { deficit | iba } ] [ default MINOR ]\n"
+		"                    [ priomap MINOR0 MINOR1 ... MINOR15 ] [ mtu BYTES ]\n"
+		"                    [ maxweight WEIGHT ] [ high LIST ] [ low LIST ]\n"
+		"  LIST  := none | ENTRY[,ENTRY...]\n"
+		"  ENTRY := MINOR:WEIGHT[@SLOT] | -\n"
+		"\n"
+		"  manual|auto  who programs the tables: the administrator (high/low\n"
+		"               lists) or the in-kernel allocator (class rate/latency);\n"
+		"               fixed when the qdisc is created (default manual)\n"
+		"  rate         capacity in bits/s with tc units (10mbit, 1gbit, 5%%);\n"
+		"               0 or absent = link speed; below line rate it shapes\n"
+		"  highlimit    HIGH table bytes per LOW turn, in 4096-byte blocks;\n"
+		"               0 = one packet, 255 = unlimited (kernel range 0..255)\n"
+		"  accounting   deficit: overshoot carried as debt (exact byte shares,\n"
+		"               default); iba: overshoot forgiven (IBA literal)\n"
+		"  default      class minor (hex) for unclassified traffic, 0 = none\n"
+		"  priomap      16 class minors (hex) indexed by skb->priority & 15,\n"
+		"               0 = unmapped\n"
+		"  mtu          largest packet in bytes, used for bounds and the LOW share\n"
+		"  maxweight    auto mode cap of every slot's weight, 1..255 (default 255)\n"
+		"  high, low    the 64-slot tables (manual mode): MINOR is a class minor\n"
+		"               in hex as in classids (10 = class 1:10), WEIGHT in\n"
+		"               64-byte units (1..255), SLOT 0..63; an entry without\n"
+		"               @SLOT takes the slot after the previous one (first: 0);\n"
+		"               '-' leaves a null slot; 'none' clears the table.\n"
+		"               Each list replaces the whole table; classes must exist.\n"
+		"Example: ... arbtable manual rate 10mbit highlimit 4 high 10:127,11:63,-,12:5 low 30:2\n");
+}
+
+static void cexplain(void)
+{
+	fprintf(stderr,
+		"Usage: ... arbtable [ strict | nostrict ] [ ceil RATE ] [ rate RATE ]\n"
+		"                    [ latency TIME | distance D ] [ share N ]\n"
+		"\n"
+		"  strict     serve this class before both tables (IB VL15 analogue);\n"
+		"             give it a ceil when guaranteed classes exist\n"
+		"  ceil       per-class rate limit in bits/s with tc units (100mbit)\n"
+		"  rate       auto mode: guaranteed rate to reserve in the HIGH table\n"
+		"  latency    auto mode: head-of-line wait bound (50us, 1ms; a bare\n"
+		"             number is nanoseconds); picks the slot distance\n"
+		"  distance   auto mode: slot spacing instead of latency, power of two\n"
+		"             1..64 (64/D slots)\n"
+		"  share      auto mode: best-effort weight in the LOW table, 1..255\n");
+}
+
+/* --- parsing ----------------------------------------------------------- */
+
+static int arb_get_rate(__u64 *rate, const char *arg, const char *dev)
+{
+	if (arg[0] == '-')
+		return -1;
+	if (strchr(arg, '%'))
+		return get_percent_rate64(rate, arg, dev);
+	return get_rate64(rate, arg);
+}
+
+static int arb_get_minor(__u32 *minor, const char *arg)
+{
+	if (arg[0] == '-' || arg[0] == '+')
+		return -1;
+	return get_u32(minor, arg, 16);
+}
+
+static int arb_get_dec(__u32 *val, const char *arg)
+{
+	if (arg[0] == '-' || arg[0] == '+')
+		return -1;
+	return get_u32(val, arg, 10);
+}
+
+/*
+ * Parse "none" or "MINOR:WEIGHT[@SLOT]|-[,...]" and append the nest
+ * TCA_ARBTABLE_HIGH/LOW with one TCA_ARBTABLE_ENTRY per non-null entry.
+ */
+static int arb_parse_table(struct nlmsghdr *n, int type, const char *name,
+			   const char *arg)
+{
+	__u64 pos = 0;	/* slot of the next entry without @SLOT */
+	struct rtattr *nest;
+	char *copy, *tok, *next;
+	int ret = -1;
+
+	if (!*arg) {
+		fprintf(stderr, "arbtable: empty \"%s\" list\n", name);
+		return -1;
+	}
+
+	copy = strdup(arg);
+	if (!copy) {
+		fprintf(stderr, "arbtable: out of memory\n");
+		return -1;
+	}
+
+	nest = addattr_nest(n, ARB_QDISC_MSG_MAX, type | NLA_F_NESTED);
+	if (strcmp(arg, "none") == 0)
+		goto done;
+
+	for (tok = copy; tok; tok = next) {
+		struct tc_arbtable_entry e = {};
+		char *colon, *at;
+
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+
+		if (strcmp(tok, "-") == 0) {
+			pos++;
+			continue;
+		}
+
+		colon = strchr(tok, ':');
+		if (!*tok || !colon) {
+			fprintf(stderr,
+				"arbtable: bad \"%s\" entry \"%s\": expected MINOR:WEIGHT[@SLOT] or -\n",
+				name, tok);
+			goto out;
+		}
+		*colon = '\0';
+		at = strchr(colon + 1, '@');
+		if (at)
+			*at = '\0';
+
+		if (arb_get_minor(&e.minor, tok)) {
+			fprintf(stderr,
+				"arbtable: bad class minor \"%s\" in \"%s\" (hex, e.g. 10 for class 1:10)\n",
+				tok, name);
+			goto out;
+		}
+		if (arb_get_dec(&e.weight, colon + 1)) {
+			fprintf(stderr,
+				"arbtable: bad weight \"%s\" in \"%s\" (decimal, 64-byte units)\n",
+				colon + 1, name);
+			goto out;
+		}
+		if (at) {
+			if (arb_get_dec(&e.slot, at + 1)) {
+				fprintf(stderr,
+					"arbtable: bad slot \"%s\" in \"%s\" (decimal)\n",
+					at + 1, name);
+				goto out;
+			}
+		} else {
+			if (pos > UINT32_MAX) {
+				fprintf(stderr,
+					"arbtable: slot position overflows in \"%s\"\n",
+					name);
+				goto out;
+			}
+			e.slot = pos;
+		}
+		pos = (__u64)e.slot + 1;
+
+		if (addattr_l(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_ENTRY,
+			      &e, sizeof(e)) < 0) {
+			fprintf(stderr, "arbtable: \"%s\" list too long\n",
+				name);
+			goto out;
+		}
+	}
+done:
+	addattr_nest_end(n, nest);
+	ret = 0;
+out:
+	free(copy);
+	return ret;
+}
+
+static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv,
+			 struct nlmsghdr *n, const char *dev)
+{
+	const char *table_arg[TC_ARBTABLE_NTABLES] = {};
+	__u32 priomap[TC_ARBTABLE_PRIO_BANDS];
+	bool have_mode = false, have_rate = false, have_highlimit = false;
+	bool have_acct = false, have_default = false, have_priomap = false;
+	bool have_mtu = false, have_maxweight = false;
+	__u32 highlimit = 0, acct = 0, defcls = 0, mtu = 0, maxweight = 0;
+	__u8 mode = TC_ARBTABLE_MODE_MANUAL;
+	struct rtattr *tail, *nest;
+	__u64 rate = 0;
+	int i;
+
+	while (argc > 0) {
+		if (strcmp(*argv, "manual") == 0 || strcmp(*argv, "auto") == 0) {
+			__u8 m = strcmp(*argv, "auto") == 0 ?
+				 TC_ARBTABLE_MODE_AUTO : TC_ARBTABLE_MODE_MANUAL;
+
+			if (have_mode && m != mode) {
+				fprintf(stderr,
+					"arbtable: \"manual\" and \"auto\" are exclusive\n");
+				explain();
+				return -1;
+			}
+			mode = m;
+			have_mode = true;
+		} else if (strcmp(*argv, "rate") == 0) {
+			NEXT_ARG();
+			if (arb_get_rate(&rate, *argv, dev)) {
+				fprintf(stderr, "arbtable: illegal \"rate\" \"%s\"\n",
+					*argv);
+				explain();
+				return -1;
+			}
+			have_rate = true;
+		} else if (strcmp(*argv, "highlimit") == 0) {
+			NEXT_ARG();
+			if (arb_get_dec(&highlimit, *argv)) {
+				fprintf(stderr,
+					"arbtable: illegal \"highlimit\" \"%s\" (4096-byte blocks, 0..255)\n",
+					*argv);
+				explain();
+				return -1;
+			}
+			have_highlimit = true;
+		} else if (strcmp(*argv, "accounting") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "deficit") == 0) {
+				acct = TC_ARBTABLE_ACCT_DEFICIT;
+			} else if (strcmp(*argv, "iba") == 0) {
+				acct = TC_ARBTABLE_ACCT_IBA;
+			} else {
+				fprintf(stderr,
+					"arbtable: illegal \"accounting\" \"%s\" (deficit or iba)\n",
+					*argv);
+				explain();
+				return -1;
+			}
+			have_acct = true;
+		} else if (strcmp(*argv, "default") == 0) {
+			NEXT_ARG();
+			if (arb_get_minor(&defcls, *argv)) {
+				fprintf(stderr,
+					"arbtable: illegal \"default\" \"%s\" (class minor in hex)\n",
+					*argv);
+				explain();
+				return -1;
+			}
+			have_default = true;
+		} else if (strcmp(*argv, "priomap") == 0) {
+			for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++) {
+				if (argc <= 1 ||
+				    arb_get_minor(&priomap[i], argv[1])) {
+					fprintf(stderr,
+						"arbtable: \"priomap\" needs %d class minors (hex, 0 = unmapped); element %d is %s%s%s\n",
+						TC_ARBTABLE_PRIO_BANDS, i,
+						argc <= 1 ? "missing" : "\"",
+						argc <= 1 ? "" : argv[1],
+						argc <= 1 ? "" : "\"");
+					explain();
+					return -1;
+				}
+				argc--;
+				argv++;
+			}
+			have_priomap = true;
+		} else if (strcmp(*argv, "mtu") == 0) {
+			NEXT_ARG();
+			if (arb_get_dec(&mtu, *argv)) {
+				fprintf(stderr, "arbtable: illegal \"mtu\" \"%s\" (bytes)\n",
+					*argv);
+				explain();
+				return -1;
+			}
+			have_mtu = true;
+		} else if (strcmp(*argv, "maxweight") == 0) {
+			NEXT_ARG();
+			if (arb_get_dec(&maxweight, *argv)) {
+				fprintf(stderr,
+					"arbtable: illegal \"maxweight\" \"%s\" (1..255)\n",
+					*argv);
+				explain();
+				return -1;
+			}
+			have_maxweight = true;
+		} else if (strcmp(*argv, "high") == 0 || strcmp(*argv, "low") == 0) {
+			int t = strcmp(*argv, "high") == 0 ?
+				TC_ARBTABLE_HIGH : TC_ARBTABLE_LOW;
+
+			NEXT_ARG();
+			table_arg[t] = *argv;
+		} else if (strcmp(*argv, "help") == 0) {
+			explain();
+			return -1;
+		} else {
+			fprintf(stderr, "arbtable: what is \"%s\"?\n", *argv);
+			explain();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+
+	tail = addattr_nest(n, ARB_QDISC_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	if (have_mode)
+		addattr8(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_MODE, mode);
+	if (have_rate)
+		addattr64(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_RATE, rate);
+	if (have_highlimit)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_HIGHLIMIT, highlimit);
+	if (have_acct)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_ACCOUNTING, acct);
+	if (have_default)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_DEFAULT, defcls);
+	if (have_priomap) {
+		nest = addattr_nest(n, ARB_QDISC_MSG_MAX,
+				    TCA_ARBTABLE_PRIOMAP | NLA_F_NESTED);
+		for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++)
+			addattr32(n, ARB_QDISC_MSG_MAX,
+				  TCA_ARBTABLE_PRIOMAP_BAND, priomap[i]);
+		addattr_nest_end(n, nest);
+	}
+	if (have_mtu)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_MTU, mtu);
+	if (have_maxweight)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_MAXWEIGHT, maxweight);
+	for (i = 0; i < TC_ARBTABLE_NTABLES; i++) {
+		if (!table_arg[i])
+			continue;
+		if (arb_parse_table(n, i == TC_ARBTABLE_HIGH ?
+				    TCA_ARBTABLE_HIGH : TCA_ARBTABLE_LOW,
+				    arb_table_name[i], table_arg[i])) {
+			explain();
+			return -1;
+		}
+	}
+	addattr_nest_end(n, tail);
+	return 0;
+}
+
+static int arb_parse_copt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv,
+			  struct nlmsghdr *n, const char *dev)
+{
+	bool have_strict = false, have_ceil = false, have_rate = false;
+	bool have_latency = false, have_distance = false, have_share = false;
+	__u64 ceil = 0, rate = 0, latency = 0;
+	__u32 distance = 0, share = 0;
+	struct rtattr *tail;
+	__u8 strict = 0;
+
+	while (argc > 0) {
+		if (strcmp(*argv, "strict") == 0) {
+			strict = 1;
+			have_strict = true;
+		} else if (strcmp(*argv, "nostrict") == 0) {
+			strict = 0;
+			have_strict = true;
+		} else if (strcmp(*argv, "ceil") == 0) {
+			NEXT_ARG();
+			if (arb_get_rate(&ceil, *argv, dev)) {
+				fprintf(stderr, "arbtable: illegal \"ceil\" \"%s\"\n",
+					*argv);
+				cexplain();
+				return -1;
+			}
+			have_ceil = true;
+		} else if (strcmp(*argv, "rate") == 0) {
+			NEXT_ARG();
+			if (arb_get_rate(&rate, *argv, dev)) {
+				fprintf(stderr, "arbtable: illegal \"rate\" \"%s\"\n",
+					*argv);
+				cexplain();
+				return -1;
+			}
+			have_rate = true;
+		} else if (strcmp(*argv, "latency") == 0) {
+			__s64 t;
+
+			NEXT_ARG();
+			if (get_time64(&t, *argv) || t < 0) {
+				fprintf(stderr,
+					"arbtable: illegal \"latency\" \"%s\" (e.g. 50us, 2ms)\n",
+					*argv);
+				cexplain();
+				return -1;
+			}
+			latency = t;
+			have_latency = true;
+		} else if (strcmp(*argv, "distance") == 0) {
+			NEXT_ARG();
+			if (arb_get_dec(&distance, *argv)) {
+				fprintf(stderr,
+					"arbtable: illegal \"distance\" \"%s\" (1, 2, 4, ... 64)\n",
+					*argv);
+				cexplain();
+				return -1;
+			}
+			have_distance = true;
+		} else if (strcmp(*argv, "share") == 0) {
+			NEXT_ARG();
+			if (arb_get_dec(&share, *argv)) {
+				fprintf(stderr,
+					"arbtable: illegal \"share\" \"%s\" (1..255)\n",
+					*argv);
+				cexplain();
+				return -1;
+			}
+			have_share = true;
+		} else if (strcmp(*argv, "help") == 0) {
+			cexplain();
+			return -1;
+		} else {
+			fprintf(stderr, "arbtable: what is \"%s\"?\n", *argv);
+			cexplain();
+			return -1;
+		}
+		argc--;
+		argv++;
+	}
+
+	tail = addattr_nest(n, ARB_CLASS_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	if (have_strict)
+		addattr8(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_STRICT, strict);
+	if (have_ceil)
+		addattr64(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_CEIL, ceil);
+	if (have_rate)
+		addattr64(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_RATE, rate);
+	if (have_latency)
+		addattr64(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_LATENCY, latency);
+	if (have_distance)
+		addattr32(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_DISTANCE, distance);
+	if (have_share)
+		addattr32(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_SHARE, share);
+	addattr_nest_end(n, tail);
+	return 0;
+}
+
+/* --- printing ---------------------------------------------------------- */
+
+struct arb_table {
+	__u32	minor[TC_ARBTABLE_SLOTS];
+	__u32	weight[TC_ARBTABLE_SLOTS];
+	__u64	used;		/* slots with a class and weight > 0 */
+};
+
+/* Slots named by the last qdisc options printed, for the -d credits in
+ * the xstats that tc prints right after them.
+ */
+static __u64 arb_last_used[TC_ARBTABLE_NTABLES];
+static bool arb_last_valid;
+
+static void arb_decode_table(struct arb_table *t, const struct rtattr *nest)
+{
+	const struct rtattr *rta;
+	int len;
+
+	memset(t, 0, sizeof(*t));
+	if (!nest)
+		return;
+
+	len = RTA_PAYLOAD(nest);
+	for (rta = RTA_DATA(nest); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		const struct tc_arbtable_entry *e;
+
+		if ((rta->rta_type & ~NLA_F_NESTED) != TCA_ARBTABLE_ENTRY ||
+		    RTA_PAYLOAD(rta) < sizeof(*e))
+			continue;
+		e = RTA_DATA(rta);
+		if (e->slot >= TC_ARBTABLE_SLOTS)
+			continue;
+		t->minor[e->slot] = e->minor;
+		t->weight[e->slot] = e->weight;
+		if (e->minor && e->weight)
+			t->used |= 1ULL << e->slot;
+		else
+			t->used &= ~(1ULL << e->slot);
+	}
+}
+
+static int arb_last_slot(__u64 mask)
+{
+	return mask ? 63 - __builtin_clzll(mask) : -1;
+}
+
+/* The round-trippable form: "10:127,11:63,-,12:5" (slot 0 .. last used). */
+static void arb_print_table_line(const char *name, const struct arb_table *t)
+{
+	char buf[TC_ARBTABLE_SLOTS * 24];
+	int last = arb_last_slot(t->used);
+	size_t off = 0;
+	int s;
+
+	if (last < 0)
+		return;
+
+	for (s = 0; s <= last; s++) {
+		const char *sep = s ? "," : "";
+
+		if (t->used & (1ULL << s))
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%x:%u",
+					sep, t->minor[s], t->weight[s]);
+		else
+			off += snprintf(buf + off, sizeof(buf) - off, "%s-", sep);
+		if (off >= sizeof(buf))
+			break;
+	}
+	print_string(PRINT_FP, NULL, "%s ", name);
+	print_string(PRINT_FP, NULL, "%s ", buf);
+}
+
+static void arb_print_table_json(const char *name, const struct arb_table *t)
+{
+	int s;
+
+	open_json_array(PRINT_JSON, name);
+	for (s = 0; s < TC_ARBTABLE_SLOTS; s++) {
+		if (!(t->used & (1ULL << s)))
+			continue;
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "slot", NULL, s);
+		print_uint(PRINT_JSON, "minor", NULL, t->minor[s]);
+		print_uint(PRINT_JSON, "weight", NULL, t->weight[s]);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/* -d: the whole 64-slot layout, 8 slots a line, "slot:minor/weight". */
+static void arb_print_slot_map(const char *name, const struct arb_table *t)
+{
+	int s;
+
+	print_nl();
+	print_string(PRINT_FP, NULL, " %s table", name);
+	print_uint(PRINT_FP, NULL, " (%u/" ARB_STR(TC_ARBTABLE_SLOTS)
+		   " slots used):", __builtin_popcountll(t->used));
+	for (s = 0; s < TC_ARBTABLE_SLOTS; s++) {
+		char cell[32];
+
+		if (s % 8 == 0) {
+			print_nl();
+			print_string(PRINT_FP, NULL, "%s", "  ");
+		}
+		if (t->used & (1ULL << s))
+			snprintf(cell, sizeof(cell), "%u:%x/%u", s, t->minor[s],
+				 t->weight[s]);
+		else
+			snprintf(cell, sizeof(cell), "%u:-", s);
+		print_string(PRINT_FP, NULL, " %-11s", cell);
+	}
+}
+
+static void arb_print_priomap(const struct rtattr *nest)
+{
+	__u32 band[TC_ARBTABLE_PRIO_BANDS] = {};
+	const struct rtattr *rta;
+	bool any = false;
+	int len, i = 0;
+
+	len = RTA_PAYLOAD(nest);
+	for (rta = RTA_DATA(nest); RTA_OK(rta, len) && i < TC_ARBTABLE_PRIO_BANDS;
+	     rta = RTA_NEXT(rta, len)) {
+		if ((rta->rta_type & ~NLA_F_NESTED) != TCA_ARBTABLE_PRIOMAP_BAND ||
+		    RTA_PAYLOAD(rta) < sizeof(__u32))
+			continue;
+		band[i] = rta_getattr_u32(rta);
+		if (band[i])
+			any = true;
+		i++;
+	}
+	if (!any)
+		return;
+
+	print_string(PRINT_FP, NULL, "%s", "priomap");
+	open_json_array(PRINT_JSON, "priomap");
+	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++) {
+		print_uint(PRINT_JSON, NULL, NULL, band[i]);
+		print_hex(PRINT_FP, NULL, " %x", band[i]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_string(PRINT_FP, NULL, "%s", " ");
+}
+
+static int arb_print_opt(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_ARBTABLE_MAX + 1];
+	struct arb_table table[TC_ARBTABLE_NTABLES];
+	bool is_auto = false;
+	int i;
+
+	arb_last_valid = false;
+	if (!opt)
+		return 0;
+
+	parse_rtattr_nested(tb, TCA_ARBTABLE_MAX, opt);
+
+	if (tb[TCA_ARBTABLE_MODE] && RTA_PAYLOAD(tb[TCA_ARBTABLE_MODE]) >= 1) {
+		__u8 mode = rta_getattr_u8(tb[TCA_ARBTABLE_MODE]);
+
+		if (mode == TC_ARBTABLE_MODE_AUTO) {
+			is_auto = true;
+			print_string(PRINT_ANY, "mode", "%s ", "auto");
+		} else if (mode == TC_ARBTABLE_MODE_MANUAL) {
+			print_string(PRINT_ANY, "mode", "%s ", "manual");
+		} else {
+			print_uint(PRINT_ANY, "mode", "mode %u ", mode);
+		}
+	}
+
+	if (tb[TCA_ARBTABLE_RATE] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_RATE]) >= sizeof(__u64)) {
+		__u64 rate = rta_getattr_u64(tb[TCA_ARBTABLE_RATE]);
+
+		if (rate)
+			tc_print_rate(PRINT_ANY, "rate", "rate %s ", rate);
+		else
+			print_u64(PRINT_JSON, "rate", NULL, 0);
+	}
+
+	if (tb[TCA_ARBTABLE_HIGHLIMIT] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_HIGHLIMIT]) >= sizeof(__u32))
+		print_uint(PRINT_ANY, "highlimit", "highlimit %u ",
+			   rta_getattr_u32(tb[TCA_ARBTABLE_HIGHLIMIT]));
+
+	if (tb[TCA_ARBTABLE_ACCOUNTING] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_ACCOUNTING]) >= sizeof(__u32)) {
+		__u32 acct = rta_getattr_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
+
+		if (acct == TC_ARBTABLE_ACCT_DEFICIT)
+			print_string(PRINT_ANY, "accounting", "accounting %s ",
+				     "deficit");
+		else if (acct == TC_ARBTABLE_ACCT_IBA)
+			print_string(PRINT_ANY, "accounting", "accounting %s ",
+				     "iba");
+		else
+			print_uint(PRINT_ANY, "accounting", "accounting %u ",
+				   acct);
+	}
+
+	if (tb[TCA_ARBTABLE_DEFAULT] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_DEFAULT]) >= sizeof(__u32)) {
+		__u32 def = rta_getattr_u32(tb[TCA_ARBTABLE_DEFAULT]);
+
+		if (def) {
+			print_uint(PRINT_JSON, "default", NULL, def);
+			print_hex(PRINT_FP, NULL, "default %#x ", def);
+		}
+	}
+
+	if (tb[TCA_ARBTABLE_PRIOMAP])
+		arb_print_priomap(tb[TCA_ARBTABLE_PRIOMAP]);
+
+	if (tb[TCA_ARBTABLE_MTU] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_MTU]) >= sizeof(__u32))
+		print_uint(PRINT_ANY, "mtu", "mtu %u ",
+			   rta_getattr_u32(tb[TCA_ARBTABLE_MTU]));
+
+	if (tb[TCA_ARBTABLE_MAXWEIGHT] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_MAXWEIGHT]) >= sizeof(__u32))
+		print_uint(PRINT_ANY, "maxweight", "maxweight %u ",
+			   rta_getattr_u32(tb[TCA_ARBTABLE_MAXWEIGHT]));
+
+	arb_decode_table(&table[TC_ARBTABLE_HIGH], tb[TCA_ARBTABLE_HIGH]);
+	arb_decode_table(&table[TC_ARBTABLE_LOW], tb[TCA_ARBTABLE_LOW]);
+
+	for (i = 0; i < TC_ARBTABLE_NTABLES; i++) {
+		arb_last_used[i] = table[i].used;
+		arb_print_table_json(arb_table_name[i], &table[i]);
+		/* In auto mode the allocator owns the tables and the kernel
+		 * refuses high/low lists, so the line only shows them with -d.
+		 */
+		if (!is_auto)
+			arb_print_table_line(arb_table_name[i], &table[i]);
+	}
+	arb_last_valid = true;
+
+	if (show_details)
+		for (i = 0; i < TC_ARBTABLE_NTABLES; i++)
+			arb_print_slot_map(arb_table_name[i], &table[i]);
+
+	return 0;
+}
+
+static void arb_print_time(const char *key, const char *fmt, __u64 ns)
+{
+	SPRINT_BUF(b);
+
+	print_u64(PRINT_JSON, key, NULL, ns);
+	print_string(PRINT_FP, NULL, fmt,
+		     sprint_time64(ns > INT64_MAX ? INT64_MAX : (__s64)ns, b));
+}
+
+static int arb_print_copt(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, struct rtattr *opt)
+{
+	struct rtattr *tb[TCA_ARBTABLE_C_MAX + 1];
+
+	if (!opt)
+		return 0;
+
+	parse_rtattr_nested(tb, TCA_ARBTABLE_C_MAX, opt);
+
+	if (tb[TCA_ARBTABLE_C_STRICT] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_STRICT]) >= 1) {
+		bool strict = rta_getattr_u8(tb[TCA_ARBTABLE_C_STRICT]);
+
+		print_bool(PRINT_JSON, "strict", NULL, strict);
+		if (strict)
+			print_string(PRINT_FP, NULL, "%s ", "strict");
+	}
+
+	if (tb[TCA_ARBTABLE_C_CEIL] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_CEIL]) >= sizeof(__u64)) {
+		__u64 ceil = rta_getattr_u64(tb[TCA_ARBTABLE_C_CEIL]);
+
+		if (ceil)
+			tc_print_rate(PRINT_ANY, "ceil", "ceil %s ", ceil);
+	}
+
+	if (tb[TCA_ARBTABLE_C_RATE] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_RATE]) >= sizeof(__u64)) {
+		__u64 rate = rta_getattr_u64(tb[TCA_ARBTABLE_C_RATE]);
+
+		if (rate)
+			tc_print_rate(PRINT_ANY, "rate", "rate %s ", rate);
+	}
+
+	if (tb[TCA_ARBTABLE_C_LATENCY] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_LATENCY]) >= sizeof(__u64)) {
+		__u64 lat = rta_getattr_u64(tb[TCA_ARBTABLE_C_LATENCY]);
+
+		if (lat)
+			arb_print_time("latency", "latency %s ", lat);
+	}
+
+	if (tb[TCA_ARBTABLE_C_DISTANCE] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_DISTANCE]) >= sizeof(__u32)) {
+		__u32 d = rta_getattr_u32(tb[TCA_ARBTABLE_C_DISTANCE]);
+
+		if (d)
+			print_uint(PRINT_ANY, "distance", "distance %u ", d);
+	}
+
+	if (tb[TCA_ARBTABLE_C_SHARE] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_SHARE]) >= sizeof(__u32)) {
+		__u32 s = rta_getattr_u32(tb[TCA_ARBTABLE_C_SHARE]);
+
+		if (s)
+			print_uint(PRINT_ANY, "share", "share %u ", s);
+	}
+
+	return 0;
+}
+
+/* "0,16,32,48" or "-" */
+static void arb_print_slot_list(const char *key, __u64 mask)
+{
+	char buf[TC_ARBTABLE_SLOTS * 4 + 2];
+	size_t off = 0;
+	int s;
+
+	buf[0] = '\0';
+	open_json_array(PRINT_JSON, key);
+	for (s = 0; s < TC_ARBTABLE_SLOTS; s++) {
+		if (!(mask & (1ULL << s)))
+			continue;
+		print_uint(PRINT_JSON, NULL, NULL, s);
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%d",
+				off ? "," : "", s);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_string(PRINT_FP, NULL, " [%s]", off ? buf : "-");
+}
+
+static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
+{
+	print_string(PRINT_FP, NULL, "%s", " slots:");
+	print_uint(PRINT_ANY, "high_slot_count", " high %u",
+		   __builtin_popcountll(st->high_slots));
+	arb_print_slot_list("high_slots", st->high_slots);
+	print_uint(PRINT_ANY, "high_weight", " weight %u", st->high_weight);
+	print_uint(PRINT_ANY, "low_slot_count", " low %u",
+		   __builtin_popcountll(st->low_slots));
+	arb_print_slot_list("low_slots", st->low_slots);
+	print_uint(PRINT_ANY, "low_weight", " weight %u", st->low_weight);
+	print_nl();
+
+	print_uint(PRINT_ANY, "distance", " distance %u", st->distance);
+	print_uint(PRINT_ANY, "index", " index %u", st->index);
+	if (st->rate)
+		tc_print_rate(PRINT_ANY, "rate", " rate %s", st->rate);
+	else
+		print_u64(PRINT_JSON, "rate", NULL, 0);
+	print_u64(PRINT_ANY, "throttled", " throttled %" PRIu64,
+		  (uint64_t)st->throttled);
+	print_nl();
+
+	print_string(PRINT_FP, NULL, "%s", " bound:");
+	arb_print_time("guaranteed_bound", " guaranteed %s",
+		       st->guaranteed_bound_ns);
+	arb_print_time("current_bound", " current %s", st->current_bound_ns);
+	arb_print_time("max_hol", " max_hol_wait %s", st->max_hol_ns);
+}
+
+static void arb_print_credits(const char *name, const char *key,
+			      const __s32 *credit, __u64 used)
+{
+	int s, n = 0;
+
+	open_json_array(PRINT_JSON, key);
+	for (s = 0; s < TC_ARBTABLE_SLOTS; s++) {
+		char cell[32];
+
+		if (arb_last_valid ? !(used & (1ULL << s)) : !credit[s])
+			continue;
+		if (n % 8 == 0) {
+			print_nl();
+			print_string(PRINT_FP, NULL, "  %s credit:", name);
+		}
+		n++;
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "slot", NULL, s);
+		print_int(PRINT_JSON, "credit", NULL, credit[s]);
+		close_json_object();
+		snprintf(cell, sizeof(cell), "%d:%d", s, credit[s]);
+		print_string(PRINT_FP, NULL, " %-10s", cell);
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
+{
+	open_json_object("unclassified");
+	print_u64(PRINT_ANY, "packets", " unclassified: pkts %" PRIu64,
+		  (uint64_t)st->unclassified_pkts);
+	print_u64(PRINT_ANY, "drops", " drops %" PRIu64,
+		  (uint64_t)st->unclassified_drops);
+	print_uint(PRINT_ANY, "qlen", " qlen %u", st->unclassified_qlen);
+	close_json_object();
+	print_u64(PRINT_ANY, "swaps", " swaps %" PRIu64, (uint64_t)st->swaps);
+	print_u64(PRINT_ANY, "throttled", " throttled %" PRIu64,
+		  (uint64_t)st->throttled);
+	print_nl();
+
+	print_uint(PRINT_ANY, "high_used", " occupancy: high %u/"
+		   ARB_STR(TC_ARBTABLE_SLOTS), st->high_used);
+	print_uint(PRINT_ANY, "low_used", " low %u/"
+		   ARB_STR(TC_ARBTABLE_SLOTS), st->low_used);
+	print_uint(PRINT_ANY, "high_cur", " pointers: high %u", st->high_cur);
+	print_uint(PRINT_ANY, "low_cur", " low %u", st->low_cur);
+	print_int(PRINT_ANY, "hp_counter", " hp_counter %d", st->hp_counter);
+	print_uint(PRINT_ANY, "classes", " classes %u", st->nclasses);
+
+	if (show_details) {
+		arb_print_credits("high", "high_credit", st->high_credit,
+				  arb_last_used[TC_ARBTABLE_HIGH]);
+		arb_print_credits("low", "low_credit", st->low_credit,
+				  arb_last_used[TC_ARBTABLE_LOW]);
+	}
+}
+
+/*
+ * tc calls the same hook for qdisc and class xstats; they are told apart
+ * by size: the qdisc struct (with its two credit arrays) is much larger.
+ * Larger structs from newer kernels are tolerated: only the known prefix
+ * is read.
+ */
+static int arb_print_xstats(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED,
+			    struct rtattr *xstats)
+{
+	size_t len;
+
+	if (!xstats)
+		return 0;
+
+	len = RTA_PAYLOAD(xstats);
+	if (len >= sizeof(struct tc_arbtable_xstats)) {
+		struct tc_arbtable_xstats st;
+
+		memcpy(&st, RTA_DATA(xstats), sizeof(st));
+		arb_print_qdisc_xstats(&st);
+	} else if (len >= sizeof(struct tc_arbtable_class_xstats)) {
+		struct tc_arbtable_class_xstats st;
+
+		memcpy(&st, RTA_DATA(xstats), sizeof(st));
+		arb_print_class_xstats(&st);
+	} else {
+		print_string(PRINT_FP, NULL, " %s", "(arbtable xstats too short)");
+		return -1;
+	}
+	return 0;
+}
+
+struct qdisc_util arbtable_qdisc_util = {
+	.id		= "arbtable",
+	.parse_qopt	= arb_parse_opt,
+	.print_qopt	= arb_print_opt,
+	.print_xstats	= arb_print_xstats,
+	.parse_copt	= arb_parse_copt,
+	.print_copt	= arb_print_copt,
+};
