@@ -560,28 +560,61 @@ static void arb_print_table_json(const char *name, const struct arb_table *t)
 	close_json_array(PRINT_JSON, NULL);
 }
 
+/* Rows of the -d views: cells padded to a column, trailing blanks cut. */
+struct arb_row {
+	char	buf[256];
+	size_t	len;
+};
+
+static void arb_row_add(struct arb_row *r, const char *cell, int width)
+{
+	int n = snprintf(r->buf + r->len, sizeof(r->buf) - r->len, " %-*s",
+			 width, cell);
+
+	if (n > 0)
+		r->len += n;
+	if (r->len >= sizeof(r->buf))
+		r->len = sizeof(r->buf) - 1;
+}
+
+static void arb_row_flush(struct arb_row *r)
+{
+	while (r->len && r->buf[r->len - 1] == ' ')
+		r->len--;
+	r->buf[r->len] = '\0';
+	if (r->len) {
+		print_nl();
+		print_string(PRINT_FP, NULL, "%s", r->buf);
+	}
+	r->len = 0;
+}
+
 /* -d: the whole 64-slot layout, 8 slots a line, "slot:minor/weight". */
 static void arb_print_slot_map(const char *name, const struct arb_table *t)
 {
+	struct arb_row row = {};
 	int s;
 
 	print_nl();
 	print_string(PRINT_FP, NULL, " %s table", name);
 	print_uint(PRINT_FP, NULL, " (%u/" ARB_STR(TC_ARBTABLE_SLOTS)
-		   " slots used):", __builtin_popcountll(t->used));
+		   " slots used)", __builtin_popcountll(t->used));
+	if (!t->used)
+		return;
+	print_string(PRINT_FP, NULL, "%s", ":");
 	for (s = 0; s < TC_ARBTABLE_SLOTS; s++) {
 		char cell[32];
 
-		if (s % 8 == 0) {
-			print_nl();
-			print_string(PRINT_FP, NULL, "%s", "  ");
-		}
+		if (s % 8 == 0)
+			arb_row_add(&row, "", 0);
 		if (t->used & (1ULL << s))
 			snprintf(cell, sizeof(cell), "%u:%x/%u", s, t->minor[s],
 				 t->weight[s]);
 		else
 			snprintf(cell, sizeof(cell), "%u:-", s);
-		print_string(PRINT_FP, NULL, " %-11s", cell);
+		arb_row_add(&row, cell, 11);
+		if (s % 8 == 7)
+			arb_row_flush(&row);
 	}
 }
 
@@ -839,6 +872,7 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 static void arb_print_credits(const char *name, const char *key,
 			      const __s32 *credit, __u64 used)
 {
+	struct arb_row row = {};
 	int s, n = 0;
 
 	open_json_array(PRINT_JSON, key);
@@ -848,8 +882,9 @@ static void arb_print_credits(const char *name, const char *key,
 		if (arb_last_valid ? !(used & (1ULL << s)) : !credit[s])
 			continue;
 		if (n % 8 == 0) {
-			print_nl();
-			print_string(PRINT_FP, NULL, "  %s credit:", name);
+			arb_row_flush(&row);
+			snprintf(cell, sizeof(cell), " %s credit:", name);
+			arb_row_add(&row, cell, 0);
 		}
 		n++;
 		open_json_object(NULL);
@@ -857,8 +892,9 @@ static void arb_print_credits(const char *name, const char *key,
 		print_int(PRINT_JSON, "credit", NULL, credit[s]);
 		close_json_object();
 		snprintf(cell, sizeof(cell), "%d:%d", s, credit[s]);
-		print_string(PRINT_FP, NULL, " %-10s", cell);
+		arb_row_add(&row, cell, 10);
 	}
+	arb_row_flush(&row);
 	close_json_array(PRINT_JSON, NULL);
 }
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write netlink RTM_NEWQDISC / RTM_NEWTCLASS messages, shaped like the
+dumps sch_arbtable sends, to a file that `tc monitor file FILE` prints with
+q_arbtable.so: tests the plugin's printing paths without the kernel module.
+
+  mkdump.py OUT qdisc-manual | qdisc-auto | class | class-strict | all
+"""
+import struct
+import sys
+
+RTM_NEWQDISC, RTM_NEWTCLASS = 36, 40
+TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
+TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
+NLA_F_NESTED = 0x8000
+
+
+def attr(atype, data):
+    a = struct.pack("<HH", 4 + len(data), atype) + data
+    return a + b"\0" * ((-len(a)) % 4)
+
+
+def nest(atype, *children):
+    return attr(atype | NLA_F_NESTED, b"".join(children))
+
+
+def u8(t, v): return attr(t, struct.pack("<B", v))
+def u32(t, v): return attr(t, struct.pack("<I", v))
+def u64(t, v): return attr(t, struct.pack("<Q", v))
+
+
+def table(t, entries):
+    return nest(t, *[attr(1, struct.pack("<III", s, m, w))
+                     for s, m, w in entries])
+
+
+def msg(mtype, handle, parent, info, body):
+    tcm = struct.pack("<BxxxiIII", 0, 1, handle, parent, info)
+    payload = tcm + body
+    return struct.pack("<IHHII", 16 + len(payload), mtype, 0, 1, 0) + payload
+
+
+def stats(app):
+    basic = struct.pack("<QI", 123456, 789) + b"\0" * 4
+    queue = struct.pack("<IIIII", 2, 3000, 4, 5, 6)
+    return nest(TCA_STATS2, attr(TCA_STATS_BASIC, basic),
+                attr(TCA_STATS_QUEUE, queue), attr(TCA_STATS_APP, app))
+
+
+def qdisc_xstats(high_used, low_used, extra=b""):
+    head = struct.pack("<QQQQIIIIIiII", 7, 1, 3, 9, 2, high_used, low_used,
+                       2, 0, -1200, 4, 0)
+    hc = [0] * 64
+    lc = [0] * 64
+    hc[0], hc[1], hc[3], lc[0] = 8128, -300, 320, 128
+    return head + struct.pack("<64i", *hc) + struct.pack("<64i", *lc) + extra
+
+
+def qdisc(mode, high, low, priomap=None, default=0x30):
+    opts = [u8(1, mode), u64(2, 1250000), u32(3, 4), u32(4, 0),
+            u32(5, default)]
+    if priomap is not None:
+        opts.append(nest(6, *[u32(1, b) for b in priomap]))
+    opts += [u32(7, 1514), u32(8, 255), table(9, high), table(10, low)]
+    body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
+            stats(qdisc_xstats(len(high), len(low), b"\0" * 16)))
+    return msg(RTM_NEWQDISC, 0x10000, 0xFFFFFFFF, 1, body)
+
+
+def klass(minor, opts, high_slots, low_slots):
+    xs = struct.pack("<QQIIIIQQQQQ", high_slots, low_slots,
+                     127 * bin(high_slots).count("1"),
+                     2 * bin(low_slots).count("1"), 16, 1,
+                     250000000, 12345, 11000, 5200, 17)
+    body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
+            stats(xs))
+    return msg(RTM_NEWTCLASS, 0x10000 | minor, 0x10000, 0x80010000, body)
+
+
+def build(which):
+    out = b""
+    if which in ("qdisc-manual", "all"):
+        out += qdisc(0, [(0, 0x10, 127), (1, 0x11, 63), (3, 0x12, 5)],
+                     [(0, 0x30, 2)],
+                     [0x10, 0x10, 0, 0, 0x11, 0, 0, 0,
+                      0, 0, 0, 0, 0, 0, 0, 0x12])
+    if which in ("qdisc-auto", "all"):
+        out += qdisc(1, [(s, 0x20, 255) for s in range(0, 64, 16)], [],
+                     None, 0)
+    if which in ("class", "all"):
+        out += klass(0x10, [u64(2, 0), u64(3, 250000000), u64(4, 50000),
+                            u32(6, 0)], (1 << 0) | (1 << 16) | (1 << 32) |
+                     (1 << 48), 0)
+    if which in ("class-strict", "all"):
+        out += klass(0x11, [u8(1, 1), u64(2, 12500000), u32(5, 8),
+                            u32(6, 3)], 0, 1 << 5)
+    return out
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1], "wb") as f:
+        f.write(build(sys.argv[2] if len(sys.argv) > 2 else "all"))
