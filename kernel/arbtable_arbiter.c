@@ -70,6 +70,16 @@ static void arb_end_visit(struct arb_sched *s, struct arb_table *tb)
 	tb->cur = (tb->cur + 1) & (ARB_SLOTS - 1);
 }
 
+static void arb_slotted_update(struct arb_sched *s, u8 cls)
+{
+	if (cls >= ARB_MAX_CLASSES)
+		return;
+	if (s->cls_slots[ARB_HIGH][cls] | s->cls_slots[ARB_LOW][cls])
+		s->cls_slotted |= BIT_ULL(cls);
+	else
+		s->cls_slotted &= ~BIT_ULL(cls);
+}
+
 static void arb_slot_mask_update(struct arb_sched *s, unsigned int t,
 				 unsigned int slot)
 {
@@ -90,6 +100,7 @@ void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
 {
 	struct arb_table *tb = &s->tbl[t];
 	u64 bit = BIT_ULL(slot);
+	u8 old = tb->weight[slot] ? tb->cls[slot] : ARB_NO_CLASS;
 
 	if (cls == ARB_NO_CLASS || cls >= ARB_MAX_CLASSES)
 		weight = 0;
@@ -104,6 +115,8 @@ void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
 	tb->cls[slot] = weight ? cls : ARB_NO_CLASS;
 	if (weight)
 		s->cls_slots[t][cls] |= bit;
+	arb_slotted_update(s, old);
+	arb_slotted_update(s, tb->cls[slot]);
 	arb_slot_mask_update(s, t, slot);
 }
 
@@ -141,6 +154,7 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 	}
 	arb_slot_mask_update(s, t, a);
 	arb_slot_mask_update(s, t, b);
+	/* Both occupants stay in this table: cls_slotted is unchanged. */
 }
 
 void arb_set_eligible(struct arb_sched *s, unsigned int cls, bool eligible)
@@ -213,6 +227,21 @@ out:
 	p->cls = tb->cls[tb->cur];
 }
 
+static bool arb_select_slotless(struct arb_sched *s, struct arb_pick *p)
+{
+	u64 m = s->cls_eligible & ~s->cls_slotted;
+
+	if (s->strict != ARB_NO_CLASS)
+		m &= ~BIT_ULL(s->strict);
+	if (!m)
+		return false;
+	p->cls = arb_next_slot(m, s->slotless_cur);
+	p->table = ARB_SLOTLESS;
+	p->slot = 0;
+	s->slotless_cur = (p->cls + 1) & (ARB_MAX_CLASSES - 1);
+	return true;
+}
+
 bool arb_select(struct arb_sched *s, struct arb_pick *p)
 {
 	u64 hi = s->tbl[ARB_HIGH].eligible;
@@ -232,10 +261,11 @@ bool arb_select(struct arb_sched *s, struct arb_pick *p)
 		arb_table_pick(s, ARB_LOW, p);
 		return true;
 	}
-	if (!hi)
-		return false;
-	arb_table_pick(s, ARB_HIGH, p);
-	return true;
+	if (hi) {
+		arb_table_pick(s, ARB_HIGH, p);
+		return true;
+	}
+	return arb_select_slotless(s, p);
 }
 
 s32 arb_charge(struct arb_sched *s, const struct arb_pick *p, u32 len)
@@ -243,8 +273,8 @@ s32 arb_charge(struct arb_sched *s, const struct arb_pick *p, u32 len)
 	struct arb_table *tb;
 	s32 credit;
 
-	if (p->table == ARB_STRICT)
-		return 0;
+	if (p->table >= ARB_NTABLES)
+		return 0;	/* strict and slotless use no credit */
 	tb = &s->tbl[p->table];
 	/* The slot may have been reprogrammed between select and charge. */
 	if (!tb->in_visit || tb->cur != p->slot)

@@ -31,6 +31,7 @@ enum arb_table_id {
 	ARB_LOW = 1,
 	ARB_NTABLES = 2,
 	ARB_STRICT = 2,		/* arb_pick.table for the strict class */
+	ARB_SLOTLESS = 3,	/* a class no slot names, served when idle */
 };
 
 enum arb_accounting {
@@ -55,16 +56,18 @@ struct arb_sched {
 	struct arb_table tbl[ARB_NTABLES];
 	u64	cls_slots[ARB_NTABLES][ARB_MAX_CLASSES];	/* slots per class */
 	u64	cls_eligible;		/* eligible class indices */
+	u64	cls_slotted;		/* classes some slot names */
 	s32	hp_counter;		/* bytes the high table may still send */
 	u8	highlimit;		/* 0..255, IBA VLHighLimit */
 	u8	accounting;		/* enum arb_accounting */
 	u8	strict;			/* strict class index or ARB_NO_CLASS */
 	bool	low_turn;		/* the high limit expired: low is owed */
+	u8	slotless_cur;		/* round-robin position for slotless */
 };
 
 struct arb_pick {
 	u8	cls;
-	u8	table;			/* ARB_HIGH, ARB_LOW or ARB_STRICT */
+	u8	table;	/* ARB_HIGH, ARB_LOW, ARB_STRICT or ARB_SLOTLESS */
 	u8	slot;
 };
 
@@ -95,7 +98,13 @@ static inline u64 arb_class_slots(const struct arb_sched *s, unsigned int t,
 	return s->cls_slots[t][cls];
 }
 
-/* Choose the next class to serve; false when nothing is eligible. */
+/*
+ * Choose the next class to serve; false when nothing is eligible. Order:
+ * the strict class, the tables (IBA walk), then eligible classes that no
+ * slot names, round robin (IBA lets an unlisted VL "be sent when the
+ * arbiter has no packets to send for other data VLs"; this keeps such a
+ * class from holding packets forever).
+ */
 bool arb_select(struct arb_sched *s, struct arb_pick *p);
 /* Account a packet of @len bytes sent for @p; returns the slot's credit
  * after the charge (0 for the strict class).

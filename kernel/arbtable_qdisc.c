@@ -1,0 +1,1406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net/sched/sch_arbtable: InfiniBand VL arbitration tables for Ethernet.
+ *
+ * A classful qdisc: each class owns a child qdisc and is served through a
+ * 64-slot HIGH and a 64-slot LOW table of (class, weight) slots walked with
+ * per-slot deficit counters; see arbtable_arbiter.c for the walk and
+ * Documentation/networking/arbtable.rst for the model.
+ *
+ * This file is the glue: netlink configuration, classes, classification,
+ * shaping (qdisc rate, class ceil) with the qdisc watchdog, statistics.
+ * The arbitration itself is the kernel-independent core, shared with the
+ * userspace tests and arbsim.
+ */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/errno.h>
+#include <linux/skbuff.h>
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/pkt_cls.h>
+#include <net/sch_generic.h>
+
+#include <linux/pkt_sched_arbtable.h>
+#include "arbtable_compat.h"
+#include "arbtable_arbiter.h"
+
+#define CREATE_TRACE_POINTS
+#include "arbtable_trace.h"
+
+#define ARBTABLE_DEFAULT_HIGHLIMIT	16	/* 64 KiB of high per low turn */
+#define ARBTABLE_DEFAULT_MAXWEIGHT	255
+#define ARBTABLE_TRACE_UNCLASSIFIED	4
+/* Shortest burst a token bucket may save up: long enough that timer
+ * latency under load does not cost throughput, short enough to shape.
+ */
+#define ARBTABLE_MIN_BURST_NS		(2 * NSEC_PER_MSEC)
+
+struct arbtable_bucket {
+	struct psched_ratecfg	rate;
+	s64			tokens;		/* ns of transmission time */
+	s64			buffer;		/* max tokens, ns */
+	u64			t_c;		/* last refill */
+	u64			bps;		/* bytes/s, 0 = none */
+};
+
+struct arbtable_class {
+	struct Qdisc_class_common	common;
+	struct Qdisc			*qdisc;
+	struct gnet_stats_basic_sync	bstats;
+	struct gnet_stats_queue		qstats;
+	struct net_rate_estimator __rcu	*rate_est;
+	struct arbtable_bucket		ceil;
+	u64				unthrottle_at;	/* ns, when throttled */
+	u64				head_since;	/* ns the head became head */
+	u64				max_hol_ns;
+	u64				throttled;
+	u32				filter_cnt;
+	u8				index;		/* arbiter class index */
+	bool				strict;
+};
+
+struct arbtable_sched {
+	struct tcf_proto __rcu		*filter_list;
+	struct tcf_block		*block;
+	struct Qdisc_class_hash		clhash;
+	struct arbtable_class		*classes[ARB_MAX_CLASSES];
+	u64				cls_used;	/* indices in use */
+	u64				throttled;	/* by ceil */
+	u64				stalled;	/* child returned NULL */
+	u64				next_unthrottle;
+	struct arb_sched		arb;
+	struct arbtable_bucket		shaper;		/* qdisc rate */
+	struct qdisc_skb_head		unclassified;
+	struct qdisc_watchdog		watchdog;
+
+	u64				capacity;	/* bytes/s the tables share */
+	u32				priomap[TC_ARBTABLE_PRIO_BANDS];
+	u32				default_minor;
+	u32				mtu;
+	u8				mode;
+	u8				maxweight;
+
+	u64				unclassified_pkts;
+	u64				unclassified_drops;
+	u64				nthrottled;
+	u64				swaps;
+};
+
+/* A qdisc configuration parsed and checked in full before anything is
+ * applied, so that a rejected change leaves the running one intact.
+ */
+struct arbtable_cfg {
+	u64	rate;
+	u32	priomap[TC_ARBTABLE_PRIO_BANDS];
+	u32	default_minor;
+	u32	mtu;
+	u8	mode;
+	u8	highlimit;
+	u8	accounting;
+	u8	maxweight;
+	bool	set_tbl[ARB_NTABLES];
+	u8	cls[ARB_NTABLES][ARB_SLOTS];
+	u8	weight[ARB_NTABLES][ARB_SLOTS];
+};
+
+static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
+	[TCA_ARBTABLE_MODE]		= { .type = NLA_U8 },
+	[TCA_ARBTABLE_RATE]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_HIGHLIMIT]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_ACCOUNTING]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_DEFAULT]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_PRIOMAP]		= { .type = NLA_NESTED },
+	[TCA_ARBTABLE_MTU]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_MAXWEIGHT]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_HIGH]		= { .type = NLA_NESTED },
+	[TCA_ARBTABLE_LOW]		= { .type = NLA_NESTED },
+};
+
+static const struct nla_policy arbtable_tbl_policy[TCA_ARBTABLE_TBL_MAX + 1] = {
+	[TCA_ARBTABLE_ENTRY] = NLA_POLICY_EXACT_LEN(sizeof(struct tc_arbtable_entry)),
+};
+
+static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1] = {
+	[TCA_ARBTABLE_PRIOMAP_BAND] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
+	[TCA_ARBTABLE_C_STRICT]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_ARBTABLE_C_CEIL]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_C_RATE]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_C_LATENCY]	= { .type = NLA_U64 },
+	[TCA_ARBTABLE_C_DISTANCE]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_C_SHARE]		= { .type = NLA_U32 },
+};
+
+/*
+ * Formatted extack messages on every kernel we build for: 6.1 has no
+ * NL_SET_ERR_MSG_FMT and 6.12 truncates it at 80 bytes, too short to say
+ * what would fit. The text must outlive the handler (netlink_ack copies it
+ * after RTNL is dropped), so it goes to a small ring of buffers.
+ */
+#define ARBTABLE_ERRMSG_LEN	256
+#define ARBTABLE_ERRMSG_RING	16
+static char arbtable_errbuf[ARBTABLE_ERRMSG_RING][ARBTABLE_ERRMSG_LEN];
+static atomic_t arbtable_errpos = ATOMIC_INIT(0);
+
+static __printf(3, 4) void arbtable_errmsg(struct netlink_ext_ack *extack,
+					   const struct nlattr *attr,
+					   const char *fmt, ...)
+{
+	unsigned int slot;
+	va_list args;
+	char *buf;
+
+	if (!extack)
+		return;
+	slot = (unsigned int)atomic_inc_return(&arbtable_errpos) %
+	       ARBTABLE_ERRMSG_RING;
+	buf = arbtable_errbuf[slot];
+	va_start(args, fmt);
+	vscnprintf(buf, ARBTABLE_ERRMSG_LEN, fmt, args);
+	va_end(args);
+	extack->_msg = buf;
+	extack->bad_attr = attr;
+}
+
+static const char *const arbtable_table_name[ARB_NTABLES] = { "high", "low" };
+
+static struct arbtable_class *arbtable_find_class(struct Qdisc *sch,
+						  u32 classid)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct Qdisc_class_common *clc;
+
+	clc = qdisc_class_find(&q->clhash, classid);
+	return clc ? container_of(clc, struct arbtable_class, common) : NULL;
+}
+
+static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
+{
+	return arbtable_find_class(sch, TC_H_MAKE(sch->handle, minor));
+}
+
+/* ---- token buckets (qdisc rate, class ceil) ---- */
+
+static void arbtable_bucket_set(struct arbtable_bucket *b, u64 bps, u32 mtu)
+{
+	struct tc_ratespec spec = { .linklayer = TC_LINKLAYER_ETHERNET };
+
+	b->bps = bps;
+	if (!bps)
+		return;
+	psched_ratecfg_precompute(&b->rate, &spec, bps);
+	b->buffer = max_t(s64, psched_l2t_ns(&b->rate, 2 * mtu),
+			  ARBTABLE_MIN_BURST_NS);
+	b->tokens = b->buffer;
+	b->t_c = ktime_get_ns();
+}
+
+/* Refill and report how long until the bucket may send (0 = now). */
+static u64 arbtable_bucket_wait(struct arbtable_bucket *b, u64 now)
+{
+	s64 toks = b->tokens + (s64)(now - b->t_c);
+
+	if (toks > b->buffer)
+		toks = b->buffer;
+	b->tokens = toks;
+	b->t_c = now;
+	return toks < 0 ? (u64)-toks : 0;
+}
+
+static void arbtable_bucket_charge(struct arbtable_bucket *b, u32 len)
+{
+	b->tokens -= (s64)psched_l2t_ns(&b->rate, len);
+}
+
+/* ---- eligibility ---- */
+
+static bool arbtable_class_can_run(const struct arbtable_sched *q,
+				   const struct arbtable_class *cl)
+{
+	u64 bit = BIT_ULL(cl->index);
+
+	return cl->qdisc->q.qlen && !(q->throttled & bit) &&
+	       !(q->stalled & bit);
+}
+
+static void arbtable_update_eligible(struct arbtable_sched *q,
+				     struct arbtable_class *cl)
+{
+	arb_set_eligible(&q->arb, cl->index, arbtable_class_can_run(q, cl));
+}
+
+static void arbtable_throttle(struct arbtable_sched *q,
+			      struct arbtable_class *cl, u64 now, u64 wait)
+{
+	cl->unthrottle_at = now + wait;
+	cl->throttled++;
+	q->nthrottled++;
+	q->throttled |= BIT_ULL(cl->index);
+	if (q->throttled == BIT_ULL(cl->index) ||
+	    cl->unthrottle_at < q->next_unthrottle)
+		q->next_unthrottle = cl->unthrottle_at;
+	arb_set_eligible(&q->arb, cl->index, false);
+}
+
+/* Release the classes whose ceil allows them to send again. Runs only when
+ * the earliest deadline has passed, and visits throttled classes only.
+ */
+static void arbtable_unthrottle(struct arbtable_sched *q, u64 now)
+{
+	u64 m = q->throttled, next = U64_MAX;
+
+	while (m) {
+		unsigned int i = __ffs64(m);
+		struct arbtable_class *cl = q->classes[i];
+
+		m &= m - 1;
+		if (cl->unthrottle_at <= now) {
+			q->throttled &= ~BIT_ULL(i);
+			arbtable_update_eligible(q, cl);
+		} else if (cl->unthrottle_at < next) {
+			next = cl->unthrottle_at;
+		}
+	}
+	q->next_unthrottle = next;
+}
+
+/* Children that returned no packet while holding some (shaped children)
+ * get another chance on every dequeue; their own watchdog wakes us.
+ */
+static void arbtable_unstall(struct arbtable_sched *q)
+{
+	u64 m = q->stalled;
+
+	q->stalled = 0;
+	while (m) {
+		unsigned int i = __ffs64(m);
+
+		m &= m - 1;
+		arbtable_update_eligible(q, q->classes[i]);
+	}
+}
+
+/* ---- classification ---- */
+
+#define ARBTABLE_UNCLASSIFIED	((struct arbtable_class *)1UL)
+
+/* Order: skb->priority naming a class, tc filters, priomap, default class;
+ * NULL means drop (*qerr says how), ARBTABLE_UNCLASSIFIED the internal
+ * best-effort queue.
+ */
+static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
+						struct Qdisc *sch, int *qerr)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+	struct tcf_result res;
+	struct tcf_proto *fl;
+	int result;
+
+	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
+		cl = arbtable_find_class(sch, skb->priority);
+		if (cl)
+			return cl;
+	}
+
+	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+	fl = rcu_dereference_bh(q->filter_list);
+	if (fl) {
+		result = tcf_classify(skb, NULL, fl, &res, false);
+		if (result >= 0) {
+#ifdef CONFIG_NET_CLS_ACT
+			switch (result) {
+			case TC_ACT_QUEUED:
+			case TC_ACT_STOLEN:
+			case TC_ACT_TRAP:
+				*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+				fallthrough;
+			case TC_ACT_SHOT:
+				return NULL;
+			}
+#endif
+			cl = (struct arbtable_class *)res.class;
+			if (!cl)
+				cl = arbtable_find_class(sch, res.classid);
+			if (cl)
+				return cl;
+		}
+	}
+
+	if (q->priomap[skb->priority & TC_PRIO_MAX]) {
+		cl = arbtable_find_minor(sch, q->priomap[skb->priority &
+							 TC_PRIO_MAX]);
+		if (cl)
+			return cl;
+	}
+	if (q->default_minor) {
+		cl = arbtable_find_minor(sch, q->default_minor);
+		if (cl)
+			return cl;
+	}
+	return ARBTABLE_UNCLASSIFIED;
+}
+
+/* ---- datapath ---- */
+
+static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb);
+	struct arbtable_class *cl;
+	bool was_empty;
+	int err;
+
+	cl = arbtable_classify(skb, sch, &err);
+	if (!cl) {
+		if (err & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return err;
+	}
+
+	if (cl == ARBTABLE_UNCLASSIFIED) {
+		if (unlikely(q->unclassified.qlen >= READ_ONCE(sch->limit))) {
+			q->unclassified_drops++;
+			return qdisc_drop(skb, sch, to_free);
+		}
+		__qdisc_enqueue_tail(skb, &q->unclassified);
+		qdisc_qstats_backlog_inc(sch, skb);
+		sch->q.qlen++;
+		return NET_XMIT_SUCCESS;
+	}
+
+	was_empty = !cl->qdisc->q.qlen;
+	err = qdisc_enqueue(skb, cl->qdisc, to_free);
+	if (unlikely(err != NET_XMIT_SUCCESS)) {
+		if (net_xmit_drop_count(err)) {
+			cl->qstats.drops++;
+			qdisc_qstats_drop(sch);
+		}
+		return err;
+	}
+
+	/* A child may hold more or fewer packets than one per enqueue
+	 * (netem duplication re-enters us): decide from its qlen.
+	 */
+	if (was_empty && cl->qdisc->q.qlen)
+		cl->head_since = ktime_get_ns();
+	arbtable_update_eligible(q, cl);
+
+	sch->qstats.backlog += len;
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+}
+
+static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	skb = __qdisc_dequeue_head(&q->unclassified);
+	if (!skb)
+		return NULL;
+	q->unclassified_pkts++;
+	trace_arbtable_dequeue(sch->handle, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0,
+			       0, qdisc_pkt_len(skb));
+	return skb;
+}
+
+static void arbtable_schedule(struct Qdisc *sch, u64 wake)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	qdisc_watchdog_schedule_range_ns(&q->watchdog, wake, 0);
+}
+
+static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+	struct sk_buff *skb;
+	struct arb_pick pick;
+	u64 now, wait;
+	unsigned int len;
+	s32 credit;
+
+	if (!sch->q.qlen)
+		return NULL;
+
+	now = ktime_get_ns();
+	if (q->shaper.bps) {
+		wait = arbtable_bucket_wait(&q->shaper, now);
+		if (wait) {
+			q->nthrottled++;
+			arbtable_schedule(sch, now + wait);
+			return NULL;
+		}
+	}
+	if (q->throttled && now >= q->next_unthrottle)
+		arbtable_unthrottle(q, now);
+	if (unlikely(q->stalled))
+		arbtable_unstall(q);
+
+	while (arb_select(&q->arb, &pick)) {
+		cl = q->classes[pick.cls];
+		skb = qdisc_dequeue_peeked(cl->qdisc);
+		if (unlikely(!skb)) {
+			/* A shaped child holds packets but sends none now:
+			 * skip it until the next dequeue; no spinning.
+			 */
+			q->stalled |= BIT_ULL(cl->index);
+			arb_set_eligible(&q->arb, cl->index, false);
+			continue;
+		}
+		len = qdisc_pkt_len(skb);
+		credit = arb_charge(&q->arb, &pick, len);
+
+		if (now - cl->head_since > cl->max_hol_ns)
+			cl->max_hol_ns = now - cl->head_since;
+		cl->head_since = now;
+
+		if (cl->ceil.bps) {
+			arbtable_bucket_wait(&cl->ceil, now);
+			arbtable_bucket_charge(&cl->ceil, len);
+			if (cl->ceil.tokens < 0)
+				arbtable_throttle(q, cl, now,
+						  (u64)-cl->ceil.tokens);
+		}
+		if (!cl->qdisc->q.qlen)
+			arb_set_eligible(&q->arb, cl->index, false);
+
+		bstats_update(&cl->bstats, skb);
+		trace_arbtable_dequeue(sch->handle, cl->common.classid,
+				       pick.table, pick.slot, credit, len);
+		goto out;
+	}
+
+	skb = arbtable_dequeue_unclassified(sch);
+	if (!skb) {
+		if (q->throttled)
+			arbtable_schedule(sch, q->next_unthrottle);
+		return NULL;
+	}
+out:
+	if (q->shaper.bps)
+		arbtable_bucket_charge(&q->shaper, qdisc_pkt_len(skb));
+	qdisc_bstats_update(sch, skb);
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	return skb;
+}
+
+/* ---- configuration ---- */
+
+static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
+				unsigned int t, struct nlattr *nest,
+				struct netlink_ext_ack *extack)
+{
+	const char *name = arbtable_table_name[t];
+	u64 seen = 0;
+	unsigned int n = 0;
+	struct nlattr *a;
+	int rem, err;
+
+	err = nla_validate_nested(nest, TCA_ARBTABLE_TBL_MAX,
+				  arbtable_tbl_policy, extack);
+	if (err < 0)
+		return err;
+
+	memset(cfg->cls[t], ARB_NO_CLASS, ARB_SLOTS);
+	memset(cfg->weight[t], 0, ARB_SLOTS);
+	cfg->set_tbl[t] = true;
+
+	nla_for_each_nested(a, nest, rem) {
+		const struct tc_arbtable_entry *e = nla_data(a);
+		struct arbtable_class *cl;
+
+		if (nla_type(a) != TCA_ARBTABLE_ENTRY) {
+			arbtable_errmsg(extack, a,
+						"%s table: unknown attribute type %d",
+						name, nla_type(a));
+			return -EINVAL;
+		}
+		if (++n > ARB_SLOTS) {
+			arbtable_errmsg(extack, NULL,
+					   "%s table: more than %d slots given",
+					   name, ARB_SLOTS);
+			return -EINVAL;
+		}
+		if (e->slot >= ARB_SLOTS) {
+			arbtable_errmsg(extack, NULL,
+					   "%s table: slot index %u out of range 0..%d",
+					   name, e->slot, ARB_SLOTS - 1);
+			return -EINVAL;
+		}
+		if (seen & BIT_ULL(e->slot)) {
+			arbtable_errmsg(extack, NULL,
+					   "%s table: slot %u given twice",
+					   name, e->slot);
+			return -EINVAL;
+		}
+		seen |= BIT_ULL(e->slot);
+		if (e->weight > TC_ARBTABLE_WEIGHT_MAX) {
+			arbtable_errmsg(extack, NULL,
+					   "%s table: slot %u weight %u out of range 0..%d",
+					   name, e->slot, e->weight,
+					   TC_ARBTABLE_WEIGHT_MAX);
+			return -EINVAL;
+		}
+		if (!e->weight)
+			continue;	/* null slot */
+		if (!e->minor || e->minor > TC_H_MIN_MASK) {
+			arbtable_errmsg(extack, NULL,
+					   "%s table: slot %u class minor %#x out of range 1..0xffff",
+					   name, e->slot, e->minor);
+			return -EINVAL;
+		}
+		cl = arbtable_find_minor(sch, e->minor);
+		if (!cl) {
+			arbtable_errmsg(extack, NULL,
+					   "%s table: slot %u names class %x:%x, which does not exist",
+					   name, e->slot, TC_H_MAJ(sch->handle) >> 16,
+					   e->minor);
+			return -ENOENT;
+		}
+		if (cl->strict) {
+			arbtable_errmsg(extack, NULL,
+					   "%s table: slot %u names strict class %x:%x; a strict class is served before the tables and takes no slot",
+					   name, e->slot, TC_H_MAJ(sch->handle) >> 16,
+					   e->minor);
+			return -EINVAL;
+		}
+		cfg->cls[t][e->slot] = cl->index;
+		cfg->weight[t][e->slot] = e->weight;
+	}
+	return 0;
+}
+
+static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
+				  struct netlink_ext_ack *extack)
+{
+	unsigned int n = 0;
+	struct nlattr *a;
+	int rem, err;
+
+	err = nla_validate_nested(nest, TCA_ARBTABLE_PRIOMAP_MAX,
+				  arbtable_prio_policy, extack);
+	if (err < 0)
+		return err;
+	nla_for_each_nested(a, nest, rem) {
+		u32 minor;
+
+		if (nla_type(a) != TCA_ARBTABLE_PRIOMAP_BAND) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "priomap: unknown attribute type");
+			return -EINVAL;
+		}
+		if (n >= TC_ARBTABLE_PRIO_BANDS) {
+			arbtable_errmsg(extack, NULL,
+					   "priomap: more than %d entries",
+					   TC_ARBTABLE_PRIO_BANDS);
+			return -EINVAL;
+		}
+		minor = nla_get_u32(a);
+		if (minor > TC_H_MIN_MASK) {
+			arbtable_errmsg(extack, NULL,
+					   "priomap: entry %u class minor %#x out of range 0..0xffff",
+					   n, minor);
+			return -EINVAL;
+		}
+		cfg->priomap[n++] = minor;
+	}
+	if (n != TC_ARBTABLE_PRIO_BANDS) {
+		arbtable_errmsg(extack, NULL,
+				   "priomap: %u entries given, exactly %d required",
+				   n, TC_ARBTABLE_PRIO_BANDS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void arbtable_cfg_from_sched(struct Qdisc *sch, struct arbtable_cfg *cfg)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->rate = q->shaper.bps;
+	memcpy(cfg->priomap, q->priomap, sizeof(cfg->priomap));
+	cfg->default_minor = q->default_minor;
+	cfg->mtu = q->mtu;
+	cfg->mode = q->mode;
+	cfg->highlimit = q->arb.highlimit;
+	cfg->accounting = q->arb.accounting;
+	cfg->maxweight = q->maxweight;
+}
+
+static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
+			  struct arbtable_cfg *cfg, bool create,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_ARBTABLE_MAX + 1];
+	u32 v;
+	int err;
+
+	if (!opt)
+		return 0;
+	err = nla_parse_nested(tb, TCA_ARBTABLE_MAX, opt, arbtable_policy,
+			       extack);
+	if (err < 0)
+		return err;
+
+	if (tb[TCA_ARBTABLE_MODE]) {
+		u8 mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
+
+		if (mode >= __TC_ARBTABLE_MODE_MAX) {
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MODE],
+						"unknown mode %u (manual or auto)",
+						mode);
+			return -EINVAL;
+		}
+		if (!create && mode != cfg->mode) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
+					    "the mode (manual/auto) is fixed at creation; delete and re-add the qdisc to change it");
+			return -EINVAL;
+		}
+		cfg->mode = mode;
+	} else if (create && (tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW])) {
+		cfg->mode = TC_ARBTABLE_MODE_MANUAL;
+	}
+	if (tb[TCA_ARBTABLE_RATE])
+		cfg->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
+	if (tb[TCA_ARBTABLE_HIGHLIMIT]) {
+		v = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
+		if (v > TC_ARBTABLE_HIGHLIMIT_MAX) {
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_HIGHLIMIT],
+						"highlimit %u out of range 0..%d (units of 4096 bytes, 255 = unlimited)",
+						v, TC_ARBTABLE_HIGHLIMIT_MAX);
+			return -EINVAL;
+		}
+		cfg->highlimit = v;
+	}
+	if (tb[TCA_ARBTABLE_ACCOUNTING]) {
+		v = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
+		if (v >= __TC_ARBTABLE_ACCT_MAX) {
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_ACCOUNTING],
+						"unknown accounting mode %u (0 = deficit, 1 = iba)",
+						v);
+			return -EINVAL;
+		}
+		cfg->accounting = v;
+	}
+	if (tb[TCA_ARBTABLE_DEFAULT]) {
+		v = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
+		if (v > TC_H_MIN_MASK) {
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_DEFAULT],
+						"default class minor %#x out of range 0..0xffff",
+						v);
+			return -EINVAL;
+		}
+		cfg->default_minor = v;
+	}
+	if (tb[TCA_ARBTABLE_MTU]) {
+		v = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
+		if (v < 64 || v > ARB_MAX_PKT_LEN) {
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MTU],
+						"mtu %u out of range 64..%u bytes",
+						v, ARB_MAX_PKT_LEN);
+			return -EINVAL;
+		}
+		cfg->mtu = v;
+	}
+	if (tb[TCA_ARBTABLE_MAXWEIGHT]) {
+		v = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
+		if (!v || v > TC_ARBTABLE_WEIGHT_MAX) {
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MAXWEIGHT],
+						"maxweight %u out of range 1..%d",
+						v, TC_ARBTABLE_WEIGHT_MAX);
+			return -EINVAL;
+		}
+		cfg->maxweight = v;
+	}
+	if (tb[TCA_ARBTABLE_PRIOMAP]) {
+		err = arbtable_parse_priomap(cfg, tb[TCA_ARBTABLE_PRIOMAP],
+					     extack);
+		if (err)
+			return err;
+	}
+	if ((tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW]) &&
+	    cfg->mode == TC_ARBTABLE_MODE_AUTO) {
+		NL_SET_ERR_MSG(extack,
+			       "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
+		return -EINVAL;
+	}
+	if (tb[TCA_ARBTABLE_HIGH]) {
+		err = arbtable_parse_table(sch, cfg, ARB_HIGH,
+					   tb[TCA_ARBTABLE_HIGH], extack);
+		if (err)
+			return err;
+	}
+	if (tb[TCA_ARBTABLE_LOW]) {
+		err = arbtable_parse_table(sch, cfg, ARB_LOW,
+					   tb[TCA_ARBTABLE_LOW], extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Link speed in bytes/s from ethtool, 0 when unknown. Called under RTNL. */
+static u64 arbtable_link_capacity(struct Qdisc *sch)
+{
+	struct ethtool_link_ksettings ks;
+	struct net_device *dev = qdisc_dev(sch);
+
+	if (__ethtool_get_link_ksettings(dev, &ks) < 0)
+		return 0;
+	if (ks.base.speed == SPEED_UNKNOWN || !ks.base.speed)
+		return 0;
+	return (u64)ks.base.speed * 1000 * 1000 / 8;
+}
+
+/* Apply a checked configuration; caller holds the tree lock. */
+static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
+			   u64 link)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int t, i;
+
+	q->mode = cfg->mode;
+	memcpy(q->priomap, cfg->priomap, sizeof(q->priomap));
+	q->default_minor = cfg->default_minor;
+	q->mtu = cfg->mtu;
+	q->maxweight = cfg->maxweight;
+	if (cfg->highlimit != q->arb.highlimit)
+		arb_set_highlimit(&q->arb, cfg->highlimit);
+	arb_set_accounting(&q->arb, cfg->accounting);
+	if (cfg->rate != q->shaper.bps)
+		arbtable_bucket_set(&q->shaper, cfg->rate, q->mtu);
+	q->capacity = cfg->rate ? cfg->rate : link;
+
+	for (t = 0; t < ARB_NTABLES; t++) {
+		if (!cfg->set_tbl[t])
+			continue;
+		for (i = 0; i < ARB_SLOTS; i++)
+			arb_set_slot(&q->arb, t, i, cfg->cls[t][i],
+				     cfg->weight[t][i]);
+	}
+}
+
+static int arbtable_change(struct Qdisc *sch, struct nlattr *opt,
+			   struct netlink_ext_ack *extack)
+{
+	struct arbtable_cfg *cfg;
+	int err;
+
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	arbtable_cfg_from_sched(sch, cfg);
+	err = arbtable_parse(sch, opt, cfg, false, extack);
+	if (!err) {
+		u64 link = arbtable_link_capacity(sch);
+
+		sch_tree_lock(sch);
+		arbtable_apply(sch, cfg, link);
+		sch_tree_unlock(sch);
+	}
+	kfree(cfg);
+	return err;
+}
+
+static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
+			 struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	struct arbtable_cfg *cfg;
+	int err;
+
+	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
+	if (err)
+		return err;
+	err = qdisc_class_hash_init(&q->clhash);
+	if (err < 0)
+		return err;
+	qdisc_watchdog_init(&q->watchdog, sch);
+	memset(&q->unclassified, 0, sizeof(q->unclassified));
+	arb_init(&q->arb, ARBTABLE_DEFAULT_HIGHLIMIT, ARB_ACCT_DEFICIT);
+	q->mtu = psched_mtu(dev);
+	q->maxweight = ARBTABLE_DEFAULT_MAXWEIGHT;
+	q->mode = TC_ARBTABLE_MODE_MANUAL;
+	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
+
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	arbtable_cfg_from_sched(sch, cfg);
+	err = arbtable_parse(sch, opt, cfg, true, extack);
+	if (!err)
+		arbtable_apply(sch, cfg, arbtable_link_capacity(sch));
+	kfree(cfg);
+	return err;
+}
+
+static void arbtable_reset(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+	unsigned int i;
+
+	for (i = 0; i < q->clhash.hashsize; i++) {
+		hlist_for_each_entry(cl, &q->clhash.hash[i], common.hnode) {
+			qdisc_reset(cl->qdisc);
+			arb_set_eligible(&q->arb, cl->index, false);
+		}
+	}
+	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
+	memset(&q->unclassified, 0, sizeof(q->unclassified));
+	q->throttled = 0;
+	q->stalled = 0;
+	qdisc_watchdog_cancel(&q->watchdog);
+}
+
+static void arbtable_destroy_class(struct Qdisc *sch, struct arbtable_class *cl)
+{
+	gen_kill_estimator(&cl->rate_est);
+	qdisc_put(cl->qdisc);
+	kfree(cl);
+}
+
+static void arbtable_destroy(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+	struct hlist_node *next;
+	unsigned int i;
+
+	tcf_block_put(q->block);
+	qdisc_watchdog_cancel(&q->watchdog);
+	for (i = 0; i < q->clhash.hashsize; i++) {
+		hlist_for_each_entry_safe(cl, next, &q->clhash.hash[i],
+					  common.hnode)
+			arbtable_destroy_class(sch, cl);
+	}
+	qdisc_class_hash_destroy(&q->clhash);
+	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
+}
+
+static int arbtable_dump_table(struct sk_buff *skb, struct arbtable_sched *q,
+			       unsigned int t, int type)
+{
+	const struct arb_table *tb = &q->arb.tbl[t];
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start_noflag(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < ARB_SLOTS; i++) {
+		struct tc_arbtable_entry e;
+
+		if (!tb->weight[i])
+			continue;
+		e.slot = i;
+		e.minor = TC_H_MIN(q->classes[tb->cls[i]]->common.classid);
+		e.weight = tb->weight[i];
+		if (nla_put(skb, TCA_ARBTABLE_ENTRY, sizeof(e), &e))
+			return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct nlattr *opts, *prio;
+	unsigned int i;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u8(skb, TCA_ARBTABLE_MODE, q->mode) ||
+	    nla_put_u64_64bit(skb, TCA_ARBTABLE_RATE, q->shaper.bps,
+			      TCA_ARBTABLE_PAD) ||
+	    nla_put_u32(skb, TCA_ARBTABLE_HIGHLIMIT, q->arb.highlimit) ||
+	    nla_put_u32(skb, TCA_ARBTABLE_ACCOUNTING, q->arb.accounting) ||
+	    nla_put_u32(skb, TCA_ARBTABLE_DEFAULT, q->default_minor) ||
+	    nla_put_u32(skb, TCA_ARBTABLE_MTU, q->mtu) ||
+	    nla_put_u32(skb, TCA_ARBTABLE_MAXWEIGHT, q->maxweight))
+		goto nla_put_failure;
+
+	prio = nla_nest_start_noflag(skb, TCA_ARBTABLE_PRIOMAP);
+	if (!prio)
+		goto nla_put_failure;
+	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++)
+		if (nla_put_u32(skb, TCA_ARBTABLE_PRIOMAP_BAND, q->priomap[i]))
+			goto nla_put_failure;
+	nla_nest_end(skb, prio);
+
+	if (arbtable_dump_table(skb, q, ARB_HIGH, TCA_ARBTABLE_HIGH) ||
+	    arbtable_dump_table(skb, q, ARB_LOW, TCA_ARBTABLE_LOW))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct tc_arbtable_xstats *xs;
+	unsigned int i;
+	int err;
+
+	xs = kzalloc(sizeof(*xs), GFP_ATOMIC);
+	if (!xs)
+		return -1;
+	xs->unclassified_pkts = q->unclassified_pkts;
+	xs->unclassified_drops = q->unclassified_drops;
+	xs->unclassified_qlen = q->unclassified.qlen;
+	xs->swaps = q->swaps;
+	xs->throttled = q->nthrottled;
+	xs->high_used = hweight64(q->arb.tbl[ARB_HIGH].used);
+	xs->low_used = hweight64(q->arb.tbl[ARB_LOW].used);
+	xs->high_cur = q->arb.tbl[ARB_HIGH].cur;
+	xs->low_cur = q->arb.tbl[ARB_LOW].cur;
+	xs->hp_counter = q->arb.hp_counter;
+	xs->nclasses = hweight64(q->cls_used);
+	for (i = 0; i < ARB_SLOTS; i++) {
+		xs->high_credit[i] = q->arb.tbl[ARB_HIGH].credit[i];
+		xs->low_credit[i] = q->arb.tbl[ARB_LOW].credit[i];
+	}
+	err = gnet_stats_copy_app(d, xs, sizeof(*xs));
+	kfree(xs);
+	return err;
+}
+
+/* ---- classes ---- */
+
+static unsigned long arbtable_find(struct Qdisc *sch, u32 classid)
+{
+	return (unsigned long)arbtable_find_class(sch, classid);
+}
+
+static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
+				struct nlattr **tb, bool *strict, u64 *ceil,
+				struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int i;
+
+	if (tb[TCA_ARBTABLE_C_STRICT])
+		*strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
+	if (tb[TCA_ARBTABLE_C_CEIL]) {
+		*ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
+		if (!*ceil) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CEIL],
+					    "ceil must be greater than 0; omit it for no ceiling");
+			return -EINVAL;
+		}
+	}
+	if (q->mode == TC_ARBTABLE_MODE_MANUAL) {
+		static const int autoonly[] = { TCA_ARBTABLE_C_RATE,
+						TCA_ARBTABLE_C_LATENCY,
+						TCA_ARBTABLE_C_DISTANCE,
+						TCA_ARBTABLE_C_SHARE };
+
+		for (i = 0; i < ARRAY_SIZE(autoonly); i++) {
+			if (tb[autoonly[i]]) {
+				NL_SET_ERR_MSG_ATTR(extack, tb[autoonly[i]],
+						    "rate/latency/distance/share need an auto-mode qdisc; on a manual qdisc program the slots with 'tc qdisc change ... high/low'");
+				return -EINVAL;
+			}
+		}
+	} else if (tb[TCA_ARBTABLE_C_RATE] || tb[TCA_ARBTABLE_C_LATENCY] ||
+		   tb[TCA_ARBTABLE_C_DISTANCE] || tb[TCA_ARBTABLE_C_SHARE]) {
+		NL_SET_ERR_MSG(extack,
+			       "auto-mode admission is not available in this build");
+		return -EOPNOTSUPP;
+	}
+	if (*strict) {
+		for (i = 0; i < ARB_MAX_CLASSES; i++) {
+			struct arbtable_class *o = q->classes[i];
+
+			if (o && o != cl && o->strict) {
+				arbtable_errmsg(extack, NULL,
+						   "class %x:%x is already the strict class; only one is allowed",
+						   TC_H_MAJ(o->common.classid) >> 16,
+						   TC_H_MIN(o->common.classid));
+				return -EINVAL;
+			}
+		}
+		if (cl && (arb_class_slots(&q->arb, ARB_HIGH, cl->index) |
+			   arb_class_slots(&q->arb, ARB_LOW, cl->index))) {
+			NL_SET_ERR_MSG(extack,
+				       "a class that table slots name cannot become strict; remove it from the tables first");
+			return -EINVAL;
+		}
+		if (q->mode == TC_ARBTABLE_MODE_AUTO && !*ceil) {
+			NL_SET_ERR_MSG(extack,
+				       "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Apply checked class options; caller holds the tree lock. */
+static void arbtable_class_apply(struct arbtable_sched *q,
+				 struct arbtable_class *cl, bool strict,
+				 u64 ceil)
+{
+	if (ceil != cl->ceil.bps) {
+		arbtable_bucket_set(&cl->ceil, ceil, q->mtu);
+		if (!ceil && (q->throttled & BIT_ULL(cl->index)))
+			q->throttled &= ~BIT_ULL(cl->index);
+	}
+	if (strict != cl->strict) {
+		cl->strict = strict;
+		arb_set_strict(&q->arb, strict ? cl->index : ARB_NO_CLASS);
+	}
+	arbtable_update_eligible(q, cl);
+}
+
+static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
+				 struct nlattr **tca, unsigned long *arg,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl = (struct arbtable_class *)*arg;
+	struct nlattr *opt = tca[TCA_OPTIONS];
+	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1] = {};
+	bool strict = cl ? cl->strict : false;
+	u64 ceil = cl ? cl->ceil.bps : 0;
+	unsigned int idx;
+	int err;
+
+	if (opt) {
+		err = nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, opt,
+				       arbtable_class_policy, extack);
+		if (err < 0)
+			return err;
+	}
+	err = arbtable_class_check(sch, cl, tb, &strict, &ceil, extack);
+	if (err)
+		return err;
+
+	if (cl) {
+		if (tca[TCA_RATE]) {
+			err = gen_replace_estimator(&cl->bstats, NULL,
+						    &cl->rate_est, NULL, true,
+						    tca[TCA_RATE]);
+			if (err) {
+				NL_SET_ERR_MSG(extack,
+					       "failed to replace the rate estimator");
+				return err;
+			}
+		}
+		sch_tree_lock(sch);
+		arbtable_class_apply(q, cl, strict, ceil);
+		sch_tree_unlock(sch);
+		return 0;
+	}
+
+	if (parentid != TC_H_ROOT && parentid != sch->handle) {
+		NL_SET_ERR_MSG(extack,
+			       "arbtable classes hang directly off the qdisc: use parent <handle>:");
+		return -EINVAL;
+	}
+	if (TC_H_MAJ(classid) != sch->handle || !TC_H_MIN(classid)) {
+		NL_SET_ERR_MSG(extack,
+			       "class id must be <qdisc handle>:<minor>, minor 1..ffff");
+		return -EINVAL;
+	}
+	if (q->cls_used == U64_MAX) {
+		arbtable_errmsg(extack, NULL, "at most %d classes per qdisc",
+				   ARB_MAX_CLASSES);
+		return -ENOSPC;
+	}
+	idx = ffz(q->cls_used);
+
+	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
+	if (!cl)
+		return -ENOBUFS;
+	gnet_stats_basic_sync_init(&cl->bstats);
+	cl->common.classid = classid;
+	cl->index = idx;
+	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+				      classid, NULL);
+	if (!cl->qdisc)
+		cl->qdisc = &noop_qdisc;
+	else
+		qdisc_hash_add(cl->qdisc, true);
+
+	if (tca[TCA_RATE]) {
+		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
+					    NULL, true, tca[TCA_RATE]);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
+			qdisc_put(cl->qdisc);
+			kfree(cl);
+			return err;
+		}
+	}
+
+	sch_tree_lock(sch);
+	qdisc_class_hash_insert(&q->clhash, &cl->common);
+	q->classes[idx] = cl;
+	q->cls_used |= BIT_ULL(idx);
+	arbtable_class_apply(q, cl, strict, ceil);
+	sch_tree_unlock(sch);
+
+	qdisc_class_hash_grow(sch, &q->clhash);
+	*arg = (unsigned long)cl;
+	return 0;
+}
+
+/* Format "3,17,40" into @buf; returns @buf. */
+static char *arbtable_slot_list(u64 m, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	while (m && n + 4 < size) {
+		n += scnprintf(buf + n, size - n, n ? ",%u" : "%u",
+			       (unsigned int)__ffs64(m));
+		m &= m - 1;
+	}
+	return buf;
+}
+
+static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl = (struct arbtable_class *)arg;
+	u64 hi = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
+	u64 lo = arb_class_slots(&q->arb, ARB_LOW, cl->index);
+	char hbuf[200], lbuf[200];
+
+	if (hi || lo) {
+		arbtable_errmsg(extack, NULL,
+				   "class %x:%x is still named by high slots [%s] and low slots [%s]; reprogram the tables first",
+				   TC_H_MAJ(cl->common.classid) >> 16,
+				   TC_H_MIN(cl->common.classid),
+				   arbtable_slot_list(hi, hbuf, sizeof(hbuf)),
+				   arbtable_slot_list(lo, lbuf, sizeof(lbuf)));
+		return -EBUSY;
+	}
+	if (cl->filter_cnt) {
+		NL_SET_ERR_MSG(extack,
+			       "class is in use by a tc filter; delete the filter first");
+		return -EBUSY;
+	}
+
+	sch_tree_lock(sch);
+	qdisc_purge_queue(cl->qdisc);
+	arb_set_eligible(&q->arb, cl->index, false);
+	if (cl->strict)
+		arb_set_strict(&q->arb, ARB_NO_CLASS);
+	q->throttled &= ~BIT_ULL(cl->index);
+	q->stalled &= ~BIT_ULL(cl->index);
+	q->classes[cl->index] = NULL;
+	q->cls_used &= ~BIT_ULL(cl->index);
+	qdisc_class_hash_remove(&q->clhash, &cl->common);
+	sch_tree_unlock(sch);
+
+	arbtable_destroy_class(sch, cl);
+	return 0;
+}
+
+static int arbtable_graft_class(struct Qdisc *sch, unsigned long arg,
+				struct Qdisc *new, struct Qdisc **old,
+				struct netlink_ext_ack *extack)
+{
+	struct arbtable_class *cl = (struct arbtable_class *)arg;
+
+	if (!new) {
+		new = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+					cl->common.classid, NULL);
+		if (!new)
+			new = &noop_qdisc;
+	}
+	*old = qdisc_replace(sch, new, &cl->qdisc);
+	return 0;
+}
+
+static struct Qdisc *arbtable_class_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	return ((struct arbtable_class *)arg)->qdisc;
+}
+
+/* Idempotent: may be called for a class that is already inactive. */
+static void arbtable_qlen_notify(struct Qdisc *sch, unsigned long arg)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl = (struct arbtable_class *)arg;
+
+	arbtable_update_eligible(q, cl);
+}
+
+static unsigned long arbtable_bind_tcf(struct Qdisc *sch, unsigned long parent,
+				       u32 classid)
+{
+	struct arbtable_class *cl = arbtable_find_class(sch, classid);
+
+	if (cl)
+		cl->filter_cnt++;
+	return (unsigned long)cl;
+}
+
+static void arbtable_unbind_tcf(struct Qdisc *sch, unsigned long arg)
+{
+	struct arbtable_class *cl = (struct arbtable_class *)arg;
+
+	cl->filter_cnt--;
+}
+
+static struct tcf_block *arbtable_tcf_block(struct Qdisc *sch,
+					    unsigned long cl,
+					    struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	if (cl) {
+		NL_SET_ERR_MSG(extack,
+			       "arbtable classes take no filters; attach them to the qdisc");
+		return NULL;
+	}
+	return q->block;
+}
+
+static int arbtable_dump_class(struct Qdisc *sch, unsigned long arg,
+			       struct sk_buff *skb, struct tcmsg *tcm)
+{
+	struct arbtable_class *cl = (struct arbtable_class *)arg;
+	struct nlattr *nest;
+
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = cl->common.classid;
+	tcm->tcm_info = cl->qdisc->handle;
+
+	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!nest)
+		goto nla_put_failure;
+	if (cl->strict && nla_put_u8(skb, TCA_ARBTABLE_C_STRICT, 1))
+		goto nla_put_failure;
+	if (cl->ceil.bps &&
+	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_CEIL, cl->ceil.bps,
+			      TCA_ARBTABLE_C_PAD))
+		goto nla_put_failure;
+	return nla_nest_end(skb, nest);
+
+nla_put_failure:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
+				     struct gnet_dump *d)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl = (struct arbtable_class *)arg;
+	struct tc_arbtable_class_xstats xs = {};
+	unsigned int t, i;
+	__u32 qlen;
+
+	xs.high_slots = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
+	xs.low_slots = arb_class_slots(&q->arb, ARB_LOW, cl->index);
+	for (t = 0; t < ARB_NTABLES; t++) {
+		u32 sum = 0;
+
+		for (i = 0; i < ARB_SLOTS; i++)
+			if (arb_class_slots(&q->arb, t, cl->index) & BIT_ULL(i))
+				sum += q->arb.tbl[t].weight[i];
+		if (t == ARB_HIGH)
+			xs.high_weight = sum;
+		else
+			xs.low_weight = sum;
+	}
+	xs.index = cl->index;
+	xs.max_hol_ns = cl->max_hol_ns;
+	xs.throttled = cl->throttled;
+
+	qdisc_qstats_qlen_backlog(cl->qdisc, &qlen, &cl->qstats.backlog);
+	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
+	    gnet_stats_copy_rate_est(d, &cl->rate_est) < 0 ||
+	    gnet_stats_copy_queue(d, NULL, &cl->qstats, qlen) < 0)
+		return -1;
+	return gnet_stats_copy_app(d, &xs, sizeof(xs));
+}
+
+static void arbtable_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+	unsigned int i;
+
+	if (arg->stop)
+		return;
+	for (i = 0; i < q->clhash.hashsize; i++) {
+		hlist_for_each_entry(cl, &q->clhash.hash[i], common.hnode) {
+			if (!tc_qdisc_stats_dump(sch, (unsigned long)cl, arg))
+				return;
+		}
+	}
+}
+
+static const struct Qdisc_class_ops arbtable_class_ops = {
+	.graft		= arbtable_graft_class,
+	.leaf		= arbtable_class_leaf,
+	.qlen_notify	= arbtable_qlen_notify,
+	.find		= arbtable_find,
+	.change		= arbtable_change_class,
+	.delete		= arbtable_delete_class,
+	.walk		= arbtable_walk,
+	.tcf_block	= arbtable_tcf_block,
+	.bind_tcf	= arbtable_bind_tcf,
+	.unbind_tcf	= arbtable_unbind_tcf,
+	.dump		= arbtable_dump_class,
+	.dump_stats	= arbtable_dump_class_stats,
+};
+
+static struct Qdisc_ops arbtable_qdisc_ops __read_mostly = {
+	.cl_ops		= &arbtable_class_ops,
+	.id		= "arbtable",
+	.priv_size	= sizeof(struct arbtable_sched),
+	.enqueue	= arbtable_enqueue,
+	.dequeue	= arbtable_dequeue,
+	.peek		= qdisc_peek_dequeued,
+	.init		= arbtable_init,
+	.change		= arbtable_change,
+	.reset		= arbtable_reset,
+	.destroy	= arbtable_destroy,
+	.dump		= arbtable_dump,
+	.dump_stats	= arbtable_dump_stats,
+	.owner		= THIS_MODULE,
+};
+MODULE_ALIAS_NET_SCH("arbtable");
+
+static int __init arbtable_module_init(void)
+{
+	return register_qdisc(&arbtable_qdisc_ops);
+}
+
+static void __exit arbtable_module_exit(void)
+{
+	unregister_qdisc(&arbtable_qdisc_ops);
+}
+
+module_init(arbtable_module_init);
+module_exit(arbtable_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("InfiniBand-style VL arbitration table scheduler");

@@ -1,0 +1,24 @@
+# The kernel module, built out of tree for every kernel in KVERS into
+# build/<kver>/kernel/sch_arbtable.ko (sources are copied so two kernels
+# never share objects). W=1 and -Werror: the build must stay warning-free.
+
+MODULE_SRCS := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/pkt_sched_arbtable.h
+MODULE_KOS  := $(foreach k,$(KVERS),$(BUILD)/$(k)/sch_arbtable.ko)
+KBUILD_W    ?= 1
+
+define module_rule
+$(BUILD)/$(1)/sch_arbtable.ko: $(MODULE_SRCS)
+	@mkdir -p $(BUILD)/$(1)/src/kernel $(BUILD)/$(1)/src/include
+	@rm -f $(BUILD)/$(1)/src/kernel/*.[ch]
+	@cp kernel/*.c kernel/*.h kernel/Kbuild $(BUILD)/$(1)/src/kernel/
+	@cp -r include/uapi $(BUILD)/$(1)/src/include/
+	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src/kernel \
+		CONFIG_NET_SCH_ARBTABLE=m W=$(KBUILD_W) \
+		KCFLAGS="-Werror" $(if $(C),C=$(C)) modules
+	@cp $(BUILD)/$(1)/src/kernel/sch_arbtable.ko $$@
+endef
+$(foreach k,$(KVERS),$(eval $(call module_rule,$(k))))
+
+.PHONY: module
+module: $(MODULE_KOS)
+all: module
