@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Checks of the tc plugin q_arbtable.so that need no kernel module:
+#  - parse: valid command lines must reach the kernel with the expected
+#    netlink attributes (decoded from an strace hex dump by nldecode.py);
+#    invalid ones must fail in tc with the usage text and send nothing.
+#  - print: dumps shaped like the module's (mkdump.py) are printed with
+#    `tc monitor file`, and the printed qdisc line is parsed back to the
+#    same attributes (round trip).
+# Every tc runs in a throwaway network namespace (unshare -n), so nothing on
+# the host is touched even if a sch_arbtable module happens to be loaded.
+#
+# usage: tests/plugin/parse-check.sh [PLUGIN_DIR]   (default build/tc)
+
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+DIR=${1:-$HERE/../../build/tc}
+export TC_LIB_DIR=$(cd "$DIR" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+for tool in tc strace python3 unshare; do
+	command -v $tool >/dev/null || { echo "missing $tool"; echo "0 passed, 1 failed"; exit 1; }
+done
+[ -f "$TC_LIB_DIR/q_arbtable.so" ] || { echo "no $TC_LIB_DIR/q_arbtable.so"; echo "0 passed, 1 failed"; exit 1; }
+
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+ko() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+# run tc ARGS...: sets RC, ERR (tc's stderr), NL (decoded request or "no request")
+run() {
+	ERR=$(unshare -n strace -o "$TMP/trace" -e trace=sendmsg -e write=all \
+		tc "$@" 2>&1 >/dev/null)
+	RC=$?
+	NL=$(python3 "$HERE/nldecode.py" < "$TMP/trace")
+}
+
+# good "DESC" "TOKEN TOKEN ..." tc-args...: the request must carry every token
+good() {
+	local desc=$1 want=$2 t missing=
+	shift 2
+	run "$@"
+	for t in $want; do
+		case " $NL " in *" $t "*) ;; *) missing="$missing $t" ;; esac
+	done
+	if [ "$NL" = "no request" ] || [ -n "$missing" ]; then
+		ko "$desc: missing [$missing ] in [$NL] (rc $RC: $(echo "$ERR" | head -n2 | tr '\n' ' '))"
+	else
+		ok "$desc"
+	fi
+}
+
+# bad "DESC" tc-args...: tc must refuse it itself, with the usage text
+bad() {
+	local desc=$1
+	shift
+	run "$@"
+	if [ "$RC" -ne 0 ] && [ "$NL" = "no request" ] && grep -q "Usage:" <<<"$ERR"; then
+		ok "$desc"
+	else
+		ko "$desc: rc $RC, request [$NL], stderr [$(echo "$ERR" | head -n2 | tr '\n' ' ')]"
+	fi
+}
+
+Q="qdisc add dev lo root handle 1: arbtable"
+C="class add dev lo parent 1: classid 1:10 arbtable"
+
+# ---- qdisc: valid ----
+good "minimal manual table" "kind=arbtable OPTIONSN MODE=0 RATE=1250000 HIGHN=[0:0x10:5]" \
+	$Q manual rate 10mbit high 10:5
+good "auto mode" "MODE=1 MAXWEIGHT=100" $Q auto maxweight 100
+good "64-bit rate" "RATE=12500000000" $Q rate 100gbit
+good "positions, null slots, @SLOT" "HIGHN=[0:0x10:127,1:0x11:63,3:0x12:5,10:0x13:1,11:0x14:2]" \
+	$Q high 10:127,11:63,-,12:5,13:1@10,14:2
+good "low table and none" "HIGHN=[] LOWN=[0:0x30:2]" $Q high none low 30:2
+good "accounting words" "ACCOUNTING=1" $Q accounting iba
+good "accounting deficit" "ACCOUNTING=0" $Q accounting deficit
+good "default hex minor" "DEFAULT=48" $Q default 30
+good "default 0x form" "DEFAULT=48" $Q default 0x30
+good "priomap 16 hex minors" \
+	"PRIOMAPN=[0x10,0x10,0x0,0x0,0x11,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x12]" \
+	$Q priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12
+good "mtu" "MTU=9000" $Q mtu 9000
+# out-of-range values must reach the kernel unchanged
+good "highlimit 300 passed through" "HIGHLIMIT=300" $Q highlimit 300
+good "maxweight 0 passed through" "MAXWEIGHT=0" $Q maxweight 0
+good "weight 300, slot 70 passed through" "HIGHN=[70:0x10:300,71:0x11:1]" $Q high 10:300@70,11:1
+good "minor 0x10000 passed through" "HIGHN=[0:0x10000:1]" $Q high 10000:1
+LIST65=$(for i in $(seq 0 64); do printf '%x:1,' $((i % 8 + 16)); done)
+run $Q high "${LIST65%,}"
+n=$(grep -o 'HIGHN=\[[^]]*\]' <<<"$NL" | tr ',' '\n' | grep -c ':0x')
+[ "$n" = 65 ] && ok "65 entries passed through" || ko "65 entries: got $n in [$NL]"
+
+# ---- qdisc: parse errors ----
+bad "unknown keyword" $Q bogus
+bad "help" $Q help
+bad "manual and auto" $Q manual auto
+bad "bad rate" $Q rate fast
+bad "negative rate" $Q rate -5mbit
+bad "bad highlimit" $Q highlimit -1
+bad "bad accounting" $Q accounting fair
+bad "bad default" $Q default zz
+bad "priomap with 15 minors" $Q priomap 1 2 3 4 5 6 7 8 9 a b c d e f
+bad "priomap element not hex" $Q priomap 1 2 3 4 5 6 7 8 9 a b c d e f rate
+bad "bad mtu" $Q mtu 1.5k
+bad "bad maxweight" $Q maxweight x
+bad "entry without weight" $Q high 10
+bad "weight not a number" $Q high 10:abc
+bad "weight hex" $Q high 10:0x10
+bad "minor not hex" $Q high zz:5
+bad "bad slot" $Q high 10:5@x
+bad "trailing comma" $Q high 10:5,
+bad "empty entry" $Q low 10:5,,11:1
+bad "weight overflows u32" $Q high 10:4294967296
+
+# ---- class: valid ----
+good "class all options" \
+	"OPTIONSN STRICT=1 CEIL=125000000 RATE=250000000 LATENCY=50000 DISTANCE=8 SHARE=3" \
+	$C strict ceil 1gbit rate 2gbit latency 50us distance 8 share 3
+good "class nostrict" "STRICT=0" $C nostrict
+good "class latency 1ms" "LATENCY=1000000" $C latency 1ms
+good "class 64-bit ceil" "CEIL=5000000000" $C ceil 40gbit
+good "class distance 3 passed through" "DISTANCE=3" $C distance 3
+good "class share 300 passed through" "SHARE=300" $C share 300
+
+# ---- class: parse errors ----
+bad "class unknown keyword" $C weight 5
+bad "class bad latency" $C latency soon
+bad "class negative latency" $C latency -5us
+bad "class bad distance" $C distance far
+bad "class bad ceil" $C ceil lots
+bad "class help" $C help
+
+# ---- printing (tc monitor file) and round trip ----
+python3 "$HERE/mkdump.py" "$TMP/all.dump" all
+OUT=$(tc -s -d monitor file "$TMP/all.dump" 2>&1)
+chk() {
+	if grep -qF -- "$2" <<<"$OUT"; then ok "print: $1"; else ko "print: $1: no [$2]"; fi
+}
+chk "manual qdisc line" "manual rate 10Mbit highlimit 4 accounting deficit default 0x30 priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12 mtu 1514 maxweight 255 high 10:127,11:63,-,12:5 low 30:2"
+chk "auto qdisc line" "auto rate 10Mbit highlimit 4 accounting deficit mtu 1514 maxweight 255"
+chk "slot map" "0:10/127    1:11/63     2:-         3:12/5"
+chk "qdisc xstats" "unclassified: pkts 7 drops 1 qlen 2 swaps 3 throttled 9"
+chk "occupancy" "occupancy: high 3/64 low 1/64 pointers: high 2 low 0 hp_counter -1200 classes 4"
+chk "credits" "high credit: 0:8128     1:-300     3:320"
+chk "class options" "class arbtable 1:10 dev lo parent 1: leaf 8001: rate 2Gbit latency 50us"
+chk "strict class options" "strict ceil 100Mbit distance 8 share 3"
+chk "class xstats slots" "slots: high 4 [0,16,32,48] weight 508 low 0 [-] weight 0"
+chk "class bounds" "bound: guaranteed 12.3us current 11us max_hol_wait 5.2us"
+if grep -qiE 'cannot parse|too short|malformed' <<<"$OUT"; then ko "print: errors in output"; else ok "print: no errors"; fi
+
+python3 "$HERE/mkdump.py" "$TMP/q.dump" qdisc-manual
+LINE=$(tc monitor file "$TMP/q.dump" | head -n1 | sed 's/.* root //')
+# shellcheck disable=SC2086
+run qdisc add dev lo root handle 1: arbtable $LINE
+want="MODE=0 RATE=1250000 HIGHLIMIT=4 ACCOUNTING=0 DEFAULT=48 PRIOMAPN=[0x10,0x10,0x0,0x0,0x11,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x12] MTU=1514 MAXWEIGHT=255 HIGHN=[0:0x10:127,1:0x11:63,3:0x12:5] LOWN=[0:0x30:2]"
+[ "$NL" = "kind=arbtable OPTIONSN $want" ] && ok "round trip of the qdisc line" ||
+	ko "round trip: [$LINE] -> [$NL]"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
