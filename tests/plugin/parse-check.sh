@@ -160,5 +160,37 @@ want="MODE=0 RATE=1250000 HIGHLIMIT=4 ACCOUNTING=0 DEFAULT=48 PRIOMAPN=[0x10,0x1
 [ "$NL" = "kind=arbtable OPTIONSN $want" ] && ok "round trip of the qdisc line" ||
 	ko "round trip: [$LINE] -> [$NL]"
 
+# JSON (-j) of the qdisc: tc 6.1's monitor has no JSON mode, so a tiny
+# preload turns the JSON writer on around it. (tc 6.1 prints classes as
+# text only, so only the qdisc messages are checked.)
+cat > "$TMP/jsonon.c" <<'EOF2'
+void new_json_obj(int json);
+void delete_json_obj(void);
+__attribute__((constructor)) static void on(void) { new_json_obj(1); }
+__attribute__((destructor)) static void off(void) { delete_json_obj(); }
+EOF2
+if ${CC:-cc} -shared -fPIC -o "$TMP/jsonon.so" "$TMP/jsonon.c" 2>/dev/null; then
+	python3 "$HERE/mkdump.py" "$TMP/m.dump" qdisc-manual
+	python3 "$HERE/mkdump.py" "$TMP/a.dump" qdisc-auto
+	cat "$TMP/m.dump" "$TMP/a.dump" > "$TMP/qq.dump"
+	LD_PRELOAD="$TMP/jsonon.so" tc -s -d monitor file "$TMP/qq.dump" > "$TMP/qq.json" 2>&1
+	if python3 - "$TMP/qq.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m, a = d[0], d[1]
+o = m["options"]
+assert o["mode"] == "manual" and o["rate"] == 1250000 and o["default"] == 48
+assert o["priomap"][0] == 16 and len(o["priomap"]) == 16
+assert o["high"][2] == {"slot": 3, "minor": 18, "weight": 5}
+assert o["low"] == [{"slot": 0, "minor": 48, "weight": 2}]
+assert m["unclassified"]["packets"] == 7 and m["hp_counter"] == -1200
+assert m["high_credit"][1] == {"slot": 1, "credit": -300}
+assert a["options"]["mode"] == "auto" and len(a["options"]["high"]) == 4
+EOF2
+	then ok "json: qdisc options and xstats"; else ko "json: $(head -c 300 "$TMP/qq.json")"; fi
+else
+	ko "json: cannot build the preload helper"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
