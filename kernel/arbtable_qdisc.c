@@ -243,6 +243,7 @@ static void arbtable_throttle(struct arbtable_sched *q,
 {
 	cl->unthrottle_at = now + wait;
 	cl->throttled++;
+	cl->qstats.overlimits++;
 	q->nthrottled++;
 	q->throttled |= BIT_ULL(cl->index);
 	if (q->throttled == BIT_ULL(cl->index) ||
@@ -440,7 +441,7 @@ static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
 	if (q->shaper.bps) {
 		wait = arbtable_bucket_wait(&q->shaper, now);
 		if (wait) {
-			q->nthrottled++;
+			qdisc_qstats_overlimit(sch);
 			arbtable_schedule(sch, now + wait);
 			return NULL;
 		}

@@ -104,7 +104,7 @@ struct tc_arbtable_xstats {
 	__u64	unclassified_pkts;	/* sent from the internal BE queue */
 	__u64	unclassified_drops;
 	__u64	swaps;			/* allocator defragmentation swaps */
-	__u64	throttled;		/* times rate/ceil shaping stopped dequeue */
+	__u64	throttled;		/* times a class ceil throttled a class */
 	__u32	unclassified_qlen;
 	__u32	high_used;		/* non-null slots */
 	__u32	low_used;
