@@ -60,12 +60,15 @@ void arb_set_accounting(struct arb_sched *s, u8 accounting)
 }
 
 /* Closing a visit: keep debt (deficit mode) and drop any positive rest. */
+static void arb_close_credit(const struct arb_sched *s, s32 *credit)
+{
+	if (s->accounting == ARB_ACCT_IBA || *credit > 0)
+		*credit = 0;
+}
+
 static void arb_end_visit(struct arb_sched *s, struct arb_table *tb)
 {
-	s32 *c = &tb->credit[tb->cur];
-
-	if (s->accounting == ARB_ACCT_IBA || *c > 0)
-		*c = 0;
+	arb_close_credit(s, &tb->credit[tb->cur]);
 	tb->in_visit = false;
 	tb->cur = (tb->cur + 1) & (ARB_SLOTS - 1);
 }
@@ -146,10 +149,12 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 		s->cls_slots[t][tb->cls[a]] |= ba;
 	if (tb->weight[b])
 		s->cls_slots[t][tb->cls[b]] |= bb;
-	/* A visit belongs to the slot's occupant, not to the position. */
+	/* A visit belongs to the occupant, who just moved to the other
+	 * position with its credit: close the visit there; the occupant now
+	 * at @cur starts a fresh one.
+	 */
 	if (tb->in_visit && (tb->cur == a || tb->cur == b)) {
-		if (tb->credit[tb->cur] > 0)
-			tb->credit[tb->cur] = 0;
+		arb_close_credit(s, &tb->credit[tb->cur == a ? b : a]);
 		tb->in_visit = false;
 	}
 	arb_slot_mask_update(s, t, a);
@@ -170,8 +175,16 @@ void arb_set_eligible(struct arb_sched *s, unsigned int cls, bool eligible)
 			s->tbl[t].eligible |= s->cls_slots[t][cls];
 	} else {
 		s->cls_eligible &= ~bit;
-		for (t = 0; t < ARB_NTABLES; t++)
-			s->tbl[t].eligible &= ~s->cls_slots[t][cls];
+		for (t = 0; t < ARB_NTABLES; t++) {
+			struct arb_table *tb = &s->tbl[t];
+
+			tb->eligible &= ~s->cls_slots[t][cls];
+			/* Algorithm 2 line 19: an inactive queue's rest
+			 * is discarded now, not when the walk comes back.
+			 */
+			if (tb->in_visit && tb->cls[tb->cur] == cls)
+				arb_end_visit(s, tb);
+		}
 	}
 }
 
