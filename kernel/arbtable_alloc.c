@@ -446,19 +446,20 @@ int arb_plan(const struct arb_params *p, u64 rate, u64 latency_ns,
 	if (latency_ns) {
 		unsigned int d0 = d;
 
-		d = arb_dist_lat(p, latency_ns, w, d0);
+		/*
+		 * Largest distance first; at each, the rate's weight or
+		 * the smallest raise of the slot weight that meets the
+		 * latency: slots are the scarce resource, units are not.
+		 */
+		d = arb_boost_for_latency(p, latency_ns, w, d0, &we);
 		if (!d) {
-			d = arb_boost_for_latency(p, latency_ns, w, d0, &we);
-			if (!d) {
-				arb_rj(rj, ARB_R_LATENCY_LOW);
-				if (rj) {
-					rj->distance = distance ? dmax : 0;
-					rj->latency_ns = latency_ns;
-					rj->best_ns = arb_bound_ns(p, 1,
-								   p->maxweight);
-				}
-				return -EINVAL;
+			arb_rj(rj, ARB_R_LATENCY_LOW);
+			if (rj) {
+				rj->distance = distance ? dmax : 0;
+				rj->latency_ns = latency_ns;
+				rj->best_ns = arb_bound_ns(p, 1, p->maxweight);
 			}
+			return -EINVAL;
 		}
 	}
 	n = ARB_SLOTS / d;
@@ -571,14 +572,6 @@ int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
 		}
 		return -EINVAL;
 	}
-	if (a->total_w + w > cap) {
-		arb_rj(rj, ARB_R_CAPACITY);
-		if (rj) {
-			rj->weight = w;
-			rj->capacity = cap - a->total_w;
-		}
-		return -ENOSPC;
-	}
 
 	/*
 	 * Smart insertion ([E] 4.4, Figure 40): the singular set of the
@@ -602,6 +595,18 @@ int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
 			rj->free_slots = arb_alloc_free_slots(a);
 			rj->weight = w;
 			rj->fit_distance = arb_fit_distance(a, w);
+		}
+		return -ENOSPC;
+	}
+	/*
+	 * Implied by the slots (each class holds <= n * maxweight on its n
+	 * slots), kept as a cheap guard.
+	 */
+	if (a->total_w + w > cap) {
+		arb_rj(rj, ARB_R_CAPACITY);
+		if (rj) {
+			rj->weight = w;
+			rj->capacity = cap - a->total_w;
 		}
 		return -ENOSPC;
 	}
@@ -690,6 +695,8 @@ int arb_alloc_release(struct arb_alloc *a, unsigned int cls,
 {
 	unsigned int size, first;
 
+	if (mv)
+		mv->n = 0;
 	if (cls >= ARB_MAX_CLASSES) {
 		arb_rj(rj, ARB_R_BAD_CLASS);
 		return -EINVAL;

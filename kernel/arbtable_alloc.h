@@ -327,7 +327,7 @@ int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
  * Release class cls and defragment (section 9.1, Figure 14; eval. 4.3.3):
  * from the deepest level up, while a level has two singular sets, swap the
  * left one with the (occupied) brother of the right one, so the two free
- * sets merge to the right. Moves are appended to *mv (may be NULL).
+ * sets merge to the right. *mv (may be NULL) is reset and gets the moves.
  * Returns 0 or -ENOENT / -EINVAL.
  */
 int arb_alloc_release(struct arb_alloc *a, unsigned int cls,
