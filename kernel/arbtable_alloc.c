@@ -309,7 +309,8 @@ u8 arb_slot_weight(u32 w, unsigned int n, unsigned int k,
 	if (!n || k >= n)
 		return 0;
 	base = w / n;
-	first = w - base * (n - 1);	/* base + remainder ([F] 7.2 hyp. 3) */
+	/* First slot: base + remainder ([F] 7.2 hypothesis 3). */
+	first = w - base * (n - 1);
 	if (first > maxweight)
 		first = maxweight;
 	excess = w - base * (n - 1) - first;

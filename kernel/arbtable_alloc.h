@@ -56,22 +56,22 @@
 #define ARB_NO_CLASS		0xff
 #endif
 #ifndef ARB_WEIGHT_UNIT
-#define ARB_WEIGHT_UNIT		64	/* bytes per weight unit (IBA) */
+#define ARB_WEIGHT_UNIT		64	/* bytes per weight unit */
 #endif
 #ifndef ARB_HIGHLIMIT_UNIT
-#define ARB_HIGHLIMIT_UNIT	4096	/* bytes per highlimit unit (IBA) */
+#define ARB_HIGHLIMIT_UNIT	4096	/* bytes per highlimit unit */
 #endif
 #ifndef ARB_HIGHLIMIT_INF
 #define ARB_HIGHLIMIT_INF	255	/* unlimited high table */
 #endif
 
 #define ARB_LEVELS		7	/* distances 1, 2, 4, ..., 64 */
-#define ARB_RATE_MAX		(1ULL << 48)	/* bytes/s, bounds all math */
+#define ARB_RATE_MAX		(1ULL << 48)	/* bytes/s */
 #define ARB_MTU_MIN		64
 #define ARB_MTU_MAX		65535
 #define ARB_MIN_PKT_DEFAULT	64
-#define ARB_BOUND_NONE		(~0ULL)	/* no finite latency bound */
-#define ARB_MAX_MOVES		64	/* <= 1+2+4+8+16+32 swaps per op */
+#define ARB_BOUND_NONE		(~0ULL)	/* no finite bound */
+#define ARB_MAX_MOVES		64	/* >= 1+2+..+32 swaps */
 
 /* 64-bit division usable in both builds (config path only). */
 static inline u64 arb_div64(u64 a, u64 b)
@@ -126,9 +126,9 @@ enum arb_reason {
 	ARB_R_RATE_ZERO,	/* rate 0 */
 	ARB_R_RATE_ABOVE_CAP,	/* rate > guaranteed high-table rate */
 	ARB_R_LATENCY_LOW,	/* latency below the best possible bound */
-	ARB_R_WEIGHT,		/* weight cannot fit at any allowed distance */
+	ARB_R_WEIGHT,		/* weight does not fit the slots */
 	ARB_R_NO_SLOTS,		/* not enough free slots */
-	ARB_R_CAPACITY,		/* sum of weights would exceed capacity */
+	ARB_R_CAPACITY,		/* weights would exceed capacity */
 	ARB_R_EXISTS,		/* class already admitted */
 	ARB_R_UNKNOWN,		/* class not admitted */
 };
