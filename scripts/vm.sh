@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Boot a distro kernel under virtme-ng with the host filesystem, load the
+# built sch_arbtable module, point tc at the built plugin and run a command.
+#
+#   scripts/vm.sh [-k KVER] [-n] [-t SECONDS] [-M] [--] CMD [ARG...]
+#
+#   -k KVER     kernel in /boot (default: the 6.1 distro kernel)
+#   -n          two virtio-net NICs on one QEMU hub (vng --network loop)
+#   -t SECONDS  hard timeout for boot + command (default 1200)
+#   -M          do not insmod the module (harness dry runs)
+#
+# Environment: ARBTABLE_KVM=1 uses KVM (default TCG: nested KVM hangs at boot
+# on our CI machines), ARBTABLE_VM_VERBOSE=1 shows the guest console,
+# ARBTABLE_VM_CPUS / ARBTABLE_VM_MEM override 4 / 2G.
+# Exit status: the command's; 124 on timeout; 125 when the VM did not boot
+# or died before the command finished.  No tty or stdin needed.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+KVER=${KVER:-$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
+NET=
+TMO=${ARBTABLE_VM_TIMEOUT:-1200}
+LOADMOD=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k) KVER=$2; shift 2 ;;
+	-n) NET=1; shift ;;
+	-t) TMO=$2; shift 2 ;;
+	-M) LOADMOD=; shift ;;
+	--) shift; break ;;
+	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "vm.sh: no command given (see -h)" >&2; exit 2; }
+say() { echo "[vm $KVER] $*"; }
+
+kimg=/boot/vmlinuz-$KVER
+[ -r "$kimg" ] || { say "no kernel image $kimg"; exit 125; }
+command -v vng >/dev/null || { say "vng not installed (run scripts/setup.sh)"; exit 125; }
+
+# The guest sees the host filesystem read-only: the wrapper lives in build/.
+mkdir -p "$ROOT/build/vm"
+guest=$(mktemp "$ROOT/build/vm/guest.XXXXXX.sh")
+trap 'rm -f "$guest"' EXIT
+{
+	printf '#!/usr/bin/env bash\n'
+	printf 'ROOT=%q KVER=%q LOADMOD=%q\n' "$ROOT" "$KVER" "$LOADMOD"
+	cat <<'GUEST'
+echo "@@ARBT guest up: $(uname -r)"
+cd "$ROOT" || exit 125
+export TC_LIB_DIR=$ROOT/build/tc ARBT_ROOT=$ROOT KVER
+ko=$ROOT/build/$KVER/sch_arbtable.ko
+if [ -n "$LOADMOD" ]; then
+	if [ -f "$ko" ]; then
+		for dep in $(modinfo -F depends "$ko" 2>/dev/null | tr ',' ' '); do
+			modprobe "$dep" || echo "vm: modprobe $dep (needed by sch_arbtable) failed"
+		done
+		if insmod "$ko"; then
+			echo "vm: loaded $ko"
+		else
+			echo "vm: insmod $ko failed:"; dmesg | tail -n 5
+		fi
+	else
+		echo "vm: $ko not built (make module)"
+	fi
+	[ -f "$TC_LIB_DIR/q_arbtable.so" ] || echo "vm: $TC_LIB_DIR/q_arbtable.so not built (make plugin)"
+fi
+"$@"
+rc=$?
+echo "@@ARBT guest rc=$rc"
+exit $rc
+GUEST
+} >"$guest"
+chmod +x "$guest"
+
+args=(--run "$kimg" --user root --cpus "${ARBTABLE_VM_CPUS:-4}" --memory "${ARBTABLE_VM_MEM:-2G}")
+mode=TCG
+if [ "${ARBTABLE_KVM:-0}" = 1 ]; then mode=KVM; else args+=(--disable-kvm); fi
+[ -n "$NET" ] && args+=(--network loop)
+[ "${ARBTABLE_VM_VERBOSE:-0}" = 1 ] && args+=(--verbose)
+cmd=$(printf '%q ' bash "$guest" "$@")
+args+=(--exec "$cmd")
+
+say "booting ($mode, ${ARBTABLE_VM_CPUS:-4} cpus${NET:+, network loop}, timeout ${TMO}s)"
+start=$(date +%s)
+booted=
+finished=
+grc=
+vrc=
+while IFS= read -r line; do
+	case $line in
+	"@@ARBT guest up:"*)
+		booted=$(($(date +%s) - start))
+		say "booted in ${booted}s"
+		;;
+	"@@ARBT guest rc="*)
+		finished=1
+		grc=${line#@@ARBT guest rc=}
+		;;
+	"@@ARBT vng rc="*) vrc=${line#@@ARBT vng rc=} ;;
+	*) printf '%s\n' "$line" ;;
+	esac
+done < <(timeout -k 20 "$TMO" vng "${args[@]}" </dev/null 2>&1; echo "@@ARBT vng rc=$?")
+el=$(($(date +%s) - start))
+if [ "$vrc" = 124 ] || [ "$vrc" = 137 ]; then
+	say "TIMEOUT after ${el}s (limit ${TMO}s)${booted:+; guest had booted in ${booted}s}"
+	exit 124
+fi
+if [ -z "$booted" ]; then
+	say "BOOT FAILED after ${el}s (vng exit $vrc); rerun with ARBTABLE_VM_VERBOSE=1 for the console"
+	exit 125
+fi
+if [ -z "$finished" ]; then
+	say "guest died before the command finished (vng exit $vrc, ${el}s); kernel panic? rerun with ARBTABLE_VM_VERBOSE=1"
+	exit 125
+fi
+say "done in ${el}s (boot ${booted}s), command exit $grc"
+exit "$grc"

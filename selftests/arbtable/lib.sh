@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the arbtable VM selftests: TAP output, tc wrappers,
+# pktgen traffic and text parsing of `tc -s` statistics (iproute2 6.1 has
+# no JSON for class stats).
+#
+# A test file sources this, calls tap_begin, reports with tap_ok/tap_fail/
+# tap_check, and ends with tap_end.  Run alone it prints its own TAP
+# header and plan; under run_all.sh (ARBT_RUNNER=1) the runner numbers the
+# results of every file into one TAP stream.
+
+ARBT_DIR=${ARBT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+ARBT_ROOT=${ARBT_ROOT:-$(cd "$ARBT_DIR/../.." && pwd)}
+DEV=${DEV:-d0}
+_tap_n=0
+_tap_failed=0
+
+# ---------------------------------------------------------------- TAP
+tap_begin() {
+	[ -n "${ARBT_RUNNER:-}" ] || echo "TAP version 13"
+	diag "$(basename "$0"): $*"
+}
+diag() { local l; while IFS= read -r l; do echo "# $l"; done <<<"$*"; }
+tap_ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+tap_fail() { _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1)); echo "not ok $_tap_n - $*"; }
+tap_skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP ${2:-}"; }
+# tap_check DESC CMD...: ok if CMD succeeds
+tap_check() { local d=$1; shift; if "$@"; then tap_ok "$d"; else tap_fail "$d"; fi; }
+tap_end() {
+	[ -n "${ARBT_RUNNER:-}" ] || echo "1..$_tap_n"
+	[ "$_tap_failed" -eq 0 ]
+}
+
+# ---------------------------------------------------------------- helpers
+now() { date +%s.%N; }
+# fcmp EXPR: awk boolean on floats, e.g. fcmp "1.2 < 3"
+fcmp() { awk "BEGIN { exit !($*) }"; }
+fcalc() { awk "BEGIN { printf \"%.6f\", $* }"; }
+
+# run CMD...: run, capture stdout/stderr/rc into RUN_OUT RUN_ERR RUN_RC
+run() {
+	local e
+	e=$(mktemp)
+	RUN_OUT=$("$@" 2>"$e")
+	RUN_RC=$?
+	RUN_ERR=$(cat "$e")
+	rm -f "$e"
+	return $RUN_RC
+}
+
+# need_arbtable: module loaded and tc plugin found; diag why not.
+have_arbtable() {
+	if ! grep -q '^sch_arbtable ' /proc/modules; then
+		diag "sch_arbtable module not loaded"
+		return 1
+	fi
+	if [ ! -f "${TC_LIB_DIR:-/nonexistent}/q_arbtable.so" ]; then
+		diag "tc plugin q_arbtable.so not found in TC_LIB_DIR=${TC_LIB_DIR:-}"
+		return 1
+	fi
+	return 0
+}
+
+dummy_up() { # dev
+	ip link del "$1" 2>/dev/null
+	ip link add "$1" type dummy || return 1
+	ip link set "$1" txqueuelen 1000 up
+}
+dev_del() { ip link del "$1" 2>/dev/null; true; }
+
+# ---------------------------------------------------------------- pktgen
+PG=/proc/net/pktgen
+_pg_pid=
+pg_cmd() { # file cmd: pktgen wants one command per write
+	echo "$2" >"$1" || { diag "pktgen: '$2' > $1 failed"; return 1; }
+	if [ -r "$1" ] && [ "${1#"$PG"/kpktgend}" = "$1" ] && [ "$1" != "$PG/pgctrl" ]; then
+		grep -q '^Result: OK' "$1" || { diag "pktgen: '$2' > $1: $(grep '^Result' "$1")"; return 1; }
+	fi
+}
+pg_reset() {
+	modprobe pktgen || return 1
+	local t
+	for t in "$PG"/kpktgend_*; do pg_cmd "$t" rem_device_all; done
+}
+# pg_add DEV THREAD PKT_SIZE SKB_PRIORITY [MBIT]: one pktgen thread per
+# class.  MBIT paces the producer (pktgen `rate`): under TCG on few host
+# cores, unpaced producers starve the dequeue path.  Pace each producer
+# well above what its class can get so the class stays backlogged; pacing
+# below ~100 us per packet makes pktgen spin, so small packets want a low
+# weight.
+pg_add() {
+	local dev=$1 th=$2 size=$3 prio=$4 mbit=${5:-0} f
+	[ -e "$PG/kpktgend_$th" ] || { diag "no pktgen thread $th (need more vCPUs)"; return 1; }
+	pg_cmd "$PG/kpktgend_$th" "add_device $dev@$th" || return 1
+	f=$PG/$dev@$th
+	pg_cmd "$f" "count 0" && pg_cmd "$f" "clone_skb 0" &&
+	pg_cmd "$f" "pkt_size $size" && pg_cmd "$f" "delay 0" &&
+	pg_cmd "$f" "xmit_mode queue_xmit" &&
+	pg_cmd "$f" "dst 198.51.100.$((th + 1))" &&
+	pg_cmd "$f" "dst_mac 02:00:00:00:00:0$th" &&
+	pg_cmd "$f" "skb_priority $((prio))" || return 1
+	if [ "$mbit" != 0 ]; then pg_cmd "$f" "rate $mbit" || return 1; fi
+}
+# pg_prio DEV THREAD SKB_PRIORITY: retarget a running producer
+pg_prio() { pg_cmd "$PG/$1@$2" "skb_priority $(($3))"; }
+pg_start() {
+	(echo start >"$PG/pgctrl") &
+	_pg_pid=$!
+	sleep 0.5
+}
+pg_stop() {
+	echo stop >"$PG/pgctrl" 2>/dev/null
+	[ -n "$_pg_pid" ] && wait "$_pg_pid" 2>/dev/null
+	_pg_pid=
+	local t
+	for t in "$PG"/kpktgend_*; do echo rem_device_all >"$t" 2>/dev/null; done
+	true
+}
+
+# ---------------------------------------------------------------- stats
+# _size_to_bytes: tc prints backlog as 123b, 14Kb, 2Mb
+_awk_size='function sz(s,  n) { n = s + 0; if (s ~ /Kb$/) n *= 1024; else if (s ~ /Mb$/) n *= 1048576; else if (s ~ /Gb$/) n *= 1073741824; return n }'
+
+# cls_stats DEV KIND: "ID sent_bytes sent_pkts dropped backlog_bytes backlog_pkts"
+# for every `class KIND ID` in `tc -s class show dev DEV`.
+cls_stats() {
+	tc -s class show dev "$1" | awk -v kind="$2" "$_awk_size"'
+	$1 == "class" { cur = ($2 == kind) ? $3 : ""; next }
+	cur != "" && $1 == "Sent" { sb[cur] = $2; sp[cur] = $4; d = $7; sub(/,/, "", d); dr[cur] = d; order[++n] = cur }
+	cur != "" && $1 == "backlog" { bb[cur] = sz($2); bp[cur] = $3 + 0 }
+	END { for (i = 1; i <= n; i++) { c = order[i]; printf "%s %s %s %s %d %d\n", c, sb[c], sp[c], dr[c], bb[c], bp[c] } }'
+}
+# qd_stats DEV HANDLE: "sent_bytes sent_pkts dropped backlog_bytes qlen" of qdisc HANDLE
+qd_stats() {
+	tc -s qdisc show dev "$1" | awk -v h="$2" "$_awk_size"'
+	$1 == "qdisc" { cur = ($3 == h); next }
+	cur && $1 == "Sent" { sb = $2; sp = $4; d = $7; sub(/,/, "", d); dr = d }
+	cur && $1 == "backlog" { bb = sz($2); bp = $3 + 0 }
+	END { printf "%s %s %s %d %d\n", sb, sp, dr, bb, bp }'
+}
+
+# snap DEV KIND FILE: timestamped class snapshot.  The time is the
+# midpoint of the dump so the tc latency under TCG cancels out.
+snap() {
+	local t0 t1 s
+	t0=$(now)
+	s=$(cls_stats "$1" "$2")
+	t1=$(now)
+	{ echo "T $(fcalc "($t0 + $t1) / 2")"; echo "$s"; } >"$3"
+}
+
+# measure DEV KIND WARMUP WINDOW OUT: after WARMUP s take two snapshots
+# WINDOW s apart; OUT gets "ID delta_bytes rate_bps bl1 bl2" per class and
+# a line "T elapsed".
+measure() {
+	local dev=$1 kind=$2 warm=$3 win=$4 out=$5
+	sleep "$warm"
+	snap "$dev" "$kind" "$out.1"
+	sleep "$win"
+	snap "$dev" "$kind" "$out.2"
+	awk '
+	FNR == 1 { t[FILENAME] = $2; next }
+	FILENAME ~ /\.1$/ { b1[$1] = $2; bl1[$1] = $6; next }
+	{ b2[$1] = $2; bl2[$1] = $6; ids[++n] = $1 }
+	END {
+		for (f in t) if (f ~ /\.1$/) ta = t[f]; else tb = t[f]
+		el = tb - ta; print "T", el
+		for (i = 1; i <= n; i++) { c = ids[i]; d = b2[c] - b1[c]
+			printf "%s %d %.0f %d %d\n", c, d, d * 8 / el, bl1[c], bl2[c] }
+	}' "$out.1" "$out.2" >"$out"
+}
+m_elapsed() { awk '$1 == "T" { print $2 }' "$1"; }
+m_field() { awk -v c="$2" -v f="$3" '$1 == c { print $f }' "$1"; }  # file id col
+m_bytes() { m_field "$1" "$2" 2; }
+m_rate() { m_field "$1" "$2" 3; }
+
+# m_table FILE "ID=WEIGHT ..." : diag table of configured vs measured shares
+m_table() {
+	local f=$1 spec=$2
+	awk -v spec="$spec" '
+	$1 == "T" { el = $2; next } { d[$1] = $2; r[$1] = $3; b1[$1] = $4; b2[$1] = $5 }
+	END {
+		n = split(spec, e, " "); for (i = 1; i <= n; i++) { split(e[i], kv, "="); id[i] = kv[1]; w[i] = kv[2]; W += kv[2]; D += d[kv[1]] }
+		printf "%-8s %6s %9s %9s %8s %11s %10s\n", "class", "weight", "cfg%", "meas%", "relerr%", "rate_bps", "backlog"
+		for (i = 1; i <= n; i++) { c = id[i]; cs = w[i] / W; ms = D ? d[c] / D : 0
+			printf "%-8s %6s %9.3f %9.3f %8.3f %11.0f %4dp/%dp\n", c, w[i], 100 * cs, 100 * ms, cs ? 100 * (ms - cs) / cs : 0, r[c], b1[c], b2[c] }
+		printf "window %.3f s, %d bytes\n", el, D
+	}' "$f"
+}
+# m_shares_ok FILE "ID=WEIGHT ..." TOL: every class's byte share of the
+# listed classes within TOL (relative) of its weight share.
+m_shares_ok() {
+	awk -v spec="$2" -v tol="$3" '
+	$1 == "T" { next } { d[$1] = $2 }
+	END {
+		n = split(spec, e, " "); for (i = 1; i <= n; i++) { split(e[i], kv, "="); id[i] = kv[1]; w[i] = kv[2]; W += kv[2]; D += d[kv[1]] }
+		if (D <= 0) { print "# no bytes sent in window"; exit 1 }
+		bad = 0
+		for (i = 1; i <= n; i++) { cs = w[i] / W; ms = d[id[i]] / D; err = (ms - cs) / cs
+			if (err > tol || -err > tol) { printf "# %s: share %.4f, want %.4f (rel err %.2f%% > %.2f%%)\n", id[i], ms, cs, 100 * err, 100 * tol; bad = 1 } }
+		exit bad
+	}' "$1"
+}
+# m_backlogged FILE ID...: every class had backlog at both snapshots
+m_backlogged() {
+	local f=$1 c bad=0; shift
+	for c in "$@"; do
+		local b1 b2
+		b1=$(m_field "$f" "$c" 4); b2=$(m_field "$f" "$c" 5)
+		if [ "${b1:-0}" -le 0 ] || [ "${b2:-0}" -le 0 ]; then
+			diag "class $c not backlogged (backlog ${b1:-?}p then ${b2:-?}p)"
+			bad=1
+		fi
+	done
+	return $bad
+}
+# rate_within RATE_BPS WANT_BPS TOL
+rate_within() {
+	if fcmp "($1 - $2) / $2 <= $3 && ($2 - $1) / $2 <= $3"; then return 0; fi
+	diag "rate $1 bit/s, want $2 bit/s +-$(fcalc "$3 * 100")%"
+	return 1
+}
+
+# drained DEV HANDLE KIND TIMEOUT: wait until qdisc backlog and qlen are 0
+drained() {
+	local i s
+	for ((i = 0; i < $4 * 10; i++)); do
+		s=$(qd_stats "$1" "$2")
+		read -r _ _ _ bb bp <<<"$s"
+		if [ "$bb" = 0 ] && [ "$bp" = 0 ]; then return 0; fi
+		sleep 0.1
+	done
+	diag "qdisc $2 not drained after $4 s: $s"
+	return 1
+}
+# sums_match DEV HANDLE KIND: per-class Sent bytes/pkts and backlog sum to the qdisc's
+sums_match() {
+	local q c
+	q=$(qd_stats "$1" "$2")
+	c=$(cls_stats "$1" "$3" | awk '{ b += $2; p += $3; bb += $5; bp += $6 } END { printf "%d %d %d %d", b, p, bb, bp }')
+	local qb qp qbb qbp cb cp cbb cbp
+	read -r qb qp _ qbb qbp <<<"$q"
+	read -r cb cp cbb cbp <<<"$c"
+	if [ "$qb" = "$cb" ] && [ "$qp" = "$cp" ] && [ "$qbb" = "$cbb" ] && [ "$qbp" = "$cbp" ]; then
+		return 0
+	fi
+	diag "qdisc $2: sent ${qb}B ${qp}p backlog ${qbb}B ${qbp}p; classes sum: sent ${cb}B ${cp}p backlog ${cbb}B ${cbp}p"
+	return 1
+}
+
+# ---------------------------------------------------------------- arbtable
+# arb_base [QDISC OPTIONS...]: dummy d0 (txqueuelen 1000: child pfifo
+# limits come from it), root arbtable 1: manual with the given options.
+arb_base() {
+	dummy_up $DEV || return 1
+	run tc qdisc add dev $DEV root handle 1: arbtable "$@" ||
+		{ diag "tc qdisc add dev $DEV root handle 1: arbtable $*: rc $RUN_RC: $RUN_ERR"; return 1; }
+}
+# arb_class MINOR [CLASS OPTIONS...]
+arb_class() {
+	local m=$1; shift
+	run tc class add dev $DEV parent 1: classid 1:$m arbtable "$@" ||
+		{ diag "tc class add dev $DEV parent 1: classid 1:$m arbtable $*: rc $RUN_RC: $RUN_ERR"; return 1; }
+}
+# arb_change QDISC OPTIONS...: tc qdisc change on the root
+arb_change() {
+	run tc qdisc change dev $DEV root handle 1: arbtable "$@" ||
+		{ diag "tc qdisc change dev $DEV root handle 1: arbtable $*: rc $RUN_RC: $RUN_ERR"; return 1; }
+}
+# arb_traffic "MINOR:SIZE:MBIT ...": one paced pktgen thread per class,
+# thread i feeds the i-th class through skb->priority = 1:MINOR.
+arb_traffic() {
+	local th=0 e m s r
+	pg_reset || return 1
+	for e in $1; do
+		IFS=: read -r m s r <<<"$e"
+		pg_add $DEV $th "$s" "0x1$(printf '%04x' $((0x$m)))" "$r" || return 1
+		th=$((th + 1))
+	done
+}
+# qdisc/class configuration as tc prints it (for "unchanged" checks)
+arb_state() {
+	tc -d qdisc show dev $DEV
+	tc -d class show dev $DEV
+}
+# arb_qdisc_line: the root arbtable's options as one line, without the
+# "qdisc arbtable 1: root refcnt N" prefix
+arb_qdisc_opts() {
+	tc qdisc show dev $DEV | awk '
+		$1 == "qdisc" { on = ($2 == "arbtable" && $3 == "1:") }
+		on { printf "%s ", $0 }' |
+		sed -E 's/^qdisc arbtable 1: root (refcnt [0-9]+ )?//; s/[[:space:]]+/ /g; s/ $//'
+}
+# arb_class_opts MINOR: the class's options without "class arbtable 1:M root|parent X leaf H:"
+arb_class_opts() {
+	tc class show dev $DEV classid 1:$1 | awk '
+		$1 == "class" { on = ($2 == "arbtable") }
+		on { printf "%s ", $0 }' |
+		sed -E 's/^class arbtable [0-9a-f]+:[0-9a-f]+ (root |parent [0-9a-f]*:[0-9a-f]* )?(leaf [0-9a-f]+: )?//; s/[[:space:]]+/ /g; s/ $//'
+}
+# traffic_checks_after_stop: drained, class sums equal the qdisc's
+arb_after_stop() { # desc-prefix
+	tap_check "$1: qdisc drains to backlog 0, qlen 0 after traffic stops" drained $DEV 1: arbtable 20
+	tap_check "$1: per-class Sent bytes/pkts and backlog sum to the qdisc's" sums_match $DEV 1: arbtable
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Guest-side runner: runs every test_*.sh here (or those named on the
+# command line / in $ARBT_TESTS), renumbers their results into one TAP 13
+# stream and ends with the plan and a kernel-log check.  One VM boot runs
+# the whole suite.
+cd "$(dirname "$0")" || exit 1
+export ARBT_RUNNER=1 ARBT_DIR=$PWD
+per_test_timeout=${ARBT_TEST_TIMEOUT:-300}
+
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || read -r -a tests <<<"${ARBT_TESTS:-}"
+if [ ${#tests[@]} -eq 0 ]; then
+	tests=(test_*.sh)
+fi
+
+n=0
+failed=0
+result() { # ok|not ok, desc
+	n=$((n + 1))
+	[ "$1" = ok ] || failed=$((failed + 1))
+	echo "$1 $n - $2"
+}
+
+echo "TAP version 13"
+echo "# kernel $(uname -r), $(nproc) cpus, tc: $(tc -V 2>&1 | head -n1)"
+dmesg -c >/dev/null 2>&1
+for t in "${tests[@]}"; do
+	t=${t##*/}
+	[ -f "$t" ] || t=test_$t.sh
+	if [ ! -f "$t" ]; then
+		result "not ok" "$t: no such test"
+		continue
+	fi
+	echo "# ===== $t"
+	start=$SECONDS
+	nfail_before=$failed
+	nres=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*)	result ok "$(sed -E 's/^ok [0-9]+ - ?//' <<<"$line")"; nres=$((nres + 1)) ;;
+		"not ok "*) result "not ok" "$(sed -E 's/^not ok [0-9]+ - ?//' <<<"$line")"; nres=$((nres + 1)) ;;
+		"@@rc "*) rc=${line#@@rc } ;;
+		"#"*)	echo "$line" ;;
+		*)	echo "# $line" ;;
+		esac
+	done < <(timeout -k 5 "$per_test_timeout" bash "./$t" 2>&1; echo "@@rc $?")
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		result "not ok" "$t: timed out after ${per_test_timeout}s"
+	elif [ "$rc" != 0 ] && [ "$failed" = "$nfail_before" ]; then
+		result "not ok" "$t: exited $rc without a failed result"
+	elif [ "$nres" = 0 ]; then
+		result "not ok" "$t: reported no results"
+	fi
+	echo "# ----- $t: $((SECONDS - start)) s"
+	# leave no pktgen devices, dummies or qdiscs behind for the next file
+	for th in /proc/net/pktgen/kpktgend_*; do echo rem_device_all >"$th" 2>/dev/null; done
+	ip link del d0 2>/dev/null
+done
+
+log=$(dmesg 2>/dev/null | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|general protection|RCU stall|refcount_t|list_(add|del) corruption' || true)
+if [ -z "$log" ]; then
+	result ok "kernel log has no BUG/WARNING/Oops/KASAN/UBSAN"
+else
+	echo "$log" | sed 's/^/# /'
+	result "not ok" "kernel log has no BUG/WARNING/Oops/KASAN/UBSAN"
+fi
+echo "1..$n"
+echo "# vm suite: $((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]

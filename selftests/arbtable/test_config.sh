@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Configuration: `tc qdisc show` / `tc class show` output typed back as
+# `change` round-trips, and every bad input is rejected with an extack
+# message and leaves the configuration untouched.
+. "$(dirname "$0")/lib.sh"
+tap_begin "arbtable configuration round-trip and bad input"
+trap 'dev_del $DEV' EXIT
+
+if ! have_arbtable; then
+	tap_fail "config: sch_arbtable module and tc plugin present"
+	tap_end; exit
+fi
+
+# ------------------------------------------------------------ round-trip
+setup_ok=1
+arb_base manual rate 10mbit || setup_ok=
+for m in 10 11 12 13; do arb_class $m || setup_ok=; done
+arb_class 14 ceil 2mbit || setup_ok=
+arb_class 15 strict ceil 3mbit || setup_ok=
+arb_change highlimit 10 accounting deficit default 13 \
+	priomap 10 10 11 11 12 12 13 13 10 10 11 11 12 12 13 13 \
+	high 10:40,11:20,-,12:30@10,13:255 low 13:2,10:1 || setup_ok=
+if [ -z "$setup_ok" ]; then
+	tap_fail "config: set up a qdisc with classes, priomap and tables"
+else
+	tap_ok "config: set up a qdisc with classes, priomap and tables"
+fi
+
+roundtrip_qdisc() {
+	local s1 s2
+	s1=$(arb_qdisc_opts)
+	diag "qdisc show: $s1"
+	[ -n "$s1" ] || { diag "no arbtable qdisc in tc qdisc show"; return 1; }
+	# shellcheck disable=SC2086 # the show output is split into words on purpose
+	arb_change $s1 || return 1
+	s2=$(arb_qdisc_opts)
+	[ "$s1" = "$s2" ] || { diag "after change: $s2"; return 1; }
+}
+roundtrip_class() { # minor
+	local s1 s2
+	s1=$(arb_class_opts "$1")
+	diag "class 1:$1 show: $s1"
+	# shellcheck disable=SC2086
+	run tc class change dev $DEV parent 1: classid 1:$1 arbtable $s1 ||
+		{ diag "tc class change ... classid 1:$1 arbtable $s1: rc $RUN_RC: $RUN_ERR"; return 1; }
+	s2=$(arb_class_opts "$1")
+	[ "$s1" = "$s2" ] || { diag "after change: $s2"; return 1; }
+}
+tap_check "config: tc qdisc show typed back as tc qdisc change gives identical show output" roundtrip_qdisc
+tap_check "config: tc class show (ceil) typed back as tc class change round-trips" roundtrip_class 14
+tap_check "config: tc class show (strict ceil) typed back as tc class change round-trips" roundtrip_class 15
+shows_table() {
+	local s; s=$(arb_qdisc_opts)
+	grep -q 'high 10:40,11:20' <<<"$s" || grep -q '10:40' <<<"$s" || { diag "table not in show: $s"; return 1; }
+}
+tap_check "config: show output names the programmed high table" shows_table
+
+# ------------------------------------------------------------ bad input
+# bad DESC REGEX CMD...: CMD fails; with a REGEX, stderr carries an extack
+# ("Error: ...") matching it (case-insensitive); the configuration as
+# `tc -d qdisc/class show` prints it is unchanged.
+bad() {
+	local desc=$1 re=$2 before after why=
+	shift 2
+	before=$(arb_state)
+	run "$@"
+	after=$(arb_state)
+	if [ "$RUN_RC" = 0 ]; then
+		why="command succeeded"
+	elif [ "$re" = "-" ]; then
+		:
+	elif [ "$re" = "EEXIST" ]; then
+		grep -qiE 'Error: |File exists' <<<"$RUN_ERR" || why="no extack/EEXIST message"
+	elif ! grep -qE '^Error: ' <<<"$RUN_ERR"; then
+		why="no extack message (want 'Error: ...' matching /$re/)"
+	elif ! grep -E '^Error: ' <<<"$RUN_ERR" | grep -qiE "$re"; then
+		why="extack does not match /$re/"
+	fi
+	if [ "$before" != "$after" ]; then
+		why="${why:+$why; }configuration changed"
+		diag "before:"; diag "$before"; diag "after:"; diag "$after"
+	fi
+	if [ -z "$why" ]; then
+		tap_ok "bad input: $desc (rejected: $(head -n1 <<<"$RUN_ERR"))"
+	else
+		diag "command: $*"
+		diag "exit $RUN_RC, stderr: ${RUN_ERR:-<empty>}"
+		tap_fail "bad input: $desc: $why"
+	fi
+}
+Q=(tc qdisc change dev $DEV root handle 1: arbtable)
+arb_change high 11:10@0,10:7@5 low 12:3 || diag "could not program the reference table"
+entries65=$(printf '10:1,%.0s' $(seq 64))10:1
+zeros15=$(printf ' 0%.0s' $(seq 15))
+
+bad "weight 300 > 255 (high 11:7,10:300), old table kept" 'weight' "${Q[@]}" high 11:7,10:300
+bad "slot index 70 > 63 (high 10:5@70)" 'slot' "${Q[@]}" high 10:5@70
+bad "65 table entries" 'slot|entr|64|many' "${Q[@]}" high "$entries65"
+bad "slot naming a missing class (high 99:5)" 'class|exist|unknown|no such' "${Q[@]}" high 99:5
+bad "deleting class 1:10 that high slot 5 names (message names the slot)" 'slot[^0-9]*5([^0-9]|$)' \
+	tc class del dev $DEV classid 1:10
+bad "highlimit 256" 'highlimit' "${Q[@]}" highlimit 256
+bad "unknown accounting (tc rejects the word)" - "${Q[@]}" accounting bogus
+# shellcheck disable=SC2086
+bad "priomap minor 0x10000 > 0xffff" 'priomap|minor|band|class|range' "${Q[@]}" priomap 10000 $zeros15
+bad "duplicate classid 1:10 (EEXIST from the tc core)" EEXIST tc class add dev $DEV parent 1: classid 1:10 arbtable
+bad "class ceil 0" 'ceil' tc class add dev $DEV parent 1: classid 1:20 arbtable ceil 0
+bad "strict class without ceil while the table has guaranteed slots" 'ceil|strict' \
+	tc class add dev $DEV parent 1: classid 1:20 arbtable strict
+bad "mode change on tc qdisc change (auto on a manual qdisc)" 'mode|auto|manual' "${Q[@]}" auto
+
+tap_end

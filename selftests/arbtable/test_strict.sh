@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Strict class: 1:13 `strict ceil 3mbit` (not in the tables) is served
+# before both tables up to its ceil: 3 Mbit/s +-3%; the table classes
+# share the remaining 7 Mbit/s by weight (+-1%).
+. "$(dirname "$0")/lib.sh"
+tap_begin "strict class with ceil"
+tmp=$(mktemp -d)
+trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
+have_arbtable || { tap_fail "strict: module and plugin present"; tap_end; exit; }
+
+setup() {
+	arb_base manual rate 10mbit || return 1
+	for m in 10 11 12; do arb_class $m || return 1; done
+	arb_class 13 strict ceil 3mbit || return 1
+	arb_change high 10:20,11:30,12:50 || return 1
+	arb_traffic "10:64:3 11:700:10 12:1200:10 13:1500:10"
+}
+if ! setup; then tap_fail "strict: setup"; tap_end; exit; fi
+pg_start
+measure $DEV arbtable 4 10 "$tmp/m"
+diag "$(m_table "$tmp/m" "1:10=20 1:11=30 1:12=50")"
+diag "strict 1:13: $(m_rate "$tmp/m" 1:13) bit/s"
+tap_check "strict: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
+tap_check "strict: class 1:13 (strict ceil 3mbit) measures 3 Mbit/s +-3%" rate_within "$(m_rate "$tmp/m" 1:13)" 3000000 0.03
+tap_check "strict: table classes share the rest by weight +-1%" m_shares_ok "$tmp/m" "1:10=20 1:11=30 1:12=50" 0.01
+pg_stop
+arb_after_stop strict
+tap_end
