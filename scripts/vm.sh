@@ -11,7 +11,8 @@
 #
 # Environment: ARBTABLE_KVM=1 uses KVM (default TCG: nested KVM hangs at boot
 # on our CI machines), ARBTABLE_VM_VERBOSE=1 shows the guest console,
-# ARBTABLE_VM_CPUS / ARBTABLE_VM_MEM override 4 / 2G.
+# ARBTABLE_VM_CPUS / ARBTABLE_VM_MEM override 4 / 2G; ARBT_* variables are
+# exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
 # or died before the command finished.  No tty or stdin needed.
 set -u
@@ -46,6 +47,8 @@ trap 'rm -f "$guest"' EXIT
 {
 	printf '#!/usr/bin/env bash\n'
 	printf 'ROOT=%q KVER=%q LOADMOD=%q\n' "$ROOT" "$KVER" "$LOADMOD"
+	# test selection and tuning knobs (ARBT_*) follow into the guest
+	for v in ${!ARBT_@}; do printf 'export %s=%q\n' "$v" "${!v}"; done
 	cat <<'GUEST'
 echo "@@ARBT guest up: $(uname -r)"
 cd "$ROOT" || exit 125

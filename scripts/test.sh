@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The project's test entry (`make test`, .ci/run): set up the host, build
+# everything, run the userspace unit tests, then boot each kernel once
+# (6.1 and 6.12 distro kernels, TCG) and run the whole VM selftest suite
+# in it.  Ends with exactly one line "N passed, N failed" summing unit
+# tests and VM TAP results; exits non-zero on any failure.
+#
+#   scripts/test.sh [--vm-only] [--no-setup]
+#   KVERS="6.1.0-56-amd64"   restrict the kernels
+#   ARBT_TESTS="deficit"     restrict the VM tests (names without test_/.sh)
+#   ARBTABLE_KVM=1           use KVM instead of TCG
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+vm_only=
+setup=1
+for a in "$@"; do
+	case $a in
+	--vm-only) vm_only=1 ;;
+	--no-setup) setup= ;;
+	*) echo "test.sh: unknown argument $a" >&2; exit 2 ;;
+	esac
+done
+pick() { ls -d /usr/src/linux-headers-"$1".*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1; }
+KVERS=${KVERS:-$(echo $(pick 6.1) $(pick 6.12))}
+LOG=$ROOT/build/test-logs
+t0=$(date +%s)
+passed=0
+failed=0
+step() { echo; echo "=== [$(($(date +%s) - t0))s] $*"; }
+
+if [ -n "$setup" ]; then
+	step "setup (scripts/setup.sh)"
+	if ! bash scripts/setup.sh; then
+		echo "setup failed"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+fi
+mkdir -p "$LOG"
+
+step "build (make all)"
+if make -C "$ROOT" all >"$LOG/build.log" 2>&1; then
+	echo "build ok"
+else
+	tail -n 30 "$LOG/build.log"
+	echo "build FAILED (full log: $LOG/build.log)"
+	failed=$((failed + 1))
+fi
+for k in $KVERS; do
+	[ -f "build/$k/sch_arbtable.ko" ] || echo "note: build/$k/sch_arbtable.ko not built"
+done
+[ -f build/tc/q_arbtable.so ] || echo "note: build/tc/q_arbtable.so not built"
+
+if [ -z "$vm_only" ]; then
+	step "unit tests (make unit)"
+	make -C "$ROOT" --no-print-directory unit 2>&1 | tee "$LOG/unit.log"
+	urc=${PIPESTATUS[0]}
+	line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' "$LOG/unit.log" | tail -n1)
+	up=$(sed -E 's/^unit: ([0-9]+) passed.*/\1/' <<<"$line")
+	uf=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	passed=$((passed + ${up:-0}))
+	failed=$((failed + ${uf:-0}))
+	if [ "$urc" != 0 ] && [ "${uf:-0}" = 0 ]; then
+		echo "make unit exited $urc without failed tests counted"
+		failed=$((failed + 1))
+	fi
+fi
+
+for k in $KVERS; do
+	step "VM suite on $k (one boot, all tests)"
+	log=$LOG/vm-$k.tap
+	bash scripts/vm.sh -k "$k" -t "${ARBT_VM_TIMEOUT:-900}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
+	vrc=${PIPESTATUS[0]}
+	p=$(grep -cE '^ok [0-9]+' "$log")
+	f=$(grep -cE '^not ok [0-9]+' "$log")
+	plan=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$log" | tail -n1)
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ -z "$plan" ]; then
+		echo "VM suite on $k: no TAP plan (vm.sh exit $vrc): counted as a failure"
+		failed=$((failed + 1))
+	elif [ "$plan" != $((p + f)) ]; then
+		echo "VM suite on $k: plan 1..$plan but $((p + f)) results: counted as a failure"
+		failed=$((failed + 1))
+	elif [ "$vrc" != 0 ] && [ "$f" = 0 ]; then
+		echo "VM suite on $k: vm.sh exit $vrc with no failed test: counted as a failure"
+		failed=$((failed + 1))
+	fi
+	echo "VM suite on $k: $p passed, $f failed (log: $log)"
+done
+
+step "done in $(($(date +%s) - t0))s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
