@@ -27,88 +27,11 @@
 #include <net/pkt_cls.h>
 #include <net/sch_generic.h>
 
-#include <linux/pkt_sched_arbtable.h>
-#include "arbtable_compat.h"
-#include "arbtable_arbiter.h"
+#include "arbtable_qdisc.h"
 
 #define CREATE_TRACE_POINTS
 #include "arbtable_trace.h"
 
-#define ARBTABLE_DEFAULT_HIGHLIMIT	16	/* 64 KiB of high per low turn */
-#define ARBTABLE_DEFAULT_MAXWEIGHT	255
-#define ARBTABLE_TRACE_UNCLASSIFIED	4
-/* Shortest burst a token bucket may save up: long enough that timer
- * latency under load does not cost throughput, short enough to shape.
- */
-#define ARBTABLE_MIN_BURST_NS		(2 * NSEC_PER_MSEC)
-
-struct arbtable_bucket {
-	struct psched_ratecfg	rate;
-	s64			tokens;		/* ns of transmission time */
-	s64			buffer;		/* max tokens, ns */
-	u64			t_c;		/* last refill */
-	u64			bps;		/* bytes/s, 0 = none */
-};
-
-struct arbtable_class {
-	struct Qdisc_class_common	common;
-	struct Qdisc			*qdisc;
-	struct gnet_stats_basic_sync	bstats;
-	struct gnet_stats_queue		qstats;
-	struct net_rate_estimator __rcu	*rate_est;
-	struct arbtable_bucket		ceil;
-	u64				unthrottle_at;	/* ns, when throttled */
-	u64				head_since;	/* ns the head became head */
-	u64				max_hol_ns;
-	u64				throttled;
-	u32				filter_cnt;
-	u8				index;		/* arbiter class index */
-	bool				strict;
-};
-
-struct arbtable_sched {
-	struct tcf_proto __rcu		*filter_list;
-	struct tcf_block		*block;
-	struct Qdisc_class_hash		clhash;
-	struct arbtable_class		*classes[ARB_MAX_CLASSES];
-	u64				cls_used;	/* indices in use */
-	u64				throttled;	/* by ceil */
-	u64				stalled;	/* child returned NULL */
-	u64				next_unthrottle;
-	struct arb_sched		arb;
-	struct arbtable_bucket		shaper;		/* qdisc rate */
-	struct qdisc_skb_head		unclassified;
-	struct qdisc_watchdog		watchdog;
-
-	u64				capacity;	/* bytes/s the tables share */
-	u32				priomap[TC_ARBTABLE_PRIO_BANDS];
-	u32				default_minor;
-	u32				mtu;
-	u8				mode;
-	u8				maxweight;
-
-	u64				unclassified_pkts;
-	u64				unclassified_drops;
-	u64				nthrottled;
-	u64				swaps;
-};
-
-/* A qdisc configuration parsed and checked in full before anything is
- * applied, so that a rejected change leaves the running one intact.
- */
-struct arbtable_cfg {
-	u64	rate;
-	u32	priomap[TC_ARBTABLE_PRIO_BANDS];
-	u32	default_minor;
-	u32	mtu;
-	u8	mode;
-	u8	highlimit;
-	u8	accounting;
-	u8	maxweight;
-	bool	set_tbl[ARB_NTABLES];
-	u8	cls[ARB_NTABLES][ARB_SLOTS];
-	u8	weight[ARB_NTABLES][ARB_SLOTS];
-};
 
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MODE]		= { .type = NLA_U8 },
@@ -151,9 +74,8 @@ static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
 static char arbtable_errbuf[ARBTABLE_ERRMSG_RING][ARBTABLE_ERRMSG_LEN];
 static atomic_t arbtable_errpos = ATOMIC_INIT(0);
 
-static __printf(3, 4) void arbtable_errmsg(struct netlink_ext_ack *extack,
-					   const struct nlattr *attr,
-					   const char *fmt, ...)
+void arbtable_errmsg(struct netlink_ext_ack *extack,
+		     const struct nlattr *attr, const char *fmt, ...)
 {
 	unsigned int slot;
 	va_list args;
@@ -711,10 +633,10 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (tb[TCA_ARBTABLE_MTU]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
-		if (v < 64 || v > ARB_MAX_PKT_LEN) {
+		if (v < ARB_MTU_MIN || v > ARB_MTU_MAX) {
 			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MTU],
-						"mtu %u out of range 64..%u bytes",
-						v, ARB_MAX_PKT_LEN);
+						"mtu %u out of range %d..%d bytes",
+						v, ARB_MTU_MIN, ARB_MTU_MAX);
 			return -EINVAL;
 		}
 		cfg->mtu = v;
@@ -776,6 +698,8 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 	struct arbtable_sched *q = qdisc_priv(sch);
 	unsigned int t, i;
 
+	bool fresh = q->alloc[ARB_HIGH].nclasses + q->alloc[ARB_LOW].nclasses == 0;
+
 	q->mode = cfg->mode;
 	memcpy(q->priomap, cfg->priomap, sizeof(q->priomap));
 	q->default_minor = cfg->default_minor;
@@ -787,6 +711,8 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 	if (cfg->rate != q->shaper.bps)
 		arbtable_bucket_set(&q->shaper, cfg->rate, q->mtu);
 	q->capacity = cfg->rate ? cfg->rate : link;
+	if (q->mode == TC_ARBTABLE_MODE_AUTO && fresh)
+		arbtable_auto_init(q);
 
 	for (t = 0; t < ARB_NTABLES; t++) {
 		if (!cfg->set_tbl[t])
@@ -811,10 +737,16 @@ static int arbtable_change(struct Qdisc *sch, struct nlattr *opt,
 	if (!err) {
 		u64 link = arbtable_link_capacity(sch);
 
+		if (cfg->mode == TC_ARBTABLE_MODE_AUTO)
+			err = arbtable_auto_check_qdisc(sch, cfg->rate ? : link,
+							cfg, extack);
+		if (err)
+			goto out;
 		sch_tree_lock(sch);
 		arbtable_apply(sch, cfg, link);
 		sch_tree_unlock(sch);
 	}
+out:
 	kfree(cfg);
 	return err;
 }
@@ -838,7 +770,7 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	arb_init(&q->arb, ARBTABLE_DEFAULT_HIGHLIMIT, ARB_ACCT_DEFICIT);
 	q->mtu = psched_mtu(dev);
 	q->maxweight = ARBTABLE_DEFAULT_MAXWEIGHT;
-	q->mode = TC_ARBTABLE_MODE_MANUAL;
+	q->mode = TC_ARBTABLE_MODE_AUTO;
 	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
 
 	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
@@ -846,8 +778,15 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 		return -ENOMEM;
 	arbtable_cfg_from_sched(sch, cfg);
 	err = arbtable_parse(sch, opt, cfg, true, extack);
-	if (!err)
-		arbtable_apply(sch, cfg, arbtable_link_capacity(sch));
+	if (!err) {
+		u64 link = arbtable_link_capacity(sch);
+
+		if (cfg->mode == TC_ARBTABLE_MODE_AUTO)
+			err = arbtable_auto_check_qdisc(sch, cfg->rate ? : link,
+							cfg, extack);
+		if (!err)
+			arbtable_apply(sch, cfg, link);
+	}
 	kfree(cfg);
 	return err;
 }
@@ -1025,11 +964,6 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 				return -EINVAL;
 			}
 		}
-	} else if (tb[TCA_ARBTABLE_C_RATE] || tb[TCA_ARBTABLE_C_LATENCY] ||
-		   tb[TCA_ARBTABLE_C_DISTANCE] || tb[TCA_ARBTABLE_C_SHARE]) {
-		NL_SET_ERR_MSG(extack,
-			       "auto-mode admission is not available in this build");
-		return -EOPNOTSUPP;
 	}
 	if (*strict) {
 		for (i = 0; i < ARB_MAX_CLASSES; i++) {
@@ -1049,12 +983,10 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 				       "a class that table slots name cannot become strict; remove it from the tables first");
 			return -EINVAL;
 		}
-		if (q->mode == TC_ARBTABLE_MODE_AUTO && !*ceil) {
-			NL_SET_ERR_MSG(extack,
-				       "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
-			return -EINVAL;
-		}
 	}
+	if (q->mode == TC_ARBTABLE_MODE_AUTO)
+		return arbtable_auto_strict_check(sch, cl, *strict, *ceil,
+						  extack);
 	return 0;
 }
 
@@ -1085,6 +1017,8 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1] = {};
 	bool strict = cl ? cl->strict : false;
 	u64 ceil = cl ? cl->ceil.bps : 0;
+	struct arbtable_plan *plan = NULL;
+	struct arbtable_resv resv = {};
 	unsigned int idx;
 	int err;
 
@@ -1097,8 +1031,24 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	err = arbtable_class_check(sch, cl, tb, &strict, &ceil, extack);
 	if (err)
 		return err;
+	if (cl)
+		resv = cl->resv;
+	if (q->mode == TC_ARBTABLE_MODE_AUTO) {
+		err = arbtable_auto_parse(sch, tb, &resv, strict, extack);
+		if (err)
+			return err;
+	}
 
 	if (cl) {
+		/* Plan first: the only step that can fail after this is the
+		 * estimator, so undo nothing but the plan.
+		 */
+		if (memcmp(&resv, &cl->resv, sizeof(resv))) {
+			err = arbtable_auto_plan(sch, cl->index, cl->table,
+						 &resv, &plan, extack);
+			if (err)
+				return err;
+		}
 		if (tca[TCA_RATE]) {
 			err = gen_replace_estimator(&cl->bstats, NULL,
 						    &cl->rate_est, NULL, true,
@@ -1106,10 +1056,13 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 			if (err) {
 				NL_SET_ERR_MSG(extack,
 					       "failed to replace the rate estimator");
+				kfree(plan);
 				return err;
 			}
 		}
 		sch_tree_lock(sch);
+		if (plan)
+			arbtable_auto_commit(sch, cl, plan);
 		arbtable_class_apply(q, cl, strict, ceil);
 		sch_tree_unlock(sch);
 		return 0;
@@ -1131,13 +1084,22 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		return -ENOSPC;
 	}
 	idx = ffz(q->cls_used);
+	if (resv.rate || resv.share) {
+		err = arbtable_auto_plan(sch, idx, ARB_NO_CLASS, &resv, &plan,
+					 extack);
+		if (err)
+			return err;
+	}
 
 	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
-	if (!cl)
+	if (!cl) {
+		kfree(plan);
 		return -ENOBUFS;
+	}
 	gnet_stats_basic_sync_init(&cl->bstats);
 	cl->common.classid = classid;
 	cl->index = idx;
+	cl->table = ARB_NO_CLASS;
 	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
 				      classid, NULL);
 	if (!cl->qdisc)
@@ -1152,6 +1114,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 			NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
 			qdisc_put(cl->qdisc);
 			kfree(cl);
+			kfree(plan);
 			return err;
 		}
 	}
@@ -1160,6 +1123,8 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	q->classes[idx] = cl;
 	q->cls_used |= BIT_ULL(idx);
+	if (plan)
+		arbtable_auto_commit(sch, cl, plan);
 	arbtable_class_apply(q, cl, strict, ceil);
 	sch_tree_unlock(sch);
 
@@ -1189,9 +1154,23 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	struct arbtable_class *cl = (struct arbtable_class *)arg;
 	u64 hi = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
 	u64 lo = arb_class_slots(&q->arb, ARB_LOW, cl->index);
+	struct arbtable_plan *plan = NULL;
+	struct arbtable_resv none = {};
 	char hbuf[200], lbuf[200];
+	int err;
 
-	if (hi || lo) {
+	if (cl->filter_cnt) {
+		NL_SET_ERR_MSG(extack,
+			       "class is in use by a tc filter; delete the filter first");
+		return -EBUSY;
+	}
+	if (q->mode == TC_ARBTABLE_MODE_AUTO && cl->table != ARB_NO_CLASS) {
+		/* Release + defragment, committed below with the purge. */
+		err = arbtable_auto_plan(sch, cl->index, cl->table, &none,
+					 &plan, extack);
+		if (err)
+			return err;
+	} else if (hi || lo) {
 		arbtable_errmsg(extack, NULL,
 				   "class %x:%x is still named by high slots [%s] and low slots [%s]; reprogram the tables first",
 				   TC_H_MAJ(cl->common.classid) >> 16,
@@ -1200,14 +1179,11 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 				   arbtable_slot_list(lo, lbuf, sizeof(lbuf)));
 		return -EBUSY;
 	}
-	if (cl->filter_cnt) {
-		NL_SET_ERR_MSG(extack,
-			       "class is in use by a tc filter; delete the filter first");
-		return -EBUSY;
-	}
 
 	sch_tree_lock(sch);
 	qdisc_purge_queue(cl->qdisc);
+	if (plan)
+		arbtable_auto_commit(sch, cl, plan);
 	arb_set_eligible(&q->arb, cl->index, false);
 	if (cl->strict)
 		arb_set_strict(&q->arb, ARB_NO_CLASS);
@@ -1302,6 +1278,20 @@ static int arbtable_dump_class(struct Qdisc *sch, unsigned long arg,
 	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_CEIL, cl->ceil.bps,
 			      TCA_ARBTABLE_C_PAD))
 		goto nla_put_failure;
+	if (cl->resv.rate &&
+	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_RATE, cl->resv.rate,
+			      TCA_ARBTABLE_C_PAD))
+		goto nla_put_failure;
+	if (cl->resv.latency &&
+	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_LATENCY, cl->resv.latency,
+			      TCA_ARBTABLE_C_PAD))
+		goto nla_put_failure;
+	if (cl->resv.distance &&
+	    nla_put_u32(skb, TCA_ARBTABLE_C_DISTANCE, cl->resv.distance))
+		goto nla_put_failure;
+	if (cl->resv.share &&
+	    nla_put_u32(skb, TCA_ARBTABLE_C_SHARE, cl->resv.share))
+		goto nla_put_failure;
 	return nla_nest_end(skb, nest);
 
 nla_put_failure:
@@ -1332,6 +1322,7 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 			xs.low_weight = sum;
 	}
 	xs.index = cl->index;
+	arbtable_auto_fill_xstats(sch, cl, &xs);
 	xs.max_hol_ns = cl->max_hol_ns;
 	xs.throttled = cl->throttled;
 

@@ -2,6 +2,9 @@
 /*
  * Tracepoints of sch_arbtable, for trace-cmd, perf and bpftrace:
  *   arbtable:arbtable_dequeue  one per packet leaving the arbiter
+ *   arbtable:arbtable_admit    a class got slots from the allocator
+ *   arbtable:arbtable_release  a class gave its slots back
+ *   arbtable:arbtable_swap     defragmentation exchanged two slots
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM arbtable
@@ -38,6 +41,78 @@ TRACE_EVENT(arbtable_dequeue,
 				   { 2, "strict" }, { 3, "slotless" },
 				   { 4, "unclassified" }),
 		  __entry->slot, __entry->credit, __entry->len)
+);
+
+TRACE_EVENT(arbtable_admit,
+	TP_PROTO(u32 handle, u32 classid, u8 table, u32 distance, u32 weight,
+		 u64 slots, u64 bound_ns),
+	TP_ARGS(handle, classid, table, distance, weight, slots, bound_ns),
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(u32, classid)
+		__field(u8, table)
+		__field(u32, distance)
+		__field(u32, weight)
+		__field(u64, slots)
+		__field(u64, bound_ns)
+	),
+	TP_fast_assign(
+		__entry->handle = handle;
+		__entry->classid = classid;
+		__entry->table = table;
+		__entry->distance = distance;
+		__entry->weight = weight;
+		__entry->slots = slots;
+		__entry->bound_ns = bound_ns;
+	),
+	TP_printk("qdisc=%x: class=%x:%x table=%s distance=%u weight=%u slots=%#llx bound=%lluns",
+		  __entry->handle >> 16, __entry->classid >> 16,
+		  __entry->classid & 0xffff, __entry->table ? "low" : "high",
+		  __entry->distance, __entry->weight, __entry->slots,
+		  __entry->bound_ns)
+);
+
+TRACE_EVENT(arbtable_release,
+	TP_PROTO(u32 handle, u32 classid, u8 table, u64 slots, u32 swaps),
+	TP_ARGS(handle, classid, table, slots, swaps),
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(u32, classid)
+		__field(u8, table)
+		__field(u64, slots)
+		__field(u32, swaps)
+	),
+	TP_fast_assign(
+		__entry->handle = handle;
+		__entry->classid = classid;
+		__entry->table = table;
+		__entry->slots = slots;
+		__entry->swaps = swaps;
+	),
+	TP_printk("qdisc=%x: class=%x:%x table=%s slots=%#llx swaps=%u",
+		  __entry->handle >> 16, __entry->classid >> 16,
+		  __entry->classid & 0xffff, __entry->table ? "low" : "high",
+		  __entry->slots, __entry->swaps)
+);
+
+TRACE_EVENT(arbtable_swap,
+	TP_PROTO(u32 handle, u8 table, u8 a, u8 b),
+	TP_ARGS(handle, table, a, b),
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(u8, table)
+		__field(u8, a)
+		__field(u8, b)
+	),
+	TP_fast_assign(
+		__entry->handle = handle;
+		__entry->table = table;
+		__entry->a = a;
+		__entry->b = b;
+	),
+	TP_printk("qdisc=%x: table=%s swap slots %u <-> %u",
+		  __entry->handle >> 16, __entry->table ? "low" : "high",
+		  __entry->a, __entry->b)
 );
 
 #endif /* _ARBTABLE_TRACE_H */
