@@ -852,7 +852,11 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 	print_uint(PRINT_ANY, "low_weight", " weight %u", st->low_weight);
 	print_nl();
 
-	print_uint(PRINT_ANY, "distance", " distance %u", st->distance);
+	/* distance and bounds exist only for classes the allocator admitted */
+	if (st->distance)
+		print_uint(PRINT_ANY, "distance", " distance %u", st->distance);
+	else
+		print_uint(PRINT_JSON, "distance", NULL, 0);
 	print_uint(PRINT_ANY, "index", " index %u", st->index);
 	if (st->rate)
 		tc_print_rate(PRINT_ANY, "rate", " rate %s", st->rate);
@@ -863,9 +867,12 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 	print_nl();
 
 	print_string(PRINT_FP, NULL, "%s", " bound:");
-	arb_print_time("guaranteed_bound", " guaranteed %s",
-		       st->guaranteed_bound_ns);
-	arb_print_time("current_bound", " current %s", st->current_bound_ns);
+	if (st->guaranteed_bound_ns) {
+		arb_print_time("guaranteed_bound", " guaranteed %s",
+			       st->guaranteed_bound_ns);
+		arb_print_time("current_bound", " current %s",
+			       st->current_bound_ns);
+	}
 	arb_print_time("max_hol", " max_hol_wait %s", st->max_hol_ns);
 }
 
