@@ -64,6 +64,8 @@ have_arbtable() {
 dummy_up() { # dev
 	ip link del "$1" 2>/dev/null
 	ip link add "$1" type dummy || return 1
+	# no IPv6 autoconf/MLD chatter: it would land in the unclassified queue
+	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" 2>/dev/null
 	ip link set "$1" txqueuelen 1000 up
 }
 dev_del() { ip link del "$1" 2>/dev/null; true; }
