@@ -1,0 +1,1092 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libarbtable: sch_arbtable configuration over rtnetlink.
+ *
+ * libnl 3.7 keeps struct rtnl_tc_ops private, so the "arbtable" kind
+ * cannot be registered with libnl-route. Instead:
+ *   - links (name -> ifindex) come from libnl-route-3 (rtnl_link_*),
+ *   - tc requests are built with libnl-3's message API: a struct tcmsg,
+ *     TCA_KIND and a TCA_OPTIONS nest with the attributes of
+ *     include/uapi/linux/pkt_sched_arbtable.h,
+ *   - replies are read with nl_cb callbacks; dumps are parsed with
+ *     nla_parse_nested and policies,
+ *   - libnl 3.7 has no extended-ack API: NETLINK_EXT_ACK is turned on
+ *     with setsockopt and NLMSGERR_ATTR_MSG is read from the TLVs that
+ *     follow struct nlmsgerr in a custom error callback.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/gen_stats.h>
+
+#include <netlink/netlink.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+#include <netlink/handlers.h>
+#include <netlink/socket.h>
+#include <netlink/errno.h>
+#include <netlink/route/link.h>
+
+#include <linux/pkt_sched_arbtable.h>
+
+#include "arbtable/arbtable.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define ARB_KIND		"arbtable"
+#define ARB_VERSION		"0.1.0"
+#define ARB_EXPORT		__attribute__((visibility("default")))
+
+/* The public header restates uapi values; keep them in step. */
+_Static_assert(ARBTABLE_SLOTS == TC_ARBTABLE_SLOTS, "slots");
+_Static_assert(ARBTABLE_MAX_CLASSES == TC_ARBTABLE_MAX_CLASSES, "classes");
+_Static_assert(ARBTABLE_PRIO_BANDS == TC_ARBTABLE_PRIO_BANDS, "bands");
+_Static_assert((int)ARBTABLE_HIGH == (int)TC_ARBTABLE_HIGH, "high");
+_Static_assert((int)ARBTABLE_LOW == (int)TC_ARBTABLE_LOW, "low");
+_Static_assert((int)ARBTABLE_MODE_AUTO == (int)TC_ARBTABLE_MODE_AUTO, "auto");
+_Static_assert((int)ARBTABLE_MODE_MANUAL == (int)TC_ARBTABLE_MODE_MANUAL,
+	       "manual");
+_Static_assert((int)ARBTABLE_ACCT_IBA == (int)TC_ARBTABLE_ACCT_IBA, "iba");
+_Static_assert((int)ARBTABLE_ACCT_DEFICIT == (int)TC_ARBTABLE_ACCT_DEFICIT,
+	       "deficit");
+
+struct arbtable {
+	struct nl_sock	*sk;		/* tc requests and dumps */
+	struct nl_sock	*link_sk;	/* libnl-route link lookups */
+	int		from_kernel;
+	char		msg[1024];
+};
+
+/* ------------------------------------------------------------ errors */
+
+static void arb_clear(struct arbtable *h)
+{
+	h->from_kernel = 0;
+	h->msg[0] = '\0';
+}
+
+__attribute__((format(printf, 3, 4)))
+static int arb_fail(struct arbtable *h, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->msg, sizeof(h->msg), fmt, ap);
+	va_end(ap);
+	h->from_kernel = 0;
+	return err;
+}
+
+ARB_EXPORT const char *arbtable_errmsg(const struct arbtable *h)
+{
+	return h ? h->msg : "no handle";
+}
+
+ARB_EXPORT int arbtable_err_from_kernel(const struct arbtable *h)
+{
+	return h ? h->from_kernel : 0;
+}
+
+ARB_EXPORT const char *arbtable_version(void)
+{
+	return ARB_VERSION;
+}
+
+/* ------------------------------------------------------------ handle */
+
+static struct nl_sock *arb_socket(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int one = 1;
+
+	if (!sk)
+		return NULL;
+	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
+		nl_socket_free(sk);
+		return NULL;
+	}
+	/* Best effort: kernels without them still answer, just say less. */
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK,
+		   &one, sizeof(one));
+	return sk;
+}
+
+ARB_EXPORT struct arbtable *arbtable_open(void)
+{
+	struct arbtable *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->sk = arb_socket();
+	h->link_sk = h->sk ? arb_socket() : NULL;
+	if (!h->sk || !h->link_sk) {
+		if (h->sk)
+			nl_socket_free(h->sk);
+		free(h);
+		errno = EIO;
+		return NULL;
+	}
+	return h;
+}
+
+ARB_EXPORT void arbtable_close(struct arbtable *h)
+{
+	if (!h)
+		return;
+	nl_socket_free(h->sk);
+	nl_socket_free(h->link_sk);
+	free(h);
+}
+
+/* ------------------------------------------------------------ talking */
+
+struct arb_req {
+	struct arbtable	*h;
+	uint32_t	seq;
+	int		done;
+	int		err;		/* -errno from the kernel */
+	const char	*what;		/* "admit class 1:10 on d0" */
+	nl_recvmsg_msg_cb_t parse;
+	void		*arg;
+};
+
+/* Skip anything that is not the answer to this request (leftovers). */
+static int arb_seq_cb(struct nl_msg *msg, void *arg)
+{
+	struct arb_req *r = arg;
+
+	return nlmsg_hdr(msg)->nlmsg_seq == r->seq ? NL_OK : NL_SKIP;
+}
+
+static int arb_valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct arb_req *r = arg;
+
+	if (r->parse)
+		r->parse(msg, r->arg);
+	return NL_OK;
+}
+
+static int arb_ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct arb_req *r = arg;
+
+	(void)msg;
+	r->done = 1;
+	return NL_STOP;
+}
+
+static int arb_finish_cb(struct nl_msg *msg, void *arg)
+{
+	struct arb_req *r = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+	/* A dump that failed half-way says so in the DONE payload. */
+	if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+		int e = *(int *)nlmsg_data(nlh);
+
+		if (e < 0 && !r->err) {
+			r->err = e;
+			snprintf(r->h->msg, sizeof(r->h->msg), "%s: %s",
+				 r->what, strerror(-e));
+			r->h->from_kernel = 1;
+		}
+	}
+	r->done = 1;
+	return NL_STOP;
+}
+
+/*
+ * The NLMSG_ERROR payload is struct nlmsgerr, i.e. the error and the
+ * request's header; without NLM_F_CAPPED the whole request follows. With
+ * NLM_F_ACK_TLVS, NLMSGERR_ATTR_* attributes come after that.
+ */
+static const char *arb_extack_msg(struct nlmsgerr *e)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t len, off;
+	const char *s;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NULL;
+	len = nlh->nlmsg_len - NLMSG_HDRLEN;
+	if (nlh->nlmsg_flags & NLM_F_CAPPED)
+		off = sizeof(*e);
+	else
+		off = sizeof(e->error) + NLMSG_ALIGN(e->msg.nlmsg_len);
+	if (nlh->nlmsg_len < NLMSG_HDRLEN || off >= len)
+		return NULL;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
+		      len - off, NULL) < 0)
+		return NULL;
+	if (!tb[NLMSGERR_ATTR_MSG] || nla_len(tb[NLMSGERR_ATTR_MSG]) < 1)
+		return NULL;
+	s = nla_data(tb[NLMSGERR_ATTR_MSG]);
+	if (s[nla_len(tb[NLMSGERR_ATTR_MSG]) - 1] != '\0' || !*s)
+		return NULL;
+	return s;
+}
+
+static int arb_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct arb_req *r = arg;
+	const char *ext = arb_extack_msg(e);
+
+	(void)nla;
+	if (e->msg.nlmsg_seq != r->seq)
+		return NL_SKIP;
+	r->err = e->error < 0 ? e->error : -EIO;
+	r->done = 1;
+	r->h->from_kernel = 1;
+	if (ext)
+		snprintf(r->h->msg, sizeof(r->h->msg), "%s", ext);
+	else
+		snprintf(r->h->msg, sizeof(r->h->msg), "%s: %s", r->what,
+			 strerror(-r->err));
+	return NL_STOP;
+}
+
+/* Send @msg and read until its ACK, error or end of dump. */
+static int arb_talk(struct arbtable *h, struct nl_msg *msg, const char *what,
+		    nl_recvmsg_msg_cb_t parse, void *arg)
+{
+	struct arb_req r = {
+		.h = h, .what = what, .parse = parse, .arg = arg,
+	};
+	struct nl_cb *cb;
+	int err;
+
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb)
+		return arb_fail(h, -ENOMEM, "%s: out of memory", what);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, arb_seq_cb, &r);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, arb_valid_cb, &r);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, arb_ack_cb, &r);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, arb_finish_cb, &r);
+	nl_cb_err(cb, NL_CB_CUSTOM, arb_err_cb, &r);
+
+	err = nl_send_auto(h->sk, msg);
+	if (err < 0) {
+		nl_cb_put(cb);
+		return arb_fail(h, -EIO, "%s: netlink send: %s", what,
+				nl_geterror(err));
+	}
+	r.seq = nlmsg_hdr(msg)->nlmsg_seq;
+
+	while (!r.done) {
+		err = nl_recvmsgs(h->sk, cb);
+		if (r.done)
+			break;
+		if (err < 0) {
+			nl_cb_put(cb);
+			return arb_fail(h, -EIO, "%s: netlink receive: %s",
+					what, nl_geterror(err));
+		}
+	}
+	nl_cb_put(cb);
+	return r.err;
+}
+
+/* ------------------------------------------------------------ links */
+
+static int arb_ifindex(struct arbtable *h, const char *ifname)
+{
+	struct rtnl_link *link = NULL;
+	int err, idx;
+
+	if (!ifname || !*ifname)
+		return arb_fail(h, -EINVAL, "no device name given");
+	if (strlen(ifname) >= 16)
+		return arb_fail(h, -ENODEV, "no such device: %s (name too long)",
+				ifname);
+	err = rtnl_link_get_kernel(h->link_sk, 0, ifname, &link);
+	if (err < 0) {
+		if (err == -NLE_NODEV || err == -NLE_OBJ_NOTFOUND)
+			return arb_fail(h, -ENODEV, "no such device: %s",
+					ifname);
+		return arb_fail(h, -EIO, "cannot look up device %s: %s",
+				ifname, nl_geterror(err));
+	}
+	idx = rtnl_link_get_ifindex(link);
+	rtnl_link_put(link);
+	if (idx <= 0)
+		return arb_fail(h, -ENODEV, "no such device: %s", ifname);
+	return idx;
+}
+
+/* ------------------------------------------------------------ dumps */
+
+static struct nla_policy arb_tca_policy[TCA_MAX + 1] = {
+	[TCA_KIND]	= { .type = NLA_STRING },
+	[TCA_OPTIONS]	= { .type = NLA_NESTED },
+	[TCA_STATS2]	= { .type = NLA_NESTED },
+};
+
+static struct nla_policy arb_qopt_policy[TCA_ARBTABLE_MAX + 1] = {
+	[TCA_ARBTABLE_MODE]		= { .type = NLA_U8 },
+	[TCA_ARBTABLE_RATE]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_HIGHLIMIT]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_ACCOUNTING]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_DEFAULT]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_PRIOMAP]		= { .type = NLA_NESTED },
+	[TCA_ARBTABLE_MTU]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_MAXWEIGHT]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_HIGH]		= { .type = NLA_NESTED },
+	[TCA_ARBTABLE_LOW]		= { .type = NLA_NESTED },
+};
+
+static struct nla_policy arb_copt_policy[TCA_ARBTABLE_C_MAX + 1] = {
+	[TCA_ARBTABLE_C_STRICT]		= { .type = NLA_U8 },
+	[TCA_ARBTABLE_C_CEIL]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_C_RATE]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_C_LATENCY]	= { .type = NLA_U64 },
+	[TCA_ARBTABLE_C_DISTANCE]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_C_SHARE]		= { .type = NLA_U32 },
+};
+
+static struct nla_policy arb_stats_policy[TCA_STATS_MAX + 1] = {
+	[TCA_STATS_BASIC]	= { .minlen = sizeof(struct gnet_stats_basic) - 4 },
+	[TCA_STATS_QUEUE]	= { .minlen = sizeof(struct gnet_stats_queue) },
+	[TCA_STATS_RATE_EST]	= { .minlen = sizeof(struct gnet_stats_rate_est) },
+	[TCA_STATS_RATE_EST64]	= { .minlen = sizeof(struct gnet_stats_rate_est64) },
+	[TCA_STATS_PKT64]	= { .type = NLA_U64 },
+};
+
+/* TCA_STATS2 into @s; returns the TCA_STATS_APP attribute or NULL. */
+static struct nlattr *arb_parse_stats(struct nlattr *nest,
+				      struct arbtable_stats *s)
+{
+	struct nlattr *tb[TCA_STATS_MAX + 1];
+
+	if (!nest || nla_parse_nested(tb, TCA_STATS_MAX, nest,
+				      arb_stats_policy) < 0)
+		return NULL;
+	if (tb[TCA_STATS_BASIC]) {
+		struct gnet_stats_basic b = {};
+
+		memcpy(&b, nla_data(tb[TCA_STATS_BASIC]),
+		       nla_len(tb[TCA_STATS_BASIC]) < (int)sizeof(b) ?
+		       (size_t)nla_len(tb[TCA_STATS_BASIC]) : sizeof(b));
+		s->bytes = b.bytes;
+		s->packets = b.packets;
+	}
+	if (tb[TCA_STATS_PKT64])
+		s->packets = nla_get_u64(tb[TCA_STATS_PKT64]);
+	if (tb[TCA_STATS_QUEUE]) {
+		struct gnet_stats_queue q;
+
+		memcpy(&q, nla_data(tb[TCA_STATS_QUEUE]), sizeof(q));
+		s->qlen = q.qlen;
+		s->backlog = q.backlog;
+		s->drops = q.drops;
+		s->requeues = q.requeues;
+		s->overlimits = q.overlimits;
+	}
+	if (tb[TCA_STATS_RATE_EST64]) {
+		struct gnet_stats_rate_est64 r;
+
+		memcpy(&r, nla_data(tb[TCA_STATS_RATE_EST64]), sizeof(r));
+		s->has_rate_est = 1;
+		s->est_bps = r.bps;
+		s->est_pps = r.pps;
+	} else if (tb[TCA_STATS_RATE_EST]) {
+		struct gnet_stats_rate_est r;
+
+		memcpy(&r, nla_data(tb[TCA_STATS_RATE_EST]), sizeof(r));
+		s->has_rate_est = 1;
+		s->est_bps = r.bps;
+		s->est_pps = r.pps;
+	}
+	return tb[TCA_STATS_APP];
+}
+
+static void arb_parse_table(struct nlattr *nest, struct arbtable_slot *t)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(t, 0, sizeof(*t) * ARBTABLE_SLOTS);
+	if (!nest)
+		return;
+	nla_for_each_nested(a, nest, rem) {
+		struct tc_arbtable_entry e;
+
+		if (nla_type(a) != TCA_ARBTABLE_ENTRY ||
+		    nla_len(a) < (int)sizeof(e))
+			continue;
+		memcpy(&e, nla_data(a), sizeof(e));
+		if (e.slot >= ARBTABLE_SLOTS)
+			continue;
+		t[e.slot].minor = e.minor;
+		t[e.slot].weight = e.weight;
+	}
+}
+
+static void arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
+{
+	struct nlattr *tb[TCA_ARBTABLE_MAX + 1];
+	struct arbtable_qdisc_opts *o = &st->opts;
+
+	if (!nest || nla_parse_nested(tb, TCA_ARBTABLE_MAX, nest,
+				      arb_qopt_policy) < 0)
+		return;
+	if (tb[TCA_ARBTABLE_MODE]) {
+		o->mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
+		o->set |= ARBTABLE_Q_MODE;
+	}
+	if (tb[TCA_ARBTABLE_RATE]) {
+		o->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
+		o->set |= ARBTABLE_Q_RATE;
+	}
+	if (tb[TCA_ARBTABLE_HIGHLIMIT]) {
+		o->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
+		o->set |= ARBTABLE_Q_HIGHLIMIT;
+	}
+	if (tb[TCA_ARBTABLE_ACCOUNTING]) {
+		o->accounting = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
+		o->set |= ARBTABLE_Q_ACCOUNTING;
+	}
+	if (tb[TCA_ARBTABLE_DEFAULT]) {
+		o->default_minor = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
+		o->set |= ARBTABLE_Q_DEFAULT;
+	}
+	if (tb[TCA_ARBTABLE_MTU]) {
+		o->mtu = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
+		o->set |= ARBTABLE_Q_MTU;
+	}
+	if (tb[TCA_ARBTABLE_MAXWEIGHT]) {
+		o->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
+		o->set |= ARBTABLE_Q_MAXWEIGHT;
+	}
+	if (tb[TCA_ARBTABLE_PRIOMAP]) {
+		struct nlattr *a;
+		int rem, i = 0;
+
+		nla_for_each_nested(a, tb[TCA_ARBTABLE_PRIOMAP], rem) {
+			if (i >= ARBTABLE_PRIO_BANDS)
+				break;
+			if (nla_type(a) == TCA_ARBTABLE_PRIOMAP_BAND &&
+			    nla_len(a) >= 4)
+				st->priomap[i++] = nla_get_u32(a);
+		}
+	}
+	arb_parse_table(tb[TCA_ARBTABLE_HIGH], st->table[ARBTABLE_HIGH]);
+	arb_parse_table(tb[TCA_ARBTABLE_LOW], st->table[ARBTABLE_LOW]);
+}
+
+static void arb_parse_copts(struct nlattr *nest, struct arbtable_class_opts *o)
+{
+	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1];
+
+	if (!nest || nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, nest,
+				      arb_copt_policy) < 0)
+		return;
+	if (tb[TCA_ARBTABLE_C_STRICT]) {
+		o->strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
+		o->set |= ARBTABLE_C_STRICT;
+	}
+	if (tb[TCA_ARBTABLE_C_CEIL]) {
+		o->ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
+		o->set |= ARBTABLE_C_CEIL;
+	}
+	if (tb[TCA_ARBTABLE_C_RATE]) {
+		o->rate = nla_get_u64(tb[TCA_ARBTABLE_C_RATE]);
+		o->set |= ARBTABLE_C_RATE;
+	}
+	if (tb[TCA_ARBTABLE_C_LATENCY]) {
+		o->latency_ns = nla_get_u64(tb[TCA_ARBTABLE_C_LATENCY]);
+		o->set |= ARBTABLE_C_LATENCY;
+	}
+	if (tb[TCA_ARBTABLE_C_DISTANCE]) {
+		o->distance = nla_get_u32(tb[TCA_ARBTABLE_C_DISTANCE]);
+		o->set |= ARBTABLE_C_DISTANCE;
+	}
+	if (tb[TCA_ARBTABLE_C_SHARE]) {
+		o->share = nla_get_u32(tb[TCA_ARBTABLE_C_SHARE]);
+		o->set |= ARBTABLE_C_SHARE;
+	}
+}
+
+/* One qdisc of the device, as the qdisc dump found it. */
+struct arb_qinfo {
+	uint32_t	handle;
+	uint32_t	parent;
+	char		kind[32];
+};
+
+struct arb_qdump {
+	int		ifindex;
+	uint32_t	want;		/* handle wanted, 0 = any arbtable */
+	struct arb_qinfo found;		/* the best match */
+	int		have;		/* 0 none, 1 other kind, 2 arbtable */
+	int		nqdiscs;
+	char		root_kind[32];	/* kind of the root qdisc */
+	struct arbtable_state *st;	/* fill when not NULL */
+};
+
+static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
+{
+	struct arb_qdump *d = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *tb[TCA_MAX + 1];
+	struct tcmsg *tcm;
+	const char *kind;
+	int is_arb, better;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC ||
+	    nlmsg_parse(nlh, sizeof(*tcm), tb, TCA_MAX, arb_tca_policy) < 0)
+		return NL_OK;
+	tcm = nlmsg_data(nlh);
+	if (tcm->tcm_ifindex != d->ifindex || !tb[TCA_KIND])
+		return NL_OK;
+	kind = nla_get_string(tb[TCA_KIND]);
+	d->nqdiscs++;
+	if (tcm->tcm_parent == TC_H_ROOT)
+		snprintf(d->root_kind, sizeof(d->root_kind), "%s", kind);
+	is_arb = strcmp(kind, ARB_KIND) == 0;
+
+	if (d->want) {
+		if (tcm->tcm_handle != d->want)
+			return NL_OK;
+		better = 1;
+	} else {
+		/* any arbtable qdisc; the root one wins */
+		better = is_arb && (d->have < 2 || tcm->tcm_parent == TC_H_ROOT);
+	}
+	if (!better)
+		return NL_OK;
+	d->have = is_arb ? 2 : 1;
+	d->found.handle = tcm->tcm_handle;
+	d->found.parent = tcm->tcm_parent;
+	snprintf(d->found.kind, sizeof(d->found.kind), "%s", kind);
+
+	if (is_arb && d->st) {
+		struct arbtable_state *st = d->st;
+		struct nlattr *app;
+
+		memset(&st->opts, 0, sizeof(st->opts));
+		memset(st->priomap, 0, sizeof(st->priomap));
+		memset(&st->stats, 0, sizeof(st->stats));
+		st->handle = tcm->tcm_handle;
+		st->parent = tcm->tcm_parent;
+		arb_parse_qopts(tb[TCA_OPTIONS], st);
+		app = arb_parse_stats(tb[TCA_STATS2], &st->stats);
+		st->has_xstats = 0;
+		if (app && nla_len(app) >= (int)sizeof(struct tc_arbtable_xstats)) {
+			struct tc_arbtable_xstats x;
+			int i;
+
+			memcpy(&x, nla_data(app), sizeof(x));
+			st->has_xstats = 1;
+			st->unclassified_pkts = x.unclassified_pkts;
+			st->unclassified_drops = x.unclassified_drops;
+			st->unclassified_qlen = x.unclassified_qlen;
+			st->swaps = x.swaps;
+			st->throttled = x.throttled;
+			st->used[ARBTABLE_HIGH] = x.high_used;
+			st->used[ARBTABLE_LOW] = x.low_used;
+			st->cur[ARBTABLE_HIGH] = x.high_cur;
+			st->cur[ARBTABLE_LOW] = x.low_cur;
+			st->hp_counter = x.hp_counter;
+			for (i = 0; i < ARBTABLE_SLOTS; i++) {
+				st->credit[ARBTABLE_HIGH][i] = x.high_credit[i];
+				st->credit[ARBTABLE_LOW][i] = x.low_credit[i];
+			}
+		}
+	}
+	return NL_OK;
+}
+
+static struct nl_msg *arb_tcmsg(int type, int flags, int ifindex,
+				uint32_t parent, uint32_t handle)
+{
+	struct tcmsg tcm = {
+		.tcm_family = AF_UNSPEC,
+		.tcm_ifindex = ifindex,
+		.tcm_parent = parent,
+		.tcm_handle = handle,
+	};
+	struct nl_msg *msg = nlmsg_alloc_simple(type, flags);
+
+	if (!msg)
+		return NULL;
+	if (nlmsg_append(msg, &tcm, sizeof(tcm), NLMSG_ALIGNTO) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int arb_dump_qdiscs(struct arbtable *h, const char *ifname,
+			   struct arb_qdump *d)
+{
+	struct nl_msg *msg;
+	char what[96];
+	int err;
+
+	msg = arb_tcmsg(RTM_GETQDISC, NLM_F_DUMP, d->ifindex, 0, 0);
+	if (!msg)
+		return arb_fail(h, -ENOMEM, "out of memory");
+	snprintf(what, sizeof(what), "list the qdiscs of %s", ifname);
+	err = arb_talk(h, msg, what, arb_qdisc_cb, d);
+	nlmsg_free(msg);
+	return err;
+}
+
+static void arb_fmt_handle(char *buf, size_t size, uint32_t handle)
+{
+	snprintf(buf, size, "%x:", ARBTABLE_MAJOR(handle));
+}
+
+/*
+ * Resolve @ifname and find its arbtable qdisc: the one with handle
+ * @want (major only) when @want is not 0, else the root one (or any).
+ * Fills @qi; returns the ifindex or -errno.
+ */
+static int arb_find_qdisc(struct arbtable *h, const char *ifname,
+			  uint32_t want, struct arb_qinfo *qi,
+			  struct arbtable_state *st)
+{
+	struct arb_qdump d = { .want = want, .st = st };
+	char hb[16];
+	int err;
+
+	d.ifindex = arb_ifindex(h, ifname);
+	if (d.ifindex < 0)
+		return d.ifindex;
+	err = arb_dump_qdiscs(h, ifname, &d);
+	if (err)
+		return err;
+	if (d.have == 2) {
+		if (qi)
+			*qi = d.found;
+		return d.ifindex;
+	}
+	if (want) {
+		arb_fmt_handle(hb, sizeof(hb), want);
+		if (d.have == 1)
+			return arb_fail(h, -EMEDIUMTYPE,
+					"%s: qdisc %s is %s, not an arbtable qdisc",
+					ifname, hb, d.found.kind);
+		return arb_fail(h, -EMEDIUMTYPE,
+				"%s: no qdisc with handle %s (not an arbtable qdisc)",
+				ifname, hb);
+	}
+	if (d.root_kind[0])
+		return arb_fail(h, -EMEDIUMTYPE,
+				"%s: not an arbtable qdisc (the root qdisc is %s)",
+				ifname, d.root_kind);
+	return arb_fail(h, -EMEDIUMTYPE, "%s: has no arbtable qdisc", ifname);
+}
+
+/* ------------------------------------------------------------ qdisc */
+
+static int arb_put_qopts(struct nl_msg *msg,
+			 const struct arbtable_qdisc_opts *o)
+{
+	struct nlattr *nest;
+
+	if (nla_put_string(msg, TCA_KIND, ARB_KIND) < 0)
+		return -1;
+	nest = nla_nest_start(msg, TCA_OPTIONS);
+	if (!nest)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_MODE) &&
+	    nla_put_u8(msg, TCA_ARBTABLE_MODE, (uint8_t)o->mode) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_RATE) &&
+	    nla_put_u64(msg, TCA_ARBTABLE_RATE, o->rate) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_HIGHLIMIT) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_HIGHLIMIT, o->highlimit) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_ACCOUNTING) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_ACCOUNTING, o->accounting) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_DEFAULT) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_DEFAULT, o->default_minor) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_MTU) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_MTU, o->mtu) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_MAXWEIGHT) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_MAXWEIGHT, o->maxweight) < 0)
+		return -1;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+ARB_EXPORT int arbtable_qdisc_create(struct arbtable *h, const char *ifname,
+				     uint32_t handle,
+				     const struct arbtable_qdisc_opts *opts)
+{
+	struct nl_msg *msg;
+	char what[96];
+	int ifindex, err;
+
+	if (!h)
+		return -EINVAL;
+	arb_clear(h);
+	if (ARBTABLE_MINOR(handle) || !handle)
+		return arb_fail(h, -EINVAL,
+				"qdisc handle %x:%x: give a major only (e.g. 1:)",
+				ARBTABLE_MAJOR(handle), ARBTABLE_MINOR(handle));
+	ifindex = arb_ifindex(h, ifname);
+	if (ifindex < 0)
+		return ifindex;
+	msg = arb_tcmsg(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+			TC_H_ROOT, handle);
+	if (!msg || arb_put_qopts(msg, opts) < 0) {
+		nlmsg_free(msg);
+		return arb_fail(h, -ENOMEM, "out of memory");
+	}
+	snprintf(what, sizeof(what), "create arbtable qdisc %x: on %s",
+		 ARBTABLE_MAJOR(handle), ifname);
+	err = arb_talk(h, msg, what, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+}
+
+ARB_EXPORT int arbtable_qdisc_change(struct arbtable *h, const char *ifname,
+				     const struct arbtable_qdisc_opts *opts)
+{
+	struct arb_qinfo qi;
+	struct nl_msg *msg;
+	char what[96];
+	int ifindex, err;
+
+	if (!h)
+		return -EINVAL;
+	arb_clear(h);
+	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
+	if (ifindex < 0)
+		return ifindex;
+	msg = arb_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle);
+	if (!msg || arb_put_qopts(msg, opts) < 0) {
+		nlmsg_free(msg);
+		return arb_fail(h, -ENOMEM, "out of memory");
+	}
+	snprintf(what, sizeof(what), "change arbtable qdisc %x: on %s",
+		 ARBTABLE_MAJOR(qi.handle), ifname);
+	err = arb_talk(h, msg, what, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+}
+
+ARB_EXPORT int arbtable_qdisc_delete(struct arbtable *h, const char *ifname)
+{
+	struct arb_qinfo qi;
+	struct nl_msg *msg;
+	char what[96];
+	int ifindex, err;
+
+	if (!h)
+		return -EINVAL;
+	arb_clear(h);
+	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
+	if (ifindex < 0)
+		return ifindex;
+	msg = arb_tcmsg(RTM_DELQDISC, 0, ifindex, qi.parent, qi.handle);
+	if (!msg || nla_put_string(msg, TCA_KIND, ARB_KIND) < 0) {
+		nlmsg_free(msg);
+		return arb_fail(h, -ENOMEM, "out of memory");
+	}
+	snprintf(what, sizeof(what), "delete arbtable qdisc %x: on %s",
+		 ARBTABLE_MAJOR(qi.handle), ifname);
+	err = arb_talk(h, msg, what, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+}
+
+ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
+				  enum arbtable_table table,
+				  const struct arbtable_slot slots[ARBTABLE_SLOTS])
+{
+	struct nlattr *opts, *nest;
+	struct arb_qinfo qi;
+	struct nl_msg *msg;
+	char what[96];
+	int ifindex, err, i;
+
+	if (!h)
+		return -EINVAL;
+	arb_clear(h);
+	if (!slots || (table != ARBTABLE_HIGH && table != ARBTABLE_LOW))
+		return arb_fail(h, -EINVAL, "set_table: bad table or no slots");
+	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
+	if (ifindex < 0)
+		return ifindex;
+	msg = arb_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle);
+	if (!msg || nla_put_string(msg, TCA_KIND, ARB_KIND) < 0)
+		goto nomem;
+	opts = nla_nest_start(msg, TCA_OPTIONS);
+	if (!opts)
+		goto nomem;
+	nest = nla_nest_start(msg, table == ARBTABLE_HIGH ?
+			      TCA_ARBTABLE_HIGH : TCA_ARBTABLE_LOW);
+	if (!nest)
+		goto nomem;
+	for (i = 0; i < ARBTABLE_SLOTS; i++) {
+		struct tc_arbtable_entry e = {
+			.slot = i,
+			.minor = slots[i].minor,
+			.weight = slots[i].weight,
+		};
+
+		if (!e.minor || !e.weight)
+			continue;
+		if (nla_put(msg, TCA_ARBTABLE_ENTRY, sizeof(e), &e) < 0)
+			goto nomem;
+	}
+	nla_nest_end(msg, nest);
+	nla_nest_end(msg, opts);
+	snprintf(what, sizeof(what), "set the %s table of %s",
+		 table == ARBTABLE_HIGH ? "high" : "low", ifname);
+	err = arb_talk(h, msg, what, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+nomem:
+	nlmsg_free(msg);
+	return arb_fail(h, -ENOMEM, "out of memory");
+}
+
+/* ------------------------------------------------------------ classes */
+
+static int arb_put_copts(struct nl_msg *msg,
+			 const struct arbtable_class_opts *o)
+{
+	struct nlattr *nest;
+
+	if (nla_put_string(msg, TCA_KIND, ARB_KIND) < 0)
+		return -1;
+	nest = nla_nest_start(msg, TCA_OPTIONS);
+	if (!nest)
+		return -1;
+	if (o && (o->set & ARBTABLE_C_STRICT) &&
+	    nla_put_u8(msg, TCA_ARBTABLE_C_STRICT, o->strict ? 1 : 0) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_C_CEIL) &&
+	    nla_put_u64(msg, TCA_ARBTABLE_C_CEIL, o->ceil) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_C_RATE) &&
+	    nla_put_u64(msg, TCA_ARBTABLE_C_RATE, o->rate) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_C_LATENCY) &&
+	    nla_put_u64(msg, TCA_ARBTABLE_C_LATENCY, o->latency_ns) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_C_DISTANCE) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_C_DISTANCE, o->distance) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_C_SHARE) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_C_SHARE, o->share) < 0)
+		return -1;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+enum arb_cop { ARB_ADMIT, ARB_CHANGE, ARB_RELEASE };
+
+static int arb_class_op(struct arbtable *h, enum arb_cop op,
+			const char *ifname, uint32_t classid,
+			const struct arbtable_class_opts *opts)
+{
+	static const char *const verb[] = {
+		[ARB_ADMIT] = "admit", [ARB_CHANGE] = "change",
+		[ARB_RELEASE] = "release",
+	};
+	struct arb_qinfo qi;
+	struct nl_msg *msg;
+	char what[96];
+	int ifindex, err, type, flags;
+
+	if (!h)
+		return -EINVAL;
+	arb_clear(h);
+	if (!ARBTABLE_MINOR(classid))
+		return arb_fail(h, -EINVAL,
+				"class id %x:%x: the minor must be 1..ffff",
+				ARBTABLE_MAJOR(classid), ARBTABLE_MINOR(classid));
+	ifindex = arb_find_qdisc(h, ifname, classid & 0xffff0000u, &qi, NULL);
+	if (ifindex < 0)
+		return ifindex;
+	classid = qi.handle | ARBTABLE_MINOR(classid);
+
+	switch (op) {
+	case ARB_ADMIT:
+		type = RTM_NEWTCLASS;
+		flags = NLM_F_CREATE | NLM_F_EXCL;
+		break;
+	case ARB_CHANGE:
+		type = RTM_NEWTCLASS;
+		flags = 0;
+		break;
+	default:
+		type = RTM_DELTCLASS;
+		flags = 0;
+		break;
+	}
+	msg = arb_tcmsg(type, flags, ifindex,
+			op == ARB_ADMIT ? qi.handle : 0, classid);
+	if (!msg)
+		return arb_fail(h, -ENOMEM, "out of memory");
+	if (op == ARB_RELEASE ? nla_put_string(msg, TCA_KIND, ARB_KIND) < 0 :
+	    arb_put_copts(msg, opts) < 0) {
+		nlmsg_free(msg);
+		return arb_fail(h, -ENOMEM, "out of memory");
+	}
+	snprintf(what, sizeof(what), "%s class %x:%x on %s", verb[op],
+		 ARBTABLE_MAJOR(classid), ARBTABLE_MINOR(classid), ifname);
+	err = arb_talk(h, msg, what, NULL, NULL);
+	nlmsg_free(msg);
+
+	/* The kernel says nothing more than the errno for these. */
+	if (err == -ENOENT && op != ARB_ADMIT && h->from_kernel &&
+	    strstr(h->msg, what) == h->msg)
+		snprintf(h->msg, sizeof(h->msg), "%s: no such class", what);
+	else if (err == -EEXIST && op == ARB_ADMIT && h->from_kernel &&
+		 strstr(h->msg, what) == h->msg)
+		snprintf(h->msg, sizeof(h->msg),
+			 "%s: the class exists already (use change)", what);
+	return err;
+}
+
+ARB_EXPORT int arbtable_admit(struct arbtable *h, const char *ifname,
+			      uint32_t classid,
+			      const struct arbtable_class_opts *opts)
+{
+	return arb_class_op(h, ARB_ADMIT, ifname, classid, opts);
+}
+
+ARB_EXPORT int arbtable_change(struct arbtable *h, const char *ifname,
+			       uint32_t classid,
+			       const struct arbtable_class_opts *opts)
+{
+	return arb_class_op(h, ARB_CHANGE, ifname, classid, opts);
+}
+
+ARB_EXPORT int arbtable_release(struct arbtable *h, const char *ifname,
+				uint32_t classid)
+{
+	return arb_class_op(h, ARB_RELEASE, ifname, classid, NULL);
+}
+
+/* ------------------------------------------------------------ read */
+
+static int arb_class_cb(struct nl_msg *msg, void *arg)
+{
+	struct arbtable_state *st = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *tb[TCA_MAX + 1], *app;
+	struct arbtable_class_state *c;
+	struct tcmsg *tcm;
+
+	if (nlh->nlmsg_type != RTM_NEWTCLASS ||
+	    nlmsg_parse(nlh, sizeof(*tcm), tb, TCA_MAX, arb_tca_policy) < 0)
+		return NL_OK;
+	tcm = nlmsg_data(nlh);
+	if (tcm->tcm_ifindex != st->ifindex || !tb[TCA_KIND] ||
+	    strcmp(nla_get_string(tb[TCA_KIND]), ARB_KIND) ||
+	    (tcm->tcm_handle & 0xffff0000u) != st->handle ||
+	    !ARBTABLE_MINOR(tcm->tcm_handle) ||
+	    st->nclasses >= ARBTABLE_MAX_CLASSES)
+		return NL_OK;
+
+	c = &st->classes[st->nclasses++];
+	memset(c, 0, sizeof(*c));
+	c->classid = tcm->tcm_handle;
+	c->leaf = tcm->tcm_info;
+	arb_parse_copts(tb[TCA_OPTIONS], &c->opts);
+	app = arb_parse_stats(tb[TCA_STATS2], &c->stats);
+	if (app && nla_len(app) >= (int)sizeof(struct tc_arbtable_class_xstats)) {
+		struct tc_arbtable_class_xstats x;
+
+		memcpy(&x, nla_data(app), sizeof(x));
+		c->has_xstats = 1;
+		c->slots[ARBTABLE_HIGH] = x.high_slots;
+		c->slots[ARBTABLE_LOW] = x.low_slots;
+		c->weight[ARBTABLE_HIGH] = x.high_weight;
+		c->weight[ARBTABLE_LOW] = x.low_weight;
+		c->distance = x.distance;
+		c->index = x.index;
+		c->reserved_rate = x.rate;
+		c->guaranteed_bound_ns = x.guaranteed_bound_ns;
+		c->current_bound_ns = x.current_bound_ns;
+		c->max_hol_ns = x.max_hol_ns;
+		c->throttled = x.throttled;
+	}
+	return NL_OK;
+}
+
+static int arb_cmp_class(const void *a, const void *b)
+{
+	const struct arbtable_class_state *x = a, *y = b;
+
+	return x->classid < y->classid ? -1 : x->classid > y->classid;
+}
+
+ARB_EXPORT int arbtable_read(struct arbtable *h, const char *ifname,
+			     struct arbtable_state *st)
+{
+	struct timespec ts;
+	struct nl_msg *msg;
+	char what[96];
+	int ifindex, err;
+
+	if (!h)
+		return -EINVAL;
+	arb_clear(h);
+	if (!st)
+		return arb_fail(h, -EINVAL, "read: no state buffer");
+	memset(st, 0, sizeof(*st));
+	ifindex = arb_find_qdisc(h, ifname, 0, NULL, st);
+	if (ifindex < 0)
+		return ifindex;
+	st->ifindex = ifindex;
+	snprintf(st->ifname, sizeof(st->ifname), "%s", ifname);
+
+	msg = arb_tcmsg(RTM_GETTCLASS, NLM_F_DUMP, ifindex, 0, 0);
+	if (!msg)
+		return arb_fail(h, -ENOMEM, "out of memory");
+	snprintf(what, sizeof(what), "list the classes of %s", ifname);
+	err = arb_talk(h, msg, what, arb_class_cb, st);
+	nlmsg_free(msg);
+	if (err)
+		return err;
+	qsort(st->classes, st->nclasses, sizeof(st->classes[0]),
+	      arb_cmp_class);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	st->timestamp_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return 0;
+}
+
+ARB_EXPORT const struct arbtable_class_state *
+arbtable_find_class(const struct arbtable_state *st, uint32_t classid)
+{
+	unsigned int i;
+
+	if (!st)
+		return NULL;
+	for (i = 0; i < st->nclasses; i++) {
+		const struct arbtable_class_state *c = &st->classes[i];
+
+		if (ARBTABLE_MAJOR(classid) ? c->classid == classid :
+		    ARBTABLE_MINOR(c->classid) == ARBTABLE_MINOR(classid))
+			return c;
+	}
+	return NULL;
+}

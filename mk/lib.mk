@@ -1,0 +1,99 @@
+# libarbtable (libnl-3 / libnl-route-3), the arbtablectl CLI on it and the
+# example program of Documentation/.
+#
+#   make lib           build/lib/libarbtable.so.0 (+ .so link, header, .pc),
+#                      build/lib/libarbtable-example, build/tools/arbtablectl
+#   make lib-install   install them (DESTDIR, PREFIX=/usr/local, LIBDIR, ...)
+#   make lib-check     host-side checks: exported symbols, man page render,
+#                      example built against the installed tree
+#
+# The binaries find the built library through an $ORIGIN rpath, so they run
+# from build/ without installing.
+
+LIB_VERSION    := 0.1.0
+LIB_SOMAJOR    := 0
+LIB_OUT        := $(BUILD)/lib
+TOOLS_OUT      := $(BUILD)/tools
+LIB_SONAME     := libarbtable.so.$(LIB_SOMAJOR)
+LIB_REAL       := $(LIB_OUT)/libarbtable.so.$(LIB_VERSION)
+LIB_SO_LINKS   := $(LIB_OUT)/$(LIB_SONAME) $(LIB_OUT)/libarbtable.so
+LIB_PC         := $(LIB_OUT)/libarbtable.pc
+LIB_HDR        := lib/include/arbtable/arbtable.h
+LIB_SRCS       := lib/libarbtable.c
+LIB_MAP        := lib/libarbtable.map
+LIB_EXAMPLE    := $(LIB_OUT)/libarbtable-example
+ARBTABLECTL    := $(TOOLS_OUT)/arbtablectl
+
+NL_CFLAGS      := $(shell pkg-config --cflags libnl-3.0 libnl-route-3.0 2>/dev/null)
+NL_LIBS        := $(shell pkg-config --libs libnl-3.0 libnl-route-3.0 2>/dev/null)
+
+LIB_WARN       := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes
+LIB_CFLAGS     ?= -O2 -g -std=gnu11 -D_GNU_SOURCE $(LIB_WARN)
+LIB_LDFLAGS    ?=
+
+PREFIX         ?= /usr/local
+LIBDIR         ?= $(PREFIX)/lib
+INCLUDEDIR     ?= $(PREFIX)/include
+BINDIR         ?= $(PREFIX)/bin
+MANDIR         ?= $(PREFIX)/share/man
+PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
+
+$(LIB_REAL): $(LIB_SRCS) $(LIB_HDR) $(LIB_MAP) include/uapi/linux/pkt_sched_arbtable.h mk/lib.mk
+	@test -n "$(NL_LIBS)" || { echo "libnl-3 / libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -Ilib/include -Iinclude/uapi $(NL_CFLAGS) \
+		-shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) -Wl,-z,defs \
+		$(LIB_LDFLAGS) -o $@ $(LIB_SRCS) $(NL_LIBS)
+
+$(LIB_SO_LINKS): $(LIB_REAL)
+	ln -sf $(notdir $(LIB_REAL)) $@
+
+$(LIB_PC): lib/libarbtable.pc.in mk/lib.mk
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' $< >$@
+
+# linked like an outside program: public header and -larbtable only
+$(LIB_EXAMPLE): Documentation/libarbtable-example.c $(LIB_HDR) $(LIB_SO_LINKS)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -o $@ $< -L$(LIB_OUT) -larbtable \
+		-Wl,-rpath,'$$ORIGIN'
+
+$(ARBTABLECTL): tools/arbtablectl.c $(LIB_HDR) $(LIB_SO_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -o $@ $< -L$(LIB_OUT) -larbtable -lm \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+.PHONY: lib lib-install lib-check
+lib: $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_PC) $(LIB_EXAMPLE) $(ARBTABLECTL)
+
+lib-install: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/arbtable \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(LIB_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_REAL)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libarbtable.so
+	install -m 0644 $(LIB_HDR) $(DESTDIR)$(INCLUDEDIR)/arbtable/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' \
+	    lib/libarbtable.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libarbtable.pc
+	$(CC) $(LIB_CFLAGS) -Ilib/include -o $(DESTDIR)$(BINDIR)/arbtablectl \
+		tools/arbtablectl.c -L$(LIB_OUT) -larbtable -lm
+	install -m 0644 Documentation/arbtablectl.8 $(DESTDIR)$(MANDIR)/man8/
+
+lib-check: lib
+	@bash -c 'set -e; syms=$$(nm -D --defined-only $(LIB_REAL) | awk "\$$2 == \"T\" { print \$$3 }" | sort | tr "\n" " "); \
+		echo "exported: $$syms"; \
+		! nm -D --defined-only $(LIB_REAL) | awk "\$$2 == \"T\" { print \$$3 }" | grep -v "^arbtable_"'
+	@readelf -d $(LIB_REAL) | grep -q 'SONAME.*$(LIB_SONAME)' && echo "soname $(LIB_SONAME)"
+	@out=$$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z Documentation/arbtablectl.8 2>&1); \
+		if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "arbtablectl.8 renders without warnings"
+	@rm -rf $(BUILD)/lib-install-check
+	@$(MAKE) --no-print-directory lib-install DESTDIR=$(BUILD)/lib-install-check PREFIX=/usr >/dev/null
+	@PKG_CONFIG_SYSROOT_DIR=$(BUILD)/lib-install-check \
+	 PKG_CONFIG_PATH=$(BUILD)/lib-install-check/usr/lib/pkgconfig \
+	 bash -c 'set -e; f=$$(pkg-config --cflags --libs libarbtable); echo "pkg-config: $$f"; \
+		$(CC) $(LIB_CFLAGS) -o $(BUILD)/lib-install-check/example Documentation/libarbtable-example.c $$f \
+		-Wl,-rpath,$(BUILD)/lib-install-check/usr/lib; \
+		$(BUILD)/lib-install-check/example --help >/dev/null; echo "example builds against the installed tree"'
+
+all: lib

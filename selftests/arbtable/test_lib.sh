@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# libarbtable and arbtablectl against the real module (issue 7): create an
+# auto-mode qdisc, admit/change/reject/release classes, show (map and
+# --json), watch (text, --json, in-place refresh on a tty), manual tables,
+# the example program (from build/ and built against an installed tree),
+# and every failure path with its exit code and message: usage (64), no
+# such device (2), not an arbtable qdisc (3), kernel rejection (4, with
+# the kernel's extack text).
+. "$(dirname "$0")/lib.sh"
+tap_begin "libarbtable and arbtablectl"
+CTL=$ARBT_ROOT/build/tools/arbtablectl
+EX=$ARBT_ROOT/build/lib/libarbtable-example
+DEV2=d1
+tmp=$(mktemp -d)
+trap 'pg_stop; dev_del $DEV; dev_del $DEV2; rm -rf $tmp' EXIT
+
+# The module: scripts/vm.sh loads it; a bare vng run does not.
+if ! grep -q '^sch_arbtable ' /proc/modules; then
+	ko=$ARBT_ROOT/build/$(uname -r)/sch_arbtable.ko
+	for dep in $(modinfo -F depends "$ko" 2>/dev/null | tr ',' ' '); do
+		modprobe "$dep"
+	done
+	insmod "$ko" || diag "insmod $ko failed"
+fi
+if ! grep -q '^sch_arbtable ' /proc/modules; then
+	tap_fail "lib: sch_arbtable module loaded"
+	tap_end
+	exit
+fi
+if [ ! -x "$CTL" ] || [ ! -x "$EX" ]; then
+	tap_fail "lib: $CTL and $EX built (make lib)"
+	tap_end
+	exit
+fi
+
+# expect DESC RC SUBSTRING CMD...: CMD exits RC and its stderr+stdout
+# contains SUBSTRING (if not empty)
+expect() {
+	local desc=$1 want=$2 sub=$3
+	shift 3
+	run "$@"
+	if [ "$RUN_RC" != "$want" ]; then
+		diag "$*: rc $RUN_RC, want $want"
+		diag "stdout: $RUN_OUT"
+		diag "stderr: $RUN_ERR"
+		tap_fail "$desc"
+	elif [ -n "$sub" ] && [[ "$RUN_ERR$RUN_OUT" != *"$sub"* ]]; then
+		diag "$*: rc $RUN_RC, output lacks '$sub'"
+		diag "stdout: $RUN_OUT"
+		diag "stderr: $RUN_ERR"
+		tap_fail "$desc"
+	else
+		tap_ok "$desc (rc $RUN_RC${sub:+, '$sub'})"
+	fi
+}
+# jq-like checks with python3: jcheck DESC JSON PYTHON-EXPR (d = the object)
+jcheck() {
+	local desc=$1 js=$2 expr=$3 out
+	if out=$(python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+ok = eval(sys.argv[2])
+if not ok:
+    print(json.dumps(d)[:1500])
+sys.exit(0 if ok else 1)' "$js" "$expr" 2>&1); then
+		tap_ok "$desc"
+	else
+		diag "$expr: $out"
+		tap_fail "$desc"
+	fi
+}
+
+# ------------------------------------------------------- usage, devices
+expect "usage: no command" 64 "no command given" "$CTL"
+expect "usage: unknown command" 64 "unknown command" "$CTL" frobnicate d0
+expect "usage: bad rate" 64 'bad rate "fast"' "$CTL" admit d0 1:10 rate fast
+expect "usage: bad class id" 64 "bad class id" "$CTL" admit d0 1:0 rate 1mbit
+expect "usage: watch -n needs a count" 64 "-n needs COUNT" "$CTL" watch d0 -n
+expect "no such device: show" 2 "no such device: nosuchdev0" "$CTL" show nosuchdev0
+expect "no such device: admit" 2 "no such device: nosuchdev0" "$CTL" admit nosuchdev0 1:10 rate 1mbit
+expect "no such device: release" 2 "no such device" "$CTL" release nosuchdev0 1:10
+
+dummy_up $DEV || { tap_fail "lib: dummy $DEV"; tap_end; exit; }
+expect "not arbtable: show on a noqueue device" 3 "not an arbtable qdisc" "$CTL" show $DEV
+tc qdisc add dev $DEV root handle 1: prio
+expect "not arbtable: admit under a prio qdisc" 3 "qdisc 1: is prio, not an arbtable qdisc" \
+	"$CTL" admit $DEV 1:10 rate 1mbit
+expect "not arbtable: watch under a prio qdisc" 3 "not an arbtable qdisc" "$CTL" watch $DEV -n 1
+tc qdisc del dev $DEV root
+
+# ------------------------------------------------------- create, admit
+expect "create: auto rate 10mbit" 0 "" "$CTL" create $DEV auto rate 10mbit
+tap_check "create: tc shows an arbtable qdisc 1: on $DEV" \
+	grep -q 'qdisc arbtable 1: root' <<<"$(tc qdisc show dev $DEV)"
+expect "create: a second root qdisc is refused by the kernel" 4 "rejected by the kernel" \
+	"$CTL" create $DEV auto rate 10mbit
+expect "not arbtable: admit under handle 2: (qdisc is 1:)" 3 "no qdisc with handle 2:" \
+	"$CTL" admit $DEV 2:10 rate 1mbit
+expect "admit 1:10 rate 1mbit latency 50ms" 0 "" "$CTL" admit $DEV 1:10 rate 1mbit latency 50ms
+# 1mbit fits in 8 slots of weight <= 255, so distance 8 is kept (2mbit
+# would not: the allocator halves the distance to give it more weight)
+expect "admit 1:11 rate 1mbit distance 8" 0 "" "$CTL" admit $DEV 1:11 rate 1mbit distance 8
+expect "admit 30 (bare minor) share 10" 0 "" "$CTL" admit $DEV 30 share 10
+expect "admit 1:12 rate 500kbit distance 16 ceil 5mbit" 0 "" \
+	"$CTL" admit $DEV 1:12 rate 500kbit distance 16 ceil 5mbit
+
+# ------------------------------------------------------- rejections (exit 4, extack text)
+expect "reject: rate above capacity, kernel reason printed" 4 \
+	"cannot admit the class: " "$CTL" admit $DEV 1:40 rate 20mbit
+tap_check "reject: reason says 'above the guaranteed high-table rate'" \
+	grep -q "above the guaranteed high-table rate" <<<"$RUN_ERR"
+tap_check "reject: message says 'rejected by the kernel'" \
+	grep -q "admit 1:40 on $DEV: rejected by the kernel: cannot admit the class" <<<"$RUN_ERR"
+expect "reject: latency and distance" 4 "give either latency or distance, not both" \
+	"$CTL" admit $DEV 1:40 rate 1mbit latency 50ms distance 8
+expect "reject: share 300" 4 "share 300 out of range 1..255" "$CTL" admit $DEV 1:40 share 300
+expect "reject: distance 65" 4 "distance 65 out of range" "$CTL" admit $DEV 1:40 rate 1mbit distance 65
+expect "reject: latency below the best bound" 4 "below the best possible bound" \
+	"$CTL" admit $DEV 1:40 rate 1mbit latency 1ns
+expect "reject: strict without ceil" 4 "a strict class needs a ceil" "$CTL" admit $DEV 1:40 strict
+expect "reject: admit of an existing class" 4 "rejected by the kernel" \
+	"$CTL" admit $DEV 1:10 rate 1mbit latency 50ms
+expect "reject: change of a class that does not exist" 4 "rejected by the kernel" \
+	"$CTL" change $DEV 1:77 rate 1mbit
+tap_check "reject: nothing left behind by the rejections (no 1:40, 1:77)" \
+	test -z "$(tc class show dev $DEV classid 1:40)$(tc class show dev $DEV classid 1:77)"
+
+# ------------------------------------------------------- show
+expect "show: text" 0 "HIGH table:" "$CTL" show $DEV
+show=$RUN_OUT
+diag "$show"
+tap_check "show: both maps of 8 rows, class table, free slots, free sets" bash -c '
+	s=$1
+	[ "$(grep -cE "^ +(0|8|16|24|32|40|48|56) " <<<"$s")" = 16 ] &&
+	grep -q "^LOW table:" <<<"$s" && grep -q "^CLASS " <<<"$s" &&
+	grep -q "^1:11 .* high .* 1Mbit .* 8 " <<<"$s" &&
+	grep -q "^1:30 .* low .*share 10" <<<"$s" &&
+	grep -q "^free high slots: " <<<"$s" && grep -q "^free sets by distance:" <<<"$s"' _ "$show"
+expect "show --json" 0 "" "$CTL" --json show $DEV
+js=$RUN_OUT
+jcheck "show --json: auto, rate 10mbit (1250000 B/s), handle 1:, 4 classes" "$js" \
+	'd["mode"] == "auto" and d["rate"] == 1250000 and d["handle"] == "1:" and len(d["classes"]) == 4'
+jcheck "show --json: 1:11 has distance 8 and 8 HIGH slots exactly 8 apart" "$js" \
+	'[ (c["distance"], len(c["high_slots"]), sorted(set((b - a) % 64 for a, b in zip(c["high_slots"], c["high_slots"][1:] + c["high_slots"][:1])))) for c in d["classes"] if c["class"] == "1:11" ] == [(8, 8, [8])]'
+jcheck "show --json: table slots agree with every class's slot lists" "$js" \
+	'all(sorted(s["slot"] for s in d["tables"][t]["slots"] if s["class"] == c["class"]) == c[t + "_slots"] for c in d["classes"] for t in ("high", "low"))'
+jcheck "show --json: used + free = 64 per table; HIGH classes have a bound" "$js" \
+	'all(d["tables"][t]["used"] + len(d["tables"][t]["free"]) == 64 for t in ("high", "low")) and all(c["guaranteed_bound_ns"] > 0 for c in d["classes"] if c["high_slots"])'
+jcheck "show --json: 1:10 reserves 125000 B/s with latency 50ms; 1:12 ceil 625000 B/s" "$js" \
+	'[(c["reserved_rate"], c["latency_ns"]) for c in d["classes"] if c["class"] == "1:10"] == [(125000, 50000000)] and [c["ceil"] for c in d["classes"] if c["class"] == "1:12"] == [625000]'
+high_before=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["tables"]["high"]["used"])' "$js")
+n11=$(python3 -c 'import json,sys; print([len(c["high_slots"]) for c in json.loads(sys.argv[1])["classes"] if c["class"] == "1:11"][0])' "$js")
+
+# ------------------------------------------------------- change
+o10=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print([c["high_slots"] for c in d["classes"] if c["class"] == "1:10"])' "$js")
+expect "change: 1:10 to 20mbit is refused" 4 "above the guaranteed high-table rate" \
+	"$CTL" change $DEV 1:10 rate 20mbit
+run "$CTL" --json show $DEV
+jcheck "change: refused change kept 1:10's rate and slots" "$RUN_OUT" \
+	"[(c['reserved_rate'], c['high_slots']) for c in d['classes'] if c['class'] == '1:10'] == [(125000, $o10[0])]"
+expect "change: 1:10 to rate 800kbit" 0 "" "$CTL" change $DEV 1:10 rate 800kbit
+run "$CTL" --json show $DEV
+jcheck "change: 1:10 now reserves 100000 B/s, latency kept" "$RUN_OUT" \
+	'[(c["reserved_rate"], c["latency_ns"]) for c in d["classes"] if c["class"] == "1:10"] == [(100000, 50000000)]'
+
+# ------------------------------------------------------- watch
+expect "watch: 2 text refreshes" 0 "" "$CTL" watch $DEV -i 0.3 -n 2
+tap_check "watch: 2 frames with a header and all 4 classes each" bash -c '
+	[ "$(grep -c "^CLASS " <<<"$1")" = 2 ] && [ "$(grep -c "^1:1[012] \|^1:30 " <<<"$1")" = 8 ] &&
+	[ "$(grep -c "^total " <<<"$1")" = 2 ]' _ "$RUN_OUT"
+if pg_reset && pg_add $DEV 0 1000 0x10010 4 2>/dev/null; then
+	pg_start
+	run "$CTL" --json watch $DEV -i 1 -n 2
+	pg_stop
+	lastj=$(tail -n1 <<<"$RUN_OUT")
+	tap_check "watch --json: 2 JSON lines" test "$RUN_RC/$(wc -l <<<"$RUN_OUT")" = "0/2"
+	jcheck "watch --json: 1:10 (pktgen 4mbit) measured rate > 0 vs reserved 100000 B/s" "$lastj" \
+		'[(c["rate"] > 0, c["reserved_rate"]) for c in d["classes"] if c["class"] == "1:10"] == [(True, 100000)]'
+	jcheck "watch --json: idle class 1:11 has rate 0" "$lastj" \
+		'[c["rate"] for c in d["classes"] if c["class"] == "1:11"] == [0]'
+	diag "$lastj"
+else
+	pg_stop
+	tap_skip "watch --json with traffic" "pktgen not available"
+fi
+if command -v script >/dev/null; then
+	out=$(script -qec "$CTL watch $DEV -i 0.2 -n 3" /dev/null </dev/null)
+	ups=$(grep -o $'\e\[[0-9]*A' <<<"$out" | wc -l)
+	clr=$(grep -c $'\e\[J' <<<"$out")
+	tap_check "watch on a tty: refreshes 2 and 3 move the cursor up and clear (ESC[nA ESC[J: $ups, $clr)" \
+		test "$ups" = 2 -a "$clr" -ge 1
+else
+	tap_skip "watch on a tty" "no script(1)"
+fi
+
+# ------------------------------------------------------- release
+expect "release 1:11" 0 "" "$CTL" release $DEV 1:11
+run "$CTL" --json show $DEV
+jcheck "release: 1:11 gone, its $n11 HIGH slots free" "$RUN_OUT" \
+	"all(c['class'] != '1:11' for c in d['classes']) and d['tables']['high']['used'] == $high_before - $n11"
+expect "release: again is refused (no such class)" 4 "rejected by the kernel" "$CTL" release $DEV 1:11
+expect "release: --json acknowledgement" 0 '"ok":true' "$CTL" --json release $DEV 30
+
+# ------------------------------------------------------- manual tables
+dummy_up $DEV2 || tap_fail "lib: dummy $DEV2"
+expect "manual: create $DEV2 manual rate 10mbit" 0 "" "$CTL" create $DEV2 manual rate 10mbit
+expect "manual: plain class 1:10" 0 "" "$CTL" admit $DEV2 1:10
+expect "manual: plain class 1:11" 0 "" "$CTL" admit $DEV2 1:11
+expect "manual: table high 10:20,-,11:30@5" 0 "" "$CTL" table $DEV2 high 10:20,-,11:30@5
+run "$CTL" --json show $DEV2
+jcheck "manual: HIGH slots 0 -> 1:10/20, 5 -> 1:11/30" "$RUN_OUT" \
+	'[(s["slot"], s["class"], s["weight"]) for s in d["tables"]["high"]["slots"]] == [(0, "1:10", 20), (5, "1:11", 30)] and d["mode"] == "manual"'
+expect "manual: unknown class in a table is refused with the kernel's reason" 4 "rejected by the kernel" \
+	"$CTL" table $DEV2 low 99:5
+expect "manual: rate on a manual qdisc is refused" 4 "need an auto-mode qdisc" \
+	"$CTL" admit $DEV2 1:12 rate 1mbit
+expect "manual: release of a class still in the table is refused" 4 "reprogram the tables first" \
+	"$CTL" release $DEV2 1:10
+expect "manual: table high none" 0 "" "$CTL" table $DEV2 high none
+expect "delete $DEV2's qdisc" 0 "" "$CTL" delete $DEV2
+expect "delete: again -> not an arbtable qdisc" 3 "not an arbtable qdisc" "$CTL" delete $DEV2
+
+# ------------------------------------------------------- example program
+expect "example: creates, admits, shows, releases on $DEV2" 0 "released 10 and 20" "$EX" $DEV2 --create 10
+diag "$RUN_OUT"
+tap_check "example: over-capacity admission refused with the kernel's reason" \
+	grep -q "refused as expected: cannot admit the class" <<<"$RUN_OUT"
+tap_check "example: class 10 placed in HIGH with a bound, 20 in LOW" bash -c '
+	grep -q "^class 1:10 distance [0-9]* reserved 125000 B/s bound [1-9][0-9]* ns slots H" <<<"$1" &&
+	grep -q "^class 1:20 .* slots L" <<<"$1"' _ "$RUN_OUT"
+tap_check "example: left no qdisc behind" bash -c "! tc qdisc show dev $DEV2 | grep -q arbtable"
+expect "example: 1:10 taken on $DEV -> fails cleanly with the kernel's reason" 1 "[kernel]" "$EX" $DEV
+expect "release 1:10 (rate class) on $DEV" 0 "" "$CTL" release $DEV 1:10
+expect "example: on $DEV's existing qdisc" 0 "released 10 and 20" "$EX" $DEV
+expect "example: no such device" 1 "no such device" "$EX" nosuchdev0
+
+# linked against an installed tree through pkg-config
+if command -v gcc >/dev/null && command -v pkg-config >/dev/null &&
+	make -s -C "$ARBT_ROOT" lib-install DESTDIR="$tmp/root" PREFIX=/usr >"$tmp/inst.log" 2>&1; then
+	if PKG_CONFIG_SYSROOT_DIR=$tmp/root PKG_CONFIG_PATH=$tmp/root/usr/lib/pkgconfig \
+		bash -c 'gcc -O2 -Wall -Werror -o "$1/ex" "$2" $(pkg-config --cflags --libs libarbtable)' _ \
+		"$tmp" "$ARBT_ROOT/Documentation/libarbtable-example.c" 2>"$tmp/cc.log"; then
+		expect "installed: example built with pkg-config admits and releases" 0 "released 10 and 20" \
+			env LD_LIBRARY_PATH="$tmp/root/usr/lib" "$tmp/ex" $DEV2 --create 10
+		expect "installed: arbtablectl from the installed tree" 0 "HIGH table:" \
+			env LD_LIBRARY_PATH="$tmp/root/usr/lib" "$tmp/root/usr/bin/arbtablectl" show $DEV
+	else
+		diag "$(cat "$tmp/cc.log")"
+		tap_fail "installed: example builds with pkg-config --cflags --libs libarbtable"
+	fi
+else
+	diag "$(cat "$tmp/inst.log" 2>/dev/null)"
+	tap_skip "installed tree" "no gcc/pkg-config or lib-install failed"
+fi
+
+tc qdisc del dev $DEV root 2>/dev/null
+tap_end
