@@ -2,7 +2,7 @@
 # sch_arbtable demo: build, boot the 6.1 distro kernel under virtme-ng with
 # two virtio-net NICs on one QEMU hub (`vng --network loop`), move one NIC
 # into a netns, attach arbtable to the other with a manual HIGH/LOW table,
-# saturate three tenant classes with iperf3 (told apart by destination
+# saturate three tenant classes with iperf3 UDP (told apart by destination
 # port with flower filters) and print configured vs measured shares.
 # Without two NICs in the guest it falls back to a dummy device + pktgen.
 #
@@ -31,7 +31,7 @@ WIN=${ARBT_DEMO_SECONDS:-10}
 have_arbtable || { say "module or tc plugin missing"; exit 1; }
 
 # Tenants: MINOR WEIGHT(high) PORT/PKTSIZE NAME
-TENANTS=("10 40 5201 1500 gold" "11 20 5202 700 silver" "12 10 5203 1200 bronze")
+TENANTS=("10 40 5201 1400 gold" "11 20 5202 700 silver" "12 10 5203 1200 bronze")
 LOW="12:4"
 
 nics=$(for n in /sys/class/net/*; do
@@ -85,19 +85,26 @@ for t in "${TENANTS[@]}"; do
 	high=${high:+$high,}$m:$w
 	spec="$spec 1:$m=$w"
 	if [ "$MODE" = iperf3 ]; then
-		tc filter add dev "$DEV" parent 1: protocol ip prio 1 flower ip_proto tcp dst_port "$port" classid 1:$m ||
-			tc filter add dev "$DEV" parent 1: protocol ip prio 1 u32 match ip dport "$port" 0xffff classid 1:$m || exit 1
+		# the iperf3 control connection (TCP, same port) must not sit in the
+		# unclassified best-effort queue behind saturated tenants
+		for proto in udp tcp; do
+			tc filter add dev "$DEV" parent 1: protocol ip prio 1 flower ip_proto $proto dst_port "$port" classid 1:$m || exit 1
+		done
 	fi
 done
-say "tables: tc qdisc change dev $DEV root handle 1: arbtable high $high low $LOW"
-tc qdisc change dev "$DEV" root handle 1: arbtable high "$high" low "$LOW" || exit 1
+# highlimit 255: the low table only gets what high leaves, so while every
+# tenant is backlogged the HIGH weights alone set the split
+say "tables: tc qdisc change dev $DEV root handle 1: arbtable highlimit 255 high $high low $LOW"
+tc qdisc change dev "$DEV" root handle 1: arbtable highlimit 255 high "$high" low "$LOW" || exit 1
 tc -d qdisc show dev "$DEV" | sed 's/^/    /'
 
 say "saturating every class for $((WIN + 4)) s"
 if [ "$MODE" = iperf3 ]; then
 	for t in "${TENANTS[@]}"; do
 		read -r m w port sz name <<<"$t"
-		iperf3 -c 10.77.0.2 -p "$port" -t $((WIN + 8)) -P 2 >/dev/null 2>&1 &
+		# UDP above the tenant's share keeps its class backlogged (TCP's
+		# small-queue limit would keep only ~2 packets per socket queued)
+		iperf3 -c 10.77.0.2 -p "$port" -u -b 15M -l "$sz" -t $((WIN + 8)) >/dev/null 2>&1 &
 	done
 else
 	i=0; pgspec=
