@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Auto mode churn under traffic (issue 3): four HIGH classes and one LOW
+# class are backlogged by pktgen behind a 10 Mbit/s qdisc rate while
+# >= 240 class add/change/delete operations (seeded, reproducible) run on
+# 16 other classes, interleaved with rate/distance changes of the
+# backlogged classes.  Every rejection must be an admission rejection
+# ("cannot admit the class: ..."), the layout stays exact (slots d apart,
+# no slot shared) at every check, the backlogged classes keep sending,
+# and after traffic stops the qdisc drains to backlog 0 / qlen 0, the
+# per-class Sent counters add up to the qdisc's, the swap counter moved
+# and the kernel log stays clean.
+. "$(dirname "$0")/lib.sh"
+tap_begin "auto mode add/change/del churn under traffic"
+tmp=$(mktemp -d)
+trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
+have_arbtable || { tap_fail "auto churn: module and plugin present"; tap_end; exit; }
+NOPS=${ARBT_CHURN_OPS:-240}
+RANDOM=${ARBT_CHURN_SEED:-4242}
+dmesg_lines=$(dmesg 2>/dev/null | wc -l)
+
+# ------------------------------------------------------- local helpers
+# auto_dev DEV: dummy without IPv6 (no stray unclassified packets),
+# child fifos of 300 packets (txqueuelen) so the drain is short
+auto_dev() {
+	ip link del "$1" 2>/dev/null
+	ip link add "$1" type dummy || return 1
+	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" 2>/dev/null
+	ip link set "$1" txqueuelen 300 up
+}
+# auto_cls: "id hcount hlist hweight lcount llist lweight distance" per class
+auto_cls() {
+	tc -s class show dev $DEV | awk '
+	$1 == "class" && $2 == "arbtable" { c = $3; ids[++n] = c; d[c] = 0; hc[c] = 0; hl[c] = "-"; hw[c] = 0; lc[c] = 0; ll[c] = "-"; lw[c] = 0; next }
+	$1 == "slots:" { hc[c] = $3; hl[c] = $4; hw[c] = $6; lc[c] = $8; ll[c] = $9; lw[c] = $11; gsub(/[][]/, "", hl[c]); gsub(/[][]/, "", ll[c]) }
+	$1 == "distance" { d[c] = $2 }
+	END { for (i = 1; i <= n; i++) { c = ids[i]; printf "%s %d %s %d %d %s %d %d\n", c, hc[c], hl[c], hw[c], lc[c], ll[c], lw[c], d[c] } }'
+}
+# auto_layout: slots of each class are 64/d slots exactly d apart; no
+# slot has two owners; occupancy in the qdisc xstats matches
+auto_layout() {
+	local occ
+	occ=$(tc -s qdisc show dev $DEV | sed -nE 's/.*occupancy: high ([0-9]+)\/64 low ([0-9]+)\/64.*/\1 \2/p')
+	auto_cls | awk -v occ="$occ" '
+	function chk(c, tbl, cnt, list, d,   k, s, i, gap) {
+		if (cnt == 0) return
+		k = split(list, s, ",")
+		if (k != cnt || k * d != 64) { printf "# %s: %s table holds %d slots (%s) at distance %d\n", c, tbl, k, list, d; bad = 1 }
+		for (i = 1; i <= k; i++) {
+			gap = (i < k ? s[i + 1] : s[1] + 64) - s[i]
+			if (k > 1 && gap != d) { printf "# %s: %s slots %s not %d apart\n", c, tbl, list, d; bad = 1; break }
+			if ((tbl, s[i]) in own) { printf "# %s slot %d owned by %s and %s\n", tbl, s[i], own[tbl, s[i]], c; bad = 1 }
+			own[tbl, s[i]] = c
+		}
+	}
+	{ chk($1, "high", $2, $3, $8); chk($1, "low", $5, $6, $8); H += $2; L += $5 }
+	END { if (occ != H " " L) { printf "# occupancy %s, classes hold %d %d\n", occ, H, L; bad = 1 }; exit bad }'
+}
+auto_swaps() { tc -s qdisc show dev $DEV | sed -nE 's/.* swaps ([0-9]+).*/\1/p'; }
+# pg_add_on DEV THREAD TAG SIZE PRIO MBIT: like lib.sh's pg_add, but any
+# number of producers per pktgen thread (device DEV@TAG on kpktgend_THREAD)
+pg_add_on() {
+	local dev=$1 th=$2 tag=$3 size=$4 prio=$5 mbit=$6 f
+	pg_cmd "$PG/kpktgend_$th" "add_device $dev@$tag" || return 1
+	f=$PG/$dev@$tag
+	pg_cmd "$f" "count 0" && pg_cmd "$f" "clone_skb 0" &&
+	pg_cmd "$f" "pkt_size $size" && pg_cmd "$f" "delay 0" &&
+	pg_cmd "$f" "xmit_mode queue_xmit" &&
+	pg_cmd "$f" "dst 198.51.100.$((tag % 250 + 1))" &&
+	pg_cmd "$f" "dst_mac 02:00:00:00:00:01" &&
+	pg_cmd "$f" "skb_priority $((prio))" &&
+	pg_cmd "$f" "rate $mbit"
+}
+# auto_traffic "MINOR:SIZE:MBIT ...": producers spread over the pktgen threads
+auto_traffic() {
+	local nth i=0 e m s r
+	pg_reset || return 1
+	nth=$(ls -d "$PG"/kpktgend_* | wc -l)
+	for e in $1; do
+		IFS=: read -r m s r <<<"$e"
+		pg_add_on $DEV $((i % nth)) $((i + 1)) "$s" "0x1$(printf '%04x' $((0x$m)))" "$r" || return 1
+		i=$((i + 1))
+	done
+}
+# sums_ok: per-class Sent pkts + unclassified pkts = the qdisc's Sent
+# pkts; bytes equal when nothing was unclassified (the unclassified
+# queue's bytes are not exported); backlogs equal.  lib.sh's sums_match
+# ignores the unclassified queue.
+sums_ok() {
+	local qb qp qbb qbp cb cp cbb cbp u
+	read -r qb qp _ qbb qbp <<<"$(qd_stats $DEV 1:)"
+	read -r cb cp cbb cbp <<<"$(cls_stats $DEV arbtable | awk '{ b += $2; p += $3; bb += $5; bp += $6 } END { printf "%d %d %d %d", b, p, bb, bp }')"
+	u=$(tc -s qdisc show dev $DEV | sed -nE 's/.*unclassified: pkts ([0-9]+).*/\1/p')
+	diag "qdisc sent ${qb}B ${qp}p backlog ${qbb}B ${qbp}p; classes sent ${cb}B ${cp}p backlog ${cbb}B ${cbp}p; unclassified ${u}p"
+	[ "$qp" = $((cp + u)) ] && [ "$qbb" = "$cbb" ] && [ "$qbp" = "$cbp" ] &&
+		{ [ "$u" = 0 ] && [ "$qb" = "$cb" ] || { [ "$u" != 0 ] && [ "$qb" -ge "$cb" ]; }; }
+}
+
+# ------------------------------------------------------- setup
+BACK="10 11 12 13 30"
+setup() {
+	auto_dev $DEV || return 1
+	run tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit || { diag "qdisc: $RUN_ERR"; return 1; }
+	local c
+	for c in "10 rate 2mbit distance 4" "11 rate 1mbit distance 8" \
+		"12 rate 500kbit latency 100ms" "13 rate 300kbit distance 32" "30 share 20"; do
+		set -- $c
+		run tc class add dev $DEV parent 1: classid "1:$1" arbtable "${@:2}" ||
+			{ diag "class add 1:$c: $RUN_ERR"; return 1; }
+	done
+	auto_traffic "10:1500:8 11:1000:6 12:700:4 13:300:3 30:1200:3"
+}
+if ! setup; then tap_fail "auto churn: setup"; tap_end; exit; fi
+diag "$(auto_cls | awk '{ printf "%s high %s low %s distance %s\n", $1, $2, $5, $8 }')"
+pg_start
+sleep 2
+cls_stats $DEV arbtable >"$tmp/s0"
+
+# ------------------------------------------------------- churn
+# Operations go to tc in batches (tc -batch -force: one process per
+# batch; fork+exec of tc costs ~0.5 s under a loaded TCG guest).  A batch
+# touches every class at most once, so no operation depends on an
+# earlier one of the same batch; the class list is re-read after each.
+pool=(200 201 202 203 204 205 206 207 208 209 20a 20b 20c 20d 20e 20f)
+rand_opts() {
+	local d=$((1 << (RANDOM % 7)))
+	case $((RANDOM % 5)) in
+	0 | 1) echo "rate $((20 + RANDOM % 300))kbit distance $d" ;;
+	2) echo "rate $((20 + RANDOM % 300))kbit latency $((30 + RANDOM % 300))ms" ;;
+	3) echo "share $((1 + RANDOM % 100)) distance $d" ;;
+	4) echo "share $((1 + RANDOM % 255))" ;;
+	esac
+}
+# two settings per backlogged class, each admissible on its own
+back_opts=("10 rate 2mbit distance 4" "10 rate 1500kbit distance 8"
+	"11 rate 1mbit distance 8" "11 rate 500kbit distance 16"
+	"12 rate 500kbit latency 100ms" "12 rate 700kbit distance 4"
+	"13 rate 300kbit distance 32" "13 rate 100kbit distance 64"
+	"30 share 20" "30 share 40 distance 32")
+nops=0 nfail=0 nrej=0 nbad=0 nlayout=0 nback=0 nbatch=0
+t0=$SECONDS
+while ((nops < NOPS)); do
+	have=" $(tc class show dev $DEV | awk '$1 == "class" { sub(/^1:/, "", $3); printf "%s ", $3 }')"
+	: >"$tmp/batch"
+	# 12 distinct churn classes, then 2 distinct backlogged classes
+	o=$((RANDOM % 16)) st=$((2 * (RANDOM % 4) + 1))	# step odd: 12 distinct
+	for ((k = 0; k < 12; k++)); do
+		m=${pool[(o + k * st) % 16]}
+		if [[ "$have" != *" $m "* ]]; then
+			echo "class add dev $DEV parent 1: classid 1:$m arbtable $(rand_opts)"
+		elif ((RANDOM % 2)); then
+			echo "class change dev $DEV classid 1:$m arbtable $(rand_opts)"
+		else
+			echo "class del dev $DEV classid 1:$m"
+		fi
+	done >>"$tmp/batch"
+	b1=$((RANDOM % 5)) b2=$(((b1 + 1 + RANDOM % 4) % 5))
+	for b in $b1 $b2; do
+		set -- ${back_opts[2 * b + RANDOM % 2]}
+		echo "class change dev $DEV classid 1:$1 arbtable ${*:2}"
+	done >>"$tmp/batch"
+	n=$(wc -l <"$tmp/batch")
+	tc -force -batch "$tmp/batch" 2>"$tmp/err" >/dev/null
+	nbatch=$((nbatch + 1))
+	f=$(grep -c '^Command failed' "$tmp/err")
+	r=$(grep -c '^Error: cannot admit the class: ' "$tmp/err")
+	o=$(grep -v '^Command failed' "$tmp/err" | grep -vc '^Error: cannot admit the class: ')
+	# failed backlogged-class changes: line numbers n-1 and n
+	fb=$(grep -cE "^Command failed [^:]*:($((n - 1))|$n)\$" "$tmp/err")
+	nops=$((nops + n)) nfail=$((nfail + f)) nrej=$((nrej + r)) nback=$((nback + 2 - fb))
+	if [ "$o" != 0 ] || [ "$f" != "$r" ]; then
+		nbad=$((nbad + 1))
+		diag "batch $nbatch: $f failed, $r admission rejections; stderr:"
+		diag "$(cat "$tmp/err")"
+		diag "$(cat "$tmp/batch")"
+	fi
+	if ((nbatch % 4 == 0)); then
+		out=$(auto_layout) || { nlayout=$((nlayout + 1)); diag "after batch $nbatch: $out"; }
+		diag "$nops ops after $((SECONDS - t0)) s"
+	fi
+done
+tchurn=$((SECONDS - t0))
+cls_stats $DEV arbtable >"$tmp/s1"
+diag "$nops ops in ${tchurn}s ($nbatch batches): $((nops - nfail)) accepted, $nrej admission rejections, $nback changes of backlogged classes accepted"
+tap_check "churn: $nops operations, every failure an admission rejection ($nbad bad batches)" test "$nbad" = 0
+tap_check "churn: >= 200 operations accepted ($((nops - nfail)))" test $((nops - nfail)) -ge 200
+tap_check "churn: backlogged classes' rate/distance changed under traffic ($nback times)" test "$nback" -gt 0
+tap_check "churn: layout exact (d apart, no slot shared, occupancy) at every check" \
+	eval '[ "$nlayout" = 0 ] && auto_layout'
+flowing() {
+	local c bad=0 b0 b1 bl
+	for c in $BACK; do
+		b0=$(awk -v c="1:$c" '$1 == c { print $2 }' "$tmp/s0")
+		b1=$(awk -v c="1:$c" '$1 == c { print $2 }' "$tmp/s1")
+		bl=$(awk -v c="1:$c" '$1 == c { print $6 }' "$tmp/s1")
+		diag "1:$c sent $((b1 - b0)) bytes during churn, backlog ${bl}p at the end"
+		[ "$b1" -gt "$b0" ] && [ "$bl" -gt 0 ] || bad=1
+	done
+	return $bad
+}
+tap_check "churn: every backlogged class sent during churn and is still backlogged" flowing
+sw=$(auto_swaps)
+tap_check "churn: defragmentation swaps counted (swaps $sw)" fcmp "${sw:-0} > 0"
+pg_stop
+tap_check "churn: qdisc drains to backlog 0, qlen 0 after traffic stops" drained $DEV 1: arbtable 30
+tap_check "churn: per-class Sent sums to the qdisc's Sent (unclassified included)" sums_ok
+tap_check "churn: classes that got no traffic sent nothing" \
+	awk '$1 ~ /^1:20[0-9a-f]$/ && $2 != 0 { print "# " $0; bad = 1 } END { exit bad }' <(cls_stats $DEV arbtable)
+log=$(dmesg 2>/dev/null | tail -n +$((dmesg_lines + 1)) | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|general protection|refcount_t|list_(add|del) corruption')
+[ -z "$log" ] || diag "$log"
+tap_check "churn: no kernel warnings" test -z "$log"
+tap_end
