@@ -1,0 +1,28 @@
+# arbsim: what-if simulator on the module's own core (kernel/arbtable_arbiter.c,
+# kernel/arbtable_alloc.c through kernel/arbtable_types.h), in userspace.
+#
+#   make arbsim        build/tools/arbsim
+#   make arbsim-san    build/tools/arbsim-san (ASan+UBSan)
+#   make arbsim-test   tests/arbsim/run.sh on the ASan+UBSan build
+#                      (ARBSIM=... to test another binary)
+
+ARBSIM_SRCS := tools/arbsim.c tools/arbsim_auto.c
+ARBSIM_HDRS := tools/arbsim_auto.h
+ARBSIM      := $(BUILD)/tools/arbsim
+ARBSIM_SAN  := $(BUILD)/tools/arbsim-san
+
+$(ARBSIM): $(ARBSIM_SRCS) $(ARBSIM_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itools -o $@ $(ARBSIM_SRCS) $(CORE_SRCS)
+
+$(ARBSIM_SAN): $(ARBSIM_SRCS) $(ARBSIM_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Itools -o $@ $(ARBSIM_SRCS) $(CORE_SRCS)
+
+.PHONY: arbsim arbsim-san arbsim-test
+arbsim: $(ARBSIM)
+arbsim-san: $(ARBSIM_SAN)
+arbsim-test: $(ARBSIM) $(ARBSIM_SAN)
+	@ARBSIM=$${ARBSIM:-$(ARBSIM_SAN)} bash tests/arbsim/run.sh
+
+all: arbsim

@@ -1,0 +1,1929 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arbsim: what-if analysis of an arbtable configuration in userspace, on the
+ * same arbiter and allocator core the sch_arbtable module runs
+ * (kernel/arbtable_arbiter.c, kernel/arbtable_alloc.c).
+ *
+ * It reads a scenario (qdisc options, manual tables or auto-mode
+ * admissions in the tc syntax, traffic per class), prints the allocator's
+ * decisions, then simulates the qdisc at its rate with every class
+ * backlogged unless told otherwise, and prints the dequeue order, byte
+ * shares against weight shares, worst gaps and head-of-line waits.
+ * Output is deterministic (random size mixes use --seed).
+ *
+ * Scenario format (one statement per line, '#' starts a comment):
+ *
+ *   qdisc [manual|auto] rate RATE [highlimit 0..255]
+ *         [accounting deficit|iba] [mtu BYTES] [maxweight 1..255]
+ *       First statement. RATE in tc units (bit, kbit, mbit, gbit, tbit,
+ *       kibit.., Bps, KBps, MBps, ...; a bare number is bit/s). Defaults
+ *       as the module: manual, highlimit 16, deficit, mtu 1514,
+ *       maxweight 255. The rate is the link: simulated time advances by
+ *       len / rate per packet.
+ *   high LIST | low LIST          (manual mode)
+ *       LIST := none | ENTRY[,ENTRY...]; ENTRY := MINOR:WEIGHT[@SLOT] | -
+ *       as in tc-arbtable(8): minors hex, weights and slots decimal.
+ *       Each list replaces the table. Classes named here are created if
+ *       no 'class' statement did.
+ *   class ID [strict|nostrict] [ceil RATE] [rate RATE]
+ *         [latency TIME | distance D] [share N]
+ *       tc class add: ID is MAJ:MIN or MIN (hex). rate/latency/distance/
+ *       share are auto mode only (admitted through the allocator, in
+ *       order); strict/ceil work in both modes. TIME takes s, ms, us, ns
+ *       (a bare number is ns).
+ *   change ID [options as for class]   tc class change
+ *   del ID                              tc class del
+ *   traffic ID [size S[,S...]] [mix alternate|random] [idle-after N]
+ *           [offered RATE]
+ *       Traffic of a class. Without 'offered' the class is backlogged
+ *       (always has a packet) until it has sent N packets (idle-after).
+ *       With 'offered' packets arrive at that constant bit rate into a
+ *       1000-packet FIFO (drops counted), N then limits the arrivals.
+ *       Sizes cycle in order (alternate, default) or are drawn uniformly
+ *       (random). Default size: the mtu. Traffic for a class that does
+ *       not exist (e.g. a rejected admission) goes to the qdisc's
+ *       unclassified queue, served only when no class is eligible.
+ *
+ * Admission errors and rejections are reported as decisions (with the
+ * module's message) and the simulation goes on without that change;
+ * syntax errors stop arbsim with exit status 2.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arbtable_arbiter.h"
+#include "arbtable_alloc.h"
+#include "arbsim_auto.h"
+
+#define NSEC_PER_SEC		1000000000ULL
+#define SIM_QLIMIT		1000	/* pfifo default (txqueuelen) */
+#define SIM_MAX_SIZES		32
+#define SIM_UNCLASSIFIED	4	/* table id in the order output */
+#define SIM_MAX_SOURCES		128
+
+static const char *const table_name[] = {
+	"high", "low", "strict", "slotless", "unclassified"
+};
+
+/* ---------------------------------------------------------------------- */
+/* State                                                                   */
+
+struct bucket {			/* arbtable_bucket, in simulated ns */
+	s64 tokens;
+	s64 buffer;
+	u64 t_c;
+	u64 bps;
+};
+
+struct traffic {
+	bool on;
+	u32 sizes[SIM_MAX_SIZES];
+	unsigned int nsizes;
+	bool random;
+	u64 limit;		/* idle-after: packets (0 = none) */
+	u64 offered;		/* bytes/s, 0 = backlogged */
+	u64 rng;
+	unsigned int pos;	/* next size (alternate) */
+	u64 generated;		/* packets generated so far */
+	/* FIFO of sizes (offered) or the head (backlogged) */
+	u32 q[SIM_QLIMIT];
+	unsigned int qhead, qlen;
+	u64 next_arrival;	/* ns */
+	u64 arr_rem;		/* remainder of the arrival clock */
+	bool done;		/* no more packets ever */
+	u64 drops;
+};
+
+struct sim_class {
+	bool used;
+	u32 minor;
+	u8 index;
+	bool strict;
+	u64 ceil;		/* bytes/s, 0 = none */
+	struct bucket cb;
+	bool throttled;
+	u64 unthrottle_at;
+	u64 nthrottled;
+	/* auto mode */
+	struct asim_resv resv;
+	u8 table;		/* ARB_HIGH/ARB_LOW or ARB_NO_CLASS */
+	u32 distance;
+	u32 weight;
+	u64 bound_ns;
+	/* traffic and statistics */
+	struct traffic tr;
+	u64 pkts, bytes;
+	u64 tbytes[5], tpkts[5];
+	u64 mark;		/* total bytes when last served/activated */
+	u64 gap_max;
+	u64 head_since;
+	u64 max_hol;
+	bool active;		/* has a packet */
+};
+
+struct decision {
+	int line;
+	char cmd[8];
+	u32 minor;
+	bool ok;
+	char text[320];
+	u8 table;
+	u32 distance;
+	u32 weight;
+	u64 slots;
+	u64 bound_ns;
+	unsigned int moves;
+	bool admission;		/* an allocator decision (auto mode) */
+};
+
+struct order_ent {
+	u64 t;
+	u32 minor;
+	u8 table;
+	u8 slot;
+	s32 credit;
+	u32 len;
+};
+
+struct sim {
+	/* qdisc */
+	bool have_qdisc;
+	bool autom;
+	u64 rate;		/* bytes/s */
+	u64 rate_bits;
+	u8 highlimit;
+	u8 accounting;
+	u32 mtu;
+	u8 maxweight;
+	struct arb_sched arb;
+	struct arb_alloc alloc[ARB_NTABLES];
+	struct sim_class cls[ARB_MAX_CLASSES];
+	u64 cls_used;
+	/* unclassified sources (traffic for classes that do not exist) */
+	struct sim_class uncl[SIM_MAX_SOURCES];
+	unsigned int nuncl, uncl_rr;
+	u64 uncl_pkts, uncl_bytes;
+	/* log */
+	struct decision *dec;
+	unsigned int ndec, adec;
+	/* run */
+	u64 packets, order_n, seed;
+	struct order_ent *order;
+	u64 norder;
+	u64 now, now_rem, total_bytes, sent;
+	bool stopped_early;
+	u64 swaps;
+};
+
+static const char *scen_name = "-";
+static int scen_line;
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "arbsim: %s:%d: ", scen_name, scen_line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+
+	if (!p) {
+		fprintf(stderr, "arbsim: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+/* ---------------------------------------------------------------------- */
+/* tc-style value parsing                                                  */
+
+/* iproute2 get_rate64(): bits/s with suffixes, result in bytes/s. */
+static int parse_rate(const char *str, u64 *rate)
+{
+	static const struct { const char *name; double scale; } sfx[] = {
+		{ "bit", 1. }, { "kibit", 1024. }, { "kbit", 1000. },
+		{ "mibit", 1024. * 1024. }, { "mbit", 1000000. },
+		{ "gibit", 1024. * 1024. * 1024. }, { "gbit", 1000000000. },
+		{ "tibit", 1024. * 1024. * 1024. * 1024. },
+		{ "tbit", 1000000000000. },
+		{ "bps", 8. }, { "kibps", 8. * 1024. }, { "kbps", 8000. },
+		{ "mibps", 8. * 1024. * 1024. }, { "mbps", 8000000. },
+		{ "gibps", 8. * 1024. * 1024. * 1024. },
+		{ "gbps", 8000000000. },
+		{ "tibps", 8. * 1024. * 1024. * 1024. * 1024. },
+		{ "tbps", 8000000000000. },
+	};
+	double bps;
+	char *p;
+	size_t i;
+
+	if (!*str || *str == '-' || *str == '+')
+		return -1;
+	errno = 0;
+	bps = strtod(str, &p);
+	if (p == str || errno || bps < 0)
+		return -1;
+	if (*p) {
+		for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+			if (!strcasecmp(sfx[i].name, p)) {
+				bps *= sfx[i].scale;
+				break;
+			}
+		}
+		if (i == sizeof(sfx) / sizeof(sfx[0]))
+			return -1;
+	}
+	bps /= 8;
+	if (bps >= 18446744073709551615.0)
+		return -1;
+	*rate = (u64)bps;
+	return 0;
+}
+
+/* iproute2 get_time64(): s, ms, us, ns; a bare number is ns. */
+static int parse_time(const char *str, u64 *ns)
+{
+	double t;
+	char *p;
+
+	if (!*str || *str == '-' || *str == '+')
+		return -1;
+	errno = 0;
+	t = strtod(str, &p);
+	if (p == str || errno || t < 0)
+		return -1;
+	if (*p) {
+		if (!strcasecmp(p, "s") || !strcasecmp(p, "sec") ||
+		    !strcasecmp(p, "secs"))
+			t *= 1e9;
+		else if (!strcasecmp(p, "ms") || !strcasecmp(p, "msec") ||
+			 !strcasecmp(p, "msecs"))
+			t *= 1e6;
+		else if (!strcasecmp(p, "us") || !strcasecmp(p, "usec") ||
+			 !strcasecmp(p, "usecs"))
+			t *= 1e3;
+		else if (strcasecmp(p, "ns") && strcasecmp(p, "nsec") &&
+			 strcasecmp(p, "nsecs"))
+			return -1;
+	}
+	if (t >= 18446744073709551615.0)
+		return -1;
+	*ns = (u64)t;
+	return 0;
+}
+
+static int parse_u64(const char *s, int base, u64 *v)
+{
+	char *e;
+
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &e, base);
+	return (*e || errno) ? -1 : 0;
+}
+
+static u64 dec_arg(const char *what, const char *s, u64 max)
+{
+	u64 v;
+
+	if (parse_u64(s, 10, &v) || v > max)
+		die("bad %s \"%s\" (decimal, at most %" PRIu64 ")", what, s,
+		    max);
+	return v;
+}
+
+/* "1:10" or "10": the minor, hex. */
+static u32 parse_classid(const char *s)
+{
+	const char *c = strchr(s, ':');
+	u64 v;
+
+	if (c)
+		s = c + 1;
+	if (parse_u64(s, 16, &v) || !v || v > 0xffff)
+		die("bad class id \"%s\" (MAJ:MIN or MIN, minor hex 1..ffff)",
+		    c ? c + 1 : s);
+	return (u32)v;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Output helpers                                                          */
+
+static char *fmt_ns(u64 ns, char *buf, size_t len)
+{
+	if (ns == ARB_BOUND_NONE)
+		snprintf(buf, len, "none");
+	else if (ns >= NSEC_PER_SEC)
+		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	return buf;
+}
+
+static char *fmt_rate(u64 bytes, char *buf, size_t len)
+{
+	u64 bits = bytes * 8;
+
+	if (bits && bits % 1000000000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "gbit", (u64)(bits / 1000000000ULL));
+	else if (bits && bits % 1000000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "mbit", (u64)(bits / 1000000ULL));
+	else if (bits && bits % 1000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "kbit", (u64)(bits / 1000ULL));
+	else
+		snprintf(buf, len, "%" PRIu64 "bit", bits);
+	return buf;
+}
+
+static char *fmt_slots(u64 m, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!m) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	while (m && n + 4 < len) {
+		n += (size_t)snprintf(buf + n, len - n, n ? ",%u" : "%u",
+				      (unsigned int)__ffs64(m));
+		m &= m - 1;
+	}
+	return buf;
+}
+
+static const char *tname(u8 t)
+{
+	return t < 5 ? table_name[t] : "none";
+}
+
+/* ---------------------------------------------------------------------- */
+/* Classes and decisions                                                   */
+
+static struct sim_class *find_class(struct sim *s, u32 minor)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARB_MAX_CLASSES; i++)
+		if (s->cls[i].used && s->cls[i].minor == minor)
+			return &s->cls[i];
+	return NULL;
+}
+
+static struct decision *decide(struct sim *s, const char *cmd, u32 minor)
+{
+	struct decision *d;
+
+	if (s->ndec == s->adec) {
+		s->adec = s->adec ? 2 * s->adec : 16;
+		s->dec = realloc(s->dec, s->adec * sizeof(*s->dec));
+		if (!s->dec) {
+			fprintf(stderr, "arbsim: out of memory\n");
+			exit(2);
+		}
+	}
+	d = &s->dec[s->ndec++];
+	memset(d, 0, sizeof(*d));
+	d->line = scen_line;
+	snprintf(d->cmd, sizeof(d->cmd), "%s", cmd);
+	d->minor = minor;
+	d->table = ARB_NO_CLASS;
+	return d;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+reject(struct decision *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->ok = false;
+	va_start(ap, fmt);
+	vsnprintf(d->text, sizeof(d->text), fmt, ap);
+	va_end(ap);
+}
+
+static struct sim_class *new_class(struct sim *s, u32 minor)
+{
+	struct sim_class *c;
+	unsigned int idx;
+
+	if (s->cls_used == ~0ULL)
+		return NULL;
+	idx = (unsigned int)__ffs64(~s->cls_used);
+	c = &s->cls[idx];
+	memset(c, 0, sizeof(*c));
+	c->used = true;
+	c->minor = minor;
+	c->index = (u8)idx;
+	c->table = ARB_NO_CLASS;
+	s->cls_used |= BIT_ULL(idx);
+	return c;
+}
+
+static void bucket_set(struct bucket *b, u64 bps, u32 mtu, u64 now)
+{
+	u64 l2t;
+
+	memset(b, 0, sizeof(*b));
+	b->bps = bps;
+	if (!bps)
+		return;
+	l2t = 2ULL * mtu * NSEC_PER_SEC / bps;
+	b->buffer = (s64)(l2t > ASIM_MIN_BURST_NS ? l2t : ASIM_MIN_BURST_NS);
+	b->tokens = b->buffer;
+	b->t_c = now;
+}
+
+static void strict_params(const struct sim *s, struct arb_params *p)
+{
+	u64 sc = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARB_MAX_CLASSES; i++)
+		if (s->cls[i].used && s->cls[i].strict)
+			sc = s->cls[i].ceil;
+	asim_params(s->rate, s->mtu, s->maxweight, s->highlimit, sc, p);
+}
+
+/* Options of 'class' and 'change' (tc class add/change arbtable ...). */
+struct copts {
+	bool has_strict, strict;
+	bool has_ceil;
+	u64 ceil;
+	bool has_rate, has_latency, has_distance, has_share;
+	u64 rate, latency;
+	u32 distance, share;
+};
+
+static void parse_copts(char **tok, int n, struct copts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < n; i++) {
+		const char *k = tok[i];
+		const char *v = i + 1 < n ? tok[i + 1] : NULL;
+
+		if (!strcmp(k, "strict") || !strcmp(k, "nostrict")) {
+			o->has_strict = true;
+			o->strict = k[0] == 's';
+			continue;
+		}
+		if (!v)
+			die("\"%s\" needs a value", k);
+		i++;
+		if (!strcmp(k, "ceil")) {
+			if (parse_rate(v, &o->ceil))
+				die("illegal \"ceil\" \"%s\"", v);
+			o->has_ceil = true;
+		} else if (!strcmp(k, "rate")) {
+			if (parse_rate(v, &o->rate))
+				die("illegal \"rate\" \"%s\"", v);
+			o->has_rate = true;
+		} else if (!strcmp(k, "latency")) {
+			if (parse_time(v, &o->latency))
+				die("illegal \"latency\" \"%s\" (e.g. 50us, 2ms)",
+				    v);
+			o->has_latency = true;
+		} else if (!strcmp(k, "distance")) {
+			o->distance = (u32)dec_arg("distance", v, 0xffffffffULL);
+			o->has_distance = true;
+		} else if (!strcmp(k, "share")) {
+			o->share = (u32)dec_arg("share", v, 0xffffffffULL);
+			o->has_share = true;
+		} else {
+			die("unknown class option \"%s\"", k);
+		}
+	}
+}
+
+/*
+ * arbtable_class_check() + arbtable_auto_parse() + the plan/commit of
+ * arbtable_change_class(), with the module's messages.
+ */
+static void do_class(struct sim *s, bool create, u32 minor,
+		     const struct copts *o)
+{
+	struct decision *d = decide(s, create ? "class" : "change", minor);
+	struct sim_class *c = find_class(s, minor);
+	bool strict = c ? c->strict : false;
+	u64 ceil = c ? c->ceil : 0;
+	struct asim_resv resv;
+	struct asim_plan plan;
+	struct arb_params p;
+	unsigned int i, idx;
+	bool want_plan = false;
+	char why[256];
+
+	if (create && c) {
+		reject(d, "class 1:%x exists; use 'change'", minor);
+		return;
+	}
+	if (!create && !c) {
+		reject(d, "class 1:%x does not exist", minor);
+		return;
+	}
+	if (o->has_strict)
+		strict = o->strict;
+	if (o->has_ceil) {
+		if (!o->ceil) {
+			reject(d, "ceil must be greater than 0; omit it for no ceiling");
+			return;
+		}
+		ceil = o->ceil;
+	}
+	if (!s->autom && (o->has_rate || o->has_latency || o->has_distance ||
+			  o->has_share)) {
+		reject(d, "rate/latency/distance/share need an auto-mode qdisc; on a manual qdisc program the slots with 'tc qdisc change ... high/low'");
+		return;
+	}
+	if (strict) {
+		for (i = 0; i < ARB_MAX_CLASSES; i++) {
+			if (s->cls[i].used && &s->cls[i] != c &&
+			    s->cls[i].strict) {
+				reject(d, "class 1:%x is already the strict class; only one is allowed",
+				       s->cls[i].minor);
+				return;
+			}
+		}
+		if (c && (arb_class_slots(&s->arb, ARB_HIGH, c->index) |
+			  arb_class_slots(&s->arb, ARB_LOW, c->index))) {
+			reject(d, "a class that table slots name cannot become strict; remove it from the tables first");
+			return;
+		}
+		if (s->autom) {
+			bool was = c && c->strict;
+			u64 old = was ? c->ceil : 0;
+
+			if (!ceil) {
+				reject(d, "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
+				return;
+			}
+			if ((!was || ceil > old) &&
+			    s->alloc[ARB_HIGH].nclasses) {
+				reject(d, "cannot add or raise the strict class's ceil while %u classes hold HIGH-table guarantees; configure the strict class first",
+				       s->alloc[ARB_HIGH].nclasses);
+				return;
+			}
+		}
+	}
+
+	/* arbtable_auto_parse() */
+	memset(&resv, 0, sizeof(resv));
+	if (c)
+		resv = c->resv;
+	if (s->autom) {
+		if (o->has_rate) {
+			if (!o->rate) {
+				reject(d, "rate must be greater than 0 bytes/s");
+				return;
+			}
+			resv.rate = o->rate;
+			resv.share = 0;
+		}
+		if (o->has_share) {
+			if (o->has_rate) {
+				reject(d, "give either rate (HIGH table) or share (LOW table), not both");
+				return;
+			}
+			if (!o->share || o->share > 255) {
+				reject(d, "share %u out of range 1..255 (LOW table weight units of 64 bytes)",
+				       o->share);
+				return;
+			}
+			resv.share = o->share;
+			resv.rate = 0;
+			resv.latency = 0;
+		}
+		if (o->has_latency && o->has_distance) {
+			reject(d, "give either latency or distance, not both");
+			return;
+		}
+		if (o->has_latency) {
+			if (!o->latency) {
+				reject(d, "latency must be greater than 0");
+				return;
+			}
+			resv.latency = o->latency;
+			resv.distance = 0;
+		}
+		if (o->has_distance) {
+			if (!o->distance || o->distance > ARB_SLOTS) {
+				reject(d, "distance %u out of range 1..%d slots",
+				       o->distance, ARB_SLOTS);
+				return;
+			}
+			resv.distance = o->distance;
+			resv.latency = 0;
+		}
+		if (resv.latency && resv.share) {
+			reject(d, "latency bounds are for rate classes in the HIGH table; give a share class a distance instead");
+			return;
+		}
+		if ((resv.latency || resv.distance) && !resv.rate &&
+		    !resv.share) {
+			reject(d, "latency/distance need a rate (HIGH table) or a share (LOW table)");
+			return;
+		}
+		if (strict && (resv.rate || resv.share)) {
+			reject(d, "the strict class is served before the tables and takes no rate or share");
+			return;
+		}
+	}
+
+	if (c) {
+		idx = c->index;
+		want_plan = memcmp(&resv, &c->resv, sizeof(resv)) != 0;
+	} else {
+		if (s->cls_used == ~0ULL) {
+			reject(d, "at most %d classes per qdisc",
+			       ARB_MAX_CLASSES);
+			return;
+		}
+		idx = (unsigned int)__ffs64(~s->cls_used);
+		want_plan = resv.rate || resv.share;
+	}
+	if (want_plan) {
+		/* As the module: the strict class's ceil before this change
+		 * (a strict class itself takes no reservation).
+		 */
+		strict_params(s, &p);
+		if (asim_plan(s->alloc, &p, s->maxweight, idx,
+			      c ? c->table : ARB_NO_CLASS, &resv, &plan, why,
+			      sizeof(why))) {
+			reject(d, "%s", why);
+			return;
+		}
+	}
+
+	if (!c)
+		c = new_class(s, minor);
+	if (want_plan) {
+		asim_commit(&s->arb, s->alloc, c->index, &plan);
+		s->swaps += plan.mv.n;
+		d->moves = plan.mv.n;
+		c->resv = plan.resv;
+		c->table = plan.new_table;
+		c->distance = c->table == ARB_NO_CLASS ? 0 : plan.distance;
+		c->weight = c->table == ARB_NO_CLASS ? 0 : plan.weight;
+		c->bound_ns = plan.bound_ns;
+		d->admission = true;
+	}
+	if (ceil != c->ceil) {
+		c->ceil = ceil;
+		bucket_set(&c->cb, ceil, s->mtu, 0);
+	}
+	if (strict != c->strict) {
+		c->strict = strict;
+		arb_set_strict(&s->arb, strict ? c->index : ARB_NO_CLASS);
+	}
+	d->ok = true;
+	d->table = c->table;
+	d->distance = c->distance;
+	d->weight = c->weight;
+	d->bound_ns = c->bound_ns;
+	if (c->table != ARB_NO_CLASS)
+		d->slots = arb_class_slots(&s->arb, c->table, c->index);
+	snprintf(d->text, sizeof(d->text), "%s",
+		 d->admission && c->table != ARB_NO_CLASS ? "admitted" :
+		 create ? "created" : "changed");
+}
+
+static void do_del(struct sim *s, u32 minor)
+{
+	struct decision *d = decide(s, "del", minor);
+	struct sim_class *c = find_class(s, minor);
+	struct asim_resv none;
+	struct asim_plan plan;
+	struct arb_params p;
+	char why[256], hb[200], lb[200];
+	u64 hi, lo;
+
+	if (!c) {
+		reject(d, "class 1:%x does not exist", minor);
+		return;
+	}
+	hi = arb_class_slots(&s->arb, ARB_HIGH, c->index);
+	lo = arb_class_slots(&s->arb, ARB_LOW, c->index);
+	if (s->autom && c->table != ARB_NO_CLASS) {
+		memset(&none, 0, sizeof(none));
+		strict_params(s, &p);
+		if (asim_plan(s->alloc, &p, s->maxweight, c->index, c->table,
+			      &none, &plan, why, sizeof(why))) {
+			reject(d, "%s", why);
+			return;
+		}
+		asim_commit(&s->arb, s->alloc, c->index, &plan);
+		s->swaps += plan.mv.n;
+		d->moves = plan.mv.n;
+		d->admission = true;
+	} else if (hi || lo) {
+		reject(d, "class 1:%x is still named by high slots [%s] and low slots [%s]; reprogram the tables first",
+		       minor, fmt_slots(hi, hb, sizeof(hb)),
+		       fmt_slots(lo, lb, sizeof(lb)));
+		return;
+	}
+	arb_set_eligible(&s->arb, c->index, false);
+	if (c->strict)
+		arb_set_strict(&s->arb, ARB_NO_CLASS);
+	s->cls_used &= ~BIT_ULL(c->index);
+	memset(c, 0, sizeof(*c));
+	d->ok = true;
+	snprintf(d->text, sizeof(d->text), "deleted");
+}
+
+/* Manual tables: arbtable_parse_table() + arbtable_apply(). */
+static void do_table(struct sim *s, unsigned int t, const char *list)
+{
+	struct decision *d = decide(s, t == ARB_HIGH ? "high" : "low", 0);
+	u8 cls[ARB_SLOTS], wt[ARB_SLOTS];
+	u32 mins[ARB_SLOTS];
+	u64 seen = 0, pos = 0;
+	unsigned int n = 0, i;
+	char *copy, *tok, *next;
+	const char *name = table_name[t];
+
+	if (s->autom) {
+		reject(d, "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
+		return;
+	}
+	memset(cls, ARB_NO_CLASS, sizeof(cls));
+	memset(wt, 0, sizeof(wt));
+	memset(mins, 0, sizeof(mins));
+	copy = strdup(list);
+	if (!copy)
+		die("out of memory");
+	if (!strcmp(list, "none"))
+		goto apply;
+	for (tok = copy; tok; tok = next) {
+		char *colon, *at;
+		u64 minor, w, slot;
+
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (!strcmp(tok, "-")) {
+			pos++;
+			continue;
+		}
+		colon = strchr(tok, ':');
+		if (!*tok || !colon)
+			die("bad \"%s\" entry \"%s\": expected MINOR:WEIGHT[@SLOT] or -",
+			    name, tok);
+		*colon = '\0';
+		at = strchr(colon + 1, '@');
+		if (at)
+			*at = '\0';
+		if (parse_u64(tok, 16, &minor) || minor > 0xffffffffULL)
+			die("bad class minor \"%s\" in \"%s\" (hex, e.g. 10 for class 1:10)",
+			    tok, name);
+		if (parse_u64(colon + 1, 10, &w) || w > 0xffffffffULL)
+			die("bad weight \"%s\" in \"%s\" (decimal, 64-byte units)",
+			    colon + 1, name);
+		if (at) {
+			if (parse_u64(at + 1, 10, &slot) ||
+			    slot > 0xffffffffULL)
+				die("bad slot \"%s\" in \"%s\" (decimal)",
+				    at + 1, name);
+		} else {
+			slot = pos;
+		}
+		pos = slot + 1;
+		/* kernel checks */
+		if (++n > ARB_SLOTS) {
+			reject(d, "%s table: more than %d slots given", name,
+			       ARB_SLOTS);
+			goto out;
+		}
+		if (slot >= ARB_SLOTS) {
+			reject(d, "%s table: slot index %" PRIu64 " out of range 0..%d",
+			       name, slot, ARB_SLOTS - 1);
+			goto out;
+		}
+		if (seen & BIT_ULL(slot)) {
+			reject(d, "%s table: slot %" PRIu64 " given twice", name,
+			       slot);
+			goto out;
+		}
+		seen |= BIT_ULL(slot);
+		if (w > 255) {
+			reject(d, "%s table: slot %" PRIu64 " weight %" PRIu64 " out of range 0..255",
+			       name, slot, w);
+			goto out;
+		}
+		if (!w)
+			continue;
+		if (!minor || minor > 0xffff) {
+			reject(d, "%s table: slot %" PRIu64 " class minor %#" PRIx64 " out of range 1..0xffff",
+			       name, slot, minor);
+			goto out;
+		}
+		mins[slot] = (u32)minor;
+		wt[slot] = (u8)w;
+	}
+	/* Classes named by the list: create the missing ones. */
+	for (i = 0; i < ARB_SLOTS; i++) {
+		struct sim_class *c;
+
+		if (!wt[i])
+			continue;
+		c = find_class(s, mins[i]);
+		if (c && c->strict) {
+			reject(d, "%s table: slot %u names strict class 1:%x; a strict class is served before the tables and takes no slot",
+			       name, i, mins[i]);
+			goto out;
+		}
+	}
+	for (i = 0; i < ARB_SLOTS; i++) {
+		struct sim_class *c;
+
+		if (!wt[i])
+			continue;
+		c = find_class(s, mins[i]);
+		if (!c)
+			c = new_class(s, mins[i]);
+		if (!c) {
+			reject(d, "at most %d classes per qdisc",
+			       ARB_MAX_CLASSES);
+			goto out;
+		}
+		cls[i] = c->index;
+	}
+apply:
+	for (i = 0; i < ARB_SLOTS; i++)
+		arb_set_slot(&s->arb, t, i, cls[i], wt[i]);
+	d->ok = true;
+	snprintf(d->text, sizeof(d->text), "%u slots programmed",
+		 hweight64(s->arb.tbl[t].used));
+out:
+	free(copy);
+}
+
+static void do_qdisc(struct sim *s, char **tok, int n)
+{
+	struct arb_params p;
+	bool have_rate = false;
+	int i;
+
+	if (s->have_qdisc)
+		die("only one qdisc statement");
+	s->have_qdisc = true;
+	s->highlimit = 16;
+	s->accounting = ARB_ACCT_DEFICIT;
+	s->mtu = 1514;
+	s->maxweight = 255;
+	for (i = 0; i < n; i++) {
+		const char *k = tok[i];
+		const char *v = i + 1 < n ? tok[i + 1] : NULL;
+
+		if (!strcmp(k, "manual") || !strcmp(k, "auto")) {
+			s->autom = k[0] == 'a';
+			continue;
+		}
+		if (!v)
+			die("\"%s\" needs a value", k);
+		i++;
+		if (!strcmp(k, "rate")) {
+			if (parse_rate(v, &s->rate) || !s->rate)
+				die("illegal \"rate\" \"%s\" (e.g. 10mbit)", v);
+			have_rate = true;
+		} else if (!strcmp(k, "highlimit")) {
+			s->highlimit = (u8)dec_arg("highlimit", v, 255);
+		} else if (!strcmp(k, "accounting")) {
+			if (!strcmp(v, "deficit"))
+				s->accounting = ARB_ACCT_DEFICIT;
+			else if (!strcmp(v, "iba"))
+				s->accounting = ARB_ACCT_IBA;
+			else
+				die("accounting \"%s\": deficit or iba", v);
+		} else if (!strcmp(k, "mtu")) {
+			s->mtu = (u32)dec_arg("mtu", v, ARB_MTU_MAX);
+			if (s->mtu < ARB_MTU_MIN)
+				die("mtu %u out of range %d..%d bytes", s->mtu,
+				    ARB_MTU_MIN, ARB_MTU_MAX);
+		} else if (!strcmp(k, "maxweight")) {
+			s->maxweight = (u8)dec_arg("maxweight", v, 255);
+			if (!s->maxweight)
+				die("maxweight 0 out of range 1..255");
+		} else {
+			die("unknown qdisc option \"%s\"", k);
+		}
+	}
+	if (!have_rate)
+		die("the qdisc needs a rate: arbsim simulates a link of that speed");
+	if (s->rate > ARB_RATE_MAX)
+		die("rate above 2^48 bytes/s");
+	s->rate_bits = s->rate * 8;
+	arb_init(&s->arb, s->highlimit, s->accounting);
+	arb_alloc_init(&s->alloc[ARB_HIGH], s->maxweight);
+	arb_alloc_init(&s->alloc[ARB_LOW], s->maxweight);
+	if (s->autom) {
+		asim_params(s->rate, s->mtu, s->maxweight, s->highlimit, 0, &p);
+		if (arb_params_check(&p))
+			die("auto mode cannot use rate %" PRIu64 " bytes/s with mtu %u",
+			    s->rate, s->mtu);
+	}
+}
+
+static void do_traffic(struct sim *s, char **tok, int n)
+{
+	struct traffic tr;
+	struct sim_class *c;
+	u32 minor;
+	int i;
+
+	if (n < 1)
+		die("traffic needs a class id");
+	minor = parse_classid(tok[0]);
+	memset(&tr, 0, sizeof(tr));
+	tr.on = true;
+	for (i = 1; i < n; i++) {
+		const char *k = tok[i];
+		const char *v = i + 1 < n ? tok[i + 1] : NULL;
+
+		if (!v)
+			die("\"%s\" needs a value", k);
+		i++;
+		if (!strcmp(k, "size")) {
+			char *copy = strdup(v), *t, *save = NULL;
+
+			if (!copy)
+				die("out of memory");
+			tr.nsizes = 0;
+			for (t = strtok_r(copy, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
+				u64 sz = dec_arg("size", t, ARB_MAX_PKT_LEN);
+
+				if (!sz)
+					die("size 0");
+				if (tr.nsizes == SIM_MAX_SIZES)
+					die("at most %d sizes", SIM_MAX_SIZES);
+				tr.sizes[tr.nsizes++] = (u32)sz;
+			}
+			free(copy);
+			if (!tr.nsizes)
+				die("empty size list");
+		} else if (!strcmp(k, "mix")) {
+			if (!strcmp(v, "random"))
+				tr.random = true;
+			else if (!strcmp(v, "alternate"))
+				tr.random = false;
+			else
+				die("mix \"%s\": alternate or random", v);
+		} else if (!strcmp(k, "idle-after")) {
+			tr.limit = dec_arg("idle-after", v, UINT64_MAX);
+			if (!tr.limit)
+				die("idle-after 0: omit the traffic line instead");
+		} else if (!strcmp(k, "offered")) {
+			if (parse_rate(v, &tr.offered) || !tr.offered)
+				die("illegal \"offered\" \"%s\"", v);
+		} else {
+			die("unknown traffic option \"%s\"", k);
+		}
+	}
+	if (!tr.nsizes) {
+		tr.sizes[0] = s->mtu;
+		tr.nsizes = 1;
+	}
+	c = find_class(s, minor);
+	if (!c && !s->autom)
+		c = new_class(s, minor);
+	if (!c) {
+		unsigned int j;
+
+		for (j = 0; j < s->nuncl; j++)
+			if (s->uncl[j].minor == minor)
+				break;
+		if (j == s->nuncl) {
+			if (s->nuncl == SIM_MAX_SOURCES)
+				die("too many unclassified sources");
+			s->nuncl++;
+		}
+		c = &s->uncl[j];
+		memset(c, 0, sizeof(*c));
+		c->minor = minor;
+		c->table = ARB_NO_CLASS;
+		c->used = true;
+		fprintf(stderr,
+			"arbsim: %s:%d: note: class 1:%x does not exist; its traffic goes to the unclassified queue\n",
+			scen_name, scen_line, minor);
+	}
+	for (i = 0; i < (int)tr.nsizes; i++)
+		if (tr.sizes[i] > s->mtu)
+			fprintf(stderr,
+				"arbsim: %s:%d: note: size %u above mtu %u: the bounds assume packets <= mtu\n",
+				scen_name, scen_line, tr.sizes[i], s->mtu);
+	c->tr = tr;
+}
+
+static void parse_scenario(struct sim *s, FILE *f)
+{
+	char line[8192];
+	char *tok[512];
+
+	scen_line = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *save = NULL;
+		int n = 0;
+
+		scen_line++;
+		if (!strchr(line, '\n') && !feof(f))
+			die("line too long");
+		p = strchr(line, '#');
+		if (p)
+			*p = '\0';
+		for (p = strtok_r(line, " \t\r\n", &save); p;
+		     p = strtok_r(NULL, " \t\r\n", &save)) {
+			if (n == (int)(sizeof(tok) / sizeof(tok[0])))
+				die("too many words");
+			tok[n++] = p;
+		}
+		if (!n)
+			continue;
+		if (!strcmp(tok[0], "qdisc")) {
+			do_qdisc(s, tok + 1, n - 1);
+			continue;
+		}
+		if (!s->have_qdisc)
+			die("the first statement must be 'qdisc ... rate RATE'");
+		if (!strcmp(tok[0], "high") || !strcmp(tok[0], "low")) {
+			if (n != 2)
+				die("%s takes one list (no spaces): none or MINOR:WEIGHT[@SLOT],...",
+				    tok[0]);
+			do_table(s, tok[0][0] == 'h' ? ARB_HIGH : ARB_LOW,
+				 tok[1]);
+		} else if (!strcmp(tok[0], "class") ||
+			   !strcmp(tok[0], "change")) {
+			struct copts o;
+			u32 minor;
+
+			if (n < 2)
+				die("%s needs a class id", tok[0]);
+			minor = parse_classid(tok[1]);
+			parse_copts(tok + 2, n - 2, &o);
+			do_class(s, tok[0][1] == 'l', minor, &o);
+		} else if (!strcmp(tok[0], "del")) {
+			if (n != 2)
+				die("del takes one class id");
+			do_del(s, parse_classid(tok[1]));
+		} else if (!strcmp(tok[0], "traffic")) {
+			do_traffic(s, tok + 1, n - 1);
+		} else {
+			die("unknown statement \"%s\"", tok[0]);
+		}
+	}
+	if (!s->have_qdisc)
+		die("no qdisc statement");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Simulation                                                              */
+
+static u64 splitmix64(u64 *x)
+{
+	u64 z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static u32 next_size(struct traffic *tr)
+{
+	u32 sz;
+
+	if (tr->random) {
+		sz = tr->sizes[splitmix64(&tr->rng) % tr->nsizes];
+	} else {
+		sz = tr->sizes[tr->pos];
+		tr->pos = (tr->pos + 1) % tr->nsizes;
+	}
+	tr->generated++;
+	if (tr->limit && tr->generated >= tr->limit)
+		tr->done = true;
+	return sz;
+}
+
+static void q_push(struct traffic *tr, u32 len)
+{
+	tr->q[(tr->qhead + tr->qlen) % SIM_QLIMIT] = len;
+	tr->qlen++;
+}
+
+static u32 q_pop(struct traffic *tr)
+{
+	u32 len = tr->q[tr->qhead];
+
+	tr->qhead = (tr->qhead + 1) % SIM_QLIMIT;
+	tr->qlen--;
+	return len;
+}
+
+/* The class gets a packet: head-of-line and gap clocks start now. */
+static void activate(struct sim *s, struct sim_class *c, u64 t)
+{
+	if (c->active)
+		return;
+	c->active = true;
+	c->head_since = t;
+	c->mark = s->total_bytes;
+}
+
+/* Refill a source up to @now; backlogged sources keep one head packet. */
+static void refill(struct sim *s, struct sim_class *c)
+{
+	struct traffic *tr = &c->tr;
+
+	if (!tr->on)
+		return;
+	if (!tr->offered) {
+		if (!tr->qlen && !tr->done) {
+			q_push(tr, next_size(tr));
+			activate(s, c, s->now);
+		}
+		return;
+	}
+	while (!tr->done && tr->next_arrival <= s->now) {
+		u64 t = tr->next_arrival;
+		u32 len = next_size(tr);
+		u64 num = (u64)len * NSEC_PER_SEC + tr->arr_rem;
+
+		if (tr->qlen < SIM_QLIMIT) {
+			q_push(tr, len);
+			activate(s, c, t);
+		} else {
+			tr->drops++;
+		}
+		tr->next_arrival += num / tr->offered;
+		tr->arr_rem = num % tr->offered;
+	}
+}
+
+static bool class_can_run(const struct sim_class *c)
+{
+	return c->tr.qlen && !c->throttled;
+}
+
+static void account(struct sim *s, struct sim_class *c, u8 table, u8 slot,
+		    s32 credit, u32 len)
+{
+	u64 gap = s->total_bytes - c->mark;
+
+	if (gap > c->gap_max)
+		c->gap_max = gap;
+	if (s->now - c->head_since > c->max_hol)
+		c->max_hol = s->now - c->head_since;
+	c->head_since = s->now;
+	c->pkts++;
+	c->bytes += len;
+	c->tbytes[table] += len;
+	c->tpkts[table]++;
+	if (s->norder < s->order_n) {
+		struct order_ent *o = &s->order[s->norder++];
+
+		o->t = s->now;
+		o->minor = c->minor;
+		o->table = table;
+		o->slot = slot;
+		o->credit = credit;
+		o->len = len;
+	}
+}
+
+/* Advance the clock by one packet time at the qdisc rate, exactly. */
+static void transmit(struct sim *s, u32 len)
+{
+	u64 num = (u64)len * NSEC_PER_SEC + s->now_rem;
+
+	s->now += num / s->rate;
+	s->now_rem = num % s->rate;
+	s->total_bytes += len;
+	s->sent++;
+}
+
+static u64 next_event(struct sim *s)
+{
+	u64 t = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < ARB_MAX_CLASSES; i++) {
+		struct sim_class *c = &s->cls[i];
+
+		if (!c->used)
+			continue;
+		if (c->throttled && c->tr.qlen && c->unthrottle_at < t)
+			t = c->unthrottle_at;
+		if (c->tr.on && c->tr.offered && !c->tr.done &&
+		    c->tr.next_arrival < t)
+			t = c->tr.next_arrival;
+	}
+	for (i = 0; i < s->nuncl; i++) {
+		struct sim_class *c = &s->uncl[i];
+
+		if (c->tr.offered && !c->tr.done && c->tr.next_arrival < t)
+			t = c->tr.next_arrival;
+	}
+	return t;
+}
+
+static bool serve_unclassified(struct sim *s)
+{
+	unsigned int k, j;
+
+	for (k = 0; k < s->nuncl; k++) {
+		struct sim_class *c;
+		u32 len;
+
+		j = (s->uncl_rr + k) % s->nuncl;
+		c = &s->uncl[j];
+		if (!c->tr.qlen)
+			continue;
+		s->uncl_rr = (j + 1) % s->nuncl;
+		len = q_pop(&c->tr);
+		account(s, c, SIM_UNCLASSIFIED, 0, 0, len);
+		if (!c->tr.qlen)
+			c->active = false;
+		s->uncl_pkts++;
+		s->uncl_bytes += len;
+		transmit(s, len);
+		return true;
+	}
+	return false;
+}
+
+static void simulate(struct sim *s)
+{
+	unsigned int i;
+
+	s->order = xcalloc(s->order_n, sizeof(*s->order));
+	for (i = 0; i < ARB_MAX_CLASSES; i++)
+		if (s->cls[i].used)
+			s->cls[i].tr.rng = s->seed ^
+					   ((u64)s->cls[i].minor << 32);
+	for (i = 0; i < s->nuncl; i++)
+		s->uncl[i].tr.rng = s->seed ^ ((u64)s->uncl[i].minor << 32) ^
+				    0x5555;
+
+	while (s->sent < s->packets) {
+		struct arb_pick pick;
+		struct sim_class *c;
+		s32 credit;
+		u32 len;
+
+		for (i = 0; i < ARB_MAX_CLASSES; i++) {
+			c = &s->cls[i];
+			if (!c->used)
+				continue;
+			refill(s, c);
+			if (c->throttled && c->unthrottle_at <= s->now) {
+				c->throttled = false;
+				c->mark = s->total_bytes;
+			}
+			arb_set_eligible(&s->arb, i, class_can_run(c));
+		}
+		for (i = 0; i < s->nuncl; i++)
+			refill(s, &s->uncl[i]);
+
+		if (!arb_select(&s->arb, &pick)) {
+			u64 t;
+
+			if (serve_unclassified(s))
+				continue;
+			t = next_event(s);
+			if (t == UINT64_MAX) {
+				s->stopped_early = true;
+				break;
+			}
+			/* Idle until the next arrival or unthrottle. */
+			s->now = t > s->now ? t : s->now + 1;
+			s->now_rem = 0;
+			continue;
+		}
+		c = &s->cls[pick.cls];
+		len = q_pop(&c->tr);
+		if (!c->tr.offered)
+			refill(s, c);	/* a backlogged class has more */
+		credit = arb_charge(&s->arb, &pick, len);
+		account(s, c, pick.table, pick.slot, credit, len);
+		if (c->ceil) {
+			struct bucket *b = &c->cb;
+			s64 toks = b->tokens + (s64)(s->now - b->t_c);
+
+			b->tokens = toks > b->buffer ? b->buffer : toks;
+			b->t_c = s->now;
+			b->tokens -= (s64)((u64)len * NSEC_PER_SEC / b->bps);
+			if (b->tokens < 0) {
+				c->throttled = true;
+				c->nthrottled++;
+				c->unthrottle_at = s->now + (u64)-b->tokens;
+				arb_set_eligible(&s->arb, c->index, false);
+			}
+		}
+		if (!c->tr.qlen) {
+			c->active = false;
+			arb_set_eligible(&s->arb, c->index, false);
+		}
+		transmit(s, len);
+		/* The class stays backlogged: its next packet is head now. */
+		c->mark = s->total_bytes;
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reports                                                                 */
+
+/* Weight of a class in a table: the sum of its slots' weights. */
+static u64 class_weight(const struct sim *s, unsigned int t, unsigned int idx)
+{
+	u64 m = arb_class_slots(&s->arb, t, idx), w = 0;
+
+	while (m) {
+		w += s->arb.tbl[t].weight[__ffs64(m)];
+		m &= m - 1;
+	}
+	return w;
+}
+
+/* Total weight of the classes that have traffic, per table. */
+static u64 table_weight(const struct sim *s, unsigned int t)
+{
+	u64 w = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARB_MAX_CLASSES; i++)
+		if (s->cls[i].used && s->cls[i].tr.on)
+			w += class_weight(s, t, i);
+	return w;
+}
+
+static u64 table_bytes(const struct sim *s, unsigned int t)
+{
+	u64 b = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARB_MAX_CLASSES; i++)
+		if (s->cls[i].used)
+			b += s->cls[i].tbytes[t];
+	return b;
+}
+
+static u64 cur_bound(const struct sim *s, const struct sim_class *c)
+{
+	struct arb_params p;
+
+	if (!s->autom || c->table != ARB_HIGH)
+		return ARB_BOUND_NONE;
+	strict_params(s, &p);
+	return arb_alloc_current_bound_ns(&s->alloc[ARB_HIGH], &p, c->index);
+}
+
+static u64 gap_ns(const struct sim *s, u64 bytes)
+{
+	return bytes * NSEC_PER_SEC / s->rate;
+}
+
+/* Classes sorted by minor for stable, readable output. */
+static unsigned int sorted_classes(const struct sim *s, unsigned int *out)
+{
+	unsigned int n = 0, i, j;
+
+	for (i = 0; i < ARB_MAX_CLASSES; i++) {
+		if (!s->cls[i].used)
+			continue;
+		for (j = n; j > 0 && s->cls[out[j - 1]].minor >
+				     s->cls[i].minor; j--)
+			out[j] = out[j - 1];
+		out[j] = i;
+		n++;
+	}
+	return n;
+}
+
+static void print_text(struct sim *s)
+{
+	unsigned int idx[ARB_MAX_CLASSES], n, i, k, t;
+	struct arb_params p;
+	char b1[64], b2[64], b3[64], sl[256];
+	u64 ch;
+
+	n = sorted_classes(s, idx);
+	printf("qdisc %s rate %s (%" PRIu64 " bytes/s) highlimit %u accounting %s mtu %u maxweight %u\n",
+	       s->autom ? "auto" : "manual", fmt_rate(s->rate, b1, sizeof(b1)),
+	       s->rate, s->highlimit,
+	       s->accounting == ARB_ACCT_IBA ? "iba" : "deficit", s->mtu,
+	       s->maxweight);
+	if (s->autom) {
+		strict_params(s, &p);
+		ch = arb_high_capacity(&p);
+		printf("high-table guaranteed rate %s (%" PRIu64 " bytes/s), capacity %u units\n",
+		       fmt_rate(ch, b1, sizeof(b1)), ch, 64U * s->maxweight);
+	}
+
+	printf("\ndecisions:\n");
+	for (i = 0; i < s->ndec; i++) {
+		struct decision *d = &s->dec[i];
+
+		printf("  line %d: %s", d->line, d->cmd);
+		if (d->minor)
+			printf(" 1:%x", d->minor);
+		if (!d->ok) {
+			printf(": rejected: %s\n", d->text);
+			continue;
+		}
+		printf(": %s", d->text);
+		if (d->admission && d->table != ARB_NO_CLASS) {
+			printf(", %s table distance %u, %u slots [%s], weight %u",
+			       tname(d->table), d->distance,
+			       hweight64(d->slots),
+			       fmt_slots(d->slots, sl, sizeof(sl)), d->weight);
+			if (d->table == ARB_HIGH)
+				printf(", guaranteed bound %s",
+				       fmt_ns(d->bound_ns, b1, sizeof(b1)));
+		} else if (d->admission) {
+			printf(", released");
+		}
+		if (d->moves)
+			printf(", %u swaps", d->moves);
+		printf("\n");
+	}
+
+	printf("\ntables (slot:minor/weight):\n");
+	for (t = 0; t < ARB_NTABLES; t++) {
+		printf("  %s:", table_name[t]);
+		if (!s->arb.tbl[t].used) {
+			printf(" empty\n");
+			continue;
+		}
+		/* Rows of 8 slots; rows without a used slot are left out. */
+		for (k = 0; k < ARB_SLOTS; k += 8) {
+			const struct arb_table *tb = &s->arb.tbl[t];
+			unsigned int j;
+			size_t len = 0;
+
+			if (!((tb->used >> k) & 0xff))
+				continue;
+			for (j = k; j < k + 8; j++) {
+				if (tb->weight[j])
+					snprintf(b1, sizeof(b1), "%u:%x/%u", j,
+						 s->cls[tb->cls[j]].minor,
+						 tb->weight[j]);
+				else
+					snprintf(b1, sizeof(b1), "%u:-", j);
+				len += (size_t)snprintf(sl + len,
+							sizeof(sl) - len,
+							j + 1 < k + 8 ?
+							" %-10s" : " %s", b1);
+			}
+			printf("\n   %s", sl);
+		}
+		printf("\n");
+	}
+
+	printf("\nclasses:\n");
+	printf("  %-7s %-5s %-6s %4s %-24s %6s %11s %11s %s\n", "class",
+	       "index", "table", "dist", "slots", "weight", "bound",
+	       "current", "ceil");
+	for (k = 0; k < n; k++) {
+		struct sim_class *c = &s->cls[idx[k]];
+		u64 hm = arb_class_slots(&s->arb, ARB_HIGH, c->index);
+		u64 lm = arb_class_slots(&s->arb, ARB_LOW, c->index);
+		const char *tab = c->strict ? "strict" :
+				  hm && lm ? "both" : hm ? "high" :
+				  lm ? "low" : "none";
+
+		snprintf(sl, sizeof(sl), "%s", "-");
+		if (hm || lm) {
+			char h[200];
+
+			fmt_slots(hm | lm, h, sizeof(h));
+			if (strlen(h) > 24)
+				snprintf(sl, sizeof(sl), "%u slots",
+					 hweight64(hm) + hweight64(lm));
+			else
+				snprintf(sl, sizeof(sl), "%s", h);
+		}
+		if (c->table != ARB_NO_CLASS)
+			snprintf(b3, sizeof(b3), "%u", c->distance);
+		else
+			snprintf(b3, sizeof(b3), "-");
+		printf("  1:%-5x %-5u %-6s %4s %-24s %6" PRIu64 " %11s %11s ",
+		       c->minor, c->index, tab, b3, sl,
+		       class_weight(s, ARB_HIGH, c->index) +
+		       class_weight(s, ARB_LOW, c->index),
+		       c->table == ARB_HIGH ? fmt_ns(c->bound_ns, b1, sizeof(b1)) : "-",
+		       c->table == ARB_HIGH ? fmt_ns(cur_bound(s, c), b2, sizeof(b2)) : "-");
+		printf("%s\n", c->ceil ? fmt_rate(c->ceil, b3, sizeof(b3)) : "-");
+	}
+
+	printf("\ndequeue order (first %" PRIu64 " of %" PRIu64 "):\n",
+	       s->norder, s->sent);
+	printf("  %6s %14s %-7s %-12s %4s %8s %6s\n", "#", "time", "class",
+	       "table", "slot", "credit", "len");
+	for (i = 0; i < s->norder; i++) {
+		struct order_ent *o = &s->order[i];
+
+		printf("  %6u %14s 1:%-5x %-12s %4u %8d %6u\n", i + 1,
+		       fmt_ns(o->t, b1, sizeof(b1)), o->minor,
+		       table_name[o->table], o->slot, o->credit, o->len);
+	}
+
+	printf("\nsimulated %" PRIu64 " packets, %" PRIu64 " bytes in %s%s\n",
+	       s->sent, s->total_bytes, fmt_ns(s->now, b1, sizeof(b1)),
+	       s->stopped_early ? " (stopped early: no traffic left)" : "");
+
+	printf("\nshares per table (of the bytes each table sent; weights of classes with traffic):\n");
+	printf("  %-6s %-7s %7s %9s %14s %9s %9s\n", "table", "class", "weight",
+	       "w-share%", "bytes", "b-share%", "diff");
+	for (t = 0; t < ARB_NTABLES; t++) {
+		u64 tw = table_weight(s, t), tbt = table_bytes(s, t);
+
+		for (k = 0; k < n; k++) {
+			struct sim_class *c = &s->cls[idx[k]];
+			u64 w = class_weight(s, t, c->index);
+			double ws, bs;
+
+			if (!w || !c->tr.on)
+				continue;
+			ws = tw ? 100.0 * (double)w / (double)tw : 0;
+			bs = tbt ? 100.0 * (double)c->tbytes[t] / (double)tbt : 0;
+			printf("  %-6s 1:%-5x %7" PRIu64 " %9.3f %14" PRIu64 " %9.3f %+9.3f\n",
+			       table_name[t], c->minor, w, ws, c->tbytes[t], bs,
+			       bs - ws);
+		}
+	}
+
+	printf("\nper class:\n");
+	printf("  %-7s %10s %14s %8s %10s %11s %11s %11s %9s %6s\n", "class",
+	       "packets", "bytes", "share%", "gap-bytes", "gap-time",
+	       "max-hol", "bound", "throttled", "drops");
+	for (k = 0; k < n; k++) {
+		struct sim_class *c = &s->cls[idx[k]];
+
+		if (!c->tr.on)
+			continue;
+		printf("  1:%-5x %10" PRIu64 " %14" PRIu64 " %8.3f %10" PRIu64 " %11s %11s %11s %9" PRIu64 " %6" PRIu64 "\n",
+		       c->minor, c->pkts, c->bytes,
+		       s->total_bytes ? 100.0 * (double)c->bytes /
+					(double)s->total_bytes : 0,
+		       c->gap_max, fmt_ns(gap_ns(s, c->gap_max), b1, sizeof(b1)),
+		       fmt_ns(c->max_hol, b2, sizeof(b2)),
+		       c->table == ARB_HIGH ? fmt_ns(c->bound_ns, b3, sizeof(b3)) : "-",
+		       c->nthrottled, c->tr.drops);
+	}
+	for (k = 0; k < s->nuncl; k++) {
+		struct sim_class *c = &s->uncl[k];
+
+		printf("  1:%-5x %10" PRIu64 " %14" PRIu64 " %8.3f %10" PRIu64 " %11s %11s %11s %9s %6" PRIu64 "  (unclassified)\n",
+		       c->minor, c->pkts, c->bytes,
+		       s->total_bytes ? 100.0 * (double)c->bytes /
+					(double)s->total_bytes : 0,
+		       c->gap_max, fmt_ns(gap_ns(s, c->gap_max), b1, sizeof(b1)),
+		       fmt_ns(c->max_hol, b2, sizeof(b2)), "-", "-",
+		       c->tr.drops);
+	}
+	if (s->swaps)
+		printf("\ndefragmentation swaps: %" PRIu64 "\n", s->swaps);
+}
+
+/* ---- JSON ---- */
+
+static void json_str(const char *str)
+{
+	const unsigned char *p = (const unsigned char *)str;
+
+	putchar('"');
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+static void json_slots(u64 m)
+{
+	bool first = true;
+
+	putchar('[');
+	while (m) {
+		printf(first ? "%u" : ",%u", (unsigned int)__ffs64(m));
+		first = false;
+		m &= m - 1;
+	}
+	putchar(']');
+}
+
+static void json_bound(const char *key, u64 ns)
+{
+	printf(",\"%s\":", key);
+	if (ns == ARB_BOUND_NONE)
+		printf("null");
+	else
+		printf("%" PRIu64, ns);
+}
+
+static void print_json(struct sim *s)
+{
+	unsigned int idx[ARB_MAX_CLASSES], n, i, k, t;
+	struct arb_params p;
+	char buf[32];
+
+	n = sorted_classes(s, idx);
+	printf("{\"qdisc\":{\"mode\":\"%s\",\"rate_bit\":%" PRIu64 ",\"rate_bytes\":%" PRIu64
+	       ",\"highlimit\":%u,\"accounting\":\"%s\",\"mtu\":%u,\"maxweight\":%u",
+	       s->autom ? "auto" : "manual", s->rate_bits, s->rate,
+	       s->highlimit, s->accounting == ARB_ACCT_IBA ? "iba" : "deficit",
+	       s->mtu, s->maxweight);
+	if (s->autom) {
+		strict_params(s, &p);
+		printf(",\"high_capacity_bytes\":%" PRIu64 ",\"capacity_units\":%u",
+		       arb_high_capacity(&p), 64U * s->maxweight);
+	}
+	printf("},\n\"decisions\":[");
+	for (i = 0; i < s->ndec; i++) {
+		struct decision *d = &s->dec[i];
+
+		printf("%s\n {\"line\":%d,\"cmd\":\"%s\"", i ? "," : "",
+		       d->line, d->cmd);
+		if (d->minor)
+			printf(",\"class\":\"1:%x\"", d->minor);
+		printf(",\"result\":\"%s\",\"text\":",
+		       d->ok ? "ok" : "rejected");
+		json_str(d->text);
+		if (d->ok && d->admission) {
+			printf(",\"table\":");
+			if (d->table == ARB_NO_CLASS)
+				printf("null");
+			else
+				printf("\"%s\"", tname(d->table));
+			printf(",\"distance\":%u,\"weight\":%u,\"slots\":",
+			       d->distance, d->weight);
+			json_slots(d->slots);
+			if (d->table == ARB_HIGH)
+				json_bound("guaranteed_bound_ns", d->bound_ns);
+			printf(",\"swaps\":%u", d->moves);
+		}
+		printf("}");
+	}
+	printf("],\n\"tables\":{");
+	for (t = 0; t < ARB_NTABLES; t++) {
+		const struct arb_table *tb = &s->arb.tbl[t];
+		bool first = true;
+
+		printf("%s\"%s\":[", t ? "," : "", table_name[t]);
+		for (k = 0; k < ARB_SLOTS; k++) {
+			if (!tb->weight[k])
+				continue;
+			printf("%s{\"slot\":%u,\"class\":\"1:%x\",\"weight\":%u}",
+			       first ? "" : ",", k, s->cls[tb->cls[k]].minor,
+			       tb->weight[k]);
+			first = false;
+		}
+		printf("]");
+	}
+	printf("},\n\"classes\":[");
+	for (k = 0; k < n; k++) {
+		struct sim_class *c = &s->cls[idx[k]];
+
+		printf("%s\n {\"class\":\"1:%x\",\"index\":%u,\"strict\":%s,\"ceil_bytes\":%" PRIu64,
+		       k ? "," : "", c->minor, c->index,
+		       c->strict ? "true" : "false", c->ceil);
+		printf(",\"table\":");
+		if (c->table == ARB_NO_CLASS)
+			printf("null");
+		else
+			printf("\"%s\"", tname(c->table));
+		printf(",\"distance\":%u,\"slots_high\":",
+		       c->table != ARB_NO_CLASS ? c->distance : 0);
+		json_slots(arb_class_slots(&s->arb, ARB_HIGH, c->index));
+		printf(",\"slots_low\":");
+		json_slots(arb_class_slots(&s->arb, ARB_LOW, c->index));
+		printf(",\"weight_high\":%" PRIu64 ",\"weight_low\":%" PRIu64,
+		       class_weight(s, ARB_HIGH, c->index),
+		       class_weight(s, ARB_LOW, c->index));
+		if (c->table == ARB_HIGH) {
+			json_bound("guaranteed_bound_ns", c->bound_ns);
+			json_bound("current_bound_ns", cur_bound(s, c));
+		}
+		printf(",\"traffic\":%s", c->tr.on ? "true" : "false");
+		if (c->tr.on) {
+			double share = s->total_bytes ?
+				(double)c->bytes / (double)s->total_bytes : 0;
+
+			snprintf(buf, sizeof(buf), "%.6f", share);
+			printf(",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
+			       ",\"share\":%s,\"bytes_high\":%" PRIu64
+			       ",\"bytes_low\":%" PRIu64 ",\"bytes_strict\":%" PRIu64
+			       ",\"bytes_slotless\":%" PRIu64
+			       ",\"worst_gap_bytes\":%" PRIu64
+			       ",\"worst_gap_ns\":%" PRIu64
+			       ",\"max_hol_ns\":%" PRIu64
+			       ",\"throttled\":%" PRIu64 ",\"drops\":%" PRIu64,
+			       c->pkts, c->bytes, buf, c->tbytes[ARB_HIGH],
+			       c->tbytes[ARB_LOW], c->tbytes[ARB_STRICT],
+			       c->tbytes[ARB_SLOTLESS], c->gap_max,
+			       gap_ns(s, c->gap_max), c->max_hol,
+			       c->nthrottled, c->tr.drops);
+		}
+		printf("}");
+	}
+	printf("],\n\"unclassified\":{\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
+	       ",\"sources\":[", s->uncl_pkts, s->uncl_bytes);
+	for (k = 0; k < s->nuncl; k++)
+		printf("%s\"1:%x\"", k ? "," : "", s->uncl[k].minor);
+	printf("]},\n\"shares\":{");
+	for (t = 0; t < ARB_NTABLES; t++) {
+		u64 tw = table_weight(s, t), tbt = table_bytes(s, t);
+		bool first = true;
+
+		printf("%s\"%s\":[", t ? "," : "", table_name[t]);
+		for (k = 0; k < n; k++) {
+			struct sim_class *c = &s->cls[idx[k]];
+			u64 w = class_weight(s, t, c->index);
+			double ws, bs;
+
+			if (!w || !c->tr.on)
+				continue;
+			ws = tw ? (double)w / (double)tw : 0;
+			bs = tbt ? (double)c->tbytes[t] / (double)tbt : 0;
+			printf("%s\n  {\"class\":\"1:%x\",\"weight\":%" PRIu64
+			       ",\"weight_share\":%.6f,\"bytes\":%" PRIu64
+			       ",\"byte_share\":%.6f,\"diff\":%.6f}",
+			       first ? "" : ",", c->minor, w, ws, c->tbytes[t],
+			       bs, bs - ws);
+			first = false;
+		}
+		printf("]");
+	}
+	printf("},\n\"order\":[");
+	for (i = 0; i < s->norder; i++) {
+		struct order_ent *o = &s->order[i];
+
+		printf("%s\n {\"seq\":%u,\"time_ns\":%" PRIu64
+		       ",\"class\":\"1:%x\",\"table\":\"%s\",\"slot\":%u,\"credit\":%d,\"len\":%u}",
+		       i ? "," : "", i + 1, o->t, o->minor,
+		       table_name[o->table], o->slot, o->credit, o->len);
+	}
+	printf("],\n\"sim\":{\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
+	       ",\"duration_ns\":%" PRIu64 ",\"seed\":%" PRIu64
+	       ",\"stopped_early\":%s,\"swaps\":%" PRIu64 "}}\n",
+	       s->sent, s->total_bytes, s->now, s->seed,
+	       s->stopped_early ? "true" : "false", s->swaps);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: arbsim [options] SCENARIO   (- reads standard input)\n"
+"\n"
+"Simulates an arbtable qdisc in userspace on the module's own arbiter and\n"
+"allocator: allocator decisions, dequeue order, byte shares vs weight shares,\n"
+"worst gaps between services, head-of-line waits. Deterministic.\n"
+"\n"
+"options:\n"
+"  -n, --packets N   packets to simulate (default 100000)\n"
+"  -o, --order N     print the first N dequeues (default 20)\n"
+"  -j, --json        JSON output\n"
+"  -s, --seed S      seed of the random size mixes (default 1)\n"
+"  -h, --help        this text\n"
+"\n"
+"scenario (one statement a line, # comments):\n"
+"  qdisc [manual|auto] rate RATE [highlimit 0..255] [accounting deficit|iba]\n"
+"        [mtu BYTES] [maxweight 1..255]          first line; rate = the link\n"
+"  high LIST      manual mode: LIST := none | MINOR:WEIGHT[@SLOT]|-[,...]\n"
+"  low LIST       (minors hex, weights 1..255 x 64 bytes, slots 0..63)\n"
+"  class ID [strict|nostrict] [ceil RATE] [rate RATE]\n"
+"        [latency TIME | distance D] [share N]   tc class add (rate/latency/\n"
+"                 distance/share: auto mode, admitted through the allocator)\n"
+"  change ID OPTIONS                             tc class change\n"
+"  del ID                                        tc class del\n"
+"  traffic ID [size S[,S...]] [mix alternate|random] [idle-after N]\n"
+"        [offered RATE]   backlogged unless offered (CBR into a 1000-packet\n"
+"                         FIFO); idle-after: stop after N packets\n"
+"  ID: MAJ:MIN or MIN (hex). RATE: tc units (kbit, mbit, gbit, bit, Bps, ...).\n"
+"  TIME: ns, us, ms, s (bare = ns). Defaults: manual, highlimit 16, deficit,\n"
+"  mtu 1514, maxweight 255, size = mtu.\n"
+"\n"
+"example:\n"
+"  qdisc manual rate 10mbit highlimit 4 accounting iba mtu 4096\n"
+"  high 6:127,1:63,7:254\n"
+"  low 3:2\n"
+"  traffic 6 size 4096\n"
+"  traffic 1 size 4096\n"
+"  traffic 7 size 4096\n"
+"  traffic 3 size 4096\n"
+"\n"
+"exit status: 0 ok, 2 usage or scenario error. See arbsim(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "packets", required_argument, NULL, 'n' },
+		{ "order", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	u64 packets = 100000, order_n = 20, seed = 1;
+	bool json = false;
+	struct sim *s;
+	FILE *f;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "n:o:js:h", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (parse_u64(optarg, 10, &packets) ||
+			    packets > 1000000000ULL) {
+				fprintf(stderr, "arbsim: bad --packets \"%s\" (0..1e9)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			if (parse_u64(optarg, 10, &order_n) ||
+			    order_n > 10000000ULL) {
+				fprintf(stderr, "arbsim: bad --order \"%s\" (0..1e7)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 's':
+			if (parse_u64(optarg, 0, &seed)) {
+				fprintf(stderr, "arbsim: bad --seed \"%s\"\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->packets = packets;
+	s->order_n = order_n < packets ? order_n : packets;
+	s->seed = seed;
+	scen_name = argv[optind];
+	if (!strcmp(scen_name, "-")) {
+		f = stdin;
+	} else {
+		f = fopen(scen_name, "r");
+		if (!f) {
+			fprintf(stderr, "arbsim: %s: %s\n", scen_name,
+				strerror(errno));
+			free(s);
+			return 2;
+		}
+	}
+	parse_scenario(s, f);
+	if (f != stdin)
+		fclose(f);
+
+	simulate(s);
+	if (json)
+		print_json(s);
+	else
+		print_text(s);
+	free(s->order);
+	free(s->dec);
+	free(s);
+	return 0;
+}
