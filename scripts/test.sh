@@ -70,7 +70,7 @@ fi
 for k in $KVERS; do
 	step "VM suite on $k (one boot, all tests)"
 	log=$LOG/vm-$k.tap
-	bash scripts/vm.sh -k "$k" -t "${ARBT_VM_TIMEOUT:-900}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
+	bash scripts/vm.sh -k "$k" -t "${ARBT_VM_TIMEOUT:-1800}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
 	vrc=${PIPESTATUS[0]}
 	p=$(grep -cE '^ok [0-9]+' "$log")
 	f=$(grep -cE '^not ok [0-9]+' "$log")
