@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# In-tree check: drops sch_arbtable into net/sched of Debian's
+# linux-source-6.12 the way a patch for upstream would (sources in
+# net/sched/, the uapi header in include/uapi/linux/, the Kconfig entry
+# inside "if NET_SCHED", kernel/Makefile.intree in net/sched/Makefile),
+# configures x86_64_defconfig + NET_SCH_ARBTABLE=m and builds only the
+# module: `make net/sched/sch_arbtable.ko` (W=1, -Werror, objtool and
+# modpost included) plus the exported uapi header.  No vmlinux is built.
+#
+#   scripts/intree-check.sh
+#
+# The source tree is unpacked once into $CACHE/linux-source-6.12 (reused;
+# only our files are added to it, Kconfig/Makefile restored from saved
+# originals each run); objects go to $CACHE/linux-6.12-intree (O=).
+# Cold: ~25 s unpack + ~4 min `make prepare` on 2 cores; warm: ~1 min.
+# Ends with "N passed, N failed".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${CACHE:-/var/cache/arbtable}
+TARBALL=${LINUX_SOURCE_TARBALL:-$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)}
+SRC=$CACHE/linux-source-6.12
+OUT=$CACHE/linux-6.12-intree
+JOBS=${JOBS:-$(nproc)}
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
+summary() { echo "intree-check: $pass passed, $fail failed ($((SECONDS))s)"; [ "$fail" = 0 ]; }
+log=$(mktemp /tmp/arbtable-intree.XXXXXX)
+trap 'rm -f "$log"' EXIT
+# step DESC CMD...: run quietly, show the log tail on failure
+step() {
+	local d=$1 t0=$SECONDS; shift
+	if "$@" >"$log" 2>&1; then
+		ok "$d ($((SECONDS - t0)) s)"
+	else
+		tail -n 40 "$log" | sed 's/^/    /'
+		bad "$d"
+		return 1
+	fi
+}
+
+# ---------------------------------------------------------------- source
+if [ ! -f "$SRC/.arbtable-unpacked" ]; then
+	if [ -z "$TARBALL" ]; then
+		bad "linux-source-6.12 tarball in /usr/src (apt-get install -t bookworm-backports linux-source-6.12)"
+		summary; exit
+	fi
+	mkdir -p "$CACHE" && rm -rf "$SRC.tmp" "$SRC" && mkdir "$SRC.tmp" || { bad "create $SRC"; summary; exit; }
+	step "unpack $(basename "$TARBALL") into $SRC" tar -xf "$TARBALL" -C "$SRC.tmp" || { summary; exit; }
+	mv "$SRC.tmp/linux-source-6.12" "$SRC" && rmdir "$SRC.tmp" && touch "$SRC/.arbtable-unpacked"
+else
+	ok "linux-source-6.12 already unpacked in $SRC"
+fi
+
+# ---------------------------------------------------------------- drop in
+dropin() {
+	local f
+	for f in Kconfig Makefile; do
+		[ -f "$SRC/net/sched/$f.arbtable-orig" ] || cp "$SRC/net/sched/$f" "$SRC/net/sched/$f.arbtable-orig"
+		cp "$SRC/net/sched/$f.arbtable-orig" "$SRC/net/sched/$f"
+	done
+	rm -f "$SRC"/net/sched/arbtable_*
+	cp "$ROOT"/kernel/*.c "$ROOT"/kernel/*.h "$SRC/net/sched/" &&
+	cp "$ROOT/include/uapi/linux/pkt_sched_arbtable.h" "$SRC/include/uapi/linux/" || return 1
+	# Kconfig: our entry (without the file's leading comment) before
+	# "menuconfig NET_SCH_DEFAULT", i.e. after the last qdisc, inside
+	# "if NET_SCHED".
+	awk -v entry="$ROOT/Kconfig" '
+		/^menuconfig NET_SCH_DEFAULT/ && !done {
+			on = 0
+			while ((getline l < entry) > 0) { if (l ~ /^config /) on = 1; if (on) print l }
+			print ""; done = 1
+		}
+		{ print }
+		END { if (!done) exit 1 }' "$SRC/net/sched/Kconfig.arbtable-orig" >"$SRC/net/sched/Kconfig" || return 1
+	{ echo; grep -v '^#' "$ROOT/kernel/Makefile.intree"; } >>"$SRC/net/sched/Makefile"
+}
+step "drop sources, uapi header, Kconfig entry and Makefile lines into net/sched" dropin || { summary; exit; }
+
+# The in-tree and out-of-tree object lists must agree.
+objs() { sed -n '/^sch_arbtable-y/,/[^\\]$/p' "$1" | tr -d '\\' | sed 's/.*:=//' | tr -s ' \t\n' '\n' | grep . | sort; }
+check "kernel/Makefile.intree and kernel/Kbuild list the same objects" \
+	diff <(objs "$ROOT/kernel/Makefile.intree") <(objs "$ROOT/kernel/Kbuild")
+
+# ---------------------------------------------------------------- config
+K=(make -C "$SRC" O="$OUT" -j"$JOBS")
+configure() {
+	mkdir -p "$OUT" &&
+	"${K[@]}" x86_64_defconfig &&
+	"$SRC/scripts/config" --file "$OUT/.config" -e NET_SCHED -m NET_SCH_ARBTABLE &&
+	"${K[@]}" olddefconfig
+}
+step "x86_64_defconfig + NET_SCH_ARBTABLE=m, make olddefconfig" configure || { summary; exit; }
+check "Kconfig accepts NET_SCH_ARBTABLE=m (.config has CONFIG_NET_SCH_ARBTABLE=m)" \
+	grep -qx 'CONFIG_NET_SCH_ARBTABLE=m' "$OUT/.config"
+# depends on NET_SCHED: a config without it must drop the entry
+nosched() {
+	sed 's/^CONFIG_NET_SCHED=y/# CONFIG_NET_SCHED is not set/' "$OUT/.config" >"$OUT/.config.nosched" &&
+	"${K[@]}" -s KCONFIG_CONFIG=.config.nosched olddefconfig &&
+	! grep -q '^CONFIG_NET_SCH_ARBTABLE=' "$OUT/.config.nosched"
+}
+step "NET_SCH_ARBTABLE depends on NET_SCHED (gone from a config without it)" nosched
+
+# ---------------------------------------------------------------- build
+# prepare = generated headers, scripts, objtool: the cost of a cold run.
+step "make prepare (cold: minutes; then cached in $OUT)" "${K[@]}" prepare || { summary; exit; }
+rm -f "$OUT"/net/sched/arbtable_*.o "$OUT"/net/sched/sch_arbtable.*
+# Without vmlinux, modpost cannot resolve kernel symbols: warnings only.
+step "make W=1 KCFLAGS=-Werror net/sched/sch_arbtable.ko (in-tree build)" \
+	"${K[@]}" W=1 KCFLAGS=-Werror KBUILD_MODPOST_WARN=1 net/sched/sch_arbtable.ko
+grep -E 'warning:|error:' "$log" | grep -v 'modpost: .*undefined\|vmlinux' | sed 's/^/    /'
+check "build log has no compiler warnings for arbtable sources" \
+	bash -c "! grep -E '(arbtable_[a-z_]+\.[ch]|pkt_sched_arbtable\.h):[0-9]+:[0-9]+: (warning|error)' '$log'"
+ko=$OUT/net/sched/sch_arbtable.ko
+check "net/sched/sch_arbtable.ko built" [ -f "$ko" ]
+if [ -f "$ko" ]; then
+	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
+	check "modinfo: name sch_arbtable, license GPL, vermagic 6.12 ($vm)" \
+		bash -c "[ \"\$(modinfo -F name '$ko')\" = sch_arbtable ] && [ \"\$(modinfo -F license '$ko')\" = GPL ] && [[ '$vm' == 6.12* ]]"
+	check "module registers the arbtable qdisc (register_qdisc referenced)" \
+		bash -c "nm '$ko' | grep -q ' U register_qdisc'"
+fi
+
+# ---------------------------------------------------------------- uapi
+hdr() {
+	"${K[@]}" headers >/dev/null &&
+	[ -f "$OUT/usr/include/linux/pkt_sched_arbtable.h" ] &&
+	echo '#include <linux/pkt_sched_arbtable.h>
+int main(void) { struct tc_arbtable_xstats x = { 0 }; return (int)sizeof(x) * 0; }' |
+		gcc -Wall -Werror -std=c99 -pedantic -isystem "$OUT/usr/include" -x c -o /dev/null -
+}
+step "make headers exports linux/pkt_sched_arbtable.h, which compiles alone in userspace (c99 -pedantic)" hdr
+summary
