@@ -15,8 +15,8 @@ CACHE     ?= /var/cache/arbtable
 IPROUTE2  ?= $(CACHE)/iproute2
 
 CC        ?= gcc
-CORE_SRCS := kernel/arbtable_arbiter.c $(wildcard kernel/arbtable_alloc.c)
-CORE_HDRS := kernel/arbtable_types.h kernel/arbtable_arbiter.h $(wildcard kernel/arbtable_alloc.h)
+CORE_SRCS := kernel/arbtable_arbiter.c kernel/arbtable_alloc.c kernel/arbtable_admit.c
+CORE_HDRS := kernel/arbtable_types.h kernel/arbtable_arbiter.h kernel/arbtable_alloc.h kernel/arbtable_admit.h
 USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ikernel -Iinclude/uapi
 SAN_FLAGS ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

@@ -19,14 +19,7 @@
 #include "arbtable_trace.h"
 
 struct arbtable_plan {
-	struct arb_alloc	alloc[ARB_NTABLES];
-	struct arb_moves	mv;
-	struct arbtable_resv	resv;
-	u8			old_table;	/* table the moves apply to */
-	u8			new_table;
-	u32			distance;
-	u32			weight;
-	u64			bound_ns;
+	struct arb_admission	adm;
 };
 
 static struct arbtable_class *arbtable_strict_class(struct arbtable_sched *q)
@@ -35,32 +28,14 @@ static struct arbtable_class *arbtable_strict_class(struct arbtable_sched *q)
 	       q->classes[q->arb.strict];
 }
 
-/* Bytes the strict class may send in a burst: its bucket depth plus the
- * one packet the bucket may overshoot by (arbtable_bucket_*).
- */
-static u32 arbtable_strict_burst(u64 ceil, u32 mtu)
-{
-	u64 b = div64_u64(ceil * (ARBTABLE_MIN_BURST_NS / NSEC_PER_USEC),
-			  USEC_PER_SEC);
-
-	return (u32)min_t(u64, max_t(u64, b, 2 * (u64)mtu) + mtu, U32_MAX);
-}
-
 static void arbtable_auto_params(struct arbtable_sched *q, u64 capacity,
 				 u32 mtu, u8 maxweight, u8 highlimit,
 				 struct arb_params *p)
 {
 	struct arbtable_class *s = arbtable_strict_class(q);
 
-	memset(p, 0, sizeof(*p));
-	p->rate = capacity;
-	p->mtu = mtu;
-	p->maxweight = maxweight;
-	p->highlimit = highlimit;
-	if (s && s->ceil.bps) {
-		p->strict_ceil = s->ceil.bps;
-		p->strict_burst = arbtable_strict_burst(s->ceil.bps, mtu);
-	}
+	arb_admit_params(capacity, mtu, maxweight, highlimit,
+			 s ? s->ceil.bps : 0, p);
 }
 
 static void arbtable_params(struct arbtable_sched *q, struct arb_params *p)
@@ -121,7 +96,7 @@ int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 }
 
 int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
-			struct arbtable_resv *resv, bool strict,
+			struct arb_resv *resv, bool strict,
 			struct netlink_ext_ack *extack)
 {
 	struct nlattr *a;
@@ -224,126 +199,43 @@ int arbtable_auto_strict_check(struct Qdisc *sch, struct arbtable_class *cl,
 	return 0;
 }
 
-static int arbtable_reject(int err, const struct arb_reject *rj,
-			   struct netlink_ext_ack *extack)
-{
-	char why[160];
-
-	arb_reject_format(rj, why, sizeof(why));
-	arbtable_errmsg(extack, NULL, "cannot admit the class: %s", why);
-	return err;
-}
-
-/* Table, distance and weight units asked for by @resv. */
-static int arbtable_auto_size(struct arbtable_sched *q,
-			      const struct arbtable_resv *resv,
-			      struct arbtable_plan *plan,
-			      struct arb_reject *rj,
-			      struct netlink_ext_ack *extack)
-{
-	struct arb_params p;
-	struct arb_plan pl;
-	unsigned int d, n;
-	int err;
-
-	if (resv->rate) {
-		arbtable_params(q, &p);
-		err = arb_plan(&p, resv->rate, resv->latency, resv->distance,
-			       &pl, rj);
-		if (err)
-			return err;
-		plan->new_table = ARB_HIGH;
-		plan->distance = pl.distance;
-		plan->weight = pl.w_eff;
-		plan->bound_ns = pl.bound_ns;
-		return 0;
-	}
-	if (resv->share) {
-		d = resv->distance ? arb_round_distance(resv->distance) :
-				     ARB_SLOTS;
-		n = ARB_SLOTS / d;
-		plan->weight = arb_weight_eff(resv->share, n, q->maxweight);
-		if (!plan->weight) {
-			arbtable_errmsg(extack, NULL,
-					"share %u cannot be spread over %u slots of at most weight %u",
-					resv->share, n, q->maxweight);
-			return -EINVAL;
-		}
-		plan->new_table = ARB_LOW;
-		plan->distance = d;
-		plan->bound_ns = 0;
-		return 0;
-	}
-	plan->new_table = ARB_NO_CLASS;
-	return 0;
-}
-
 int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
-		       const struct arbtable_resv *resv,
+		       const struct arb_resv *resv,
 		       struct arbtable_plan **planp,
 		       struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_plan *plan;
-	struct arb_reject rj = {};
+	struct arb_params p;
+	char why[200];
 	int err;
 
 	plan = kzalloc(sizeof(*plan), GFP_KERNEL);
 	if (!plan)
 		return -ENOMEM;
-	memcpy(plan->alloc, q->alloc, sizeof(plan->alloc));
-	plan->resv = *resv;
-	plan->old_table = old_table;
-
-	err = arbtable_auto_size(q, resv, plan, &rj, extack);
+	arbtable_params(q, &p);
+	err = arb_admit_plan(q->alloc, &p, q->maxweight, idx, old_table, resv,
+			     &plan->adm, why, sizeof(why));
 	if (err) {
-		if (rj.code != ARB_R_OK)
-			arbtable_reject(err, &rj, extack);
-		goto fail;
-	}
-
-	if (old_table != ARB_NO_CLASS && old_table == plan->new_table) {
-		err = arb_alloc_change(&plan->alloc[old_table], idx,
-				       plan->distance, plan->weight, &plan->mv,
-				       &rj);
-	} else {
-		if (old_table != ARB_NO_CLASS) {
-			err = arb_alloc_release(&plan->alloc[old_table], idx,
-						&plan->mv, &rj);
-			if (err)
-				goto reject;
-		}
-		if (plan->new_table != ARB_NO_CLASS)
-			err = arb_alloc_insert(&plan->alloc[plan->new_table],
-					       idx, plan->distance,
-					       plan->weight, NULL, &rj);
-	}
-reject:
-	if (err) {
-		arbtable_reject(err, &rj, extack);
-		goto fail;
+		arbtable_errmsg(extack, NULL, "%s", why);
+		kfree(plan);
+		return err;
 	}
 	*planp = plan;
 	return 0;
-fail:
-	kfree(plan);
-	return err;
 }
 
-/* Make the live table of @t hold what the allocator says, slot by slot. */
-static void arbtable_auto_sync(struct arbtable_sched *q, unsigned int t)
+struct arbtable_swap_ctx {
+	struct Qdisc	*sch;
+};
+
+static void arbtable_on_swap(void *ctx, unsigned int t, u8 a, u8 b)
 {
-	const struct arb_alloc *a = &q->alloc[t];
-	const struct arb_table *tb = &q->arb.tbl[t];
-	unsigned int s;
+	struct Qdisc *sch = ((struct arbtable_swap_ctx *)ctx)->sch;
+	struct arbtable_sched *q = qdisc_priv(sch);
 
-	for (s = 0; s < ARB_SLOTS; s++) {
-		u8 owner = arb_alloc_slot_owner(a, s);
-		u8 w = owner == ARB_NO_CLASS ? 0 : arb_alloc_slot_weight(a, s);
-
-		if (tb->weight[s] != w || (w && tb->cls[s] != owner))
-			arb_set_slot(&q->arb, t, s, owner, w);
-	}
+	q->swaps++;
+	trace_arbtable_swap(sch->handle, t, a, b);
 }
 
 /* Caller holds the tree lock; cannot fail; frees @plan. */
@@ -351,34 +243,23 @@ void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,
 			  struct arbtable_plan *plan)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	unsigned int i, t = plan->old_table;
-	u64 m;
+	const struct arb_admission *adm = &plan->adm;
+	struct arbtable_swap_ctx ctx = { .sch = sch };
 
-	if (t != ARB_NO_CLASS) {
-		m = arb_class_slots(&q->arb, t, cl->index);
-		trace_arbtable_release(sch->handle, cl->common.classid, t, m,
-				       plan->mv.n);
-		while (m) {
-			arb_set_slot(&q->arb, t, __ffs64(m), ARB_NO_CLASS, 0);
-			m &= m - 1;
-		}
-		for (i = 0; i < plan->mv.n; i++) {
-			arb_swap_slots(&q->arb, t, plan->mv.m[i].a,
-				       plan->mv.m[i].b);
-			trace_arbtable_swap(sch->handle, t, plan->mv.m[i].a,
-					    plan->mv.m[i].b);
-		}
-		q->swaps += plan->mv.n;
-	}
-	memcpy(q->alloc, plan->alloc, sizeof(q->alloc));
-	for (t = 0; t < ARB_NTABLES; t++)
-		arbtable_auto_sync(q, t);
+	if (adm->old_table != ARB_NO_CLASS)
+		trace_arbtable_release(sch->handle, cl->common.classid,
+				       adm->old_table,
+				       arb_class_slots(&q->arb, adm->old_table,
+						       cl->index),
+				       adm->mv.n);
+	arb_admit_commit(&q->arb, q->alloc, cl->index, adm, arbtable_on_swap,
+			 &ctx);
 
-	cl->resv = plan->resv;
-	cl->table = plan->new_table;
-	cl->distance = cl->table == ARB_NO_CLASS ? 0 : plan->distance;
-	cl->weight = cl->table == ARB_NO_CLASS ? 0 : plan->weight;
-	cl->bound_ns = plan->bound_ns;
+	cl->resv = adm->resv;
+	cl->table = adm->new_table;
+	cl->distance = cl->table == ARB_NO_CLASS ? 0 : adm->distance;
+	cl->weight = cl->table == ARB_NO_CLASS ? 0 : adm->weight;
+	cl->bound_ns = adm->bound_ns;
 	if (cl->table != ARB_NO_CLASS)
 		trace_arbtable_admit(sch->handle, cl->common.classid, cl->table,
 				     cl->distance, cl->weight,

@@ -121,7 +121,7 @@ static void arbtable_bucket_set(struct arbtable_bucket *b, u64 bps, u32 mtu)
 		return;
 	psched_ratecfg_precompute(&b->rate, &spec, bps);
 	b->buffer = max_t(s64, psched_l2t_ns(&b->rate, 2 * mtu),
-			  ARBTABLE_MIN_BURST_NS);
+			  (s64)ARB_MIN_BURST_NS);
 	b->tokens = b->buffer;
 	b->t_c = ktime_get_ns();
 }
@@ -1018,7 +1018,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	bool strict = cl ? cl->strict : false;
 	u64 ceil = cl ? cl->ceil.bps : 0;
 	struct arbtable_plan *plan = NULL;
-	struct arbtable_resv resv = {};
+	struct arb_resv resv = {};
 	unsigned int idx;
 	int err;
 
@@ -1155,7 +1155,7 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	u64 hi = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
 	u64 lo = arb_class_slots(&q->arb, ARB_LOW, cl->index);
 	struct arbtable_plan *plan = NULL;
-	struct arbtable_resv none = {};
+	struct arb_resv none = {};
 	char hbuf[200], lbuf[200];
 	int err;
 

@@ -15,22 +15,12 @@
 #include "arbtable_compat.h"
 #include "arbtable_arbiter.h"
 #include "arbtable_alloc.h"
+#include "arbtable_admit.h"
 
-/* A class's auto-mode request, as given by the user (0 = not given). */
-struct arbtable_resv {
-	u64	rate;		/* bytes/s, HIGH table */
-	u64	latency;	/* ns */
-	u32	distance;	/* as given, before rounding */
-	u32	share;		/* LOW table weight units */
-};
 
 #define ARBTABLE_DEFAULT_HIGHLIMIT	16	/* 64 KiB of high per low turn */
 #define ARBTABLE_DEFAULT_MAXWEIGHT	255
 #define ARBTABLE_TRACE_UNCLASSIFIED	4
-/* Shortest burst a token bucket may save up: long enough that timer
- * latency under load does not cost throughput, short enough to shape.
- */
-#define ARBTABLE_MIN_BURST_NS		(2 * NSEC_PER_MSEC)
 
 struct arbtable_bucket {
 	struct psched_ratecfg	rate;
@@ -56,7 +46,7 @@ struct arbtable_class {
 	bool				strict;
 
 	/* auto mode: what was asked, and what the allocator granted */
-	struct arbtable_resv		resv;
+	struct arb_resv		resv;
 	u8				table;		/* ARB_HIGH/LOW, or ARB_NO_CLASS */
 	u32				distance;	/* effective */
 	u32				weight;		/* units reserved */
@@ -121,13 +111,13 @@ int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 			      const struct arbtable_cfg *cfg,
 			      struct netlink_ext_ack *extack);
 int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
-			struct arbtable_resv *resv, bool strict,
+			struct arb_resv *resv, bool strict,
 			struct netlink_ext_ack *extack);
 int arbtable_auto_strict_check(struct Qdisc *sch, struct arbtable_class *cl,
 			       bool strict, u64 ceil,
 			       struct netlink_ext_ack *extack);
 int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
-		       const struct arbtable_resv *resv,
+		       const struct arb_resv *resv,
 		       struct arbtable_plan **planp,
 		       struct netlink_ext_ack *extack);
 void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,

@@ -6,8 +6,8 @@
 #   make arbsim-test   tests/arbsim/run.sh on the ASan+UBSan build
 #                      (ARBSIM=... to test another binary)
 
-ARBSIM_SRCS := tools/arbsim.c tools/arbsim_auto.c
-ARBSIM_HDRS := tools/arbsim_auto.h
+ARBSIM_SRCS := tools/arbsim.c
+ARBSIM_HDRS :=
 ARBSIM      := $(BUILD)/tools/arbsim
 ARBSIM_SAN  := $(BUILD)/tools/arbsim-san
 

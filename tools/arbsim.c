@@ -60,7 +60,7 @@
 
 #include "arbtable_arbiter.h"
 #include "arbtable_alloc.h"
-#include "arbsim_auto.h"
+#include "arbtable_admit.h"
 
 #define NSEC_PER_SEC		1000000000ULL
 #define SIM_QLIMIT		1000	/* pfifo default (txqueuelen) */
@@ -112,7 +112,7 @@ struct sim_class {
 	u64 unthrottle_at;
 	u64 nthrottled;
 	/* auto mode */
-	struct asim_resv resv;
+	struct arb_resv resv;
 	u8 table;		/* ARB_HIGH/ARB_LOW or ARB_NO_CLASS */
 	u32 distance;
 	u32 weight;
@@ -449,7 +449,7 @@ static void bucket_set(struct bucket *b, u64 bps, u32 mtu, u64 now)
 	if (!bps)
 		return;
 	l2t = 2ULL * mtu * NSEC_PER_SEC / bps;
-	b->buffer = (s64)(l2t > ASIM_MIN_BURST_NS ? l2t : ASIM_MIN_BURST_NS);
+	b->buffer = (s64)(l2t > ARB_MIN_BURST_NS ? l2t : ARB_MIN_BURST_NS);
 	b->tokens = b->buffer;
 	b->t_c = now;
 }
@@ -462,7 +462,7 @@ static void strict_params(const struct sim *s, struct arb_params *p)
 	for (i = 0; i < ARB_MAX_CLASSES; i++)
 		if (s->cls[i].used && s->cls[i].strict)
 			sc = s->cls[i].ceil;
-	asim_params(s->rate, s->mtu, s->maxweight, s->highlimit, sc, p);
+	arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, sc, p);
 }
 
 /* Options of 'class' and 'change' (tc class add/change arbtable ...). */
@@ -528,8 +528,8 @@ static void do_class(struct sim *s, bool create, u32 minor,
 	struct sim_class *c = find_class(s, minor);
 	bool strict = c ? c->strict : false;
 	u64 ceil = c ? c->ceil : 0;
-	struct asim_resv resv;
-	struct asim_plan plan;
+	struct arb_resv resv;
+	struct arb_admission plan;
 	struct arb_params p;
 	unsigned int i, idx;
 	bool want_plan = false;
@@ -668,7 +668,7 @@ static void do_class(struct sim *s, bool create, u32 minor,
 		 * (a strict class itself takes no reservation).
 		 */
 		strict_params(s, &p);
-		if (asim_plan(s->alloc, &p, s->maxweight, idx,
+		if (arb_admit_plan(s->alloc, &p, s->maxweight, idx,
 			      c ? c->table : ARB_NO_CLASS, &resv, &plan, why,
 			      sizeof(why))) {
 			reject(d, "%s", why);
@@ -679,7 +679,7 @@ static void do_class(struct sim *s, bool create, u32 minor,
 	if (!c)
 		c = new_class(s, minor);
 	if (want_plan) {
-		asim_commit(&s->arb, s->alloc, c->index, &plan);
+		arb_admit_commit(&s->arb, s->alloc, c->index, &plan, NULL, NULL);
 		s->swaps += plan.mv.n;
 		d->moves = plan.mv.n;
 		c->resv = plan.resv;
@@ -713,8 +713,8 @@ static void do_del(struct sim *s, u32 minor)
 {
 	struct decision *d = decide(s, "del", minor);
 	struct sim_class *c = find_class(s, minor);
-	struct asim_resv none;
-	struct asim_plan plan;
+	struct arb_resv none;
+	struct arb_admission plan;
 	struct arb_params p;
 	char why[256], hb[200], lb[200];
 	u64 hi, lo;
@@ -728,12 +728,12 @@ static void do_del(struct sim *s, u32 minor)
 	if (s->autom && c->table != ARB_NO_CLASS) {
 		memset(&none, 0, sizeof(none));
 		strict_params(s, &p);
-		if (asim_plan(s->alloc, &p, s->maxweight, c->index, c->table,
+		if (arb_admit_plan(s->alloc, &p, s->maxweight, c->index, c->table,
 			      &none, &plan, why, sizeof(why))) {
 			reject(d, "%s", why);
 			return;
 		}
-		asim_commit(&s->arb, s->alloc, c->index, &plan);
+		arb_admit_commit(&s->arb, s->alloc, c->index, &plan, NULL, NULL);
 		s->swaps += plan.mv.n;
 		d->moves = plan.mv.n;
 		d->admission = true;
@@ -938,7 +938,7 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 	arb_alloc_init(&s->alloc[ARB_HIGH], s->maxweight);
 	arb_alloc_init(&s->alloc[ARB_LOW], s->maxweight);
 	if (s->autom) {
-		asim_params(s->rate, s->mtu, s->maxweight, s->highlimit, 0, &p);
+		arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, 0, &p);
 		if (arb_params_check(&p))
 			die("auto mode cannot use rate %" PRIu64 " bytes/s with mtu %u",
 			    s->rate, s->mtu);
