@@ -711,7 +711,7 @@ static int arb_print_opt(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, s
 
 		if (def) {
 			print_uint(PRINT_JSON, "default", NULL, def);
-			print_hex(PRINT_FP, NULL, "default %#x ", def);
+			print_hex(PRINT_FP, NULL, "default %x ", def);
 		}
 	}
 

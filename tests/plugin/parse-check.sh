@@ -140,7 +140,7 @@ OUT=$(tc -s -d monitor file "$TMP/all.dump" 2>&1)
 chk() {
 	if grep -qF -- "$2" <<<"$OUT"; then ok "print: $1"; else ko "print: $1: no [$2]"; fi
 }
-chk "manual qdisc line" "manual rate 10Mbit highlimit 4 accounting deficit default 0x30 priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12 mtu 1514 maxweight 255 high 10:127,11:63,-,12:5 low 30:2"
+chk "manual qdisc line" "manual rate 10Mbit highlimit 4 accounting deficit default 30 priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12 mtu 1514 maxweight 255 high 10:127,11:63,-,12:5 low 30:2"
 chk "auto qdisc line" "auto rate 10Mbit highlimit 4 accounting deficit mtu 1514 maxweight 255"
 chk "slot map" "0:10/127    1:11/63     2:-         3:12/5"
 chk "qdisc xstats" "unclassified: pkts 7 drops 1 qlen 2 swaps 3 throttled 9"
