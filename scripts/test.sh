@@ -67,6 +67,32 @@ if [ -z "$vm_only" ]; then
 	fi
 fi
 
+# Host-side suites that end in "N passed, N failed": the tc plugin's
+# parse/print checks and arbsim's scenario tests.
+host_suite() { # name command...
+	local name=$1 out rc hp hf
+	shift
+	step "$name"
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" >"$LOG/$name.log"
+	printf '%s\n' "$out" | grep -vE '^ok ' | tail -n 40
+	hp=$(printf '%s\n' "$out" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1/p' | tail -n1)
+	hf=$(printf '%s\n' "$out" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\2/p' | tail -n1)
+	passed=$((passed + ${hp:-0}))
+	failed=$((failed + ${hf:-0}))
+	if [ "$rc" != 0 ] && [ "${hf:-0}" = 0 ]; then
+		echo "$name exited $rc without failed tests counted"
+		failed=$((failed + 1))
+	fi
+}
+if [ -z "$vm_only" ]; then
+	host_suite plugin-check bash tests/plugin/parse-check.sh
+	if [ -f tests/arbsim/run.sh ]; then
+		host_suite arbsim-test make --no-print-directory arbsim-test
+	fi
+fi
+
 for k in $KVERS; do
 	step "VM suite on $k (one boot, all tests)"
 	log=$LOG/vm-$k.tap
