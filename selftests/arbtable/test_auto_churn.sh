@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Auto mode churn under traffic (issue 3): four HIGH classes and one LOW
 # class are backlogged by pktgen behind a 10 Mbit/s qdisc rate while
-# >= 240 class add/change/delete operations (seeded, reproducible) run on
-# 16 other classes, interleaved with rate/distance changes of the
-# backlogged classes.  Every rejection must be an admission rejection
+# >= 280 class add/change/delete operations (pseudo-random, seed
+# ARBT_CHURN_SEED) run on 16 other classes, interleaved with rate/distance
+# changes of the backlogged classes.  Every rejection must be an admission rejection
 # ("cannot admit the class: ..."), the layout stays exact (slots d apart,
 # no slot shared) at every check, the backlogged classes keep sending,
 # and after traffic stops the qdisc drains to backlog 0 / qlen 0, the
@@ -15,7 +15,7 @@ tap_begin "auto mode add/change/del churn under traffic"
 tmp=$(mktemp -d)
 trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
 have_arbtable || { tap_fail "auto churn: module and plugin present"; tap_end; exit; }
-NOPS=${ARBT_CHURN_OPS:-240}
+NOPS=${ARBT_CHURN_OPS:-280}
 RANDOM=${ARBT_CHURN_SEED:-4242}
 dmesg_lines=$(dmesg 2>/dev/null | wc -l)
 
@@ -57,10 +57,11 @@ auto_layout() {
 	END { if (occ != H " " L) { printf "# occupancy %s, classes hold %d %d\n", occ, H, L; bad = 1 }; exit bad }'
 }
 auto_swaps() { tc -s qdisc show dev $DEV | sed -nE 's/.* swaps ([0-9]+).*/\1/p'; }
-# pg_add_on DEV THREAD TAG SIZE PRIO MBIT: like lib.sh's pg_add, but any
-# number of producers per pktgen thread (device DEV@TAG on kpktgend_THREAD)
+# pg_add_on DEV THREAD TAG SIZE PRIO PPS: like lib.sh's pg_add, but any
+# number of producers per pktgen thread (device DEV@TAG on kpktgend_THREAD),
+# paced in packets/s (pktgen ratep)
 pg_add_on() {
-	local dev=$1 th=$2 tag=$3 size=$4 prio=$5 mbit=$6 f
+	local dev=$1 th=$2 tag=$3 size=$4 prio=$5 pps=$6 f
 	pg_cmd "$PG/kpktgend_$th" "add_device $dev@$tag" || return 1
 	f=$PG/$dev@$tag
 	pg_cmd "$f" "count 0" && pg_cmd "$f" "clone_skb 0" &&
@@ -69,9 +70,9 @@ pg_add_on() {
 	pg_cmd "$f" "dst 198.51.100.$((tag % 250 + 1))" &&
 	pg_cmd "$f" "dst_mac 02:00:00:00:00:01" &&
 	pg_cmd "$f" "skb_priority $((prio))" &&
-	pg_cmd "$f" "rate $mbit"
+	pg_cmd "$f" "ratep $pps"
 }
-# auto_traffic "MINOR:SIZE:MBIT ...": producers spread over the pktgen threads
+# auto_traffic "MINOR:SIZE:PPS ...": producers spread over the pktgen threads
 auto_traffic() {
 	local nth i=0 e m s r
 	pg_reset || return 1
@@ -108,7 +109,10 @@ setup() {
 		run tc class add dev $DEV parent 1: classid "1:$1" arbtable "${@:2}" ||
 			{ diag "class add 1:$c: $RUN_ERR"; return 1; }
 	done
-	auto_traffic "10:1500:8 11:1000:6 12:700:4 13:300:3 30:1200:3"
+	# reservations sum to 3.8 Mbit/s: each HIGH class gets ~2.6x its
+	# rate; producers paced ~1.5x above that (the LOW class gets only
+	# what highlimit lets in, ~100 kbit/s)
+	auto_traffic "10:1500:650 11:1000:500 12:700:350 13:300:500 30:1200:60"
 }
 if ! setup; then tap_fail "auto churn: setup"; tap_end; exit; fi
 diag "$(auto_cls | awk '{ printf "%s high %s low %s distance %s\n", $1, $2, $5, $8 }')"
@@ -123,7 +127,7 @@ cls_stats $DEV arbtable >"$tmp/s0"
 # earlier one of the same batch; the class list is re-read after each.
 pool=(200 201 202 203 204 205 206 207 208 209 20a 20b 20c 20d 20e 20f)
 rand_opts() {
-	local d=$((1 << (RANDOM % 7)))
+	local d=$((1 << (1 + RANDOM % 6)))	# 2..64
 	case $((RANDOM % 5)) in
 	0 | 1) echo "rate $((20 + RANDOM % 300))kbit distance $d" ;;
 	2) echo "rate $((20 + RANDOM % 300))kbit latency $((30 + RANDOM % 300))ms" ;;

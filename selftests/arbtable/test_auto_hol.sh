@@ -6,8 +6,9 @@
 # (800 bytes) that highlimit lets in between HIGH bursts, all backlogged
 # behind a 10 Mbit/s qdisc rate for ~11 s.  For every HIGH class the
 # measured maximum head-of-line wait (xstats max_hol_wait, over the whole
-# run including the drain) must not exceed its guaranteed bound, and its
-# measured byte rate must reach its reserved rate.
+# run including the drain) must not exceed its guaranteed bound, nor may
+# the bytes other classes sent while it waited (arbtable_dequeue trace)
+# exceed bound x rate; its measured byte rate must reach its reserved rate.
 . "$(dirname "$0")/lib.sh"
 tap_begin "auto mode: measured HOL wait vs guaranteed bound, reserved rates"
 tmp=$(mktemp -d)
@@ -102,12 +103,50 @@ auto_cls >"$tmp/c0"
 tap_check "hol: effective distances 2,4,8,16,32,64 with 32,16,8,4,2,1 slots" \
 	awk -v spec="$SPEC" 'BEGIN { n = split(spec, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); want["1:" f[1]] = f[2] } }
 	$1 in want { if ($3 != want[$1] || $2 * $3 != 64) { print "# " $0; bad = 1 }; seen++ } END { exit bad || seen != n }' "$tmp/c0"
+# Trace every dequeue (arbtable_dequeue tracepoint) for a view of the
+# waits that does not depend on the guest being scheduled: bytes sent by
+# other classes between two services of a class.
+TR=/sys/kernel/tracing
+[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+tr_ok=0
+if [ -d $TR/events/arbtable/arbtable_dequeue ]; then
+	echo 0 >$TR/tracing_on && echo 8192 >$TR/buffer_size_kb && : >$TR/trace &&
+		echo 1 >$TR/events/arbtable/arbtable_dequeue/enable && tr_ok=1
+fi
 pg_start
-measure $DEV arbtable 3 8 "$tmp/m"
+sleep 1	# queues build up first: trace only while every class is backlogged
+[ $tr_ok = 1 ] && echo 1 >$TR/tracing_on
+measure $DEV arbtable 2 8 "$tmp/m"
 bl_ok=0
 m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13 1:14 1:15 1:30 && bl_ok=1
+[ $tr_ok = 1 ] && echo 0 >$TR/tracing_on	# trace the backlogged phase only
 pg_stop
 tap_check "hol: qdisc drains to backlog 0, qlen 0 after traffic stops" drained $DEV 1: arbtable 30
+if [ $tr_ok = 1 ]; then
+	cat $TR/trace >"$tmp/trace"
+	echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
+	: >$TR/trace
+	echo 1408 >$TR/buffer_size_kb
+fi
+# per class: "id services max_other_bytes max_wait_ns"; "GAP ns" largest
+# gap between two dequeues; "LOST n" events lost to buffer overrun
+awk '
+	/^# entries-in-buffer\/entries-written:/ { split($3, e, "/"); print "LOST", e[2] - e[1] }
+	/arbtable_dequeue:/ {
+		t = $0; sub(/: arbtable_dequeue:.*/, "", t); n = split(t, f, " "); ts = f[n] * 1e9
+		c = $0; sub(/.* class=/, "", c); sub(/ .*/, "", c)
+		l = $0; sub(/.* len=/, "", l); l += 0
+		if (last != "" && ts - last > gap) gap = ts - last
+		last = ts
+		if (c in seen) {
+			o = tot - mark[c]
+			if (o > mo[c]) mo[c] = o
+			if (ts - lt[c] > mw[c]) mw[c] = ts - lt[c]
+		}
+		seen[c] = 1; svc[c]++; tot += l; mark[c] = tot; lt[c] = ts
+	}
+	END { for (c in seen) printf "%s %d %d %.0f\n", c, svc[c], mo[c], mw[c]; printf "GAP %.0f\n", gap }
+' "$tmp/trace" >"$tmp/tr" 2>/dev/null
 tap_check "hol: per-class Sent sums to the qdisc's Sent (unclassified included)" sums_ok
 auto_cls >"$tmp/c1"
 tap_check "hol: all 7 classes backlogged at both reads" test $bl_ok = 1
@@ -128,10 +167,43 @@ diag "LOW 1:30 (share 10, 800 B): $(m_rate "$tmp/m" 1:30) bit/s; window $(m_elap
 total=$(awk '$1 != "T" { t += $3 } END { printf "%.0f", t }' "$tmp/m")
 diag "qdisc total ${total} bit/s for a 10 Mbit/s rate (well below it, or a window much longer than 8 s, means the guest was starved: waits then include time the link was not served)"
 
+# The guaranteed bound is a time at the link rate C = 10 Mbit/s.  In
+# bytes: while a class waits, the others may send at most bound * C
+# bytes (the class's own previous packet included, as it occupies the
+# link too).  Checked from the trace, this holds however the guest is
+# scheduled.  The measured time (max_hol_wait) also counts time the
+# guest did not run at all; when it exceeds the bound and the trace shows
+# the link stalled with backlog for longer than the excess, the time
+# check is skipped with that reason (TCG on an oversubscribed host).
+gap=$(awk '$1 == "GAP" { print $2 }' "$tmp/tr" 2>/dev/null)
+lost=$(awk '$1 == "LOST" { print $2 }' "$tmp/tr" 2>/dev/null)
+if [ $tr_ok = 1 ] && [ "${lost:-1}" = 0 ]; then
+	diag "trace: $(grep -c arbtable_dequeue: "$tmp/trace") dequeues, largest gap between dequeues $(awk "BEGIN { printf \"%.1f\", ${gap:-0} / 1e6 }") ms"
+	diag "$(printf '%-6s %9s %12s %12s %12s\n' class services max_other_B bound_B max_wait
+		while read -r m d s r p; do
+			read -r _ sv mo mw < <(awk -v c="1:$m" '$1 == c' "$tmp/tr")
+			gb=$(awk -v c="1:$m" '$1 == c { print $4 }' "$tmp/c1")
+			printf '%-6s %9d %12d %12.0f %10.2fms\n' "1:$m" "$sv" "$((mo + s))" "$(fcalc "$gb * 1.25e6 / 1e9")" "$(fcalc "$mw / 1e6")"
+		done <<<"$SPEC")"
+	while read -r m d s r p; do
+		read -r _ sv mo mw < <(awk -v c="1:$m" '$1 == c' "$tmp/tr")
+		gb=$(awk -v c="1:$m" '$1 == c { print $4 }' "$tmp/c1")
+		tap_check "hol: 1:$m bytes sent while it waited ($mo + own $s B) <= bound x 10 Mbit/s ($(awk "BEGIN { printf \"%.0f\", $gb * 1.25e6 / 1e9 }") B)" \
+			fcmp "${sv:-0} > 100 && $mo + $s <= $gb * 1.25e6 / 1e9"
+	done <<<"$SPEC"
+else
+	tap_fail "hol: dequeue trace (tracefs, arbtable_dequeue) complete: tr_ok $tr_ok, lost ${lost:-?} events"
+fi
 while read -r m d s r p; do
 	read -r _ _ _ gb cb hol < <(awk -v c="1:$m" '$1 == c' "$tmp/c1")
-	tap_check "hol: 1:$m (distance $d, $s B) max HOL wait ${hol}ns <= guaranteed ${gb}ns" \
-		fcmp "$gb > 0 && $hol > 0 && $hol <= $gb"
+	desc="hol: 1:$m (distance $d, $s B) max HOL wait ${hol}ns <= guaranteed ${gb}ns"
+	if fcmp "$gb > 0 && $hol > 0 && $hol <= $gb"; then
+		tap_ok "$desc"
+	elif [ "${lost:-1}" = 0 ] && fcmp "$gb > 0 && ${gap:-0} >= $hol - $gb"; then
+		tap_skip "$desc" "guest stalled: no dequeue for $(awk "BEGIN { printf \"%.1f ms with backlog (excess %.1f ms)\", $gap / 1e6, ($hol - $gb) / 1e6 }")"
+	else
+		tap_fail "$desc"
+	fi
 done <<<"$SPEC"
 # Rates come from two tc snapshots ~8 s apart taken under TCG; the
 # snapshot midpoints are only known to a few tens of ms, so allow 3%.
