@@ -13,7 +13,8 @@
 # The source tree is unpacked once into $CACHE/linux-source-6.12 (reused;
 # only our files are added to it, Kconfig/Makefile restored from saved
 # originals each run); objects go to $CACHE/linux-6.12-intree (O=).
-# Cold: ~25 s unpack + ~4 min `make prepare` on 2 cores; warm: ~1 min.
+# Measured on 2 shared cores: cold ~2.5 min (25 s unpack, then config,
+# prepare and the module ~2 min), warm (cache kept) ~45 s.
 # Ends with "N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
