@@ -89,9 +89,10 @@ host_suite() { # name command...
 }
 if [ -z "$vm_only" ]; then
 	host_suite plugin-check bash tests/plugin/parse-check.sh
-	if [ -f tests/arbsim/run.sh ]; then
-		host_suite arbsim-test make --no-print-directory arbsim-test
-	fi
+	host_suite arbsim-test make --no-print-directory arbsim-test
+	# Packaging: DKMS builds for both kernels; net/sched in-tree build.
+	host_suite dkms-check bash scripts/dkms-check.sh
+	host_suite intree-check bash scripts/intree-check.sh
 fi
 
 for k in $KVERS; do

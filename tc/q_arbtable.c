@@ -52,7 +52,7 @@ static void explain(void)
 		"\n"
 		"  manual|auto  who programs the tables: the administrator (high/low\n"
 		"               lists) or the in-kernel allocator (class rate/latency);\n"
-		"               fixed when the qdisc is created (default manual)\n"
+		"               fixed when the qdisc is created (default auto)\n"
 		"  rate         capacity in bits/s with tc units (10mbit, 1gbit, 5%%);\n"
 		"               0 or absent = link speed; below line rate it shapes\n"
 		"  highlimit    HIGH table bytes per LOW turn, in 4096-byte blocks;\n"

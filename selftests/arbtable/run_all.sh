@@ -6,7 +6,7 @@
 # the whole suite.
 cd "$(dirname "$0")" || exit 1
 export ARBT_RUNNER=1 ARBT_DIR=$PWD
-per_test_timeout=${ARBT_TEST_TIMEOUT:-300}
+per_test_timeout=${ARBT_TEST_TIMEOUT:-600}
 
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || read -r -a tests <<<"${ARBT_TESTS:-}"
