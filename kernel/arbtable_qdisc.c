@@ -566,6 +566,43 @@ static void arbtable_cfg_from_sched(struct Qdisc *sch, struct arbtable_cfg *cfg)
 	cfg->maxweight = q->maxweight;
 }
 
+static bool arbtable_cfg_has_slots(struct Qdisc *sch,
+				   const struct arbtable_cfg *cfg, unsigned int t)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int i;
+
+	if (!cfg->set_tbl[t])
+		return q->arb.tbl[t].used;
+	for (i = 0; i < ARB_SLOTS; i++)
+		if (cfg->weight[t][i])
+			return true;
+	return false;
+}
+
+/* DESIGN §3: a strict class is served before both tables, so table
+ * shares hold only if it has a ceil.
+ */
+static int arbtable_check_strict_ceil(struct Qdisc *sch,
+				      const struct arbtable_cfg *cfg,
+				      struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *s;
+
+	if (q->arb.strict == ARB_NO_CLASS)
+		return 0;
+	s = q->classes[q->arb.strict];
+	if (s->ceil.bps || (!arbtable_cfg_has_slots(sch, cfg, ARB_HIGH) &&
+			    !arbtable_cfg_has_slots(sch, cfg, ARB_LOW)))
+		return 0;
+	arbtable_errmsg(extack, NULL,
+			"strict class %x:%x has no ceil and would starve the table slots; give it a ceil first",
+			TC_H_MAJ(s->common.classid) >> 16,
+			TC_H_MIN(s->common.classid));
+	return -EINVAL;
+}
+
 static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 			  struct arbtable_cfg *cfg, bool create,
 			  struct netlink_ext_ack *extack)
@@ -675,7 +712,7 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			return err;
 	}
-	return 0;
+	return arbtable_check_strict_ceil(sch, cfg, extack);
 }
 
 /* Link speed in bytes/s from ethtool, 0 when unknown. Called under RTNL. */
@@ -976,6 +1013,12 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 						   TC_H_MIN(o->common.classid));
 				return -EINVAL;
 			}
+		}
+		if (q->mode == TC_ARBTABLE_MODE_MANUAL && !*ceil &&
+		    (q->arb.tbl[ARB_HIGH].used | q->arb.tbl[ARB_LOW].used)) {
+			NL_SET_ERR_MSG(extack,
+				       "a strict class needs a ceil while table slots are programmed, otherwise it can starve them");
+			return -EINVAL;
 		}
 		if (cl && (arb_class_slots(&q->arb, ARB_HIGH, cl->index) |
 			   arb_class_slots(&q->arb, ARB_LOW, cl->index))) {
