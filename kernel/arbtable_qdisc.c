@@ -796,13 +796,14 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	struct arbtable_cfg *cfg;
 	int err;
 
+	/* First: destroy() runs after a failed init and cancels it. */
+	qdisc_watchdog_init(&q->watchdog, sch);
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
 	if (err)
 		return err;
 	err = qdisc_class_hash_init(&q->clhash);
 	if (err < 0)
 		return err;
-	qdisc_watchdog_init(&q->watchdog, sch);
 	memset(&q->unclassified, 0, sizeof(q->unclassified));
 	arb_init(&q->arb, ARBTABLE_DEFAULT_HIGHLIMIT, ARB_ACCT_DEFICIT);
 	q->mtu = psched_mtu(dev);
