@@ -4,11 +4,11 @@
 # classes at distances 2, 4, 8, 16, 32, 64 (63 of 64 slots) with packet
 # sizes 1500, 1200, 1000, 512, 256 and 64 bytes, plus a LOW share class
 # (800 bytes) that highlimit lets in between HIGH bursts, all backlogged
-# behind a 10 Mbit/s qdisc rate for ~11 s.  For every HIGH class the
-# measured maximum head-of-line wait (xstats max_hol_wait, over the whole
-# run including the drain) must not exceed its guaranteed bound, nor may
-# the bytes other classes sent while it waited (arbtable_dequeue trace)
-# exceed bound x rate; its measured byte rate must reach its reserved rate.
+# behind a 10 Mbit/s qdisc rate for ~11 s.  For every HIGH class, from a
+# trace of every dequeue (arbtable_dequeue): the bytes other classes sent
+# while it waited must not exceed bound x rate (the bound in link time);
+# the kernel's wall-clock max_hol_wait is checked against the bound too;
+# its byte rate must reach its reserved rate.
 . "$(dirname "$0")/lib.sh"
 tap_begin "auto mode: measured HOL wait vs guaranteed bound, reserved rates"
 tmp=$(mktemp -d)
@@ -128,16 +128,29 @@ if [ $tr_ok = 1 ]; then
 	: >$TR/trace
 	echo 1408 >$TR/buffer_size_kb
 fi
-# per class: "id services max_other_bytes max_wait_ns"; "GAP ns" largest
-# gap between two dequeues; "LOST n" events lost to buffer overrun
-awk '
+# Trace analysis.  Per class: "id services max_other_bytes max_wait_ns
+# max_idle_ns".  The link runs at C = 10 Mbit/s, so a packet of L bytes
+# occupies it for L * 800 ns; a gap between two dequeues longer than the
+# previous packet's transmission time is time the link stood idle with
+# every class backlogged, i.e. the guest was not running (TCG on a shared
+# host).  max_idle is the most idle time inside any window as long as
+# the class's kernel-reported max HOL wait ("class ns ..." passed in).  "GAP ns": largest gap between dequeues;
+# "LOST n": events lost to buffer overrun.
+trace_waits() {
+	awk -v khol="$1" '
+	BEGIN { n = split(khol, kv, " "); for (i = 1; i <= n; i += 2) kh[kv[i]] = kv[i + 1] }
 	/^# entries-in-buffer\/entries-written:/ { split($3, e, "/"); print "LOST", e[2] - e[1] }
 	/arbtable_dequeue:/ {
-		t = $0; sub(/: arbtable_dequeue:.*/, "", t); n = split(t, f, " "); ts = f[n] * 1e9
+		t = $0; sub(/: arbtable_dequeue:.*/, "", t); k = split(t, f, " "); ts = f[k] * 1e9
 		c = $0; sub(/.* class=/, "", c); sub(/ .*/, "", c)
 		l = $0; sub(/.* len=/, "", l); l += 0
-		if (last != "" && ts - last > gap) gap = ts - last
-		last = ts
+		ne++; T[ne] = ts
+		if (ne > 1) {
+			if (ts - T[ne - 1] > gap) gap = ts - T[ne - 1]
+			idle = ts - T[ne - 1] - plen * 800
+			cum += idle > 0 ? idle : 0
+		}
+		I[ne] = cum; plen = l
 		if (c in seen) {
 			o = tot - mark[c]
 			if (o > mo[c]) mo[c] = o
@@ -145,11 +158,22 @@ awk '
 		}
 		seen[c] = 1; svc[c]++; tot += l; mark[c] = tot; lt[c] = ts
 	}
-	END { for (c in seen) printf "%s %d %d %.0f\n", c, svc[c], mo[c], mw[c]; printf "GAP %.0f\n", gap }
-' "$tmp/trace" >"$tmp/tr" 2>/dev/null
+	END {
+		for (c in seen) {
+			W = kh[c] + 0; best = 0; j = 1
+			for (i = 1; i <= ne; i++) {
+				while (T[i] - T[j] > W) j++
+				if (I[i] - I[j] > best) best = I[i] - I[j]
+			}
+			printf "%s %d %d %.0f %.0f\n", c, svc[c], mo[c], mw[c], best
+		}
+		printf "GAP %.0f\n", gap
+	}' "$tmp/trace"
+}
 tap_check "hol: per-class Sent sums to the qdisc's Sent (unclassified included)" sums_ok
 auto_cls >"$tmp/c1"
 tap_check "hol: all 7 classes backlogged at both reads" test $bl_ok = 1
+trace_waits "$(awk '{ printf "%s %s ", $1, $6 }' "$tmp/c1")" >"$tmp/tr" 2>/dev/null
 
 # table: class distance size reserved measured guaranteed current max_hol
 awk -v spec="$SPEC" '
@@ -170,23 +194,26 @@ diag "qdisc total ${total} bit/s for a 10 Mbit/s rate (well below it, or a windo
 # The guaranteed bound is a time at the link rate C = 10 Mbit/s.  In
 # bytes: while a class waits, the others may send at most bound * C
 # bytes (the class's own previous packet included, as it occupies the
-# link too).  Checked from the trace, this holds however the guest is
-# scheduled.  The measured time (max_hol_wait) also counts time the
-# guest did not run at all; when it exceeds the bound and the trace shows
-# the link stalled with backlog for longer than the excess, the time
-# check is skipped with that reason (TCG on an oversubscribed host).
+# link too).  This is the bound in link time, from the trace of the
+# backlogged phase, and holds however the guest is scheduled.  The
+# kernel's own max_hol_wait is wall-clock time over the whole run; it is
+# checked against the bound too, and only when it exceeds the bound by no more than the idle time
+# the trace saw inside a window of its length is that check skipped, with
+# the numbers (TCG on an oversubscribed host).
 gap=$(awk '$1 == "GAP" { print $2 }' "$tmp/tr" 2>/dev/null)
 lost=$(awk '$1 == "LOST" { print $2 }' "$tmp/tr" 2>/dev/null)
+ms() { awk -v n="${1:-0}" 'BEGIN { printf "%.2f", n / 1e6 }'; }
 if [ $tr_ok = 1 ] && [ "${lost:-1}" = 0 ]; then
-	diag "trace: $(grep -c arbtable_dequeue: "$tmp/trace") dequeues, largest gap between dequeues $(awk "BEGIN { printf \"%.1f\", ${gap:-0} / 1e6 }") ms"
-	diag "$(printf '%-6s %9s %12s %12s %12s\n' class services max_other_B bound_B max_wait
+	diag "trace: $(grep -c arbtable_dequeue: "$tmp/trace") dequeues, largest gap between dequeues $(ms "$gap") ms"
+	diag "$(printf '%-6s %9s %12s %12s %10s %10s %10s\n' class services max_other_B bound_B max_wait idle_in_w bound
 		while read -r m d s r p; do
-			read -r _ sv mo mw < <(awk -v c="1:$m" '$1 == c' "$tmp/tr")
+			read -r _ sv mo mw mi < <(awk -v c="1:$m" '$1 == c' "$tmp/tr")
 			gb=$(awk -v c="1:$m" '$1 == c { print $4 }' "$tmp/c1")
-			printf '%-6s %9d %12d %12.0f %10.2fms\n' "1:$m" "$sv" "$((mo + s))" "$(fcalc "$gb * 1.25e6 / 1e9")" "$(fcalc "$mw / 1e6")"
+			printf '%-6s %9d %12d %12.0f %8sms %8sms %8sms\n' "1:$m" "$sv" "$((mo + s))" "$(fcalc "$gb * 1.25e6 / 1e9")" \
+				"$(ms "$mw")" "$(ms "$mi")" "$(ms "$gb")"
 		done <<<"$SPEC")"
 	while read -r m d s r p; do
-		read -r _ sv mo mw < <(awk -v c="1:$m" '$1 == c' "$tmp/tr")
+		read -r _ sv mo _ _ < <(awk -v c="1:$m" '$1 == c' "$tmp/tr")
 		gb=$(awk -v c="1:$m" '$1 == c { print $4 }' "$tmp/c1")
 		tap_check "hol: 1:$m bytes sent while it waited ($mo + own $s B) <= bound x 10 Mbit/s ($(awk "BEGIN { printf \"%.0f\", $gb * 1.25e6 / 1e9 }") B)" \
 			fcmp "${sv:-0} > 100 && $mo + $s <= $gb * 1.25e6 / 1e9"
@@ -196,11 +223,12 @@ else
 fi
 while read -r m d s r p; do
 	read -r _ _ _ gb cb hol < <(awk -v c="1:$m" '$1 == c' "$tmp/c1")
-	desc="hol: 1:$m (distance $d, $s B) max HOL wait ${hol}ns <= guaranteed ${gb}ns"
+	read -r _ _ _ _ mi < <(awk -v c="1:$m" '$1 == c' "$tmp/tr" 2>/dev/null)
+	desc="hol: 1:$m (distance $d, $s B) kernel max_hol_wait $(ms "$hol") ms <= guaranteed $(ms "$gb") ms"
 	if fcmp "$gb > 0 && $hol > 0 && $hol <= $gb"; then
 		tap_ok "$desc"
-	elif [ "${lost:-1}" = 0 ] && fcmp "$gb > 0 && ${gap:-0} >= $hol - $gb"; then
-		tap_skip "$desc" "guest stalled: no dequeue for $(awk "BEGIN { printf \"%.1f ms with backlog (excess %.1f ms)\", $gap / 1e6, ($hol - $gb) / 1e6 }")"
+	elif [ "${lost:-1}" = 0 ] && fcmp "$gb > 0 && $hol > 0 && ${mi:-0} >= $hol - $gb"; then
+		tap_skip "$desc" "wall clock: the link stood idle with backlog for $(ms "$mi") ms within a $(ms "$hol") ms window (excess $(ms "$(fcalc "$hol - $gb")") ms)"
 	else
 		tap_fail "$desc"
 	fi
