@@ -10,6 +10,7 @@
 # releasing eight scattered single slots leaves a free distance-8 set
 # (defragmentation) and a distance-8 class is admitted (Theorem 4).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_auto.sh"
 tap_begin "auto mode admission and rejections"
 tmp=$(mktemp -d)
 DEV2=d1
@@ -17,62 +18,6 @@ trap 'dev_del $DEV; dev_del $DEV2; rm -rf $tmp' EXIT
 have_arbtable || { tap_fail "auto admit: module and plugin present"; tap_end; exit; }
 
 # ------------------------------------------------------- local helpers
-# auto_dev DEV: dummy without IPv6, so no stray (unclassified) packets
-auto_dev() {
-	ip link del "$1" 2>/dev/null
-	ip link add "$1" type dummy || return 1
-	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" 2>/dev/null
-	ip link set "$1" txqueuelen 1000 up
-}
-# tc time ("104us", "1.2ms", "1e+03us", "0ns", "1.5s") to ns
-_awk_t2ns='function t2ns(s,  n, u) { n = s + 0; u = s; sub(/^[0-9.eE+-]+/, "", u)
-	if (u == "s") return n * 1e9; if (u == "ms") return n * 1e6; if (u == "us") return n * 1e3; return n }'
-# auto_cls [DEV]: one line per class:
-# id hcount hlist hweight lcount llist lweight distance gbound_ns cbound_ns hol_ns sent_bytes backlog_pkts
-auto_cls() {
-	tc -s class show dev "${1:-$DEV}" | awk "$_awk_t2ns"'
-	$1 == "class" && $2 == "arbtable" { c = $3; ids[++n] = c; d[c] = 0; gb[c] = 0; cb[c] = 0; hol[c] = 0
-		hc[c] = 0; hl[c] = "-"; hw[c] = 0; lc[c] = 0; ll[c] = "-"; lw[c] = 0; next }
-	$1 == "Sent" { sb[c] = $2 }
-	$1 == "backlog" { bp[c] = $3 + 0 }
-	$1 == "slots:" { hc[c] = $3; hl[c] = $4; hw[c] = $6; lc[c] = $8; ll[c] = $9; lw[c] = $11
-		gsub(/[][]/, "", hl[c]); gsub(/[][]/, "", ll[c]) }
-	$1 == "distance" { d[c] = $2 }
-	$1 == "bound:" { for (i = 2; i < NF; i++) { if ($i == "guaranteed") gb[c] = t2ns($(i + 1))
-		if ($i == "current") cb[c] = t2ns($(i + 1)); if ($i == "max_hol_wait") hol[c] = t2ns($(i + 1)) } }
-	END { for (i = 1; i <= n; i++) { c = ids[i]
-		printf "%s %d %s %d %d %s %d %d %.0f %.0f %.0f %s %d\n", c, hc[c], hl[c], hw[c], lc[c], ll[c], lw[c], d[c], gb[c], cb[c], hol[c], sb[c], bp[c] } }'
-}
-acl_field() { auto_cls | awk -v c="$1" -v f="$2" '$1 == c { print $f }'; }
-# auto_layout [DEV]: every class's slots are 64/d slots exactly d apart
-# (cyclically) for its effective distance d, a power of two; no slot has
-# two owners.  Sets FREE_HIGH to the free HIGH slots.
-auto_layout() {
-	local out
-	out=$(auto_cls "${1:-$DEV}" | awk '
-	function chk(c, tbl, cnt, list, d,   k, s, i, gap) {
-		if (cnt == 0) return
-		if (d != 1 && d != 2 && d != 4 && d != 8 && d != 16 && d != 32 && d != 64) { printf "# %s: distance %d not a power of two 1..64\n", c, d; bad = 1; return }
-		k = split(list, s, ",")
-		if (k != cnt || k * d != 64) { printf "# %s: %s table holds %d slots (%s), want 64/%d\n", c, tbl, k, list, d; bad = 1 }
-		for (i = 1; i <= k; i++) {
-			gap = (i < k ? s[i + 1] : s[1] + 64) - s[i]
-			if (k > 1 && gap != d) { printf "# %s: %s slots %s not %d apart\n", c, tbl, list, d; bad = 1; break }
-			if ((tbl, s[i]) in own) { printf "# %s slot %d owned by %s and %s\n", tbl, s[i], own[tbl, s[i]], c; bad = 1 }
-			own[tbl, s[i]] = c
-		}
-	}
-	{ chk($1, "high", $2, $3, $8); chk($1, "low", $5, $6, $8) }
-	END { f = ""; for (i = 0; i < 64; i++) if (!(("high", i) in own)) f = f (f == "" ? "" : ",") i
-		print "FREE " (f == "" ? "-" : f); exit bad }')
-	local rc=$?
-	FREE_HIGH=$(awk '$1 == "FREE" { print $2 }' <<<"$out")
-	grep -v '^FREE' <<<"$out" | while IFS= read -r l; do echo "$l"; done
-	return $rc
-}
-# occupancy "high U low V" from the qdisc xstats
-auto_occ() { tc -s qdisc show dev "${1:-$DEV}" | sed -nE 's/.*occupancy: high ([0-9]+)\/64 low ([0-9]+)\/64.*/\1 \2/p'; }
-auto_swaps() { tc -s qdisc show dev "${1:-$DEV}" | sed -nE 's/.* swaps ([0-9]+).*/\1/p'; }
 # configuration as tc shows it, counters (Sent/backlog lines) removed
 auto_state() {
 	local d=${1:-$DEV}

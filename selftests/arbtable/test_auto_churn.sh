@@ -11,6 +11,7 @@
 # per-class Sent counters add up to the qdisc's, the swap counter moved
 # and the kernel log stays clean.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_auto.sh"
 tap_begin "auto mode add/change/del churn under traffic"
 tmp=$(mktemp -d)
 trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
@@ -19,88 +20,10 @@ NOPS=${ARBT_CHURN_OPS:-280}
 RANDOM=${ARBT_CHURN_SEED:-4242}
 dmesg_lines=$(dmesg 2>/dev/null | wc -l)
 
-# ------------------------------------------------------- local helpers
-# auto_dev DEV: dummy without IPv6 (no stray unclassified packets),
-# child fifos of 300 packets (txqueuelen) so the drain is short
-auto_dev() {
-	ip link del "$1" 2>/dev/null
-	ip link add "$1" type dummy || return 1
-	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" 2>/dev/null
-	ip link set "$1" txqueuelen 300 up
-}
-# auto_cls: "id hcount hlist hweight lcount llist lweight distance" per class
-auto_cls() {
-	tc -s class show dev $DEV | awk '
-	$1 == "class" && $2 == "arbtable" { c = $3; ids[++n] = c; d[c] = 0; hc[c] = 0; hl[c] = "-"; hw[c] = 0; lc[c] = 0; ll[c] = "-"; lw[c] = 0; next }
-	$1 == "slots:" { hc[c] = $3; hl[c] = $4; hw[c] = $6; lc[c] = $8; ll[c] = $9; lw[c] = $11; gsub(/[][]/, "", hl[c]); gsub(/[][]/, "", ll[c]) }
-	$1 == "distance" { d[c] = $2 }
-	END { for (i = 1; i <= n; i++) { c = ids[i]; printf "%s %d %s %d %d %s %d %d\n", c, hc[c], hl[c], hw[c], lc[c], ll[c], lw[c], d[c] } }'
-}
-# auto_layout: slots of each class are 64/d slots exactly d apart; no
-# slot has two owners; occupancy in the qdisc xstats matches
-auto_layout() {
-	local occ
-	occ=$(tc -s qdisc show dev $DEV | sed -nE 's/.*occupancy: high ([0-9]+)\/64 low ([0-9]+)\/64.*/\1 \2/p')
-	auto_cls | awk -v occ="$occ" '
-	function chk(c, tbl, cnt, list, d,   k, s, i, gap) {
-		if (cnt == 0) return
-		k = split(list, s, ",")
-		if (k != cnt || k * d != 64) { printf "# %s: %s table holds %d slots (%s) at distance %d\n", c, tbl, k, list, d; bad = 1 }
-		for (i = 1; i <= k; i++) {
-			gap = (i < k ? s[i + 1] : s[1] + 64) - s[i]
-			if (k > 1 && gap != d) { printf "# %s: %s slots %s not %d apart\n", c, tbl, list, d; bad = 1; break }
-			if ((tbl, s[i]) in own) { printf "# %s slot %d owned by %s and %s\n", tbl, s[i], own[tbl, s[i]], c; bad = 1 }
-			own[tbl, s[i]] = c
-		}
-	}
-	{ chk($1, "high", $2, $3, $8); chk($1, "low", $5, $6, $8); H += $2; L += $5 }
-	END { if (occ != H " " L) { printf "# occupancy %s, classes hold %d %d\n", occ, H, L; bad = 1 }; exit bad }'
-}
-auto_swaps() { tc -s qdisc show dev $DEV | sed -nE 's/.* swaps ([0-9]+).*/\1/p'; }
-# pg_add_on DEV THREAD TAG SIZE PRIO PPS: like lib.sh's pg_add, but any
-# number of producers per pktgen thread (device DEV@TAG on kpktgend_THREAD),
-# paced in packets/s (pktgen ratep)
-pg_add_on() {
-	local dev=$1 th=$2 tag=$3 size=$4 prio=$5 pps=$6 f
-	pg_cmd "$PG/kpktgend_$th" "add_device $dev@$tag" || return 1
-	f=$PG/$dev@$tag
-	pg_cmd "$f" "count 0" && pg_cmd "$f" "clone_skb 0" &&
-	pg_cmd "$f" "pkt_size $size" && pg_cmd "$f" "delay 0" &&
-	pg_cmd "$f" "xmit_mode queue_xmit" &&
-	pg_cmd "$f" "dst 198.51.100.$((tag % 250 + 1))" &&
-	pg_cmd "$f" "dst_mac 02:00:00:00:00:01" &&
-	pg_cmd "$f" "skb_priority $((prio))" &&
-	pg_cmd "$f" "ratep $pps"
-}
-# auto_traffic "MINOR:SIZE:PPS ...": producers spread over the pktgen threads
-auto_traffic() {
-	local nth i=0 e m s r
-	pg_reset || return 1
-	nth=$(ls -d "$PG"/kpktgend_* | wc -l)
-	for e in $1; do
-		IFS=: read -r m s r <<<"$e"
-		pg_add_on $DEV $((i % nth)) $((i + 1)) "$s" "0x1$(printf '%04x' $((0x$m)))" "$r" || return 1
-		i=$((i + 1))
-	done
-}
-# sums_ok: per-class Sent pkts + unclassified pkts = the qdisc's Sent
-# pkts; bytes equal when nothing was unclassified (the unclassified
-# queue's bytes are not exported); backlogs equal.  lib.sh's sums_match
-# ignores the unclassified queue.
-sums_ok() {
-	local qb qp qbb qbp cb cp cbb cbp u
-	read -r qb qp _ qbb qbp <<<"$(qd_stats $DEV 1:)"
-	read -r cb cp cbb cbp <<<"$(cls_stats $DEV arbtable | awk '{ b += $2; p += $3; bb += $5; bp += $6 } END { printf "%d %d %d %d", b, p, bb, bp }')"
-	u=$(tc -s qdisc show dev $DEV | sed -nE 's/.*unclassified: pkts ([0-9]+).*/\1/p')
-	diag "qdisc sent ${qb}B ${qp}p backlog ${qbb}B ${qbp}p; classes sent ${cb}B ${cp}p backlog ${cbb}B ${cbp}p; unclassified ${u}p"
-	[ "$qp" = $((cp + u)) ] && [ "$qbb" = "$cbb" ] && [ "$qbp" = "$cbp" ] &&
-		{ [ "$u" = 0 ] && [ "$qb" = "$cb" ] || { [ "$u" != 0 ] && [ "$qb" -ge "$cb" ]; }; }
-}
-
 # ------------------------------------------------------- setup
 BACK="10 11 12 13 30"
 setup() {
-	auto_dev $DEV || return 1
+	auto_dev $DEV 300 || return 1
 	run tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit || { diag "qdisc: $RUN_ERR"; return 1; }
 	local c
 	for c in "10 rate 2mbit distance 4" "11 rate 1mbit distance 8" \

@@ -10,69 +10,15 @@
 # the kernel's wall-clock max_hol_wait is checked against the bound too;
 # its byte rate must reach its reserved rate.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_auto.sh"
 tap_begin "auto mode: measured HOL wait vs guaranteed bound, reserved rates"
 tmp=$(mktemp -d)
 trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
 have_arbtable || { tap_fail "auto hol: module and plugin present"; tap_end; exit; }
 
 # ------------------------------------------------------- local helpers
-# auto_dev DEV: dummy without IPv6 (no stray unclassified packets),
-# child fifos of 300 packets (txqueuelen) so the drain is short
-auto_dev() {
-	ip link del "$1" 2>/dev/null
-	ip link add "$1" type dummy || return 1
-	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" 2>/dev/null
-	ip link set "$1" txqueuelen 300 up
-}
-# tc time ("104us", "1.2ms", "1e+03us", "0ns", "1.5s") to ns
-_awk_t2ns='function t2ns(s,  n, u) { n = s + 0; u = s; sub(/^[0-9.eE+-]+/, "", u)
-	if (u == "s") return n * 1e9; if (u == "ms") return n * 1e6; if (u == "us") return n * 1e3; return n }'
-# auto_cls: "id hcount distance guaranteed_ns current_ns max_hol_ns" per class
-auto_cls() {
-	tc -s class show dev $DEV | awk "$_awk_t2ns"'
-	$1 == "class" && $2 == "arbtable" { c = $3; ids[++n] = c; d[c] = 0; hc[c] = 0; gb[c] = 0; cb[c] = 0; hol[c] = 0; next }
-	$1 == "slots:" { hc[c] = $3 }
-	$1 == "distance" { d[c] = $2 }
-	$1 == "bound:" { for (i = 2; i < NF; i++) { if ($i == "guaranteed") gb[c] = t2ns($(i + 1))
-		if ($i == "current") cb[c] = t2ns($(i + 1)); if ($i == "max_hol_wait") hol[c] = t2ns($(i + 1)) } }
-	END { for (i = 1; i <= n; i++) { c = ids[i]; printf "%s %d %d %.0f %.0f %.0f\n", c, hc[c], d[c], gb[c], cb[c], hol[c] } }'
-}
-# pg_add_on DEV THREAD TAG SIZE PRIO PPS: like lib.sh's pg_add, but any
-# number of producers per pktgen thread (device DEV@TAG on kpktgend_THREAD),
-# paced in packets/s (pktgen ratep)
-pg_add_on() {
-	local dev=$1 th=$2 tag=$3 size=$4 prio=$5 pps=$6 f
-	pg_cmd "$PG/kpktgend_$th" "add_device $dev@$tag" || return 1
-	f=$PG/$dev@$tag
-	pg_cmd "$f" "count 0" && pg_cmd "$f" "clone_skb 0" &&
-	pg_cmd "$f" "pkt_size $size" && pg_cmd "$f" "delay 0" &&
-	pg_cmd "$f" "xmit_mode queue_xmit" &&
-	pg_cmd "$f" "dst 198.51.100.$((tag % 250 + 1))" &&
-	pg_cmd "$f" "dst_mac 02:00:00:00:00:01" &&
-	pg_cmd "$f" "skb_priority $((prio))" &&
-	pg_cmd "$f" "ratep $pps"
-}
-# auto_traffic "MINOR:SIZE:PPS ...": producers spread over the pktgen threads
-auto_traffic() {
-	local nth i=0 e m s r
-	pg_reset || return 1
-	nth=$(ls -d "$PG"/kpktgend_* | wc -l)
-	for e in $1; do
-		IFS=: read -r m s r <<<"$e"
-		pg_add_on $DEV $((i % nth)) $((i + 1)) "$s" "0x1$(printf '%04x' $((0x$m)))" "$r" || return 1
-		i=$((i + 1))
-	done
-}
-# sums_ok: as lib.sh's sums_match, counting unclassified packets
-sums_ok() {
-	local qb qp qbb qbp cb cp cbb cbp u
-	read -r qb qp _ qbb qbp <<<"$(qd_stats $DEV 1:)"
-	read -r cb cp cbb cbp <<<"$(cls_stats $DEV arbtable | awk '{ b += $2; p += $3; bb += $5; bp += $6 } END { printf "%d %d %d %d", b, p, bb, bp }')"
-	u=$(tc -s qdisc show dev $DEV | sed -nE 's/.*unclassified: pkts ([0-9]+).*/\1/p')
-	diag "qdisc sent ${qb}B ${qp}p backlog ${qbb}B ${qbp}p; classes sent ${cb}B ${cp}p backlog ${cbb}B ${cbp}p; unclassified ${u}p"
-	[ "$qp" = $((cp + u)) ] && [ "$qbb" = "$cbb" ] && [ "$qbp" = "$cbp" ] &&
-		{ [ "$u" = 0 ] && [ "$qb" = "$cb" ] || { [ "$u" != 0 ] && [ "$qb" -ge "$cb" ]; }; }
-}
+# hol_cls: "id hcount distance guaranteed_ns current_ns max_hol_ns" per class
+hol_cls() { auto_cls | awk '{ print $1, $2, $8, $9, $10, $11 }'; }
 
 # ------------------------------------------------------- setup
 # minor distance size reserved_bps producer_pps.  The reservations sum
@@ -86,7 +32,7 @@ SPEC="10 2 1500 2000000 580
 14 32 256 200000 340
 15 64 64 100000 680"
 setup() {
-	auto_dev $DEV || return 1
+	auto_dev $DEV 300 || return 1
 	run tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit || { diag "qdisc: $RUN_ERR"; return 1; }
 	local m d s r p traffic=""
 	while read -r m d s r p; do
@@ -99,7 +45,7 @@ setup() {
 	auto_traffic "$traffic 30:800:150"
 }
 if ! setup; then tap_fail "auto hol: setup"; tap_end; exit; fi
-auto_cls >"$tmp/c0"
+hol_cls >"$tmp/c0"
 tap_check "hol: effective distances 2,4,8,16,32,64 with 32,16,8,4,2,1 slots" \
 	awk -v spec="$SPEC" 'BEGIN { n = split(spec, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); want["1:" f[1]] = f[2] } }
 	$1 in want { if ($3 != want[$1] || $2 * $3 != 64) { print "# " $0; bad = 1 }; seen++ } END { exit bad || seen != n }' "$tmp/c0"
@@ -176,7 +122,7 @@ trace_waits() {
 	}' "$tmp/trace"
 }
 tap_check "hol: per-class Sent sums to the qdisc's Sent (unclassified included)" sums_ok
-auto_cls >"$tmp/c1"
+hol_cls >"$tmp/c1"
 tap_check "hol: all 7 classes backlogged at both reads" test $bl_ok = 1
 trace_waits "$(awk '{ printf "%s %s ", $1, $6 }' "$tmp/c1")" >"$tmp/tr" 2>/dev/null
 
