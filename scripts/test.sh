@@ -90,6 +90,8 @@ host_suite() { # name command...
 if [ -z "$vm_only" ]; then
 	host_suite plugin-check bash tests/plugin/parse-check.sh
 	host_suite arbsim-test make --no-print-directory arbsim-test
+	# libFuzzer on the core (tests/fuzz), a short fixed budget per target
+	host_suite fuzz-short make --no-print-directory fuzz-short
 	# Packaging: DKMS builds for both kernels; net/sched in-tree build.
 	host_suite dkms-check bash scripts/dkms-check.sh
 	host_suite intree-check bash scripts/intree-check.sh

@@ -25,6 +25,11 @@ result() { # ok|not ok, desc
 echo "TAP version 13"
 echo "# kernel $(uname -r), $(nproc) cpus, tc: $(tc -V 2>&1 | head -n1)"
 dmesg -c >/dev/null 2>&1
+# kmemleak (debug kernel): what boot left unreferenced is not ours
+if [ -w /sys/kernel/debug/kmemleak ] || { mount -t debugfs none /sys/kernel/debug 2>/dev/null && [ -w /sys/kernel/debug/kmemleak ]; }; then
+	echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
+	echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
+fi
 for t in "${tests[@]}"; do
 	t=${t##*/}
 	[ -f "$t" ] || t=test_$t.sh
@@ -58,12 +63,29 @@ for t in "${tests[@]}"; do
 	ip link del d0 2>/dev/null
 done
 
-log=$(dmesg 2>/dev/null | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|general protection|RCU stall|refcount_t|list_(add|del) corruption' || true)
+log=$(dmesg 2>/dev/null | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|general protection|RCU stall|refcount_t|list_(add|del) corruption|possible circular locking|inconsistent lock state|lock held when returning' || true)
 if [ -z "$log" ]; then
 	result ok "kernel log has no BUG/WARNING/Oops/KASAN/UBSAN"
 else
 	echo "$log" | sed 's/^/# /'
 	result "not ok" "kernel log has no BUG/WARNING/Oops/KASAN/UBSAN"
+fi
+# On a kmemleak kernel (make check-debug): scan after the whole suite;
+# any unreferenced object is a failure, listed with its backtrace.  Two
+# scans: an object must stay unreferenced across one to be reported.
+kml=/sys/kernel/debug/kmemleak
+[ -e $kml ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -w $kml ]; then
+	echo scan >$kml 2>/dev/null
+	sleep 1
+	echo scan >$kml 2>/dev/null
+	leaks=$(cat $kml 2>/dev/null)
+	if [ -z "$leaks" ]; then
+		result ok "kmemleak: no unreferenced objects after the suite"
+	else
+		echo "$leaks" | head -n 80 | sed 's/^/# /'
+		result "not ok" "kmemleak: no unreferenced objects after the suite ($(grep -c '^unreferenced object' <<<"$leaks") reported)"
+	fi
 fi
 echo "1..$n"
 echo "# vm suite: $((n - failed)) passed, $failed failed"

@@ -1,0 +1,26 @@
+# libFuzzer targets on the kernel-independent core (tests/fuzz): table
+# programming + arbiter steps, allocator op sequences, admission plan and
+# commit.  Built with clang (-fsanitize=fuzzer,address,undefined).
+#
+#   make fuzz         each target for FUZZ_SECONDS (default 300)
+#   make fuzz-short   each target for FUZZ_SHORT_SECONDS (default 20; part
+#                     of make test)
+
+FUZZ_CC       ?= clang
+FUZZ_DIR      := $(BUILD)/fuzz
+FUZZ_TARGETS  := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_CFLAGS   := -g -O1 -Wall -Wextra -Werror -std=gnu11 -Ikernel -Iinclude/uapi -Itests/fuzz \
+		 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS       ?= 300
+FUZZ_SHORT_SECONDS ?= 20
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRCS)
+
+.PHONY: fuzz fuzz-short fuzz-build
+fuzz-build: $(FUZZ_TARGETS)
+fuzz: fuzz-build
+	@bash scripts/fuzz-run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+fuzz-short: fuzz-build
+	@bash scripts/fuzz-run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_TARGETS)

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Stress and faults under traffic (issue 4), every class backlogged by
+# paced pktgen producers on a dummy device behind a 10 Mbit/s qdisc rate:
+#  1. auto mode: ARBT_STRESS_CYCLES (default 10000) class add / change /
+#     del cycles through one `tc -batch` (eight churned classes live at a
+#     time; one producer feeds a churned class, so classes die with
+#     packets queued);
+#  2. manual mode: ARBT_STRESS_MANUAL (default 1000) cycles of class add,
+#     table change naming it, table change dropping it, class del;
+#  3. child qdisc graft under traffic (pfifo, fq_codel, netem, pfifo ...);
+#  4. root qdisc replace (arbtable <-> pfifo) and delete/re-add;
+#  5. device down/up;
+#  6. module unload refused while a qdisc is attached, clean after.
+# After the phases where the qdisc lives on: it drains to backlog 0 /
+# qlen 0, every packet pktgen handed it was either sent or counted as a
+# drop (pktgen's successes + errors = the qdisc's sent + dropped), class
+# counters add up to the qdisc's.  The runner checks the kernel log (and
+# kmemleak on a debug kernel) after the suite.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_auto.sh"
+tap_begin "stress: churn, graft, replace, down/up, unload under traffic"
+tmp=$(mktemp -d)
+trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
+have_arbtable || { tap_fail "stress: module and plugin present"; tap_end; exit; }
+CYCLES=${ARBT_STRESS_CYCLES:-10000}
+MANUAL=${ARBT_STRESS_MANUAL:-1000}
+KO=${ARBT_KO:-$ARBT_ROOT/build/$(uname -r)/sch_arbtable.ko}
+phase_t0=$SECONDS
+phase_time() { diag "$1 took $((SECONDS - phase_t0)) s"; phase_t0=$SECONDS; }
+
+# ------------------------------------------------------- local helpers
+# pg_halt: stop the producers but keep their counters readable
+pg_halt() {
+	echo stop >"$PG/pgctrl" 2>/dev/null
+	[ -n "$_pg_pid" ] && wait "$_pg_pid" 2>/dev/null
+	_pg_pid=
+}
+# pg_handed: packets pktgen handed to the qdisc, accepted + refused
+pg_handed() {
+	cat "$PG"/"$DEV"@* 2>/dev/null | awk '
+		/pkts-sofar:/ { for (i = 1; i < NF; i++) { if ($i == "pkts-sofar:") s += $(i + 1); if ($i == "errors:") e += $(i + 1) } }
+		END { printf "%d %d\n", s, e }'
+}
+# accounted: after a drain, pktgen's successes + errors = the qdisc's
+# sent + dropped (a packet is sent once or counted as a drop, never both,
+# never neither)
+accounted() {
+	local ok err qp dr
+	read -r ok err <<<"$(pg_handed)"
+	read -r _ qp dr _ _ <<<"$(qd_stats $DEV 1:)"
+	diag "pktgen handed $((ok + err)) packets ($ok accepted, $err refused); qdisc sent $qp, dropped $dr"
+	[ $((ok + err)) -gt 0 ] && [ $((ok + err)) = $((qp + dr)) ]
+}
+# batch FILE: tc -batch -force FILE; prints the number of failed commands
+batch() {
+	tc -force -batch "$1" >"$1.out" 2>&1
+	grep -c '^Command failed' "$1.out"
+}
+
+# ------------------------------------------------------- 1. auto churn
+# Permanent tenants (44 HIGH slots, 3.5 Mbit/s reserved) plus up to eight
+# churned classes at distance 32 or 64 (at most 16 slots, 1.6 Mbit/s):
+# every add and change fits, so every command must succeed.
+auto_setup() {
+	auto_dev $DEV 300 || return 1
+	run tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit || { diag "$RUN_ERR"; return 1; }
+	arb_class 10 rate 2mbit latency 50ms && arb_class 11 rate 1mbit distance 8 &&
+		arb_class 13 rate 500kbit distance 16 && arb_class 30 share 10 || return 1
+	auto_traffic "10:1500:600 11:1000:400 13:600:300 30:800:150 100:700:300"
+}
+if auto_setup; then
+	awk -v n="$CYCLES" -v dev=$DEV 'BEGIN {
+		# step i: add A(i), change A(i-4), delete A(i-7); A(i) = 1:(100 + i % 8)
+		for (i = 0; i < n + 7; i++) {
+			if (i < n) printf "class add dev %s parent 1: classid 1:%x arbtable rate %dkbit %s\n", dev, 256 + i % 8, 60 + 20 * (i % 3), (i % 2 ? "distance 64" : "latency 900ms")
+			if (i >= 4 && i - 4 < n) printf "class change dev %s classid 1:%x arbtable rate %dkbit distance 32\n", dev, 256 + (i - 4) % 8, 100 + 25 * (i % 3)
+			if (i >= 7 && i - 7 < n) printf "class del dev %s classid 1:%x\n", dev, 256 + (i - 7) % 8
+		}
+	}' >"$tmp/churn"
+	pg_start
+	sleep 2
+	nfail=$(batch "$tmp/churn")
+	m_ok=0
+	auto_cls | awk '$1 ~ /^1:1[0-3]$|^1:30$/ && $13 > 0 { n++ } END { exit n != 4 }' && m_ok=1
+	tap_check "stress: $CYCLES auto add/change/del cycles ($(wc -l <"$tmp/churn") tc commands) under traffic, none failed" \
+		test "$nfail" = 0
+	[ "$nfail" = 0 ] || diag "$(grep -A1 '^Command failed' "$tmp/churn.out" | head -n 6)"
+	tap_check "stress: permanent classes still backlogged after the churn" test $m_ok = 1
+	tap_check "stress: table layout exact after the churn (slots d apart, occupancy)" auto_layout
+	pg_halt
+	tap_check "stress: churn: qdisc drains to backlog 0, qlen 0" drained $DEV 1: arbtable 30
+	tap_check "stress: churn: every packet handed to the qdisc sent or counted dropped" accounted
+	pg_stop
+	tap_check "stress: churn: only the permanent classes are left" \
+		bash -c "[ \"\$(tc class show dev $DEV | grep -c '^class arbtable')\" = 4 ]"
+else
+	tap_fail "stress: auto setup"
+fi
+phase_time "auto churn"
+
+# ------------------------------------------------------- 2. manual churn
+man_setup() {
+	auto_dev $DEV 300 || return 1
+	run tc qdisc add dev $DEV root handle 1: arbtable manual rate 10mbit || { diag "$RUN_ERR"; return 1; }
+	local m
+	for m in 10 11 12; do arb_class $m || return 1; done
+	arb_change high 10:20,11:30,12:40 low 12:4 || return 1
+	auto_traffic "10:1500:500 11:1000:500 12:700:500 20:600:300"
+}
+if man_setup; then
+	awk -v n="$MANUAL" -v dev=$DEV 'BEGIN {
+		for (i = 0; i < n; i++) {
+			c = 32 + i % 4	# 1:20..1:23; the producer feeds 1:20
+			printf "class add dev %s parent 1: classid 1:%x arbtable\n", dev, c
+			printf "qdisc change dev %s root handle 1: arbtable high 10:20,%x:%d,11:30,12:40 low %x:%d,12:4\n", dev, c, 1 + i % 200, c, 1 + i % 7
+			printf "qdisc change dev %s root handle 1: arbtable high 10:20,11:30,12:40 low 12:4\n", dev
+			printf "class del dev %s classid 1:%x\n", dev, c
+		}
+	}' >"$tmp/manual"
+	pg_start
+	sleep 2
+	nfail=$(batch "$tmp/manual")
+	tap_check "stress: $MANUAL manual add/table/untable/del cycles under traffic, none failed" test "$nfail" = 0
+	[ "$nfail" = 0 ] || diag "$(grep -A1 '^Command failed' "$tmp/manual.out" | head -n 6)"
+	pg_halt
+	tap_check "stress: manual churn: qdisc drains to backlog 0, qlen 0" drained $DEV 1: arbtable 30
+	tap_check "stress: manual churn: every packet handed to the qdisc sent or counted dropped" accounted
+	pg_stop
+else
+	tap_fail "stress: manual setup"
+fi
+phase_time "manual churn"
+
+# ------------------------------------------------------- 3. graft
+if man_setup; then
+	kinds=("fq_codel limit 200" "netem delay 1ms limit 100" pfifo "pfifo limit 5" "fq_codel limit 50" "netem delay 2ms limit 50")
+	: >"$tmp/graft"
+	for ((i = 0; i < 60; i++)); do
+		echo "qdisc replace dev $DEV parent 1:$((10 + i % 3)) handle $((100 + i % 3)): ${kinds[i % ${#kinds[@]}]}" >>"$tmp/graft"
+	done
+	pg_start
+	sleep 2
+	nfail=$(batch "$tmp/graft")
+	tap_check "stress: 60 child grafts (fq_codel, netem, pfifo) under traffic, none failed" test "$nfail" = 0
+	[ "$nfail" = 0 ] || diag "$(grep -A1 '^Command failed' "$tmp/graft.out" | head -n 6)"
+	sleep 1
+	pg_halt
+	tap_check "stress: graft: qdisc drains to backlog 0, qlen 0" drained $DEV 1: arbtable 30
+	tap_check "stress: graft: every packet handed to the qdisc sent or counted dropped" accounted
+	tap_check "stress: graft: class counters add up to the qdisc's" sums_ok
+	pg_stop
+else
+	tap_fail "stress: graft setup"
+fi
+phase_time "graft"
+
+# ------------------------------------------------------- 4. replace / delete
+if man_setup; then
+	pg_start
+	sleep 1
+	bad=0
+	for ((i = 0; i < 10; i++)); do
+		run tc qdisc replace dev $DEV root handle 2: pfifo limit 100 || { diag "to pfifo: $RUN_ERR"; bad=1; }
+		run tc qdisc replace dev $DEV root handle 1: arbtable manual rate 10mbit || { diag "to arbtable: $RUN_ERR"; bad=1; }
+		run tc qdisc del dev $DEV root || { diag "del: $RUN_ERR"; bad=1; }
+		run tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit || { diag "add: $RUN_ERR"; bad=1; }
+		run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 2mbit || { diag "class: $RUN_ERR"; bad=1; }
+	done
+	tap_check "stress: 10 rounds of root replace arbtable<->pfifo and delete/re-add under traffic" test $bad = 0
+	sleep 2
+	carries() { [ "$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $3 }')" -gt 0 ] 2>/dev/null; }
+	tap_check "stress: replace: the last arbtable's class 1:10 carries traffic" carries
+	pg_halt
+	tap_check "stress: replace: the last qdisc drains to backlog 0, qlen 0" drained $DEV 1: arbtable 30
+	tap_check "stress: replace: class counters add up to the last qdisc's" sums_ok
+	pg_stop
+else
+	tap_fail "stress: replace setup"
+fi
+phase_time "replace/delete"
+
+# ------------------------------------------------------- 5. down / up
+if man_setup; then
+	bad=0
+	for ((i = 0; i < 5; i++)); do
+		pg_start
+		sleep 1
+		ip link set $DEV down || bad=1
+		read -r _ _ _ bb bp <<<"$(qd_stats $DEV 1:)"
+		[ "$bb" = 0 ] && [ "$bp" = 0 ] || { diag "after down: backlog ${bb}B ${bp}p"; bad=1; }
+		pg_halt
+		ip link set $DEV up || bad=1
+		# pktgen stops its devices when the link goes down: re-add them
+		auto_traffic "10:1500:500 11:1000:500 12:700:500 20:600:300" || bad=1
+	done
+	tap_check "stress: 5 device down/up cycles under traffic: backlog 0 right after down" test $bad = 0
+	pg_start
+	sleep 2
+	read -r s0 <<<"$(qd_stats $DEV 1: | cut -d' ' -f2)"
+	sleep 1
+	read -r s1 <<<"$(qd_stats $DEV 1: | cut -d' ' -f2)"
+	tap_check "stress: down/up: traffic flows again after the last up ($s0 -> $s1 packets)" test "$s1" -gt "$s0"
+	pg_halt
+	tap_check "stress: down/up: qdisc drains to backlog 0, qlen 0" drained $DEV 1: arbtable 30
+	tap_check "stress: down/up: class counters add up to the qdisc's" sums_ok
+	pg_stop
+else
+	tap_fail "stress: down/up setup"
+fi
+phase_time "down/up"
+
+# ------------------------------------------------------- 6. unload
+if man_setup; then
+	pg_start
+	sleep 1
+	tap_check "stress: rmmod sch_arbtable refused while a qdisc is attached" bash -c '! rmmod sch_arbtable 2>/dev/null'
+	tap_check "stress: module and qdisc still work after the refused unload" \
+		bash -c "grep -q '^sch_arbtable ' /proc/modules && tc -s class show dev $DEV | grep -q '^class arbtable 1:10'"
+	pg_stop
+	run tc qdisc del dev $DEV root
+	dev_del $DEV
+	if [ -f "$KO" ]; then
+		tap_check "stress: rmmod sch_arbtable succeeds once no qdisc uses it" rmmod sch_arbtable
+		tap_check "stress: module gone after rmmod" bash -c "! grep -q '^sch_arbtable ' /proc/modules"
+		tap_check "stress: module loads again ($KO) and a qdisc attaches" \
+			bash -c "insmod '$KO' && ip link add $DEV type dummy && tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit && tc qdisc del dev $DEV root && ip link del $DEV"
+	else
+		tap_skip "stress: rmmod / insmod cycle" "no module file $KO to load again"
+	fi
+else
+	tap_fail "stress: unload setup"
+fi
+phase_time "unload"
+tap_end
