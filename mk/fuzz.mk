@@ -24,3 +24,10 @@ fuzz: fuzz-build
 	@bash scripts/fuzz-run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 fuzz-short: fuzz-build
 	@bash scripts/fuzz-run.sh $(FUZZ_SHORT_SECONDS) $(FUZZ_TARGETS)
+
+# The netlink fuzzer (run in the VM by selftests/arbtable/test_nlfuzz.sh).
+NLFUZZ_BIN := $(BUILD)/nlfuzz/arbt_nlfuzz
+$(NLFUZZ_BIN): tests/nlfuzz/arbt_nlfuzz.c include/uapi/linux/pkt_sched_arbtable.h mk/fuzz.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $<
+all: $(NLFUZZ_BIN)

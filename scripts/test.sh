@@ -9,6 +9,8 @@
 #   KVERS="6.1.0-56-amd64"   restrict the kernels
 #   ARBT_TESTS="deficit"     restrict the VM tests (names without test_/.sh)
 #   ARBTABLE_KVM=1           use KVM instead of TCG
+#   ARBT_DEBUG=0             skip the debug-kernel step (run when it is built)
+#   ARBT_DEBUG_TESTS="..."   tests for the debug kernel (default: config stress nlfuzz)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -121,6 +123,25 @@ for k in $KVERS; do
 	fi
 	echo "VM suite on $k: $p passed, $f failed, $s skipped (log: $log)"
 done
+
+# The debug kernel (KASAN, lockdep, kmemleak, UBSAN) when it is already
+# built: a cold build (~40 min) does not fit CI, so `make check-debug`
+# builds it and this step reuses it.  Here it runs the reliability subset
+# at full size (ARBT_DEBUG_TESTS); `make check-debug` runs the whole suite.
+if [ "${ARBT_DEBUG:-1}" != 0 ]; then
+	step "debug kernel, if built (scripts/check-debug.sh --if-cached)"
+	bash scripts/check-debug.sh --if-cached ${ARBT_DEBUG_TESTS:-config stress nlfuzz} 2>&1 | tee "$LOG/check-debug.log"
+	drc=${PIPESTATUS[0]}
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG/check-debug.log" | tail -n1)
+	dp=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
+	df=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	passed=$((passed + ${dp:-0}))
+	failed=$((failed + ${df:-0}))
+	if [ "$drc" != 0 ] && [ "${df:-0}" = 0 ]; then
+		echo "check-debug exited $drc without failed tests counted"
+		failed=$((failed + 1))
+	fi
+fi
 
 step "done in $(($(date +%s) - t0))s"
 echo "$passed passed, $failed failed, $skipped skipped"

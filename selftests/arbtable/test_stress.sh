@@ -137,7 +137,9 @@ if man_setup; then
 	kinds=("fq_codel limit 200" "netem delay 1ms limit 100" pfifo "pfifo limit 5" "fq_codel limit 50" "netem delay 2ms limit 50")
 	: >"$tmp/graft"
 	for ((i = 0; i < 60; i++)); do
-		echo "qdisc replace dev $DEV parent 1:$((10 + i % 3)) handle $((100 + i % 3)): ${kinds[i % ${#kinds[@]}]}" >>"$tmp/graft"
+		# a new handle each time: replace of an existing handle with
+		# another kind is a (refused) change, not a graft
+		echo "qdisc replace dev $DEV parent 1:$((10 + i % 3)) handle $(printf '%x' $((0x200 + i))): ${kinds[i % ${#kinds[@]}]}" >>"$tmp/graft"
 	done
 	pg_start
 	sleep 2
