@@ -2,9 +2,11 @@
 # Boot a distro kernel under virtme-ng with the host filesystem, load the
 # built sch_arbtable module, point tc at the built plugin and run a command.
 #
-#   scripts/vm.sh [-k KVER] [-n] [-t SECONDS] [-M] [--] CMD [ARG...]
+#   scripts/vm.sh [-k KVER | -K DIR] [-n] [-t SECONDS] [-M] [--] CMD [ARG...]
 #
 #   -k KVER     kernel in /boot (default: the 6.1 distro kernel)
+#   -K DIR      a built kernel source tree instead (the debug kernel of
+#               make check-debug); vng boots it with its own modules
 #   -n          two virtio-net NICs on one QEMU hub (vng --network loop)
 #   -t SECONDS  hard timeout for boot + command (default 1200)
 #   -M          do not insmod the module (harness dry runs)
@@ -12,7 +14,8 @@
 # Environment: ARBTABLE_KVM=1 uses KVM (default TCG: nested KVM hangs at boot
 # on our CI machines), ARBTABLE_VM_VERBOSE=1 shows the guest console,
 # ARBTABLE_VM_CPUS / ARBTABLE_VM_MEM override 4 / 2G; ARBT_* variables are
-# exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh).
+# exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
+# ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
 # or died before the command finished.  No tty or stdin needed.
 set -u
@@ -21,14 +24,16 @@ KVER=${KVER:-$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort
 NET=
 TMO=${ARBTABLE_VM_TIMEOUT:-1200}
 LOADMOD=1
+KDIR=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k) KVER=$2; shift 2 ;;
+	-K) KDIR=$2; shift 2 ;;
 	-n) NET=1; shift ;;
 	-t) TMO=$2; shift 2 ;;
 	-M) LOADMOD=; shift ;;
 	--) shift; break ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -36,8 +41,15 @@ done
 [ $# -gt 0 ] || { echo "vm.sh: no command given (see -h)" >&2; exit 2; }
 say() { echo "[vm $KVER] $*"; }
 
-kimg=/boot/vmlinuz-$KVER
-[ -r "$kimg" ] || { say "no kernel image $kimg"; exit 125; }
+if [ -n "$KDIR" ]; then
+	kimg=$KDIR
+	KVER=$(cat "$KDIR/include/config/kernel.release" 2>/dev/null) ||
+		{ echo "vm.sh: $KDIR is not a built kernel tree"; exit 125; }
+	[ -r "$KDIR/arch/x86/boot/bzImage" ] || { say "no $KDIR/arch/x86/boot/bzImage"; exit 125; }
+else
+	kimg=/boot/vmlinuz-$KVER
+	[ -r "$kimg" ] || { say "no kernel image $kimg"; exit 125; }
+fi
 command -v vng >/dev/null || { say "vng not installed (run scripts/setup.sh)"; exit 125; }
 
 # The guest sees the host filesystem read-only: the wrapper lives in build/.
@@ -53,7 +65,7 @@ trap 'rm -f "$guest"' EXIT
 echo "@@ARBT guest up: $(uname -r)"
 cd "$ROOT" || exit 125
 export TC_LIB_DIR=$ROOT/build/tc ARBT_ROOT=$ROOT KVER
-ko=$ROOT/build/$KVER/sch_arbtable.ko
+ko=${ARBT_KO:-$ROOT/build/$KVER/sch_arbtable.ko}
 if [ -n "$LOADMOD" ]; then
 	if [ -f "$ko" ]; then
 		for dep in $(modinfo -F depends "$ko" 2>/dev/null | tr ',' ' '); do
