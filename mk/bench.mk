@@ -1,9 +1,13 @@
-# Userspace benchmarks of the kernel-independent core (not tests; no
-# timing assertions): allocator cost per insert/release/change and arbiter
-# cost per dequeue decision, in ns (native) and instructions (callgrind).
-# Built at -O2 without sanitizers from CORE_SRCS; not part of all or test.
-#
-#   make bench      build/bench/results.{csv,json} and a table on stdout
+# Benchmarks (not tests; nothing fails on a number; not part of all or
+# test):
+#   make bench-core  userspace: allocator cost per insert/release/change and
+#                    arbiter cost per dequeue decision, ns and callgrind
+#                    instructions; build/bench/results.{csv,json}
+#   make bench-vm    guest instructions per packet through arbtable and the
+#                    peer qdiscs, counted by a QEMU TCG plugin in one VM run;
+#                    build/bench/vm-results.{csv,json} (tests/bench/vm/)
+#   make bench       both
+# The core is built at -O2 without sanitizers from CORE_SRCS.
 
 BENCH_DIR    := $(BUILD)/bench
 BENCH_BIN    := $(BENCH_DIR)/arbbench
@@ -23,6 +27,9 @@ $(BENCH_DIR)/arbbench.o: tests/bench/arbbench.c $(CORE_HDRS) mk/bench.mk
 $(BENCH_BIN): $(BENCH_DIR)/arbbench.o $(BENCH_OBJS)
 	$(CC) -o $@ $^
 
-.PHONY: bench
-bench: $(BENCH_BIN)
+.PHONY: bench bench-core bench-vm
+bench: bench-core bench-vm
+bench-core: $(BENCH_BIN)
 	python3 tests/bench/run.py --bin $(BENCH_BIN) --out $(BENCH_DIR) $(BENCH_ARGS)
+bench-vm:
+	bash tests/bench/vm/run.sh

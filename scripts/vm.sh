@@ -13,7 +13,8 @@
 #
 # Environment: ARBTABLE_KVM=1 uses KVM (default TCG: nested KVM hangs at boot
 # on our CI machines), ARBTABLE_VM_VERBOSE=1 shows the guest console,
-# ARBTABLE_VM_CPUS / ARBTABLE_VM_MEM override 4 / 2G; ARBT_* variables are
+# ARBTABLE_VM_CPUS / ARBTABLE_VM_MEM override 4 / 2G, ARBTABLE_VM_QEMU_OPTS
+# adds QEMU options (the bench's TCG plugin); ARBT_* variables are
 # exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
 # ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
@@ -94,6 +95,7 @@ mode=TCG
 if [ "${ARBTABLE_KVM:-0}" = 1 ]; then mode=KVM; else args+=(--disable-kvm); fi
 [ -n "$NET" ] && args+=(--network loop)
 [ "${ARBTABLE_VM_VERBOSE:-0}" = 1 ] && args+=(--verbose)
+[ -n "${ARBTABLE_VM_QEMU_OPTS:-}" ] && args+=("--qemu-opts=$ARBTABLE_VM_QEMU_OPTS")
 cmd=$(printf '%q ' bash "$guest" "$@")
 args+=(--exec "$cmd")
 

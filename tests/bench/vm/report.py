@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a bench-vm run into a table, CSV and JSON.
+
+The guest prints one "RUN unshaped QDISC N BANDS SIZE REP PACKETS NS" line
+per pktgen burst; the plugin printed two "MARK total" lines around each
+burst, in the same order.  Instructions per packet = (after - before) /
+packets.  Per configuration: median over the repetitions and the spread
+(max - min) / median.  Then the issue's targets are evaluated on the
+medians and printed as statements, never asserted.
+"""
+import argparse
+import csv
+import json
+import platform
+import statistics
+import sys
+
+
+def parse(guest, marks):
+    runs = []
+    for line in open(guest, errors="replace"):
+        f = line.split()
+        if len(f) == 9 and f[0] == "RUN":
+            runs.append(dict(mode=f[1], qdisc=f[2], n=int(f[3]), bands=int(f[4]),
+                             size=int(f[5]), rep=int(f[6]), packets=int(f[7]), ns=int(f[8])))
+    m = [int(l.split()[1]) for l in open(marks, errors="replace") if l.startswith("MARK ")]
+    # profile blocks ("TB vaddr insns") follow each run's second marker
+    prof, k = [], -1
+    for l in open(marks, errors="replace"):
+        if l.startswith("MARK "):
+            k += 1
+            if k % 2 == 1:
+                prof.append({})
+        elif l.startswith("TB ") and prof:
+            _, va, n = l.split()
+            prof[-1][int(va, 16)] = int(n)
+    if len(m) != 2 * len(runs):
+        sys.exit("report: %d RUN lines but %d MARK lines (want twice as many)" % (len(runs), len(m)))
+    for i, r in enumerate(runs):
+        r["insns"] = m[2 * i + 1] - m[2 * i]
+        r["ipp"] = r["insns"] / r["packets"]
+        r["pps"] = r["packets"] / (r["ns"] / 1e9) if r["ns"] else 0.0
+        r["tbs"] = prof[i] if i < len(prof) else {}
+    return runs
+
+
+def profile(runs, guest):
+    """Instructions per packet by kernel symbol, for each configuration."""
+    import bisect
+    syms = []
+    for line in open(guest, errors="replace"):
+        f = line.split()
+        if len(f) >= 3 and f[0] == "KSYM":
+            syms.append((int(f[1], 16), f[2] + (" " + f[3] if len(f) > 3 else "")))
+    syms.sort()
+    addrs = [a for a, _ in syms]
+    seen = set()
+    for r in runs:
+        key = (r["qdisc"], r["n"], r["size"])
+        if key in seen or not r["tbs"]:
+            continue
+        seen.add(key)
+        per = {}
+        for va, n in r["tbs"].items():
+            i = bisect.bisect_right(addrs, va) - 1
+            name = syms[i][1] if i >= 0 else "?"
+            per[name] = per.get(name, 0) + n
+        print("\nprofile %s N=%d %dB: %.0f insn/pkt, top symbols (insn/pkt):" % (key + (r["ipp"],)))
+        for name, n in sorted(per.items(), key=lambda x: -x[1])[:30]:
+            print("  %8.1f  %s" % (n / r["packets"], name))
+
+
+def aggregate(runs):
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["mode"], r["qdisc"], r["n"], r["size"]), []).append(r)
+    rows = []
+    for (mode, q, n, size), rs in groups.items():
+        ipp = [r["ipp"] for r in rs]
+        med = statistics.median(ipp)
+        rows.append(dict(mode=mode, qdisc=q, n=n, bands=rs[0]["bands"], size=size, reps=len(rs),
+                         ipp_median=round(med, 1),
+                         ipp_spread_pct=round(100 * (max(ipp) - min(ipp)) / med, 2) if med else 0,
+                         pps_median=round(statistics.median(r["pps"] for r in rs)),
+                         ipp_runs=[round(x, 1) for x in ipp]))
+    order = ["pfifo_fast", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual", "arbtable-auto"]
+    rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
+                             order.index(r["qdisc"]) if r["qdisc"] in order else 99))
+    return rows
+
+
+def targets(rows):
+    """The issue's targets, on the medians; each a sentence and a verdict."""
+    get = {(r["qdisc"], r["n"], r["size"]): r["ipp_median"] for r in rows}
+    out = []
+    for size in sorted({r["size"] for r in rows}):
+        for n in sorted({r["n"] for r in rows}):
+            base = get.get(("pfifo_fast", n, size))
+            ets = get.get(("ets", n, size))
+            htb = get.get(("htb", n, size))
+            for arb in ("arbtable-manual", "arbtable-auto"):
+                a = get.get((arb, n, size))
+                if a is None:
+                    continue
+                if ets is not None and n in (8, 64):
+                    out.append(dict(target="%s <= ets" % arb, n=n, size=size, value=a, peer=ets,
+                                    met=a <= ets))
+                    if base is not None and ets > base:
+                        ratio = (a - base) / (ets - base)
+                        out.append(dict(target="%s overhead over pfifo_fast <= 75%% of ets's" % arb,
+                                        n=n, size=size, value=round(100 * ratio, 1), peer=75.0,
+                                        met=ratio <= 0.75))
+                if htb is not None:
+                    out.append(dict(target="%s <= htb" % arb, n=n, size=size, value=a, peer=htb,
+                                    met=a <= htb))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--guest", required=True)
+    ap.add_argument("--marks", required=True)
+    ap.add_argument("--kernel", default="")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--profile", action="store_true")
+    a = ap.parse_args()
+    runs = parse(a.guest, a.marks)
+    rows = aggregate(runs)
+    tg = targets(rows)
+    if a.profile:
+        profile(runs, a.guest)
+    for r in runs:
+        r.pop("tbs", None)
+    print("\nguest instructions per packet (median of reps; spread = (max-min)/median), kernel %s, TCG, 1 vCPU"
+          % a.kernel)
+    print("%-16s %4s %5s %6s %10s %8s %10s" % ("qdisc", "N", "bands", "size", "insn/pkt", "spread%", "pkt/s"))
+    last = None
+    for r in rows:
+        if last and (last["size"], last["n"]) != (r["size"], r["n"]):
+            print()
+        print("%-16s %4d %5d %6d %10.1f %8.2f %10d" % (r["qdisc"], r["n"], r["bands"], r["size"],
+                                                       r["ipp_median"], r["ipp_spread_pct"], r["pps_median"]))
+        last = r
+    print("\ntargets (medians):")
+    for t in tg:
+        print("  %-52s N=%-3d %4dB: %8s vs %8s  %s" % (t["target"], t["n"], t["size"], t["value"], t["peer"],
+                                                     "met" if t["met"] else "MISSED"))
+    with open(a.out + "/vm-results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["mode", "qdisc", "n", "bands", "size", "reps", "insn_per_pkt_median",
+                    "insn_per_pkt_spread_pct", "pkt_per_s_median"])
+        for r in rows:
+            w.writerow([r["mode"], r["qdisc"], r["n"], r["bands"], r["size"], r["reps"], r["ipp_median"],
+                        r["ipp_spread_pct"], r["pps_median"]])
+    with open(a.out + "/vm-results.json", "w") as f:
+        json.dump(dict(kernel=a.kernel, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
+                       rows=rows, targets=tg, runs=runs), f, indent=1)
+    print("\nwritten: %s/vm-results.csv, %s/vm-results.json" % (a.out, a.out))
+
+
+if __name__ == "__main__":
+    main()
