@@ -133,7 +133,9 @@ done
 # at full size (ARBT_DEBUG_TESTS); `make check-debug` runs the whole suite.
 if [ "${ARBT_DEBUG:-1}" != 0 ]; then
 	step "debug kernel, if built (scripts/check-debug.sh --if-cached)"
-	bash scripts/check-debug.sh --if-cached ${ARBT_DEBUG_TESTS:-config stress nlfuzz} 2>&1 | tee "$LOG/check-debug.log"
+	# bounded: the whole of make test must stay well inside CI's 90 minutes
+	ARBT_DEBUG_VM_TIMEOUT=${ARBT_DEBUG_VM_TIMEOUT:-1500} ARBT_TEST_TIMEOUT=${ARBT_TEST_TIMEOUT:-900} \
+		bash scripts/check-debug.sh --if-cached ${ARBT_DEBUG_TESTS:-config stress nlfuzz} 2>&1 | tee "$LOG/check-debug.log"
 	drc=${PIPESTATUS[0]}
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG/check-debug.log" | tail -n1)
 	dp=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
