@@ -9,7 +9,8 @@
 #   KVERS="6.1.0-56-amd64"   restrict the kernels
 #   ARBT_TESTS="deficit"     restrict the VM tests (names without test_/.sh)
 #   ARBTABLE_KVM=1           use KVM instead of TCG
-#   ARBT_DEBUG=0             skip the debug-kernel step (run when it is built)
+#   ARBT_DEBUG=1             also run the reliability subset on the debug
+#                            kernel when it is built (off by default: see below)
 #   ARBT_DEBUG_TESTS="..."   tests for the debug kernel (default: stress nlfuzz)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -128,11 +129,11 @@ for k in $KVERS; do
 done
 
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN) when it is already
-# built: a cold build (~40 min) does not fit CI, so `make check-debug`
-# builds it and this step reuses it.  Here it runs the reliability subset
-# (ARBT_DEBUG_TESTS: stress at 10,000 cycles, 100,000 netlink messages);
-# `make check-debug` runs the whole suite.
-if [ "${ARBT_DEBUG:-1}" != 0 ]; then
+# built (a cold build, ~43 min here, does not fit CI): the stress test at
+# 10,000 cycles and 100,000 netlink messages (ARBT_DEBUG_TESTS).  Off by
+# default until it is timed end to end: the debug kernel alone takes 4-8
+# minutes to boot under TCG here.  `make check-debug` runs the whole suite.
+if [ "${ARBT_DEBUG:-0}" = 1 ]; then
 	step "debug kernel, if built (scripts/check-debug.sh --if-cached)"
 	# bounded: the whole of make test must stay well inside CI's 90 minutes
 	ARBT_DEBUG_VM_TIMEOUT=${ARBT_DEBUG_VM_TIMEOUT:-1500} ARBT_TEST_TIMEOUT=${ARBT_TEST_TIMEOUT:-900} \
