@@ -106,7 +106,7 @@ for k in $KVERS; do
 	# Stress at a fifth of its full size on the distro kernels (the full
 	# 10,000 cycles run on the debug kernel below and in make check-debug).
 	ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-2000} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-300} \
-		bash scripts/vm.sh -k "$k" -t "${ARBT_VM_TIMEOUT:-1800}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
+		bash scripts/vm.sh -k "$k" -t "${ARBT_VM_TIMEOUT:-3600}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
 	vrc=${PIPESTATUS[0]}
 	p=$(grep -E '^ok [0-9]+' "$log" | grep -cv '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$log" | grep -c '# SKIP')
