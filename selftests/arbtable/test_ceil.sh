@@ -21,9 +21,9 @@ pg_start
 measure $DEV arbtable 4 10 "$tmp/m"
 diag "$(m_table "$tmp/m" "1:10=10 1:11=30 1:12=30 1:13=30")"
 tap_check "ceil: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
-tap_check "ceil: class 1:13 with ceil 2mbit measures 2 Mbit/s +-3%" rate_within "$(m_rate "$tmp/m" 1:13)" 2000000 0.03
+rate_check "ceil: class 1:13 with ceil 2mbit measures 2 Mbit/s +-3%" "$(m_rate "$tmp/m" 1:13)" 2000000 0.03 "$tmp/m" 10
 total=$(awk '$1 != "T" { s += $3 } END { print s }' "$tmp/m")
-tap_check "ceil: qdisc total 10 Mbit/s +-3% (work-conserving, rate shaping)" rate_within "$total" 10000000 0.03
+rate_check "ceil: qdisc total 10 Mbit/s +-3% (work-conserving, rate shaping)" "$total" 10000000 0.03 "$tmp/m" 10
 tap_check "ceil: the other classes share the rest by weight +-1%" m_shares_ok "$tmp/m" "1:10=10 1:11=30 1:12=30" 0.01
 pg_stop
 arb_after_stop ceil
