@@ -15,10 +15,13 @@
 # After the phases where the qdisc lives on: it drains to backlog 0 /
 # qlen 0, every packet pktgen handed it was either sent or counted as a
 # drop (pktgen's successes + errors = the qdisc's sent + dropped), class
-# counters add up to the qdisc's.  The runner checks the kernel log (and
-# kmemleak on a debug kernel) after the suite.
+# counters add up to the qdisc's.  After every phase the kernel log has
+# no splat and, on a kmemleak kernel (make check-debug), nothing the
+# module or tc allocated is unreferenced (lib_debug.sh); the runner
+# checks both again after the suite.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
+. "$(dirname "$0")/lib_debug.sh"
 tap_begin "stress: churn, graft, replace, down/up, unload under traffic"
 tmp=$(mktemp -d)
 trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
@@ -27,7 +30,13 @@ CYCLES=${ARBT_STRESS_CYCLES:-10000}
 MANUAL=${ARBT_STRESS_MANUAL:-1000}
 KO=${ARBT_KO:-$ARBT_ROOT/build/$(uname -r)/sch_arbtable.ko}
 phase_t0=$SECONDS
-phase_time() { diag "$1 took $((SECONDS - phase_t0)) s"; phase_t0=$SECONDS; }
+klog_mark
+# phase_time NAME: how long the phase took, then the per-phase kernel checks
+phase_time() {
+	diag "$1 took $((SECONDS - phase_t0)) s"
+	phase_checks "stress: $1"
+	phase_t0=$SECONDS
+}
 
 # ------------------------------------------------------- local helpers
 # pg_halt: stop the producers but keep their counters readable
