@@ -60,11 +60,21 @@ trap 'rm -f "$guest"' EXIT
 {
 	printf '#!/usr/bin/env bash\n'
 	printf 'ROOT=%q KVER=%q LOADMOD=%q\n' "$ROOT" "$KVER" "$LOADMOD"
+	printf 'KDIR=%q\n' "$KDIR"
 	# test selection and tuning knobs (ARBT_*) follow into the guest
 	for v in ${!ARBT_@}; do printf 'export %s=%q\n' "$v" "${!v}"; done
 	cat <<'GUEST'
 echo "@@ARBT guest up: $(uname -r)"
 cd "$ROOT" || exit 125
+# -K: virtme-init links the tree's modules at /lib/modules/<release> on
+# a tmpfs, but its overlay mount of /lib runs in the background and can
+# land on top of it (debug kernel: modprobe found nothing, "ip link add
+# type dummy" said "Unknown device type"); /lib is writable here, so
+# link them again where modprobe looks.
+if [ -n "$KDIR" ] && [ ! -e "/lib/modules/$(uname -r)/modules.dep" ]; then
+	ln -sfn "$KDIR/.virtme_mods/lib/modules/0.0.0" "/lib/modules/$(uname -r)" ||
+		echo "vm: cannot link the modules of $KDIR"
+fi
 export TC_LIB_DIR=$ROOT/build/tc ARBT_ROOT=$ROOT KVER
 ko=${ARBT_KO:-$ROOT/build/$KVER/sch_arbtable.ko}
 if [ -n "$LOADMOD" ]; then
