@@ -2,7 +2,8 @@
 /*
  * arbtable arbiter: IBA VL arbitration (ib-vl-arbitration.txt, "Data VL
  * Arbitration Description") with BXIv3 per-entry deficit counters
- * (bxiv3-qos.txt §3.3, Algorithm 2). See arbtable_arbiter.h.
+ * (bxiv3-qos.txt §3.3, Algorithm 2). See arbtable_arbiter.h, which also
+ * holds the per-packet half (eligibility, select, charge) inline.
  *
  * Rules, as DESIGN §3 fixes them:
  * - A slot may send while its credit is positive; a packet costs its length
@@ -22,11 +23,6 @@
  *   (IBA "resume with this entry").
  */
 #include "arbtable_arbiter.h"
-
-static s32 arb_hp_limit(const struct arb_sched *s)
-{
-	return (s32)s->highlimit * ARB_HIGHLIMIT_UNIT;
-}
 
 void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting)
 {
@@ -59,19 +55,7 @@ void arb_set_accounting(struct arb_sched *s, u8 accounting)
 	}
 }
 
-/* Closing a visit: keep debt (deficit mode) and drop any positive rest. */
-static void arb_close_credit(const struct arb_sched *s, s32 *credit)
-{
-	if (s->accounting == ARB_ACCT_IBA || *credit > 0)
-		*credit = 0;
-}
 
-static void arb_end_visit(struct arb_sched *s, struct arb_table *tb)
-{
-	arb_close_credit(s, &tb->credit[tb->cur]);
-	tb->in_visit = false;
-	tb->cur = (tb->cur + 1) & (ARB_SLOTS - 1);
-}
 
 static void arb_slotted_update(struct arb_sched *s, u8 cls)
 {
@@ -162,153 +146,26 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 	/* Both occupants stay in this table: cls_slotted is unchanged. */
 }
 
-void arb_set_eligible(struct arb_sched *s, unsigned int cls, bool eligible)
-{
-	u64 bit = BIT_ULL(cls);
-	unsigned int t;
-
-	if (!!(s->cls_eligible & bit) == eligible)
-		return;
-	if (eligible) {
-		s->cls_eligible |= bit;
-		for (t = 0; t < ARB_NTABLES; t++)
-			s->tbl[t].eligible |= s->cls_slots[t][cls];
-	} else {
-		s->cls_eligible &= ~bit;
-		for (t = 0; t < ARB_NTABLES; t++) {
-			struct arb_table *tb = &s->tbl[t];
-
-			tb->eligible &= ~s->cls_slots[t][cls];
-			/* Algorithm 2 line 19: an inactive queue's rest
-			 * is discarded now, not when the walk comes back.
-			 */
-			if (tb->in_visit && tb->cls[tb->cur] == cls)
-				arb_end_visit(s, tb);
-		}
-	}
-}
 
 void arb_set_strict(struct arb_sched *s, u8 cls)
 {
 	s->strict = cls;
 }
 
-/* First set bit of @m at or after @from, wrapping around: O(1). */
-static unsigned int arb_next_slot(u64 m, unsigned int from)
-{
-	u64 ahead = m & (~0ULL << from);
-
-	return __ffs64(ahead ? ahead : m);
-}
-
-/*
- * Pick the slot of table @t to serve; its eligible mask must be non-empty.
- * Continue the visit in progress if its class is still eligible, else
- * close it and start the next eligible slot. In deficit mode a slot whose
- * debt exceeds its quantum pays the quantum and passes (as DRR does); the
- * number of such passes per packet is bounded by MTU / (64 * weight), not
- * by the number of slots or classes.
+/* The slotless round robin behind arb_select(): rare, so out of line; the
+ * class by value (ARB_NO_CLASS: none) so the caller's pick stays in
+ * registers.
  */
-static void arb_table_pick(struct arb_sched *s, unsigned int t,
-			   struct arb_pick *p)
-{
-	struct arb_table *tb = &s->tbl[t];
-	u64 m = tb->eligible;
-	unsigned int slot;
-	s32 credit;
-
-	if (tb->in_visit) {
-		if (m & BIT_ULL(tb->cur))
-			goto out;
-		arb_end_visit(s, tb);
-	}
-	for (;;) {
-		slot = arb_next_slot(m, tb->cur);
-		credit = (s32)tb->weight[slot] * ARB_WEIGHT_UNIT;
-		if (s->accounting == ARB_ACCT_DEFICIT)
-			credit += tb->credit[slot];
-		tb->cur = slot;
-		tb->credit[slot] = credit;
-		if (credit > 0)
-			break;
-		tb->cur = (slot + 1) & (ARB_SLOTS - 1);
-	}
-	tb->in_visit = true;
-out:
-	p->table = t;
-	p->slot = tb->cur;
-	p->cls = tb->cls[tb->cur];
-}
-
-static bool arb_select_slotless(struct arb_sched *s, struct arb_pick *p)
+u8 arb_select_slotless(struct arb_sched *s)
 {
 	u64 m = s->cls_eligible & ~s->cls_slotted;
+	u8 cls;
 
 	if (s->strict != ARB_NO_CLASS)
 		m &= ~BIT_ULL(s->strict);
 	if (!m)
-		return false;
-	p->cls = arb_next_slot(m, s->slotless_cur);
-	p->table = ARB_SLOTLESS;
-	p->slot = 0;
-	s->slotless_cur = (p->cls + 1) & (ARB_MAX_CLASSES - 1);
-	return true;
-}
-
-bool arb_select(struct arb_sched *s, struct arb_pick *p)
-{
-	u64 hi = s->tbl[ARB_HIGH].eligible;
-	u64 lo = s->tbl[ARB_LOW].eligible;
-
-	if (s->strict != ARB_NO_CLASS && arb_class_eligible(s, s->strict)) {
-		p->table = ARB_STRICT;
-		p->slot = 0;
-		p->cls = s->strict;
-		return true;
-	}
-	if (s->low_turn && !lo)
-		s->low_turn = false;	/* nobody to take the owed turn */
-	if (s->low_turn || (!hi && lo)) {
-		if (!hi)	/* IBA: high has nothing, reset its counter */
-			s->hp_counter = arb_hp_limit(s);
-		arb_table_pick(s, ARB_LOW, p);
-		return true;
-	}
-	if (hi) {
-		arb_table_pick(s, ARB_HIGH, p);
-		return true;
-	}
-	return arb_select_slotless(s, p);
-}
-
-s32 arb_charge(struct arb_sched *s, const struct arb_pick *p, u32 len)
-{
-	struct arb_table *tb;
-	s32 credit;
-
-	if (p->table >= ARB_NTABLES)
-		return 0;	/* strict and slotless use no credit */
-	tb = &s->tbl[p->table];
-	/* The slot may have been reprogrammed between select and charge. */
-	if (!tb->in_visit || tb->cur != p->slot)
-		return 0;
-	if (len > ARB_MAX_PKT_LEN)
-		len = ARB_MAX_PKT_LEN;
-	credit = tb->credit[p->slot] - (s32)len;
-	tb->credit[p->slot] = credit;
-
-	if (p->table == ARB_HIGH) {
-		if (s->highlimit != ARB_HIGHLIMIT_INF) {
-			s->hp_counter -= (s32)len;
-			if (s->hp_counter < 0) {
-				s->hp_counter = arb_hp_limit(s);
-				s->low_turn = true;
-			}
-		}
-	} else {
-		s->low_turn = false;
-	}
-	if (credit <= 0)
-		arb_end_visit(s, tb);
-	return credit;
+		return ARB_NO_CLASS;
+	cls = arb_next_slot(m, s->slotless_cur);
+	s->slotless_cur = (cls + 1) & (ARB_MAX_CLASSES - 1);
+	return cls;
 }

@@ -105,6 +105,13 @@ static struct arbtable_class *arbtable_find_class(struct Qdisc *sch,
 	return clc ? container_of(clc, struct arbtable_class, common) : NULL;
 }
 
+/* The direct-map entry for @classid's minor (see arbtable_sched.by_minor) */
+static struct arbtable_class **arbtable_minor_slot(struct arbtable_sched *q,
+						   u32 classid)
+{
+	return &q->by_minor[TC_H_MIN(classid) & (ARB_MAX_CLASSES - 1)];
+}
+
 static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 {
 	return arbtable_find_class(sch, TC_H_MAKE(sch->handle, minor));
@@ -215,13 +222,14 @@ static void arbtable_unstall(struct arbtable_sched *q)
 /* ---- classification ---- */
 
 #define ARBTABLE_UNCLASSIFIED	((struct arbtable_class *)1UL)
+#define ARBTABLE_STOLEN		((struct arbtable_class *)2UL)
 
-/* Order: skb->priority naming a class, tc filters, priomap, default class;
- * NULL means drop (*qerr says how), ARBTABLE_UNCLASSIFIED the internal
- * best-effort queue.
+/* Filters, priomap, default class: the classification paths after the
+ * skb->priority fast path, out of line so that path sets up no tcf_result
+ * (and no stack protector) per packet.
  */
-static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
-						struct Qdisc *sch, int *qerr)
+static noinline struct arbtable_class *
+arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
@@ -229,13 +237,6 @@ static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 	struct tcf_proto *fl;
 	int result;
 
-	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
-		cl = arbtable_find_class(sch, skb->priority);
-		if (cl)
-			return cl;
-	}
-
-	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	fl = rcu_dereference_bh(q->filter_list);
 	if (fl) {
 		result = tcf_classify(skb, NULL, fl, &res, false);
@@ -245,8 +246,7 @@ static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 			case TC_ACT_QUEUED:
 			case TC_ACT_STOLEN:
 			case TC_ACT_TRAP:
-				*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
-				fallthrough;
+				return ARBTABLE_STOLEN;
 			case TC_ACT_SHOT:
 				return NULL;
 			}
@@ -273,6 +273,28 @@ static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 	return ARBTABLE_UNCLASSIFIED;
 }
 
+/* Order: skb->priority naming a class, tc filters, priomap, default class;
+ * NULL means drop, ARBTABLE_STOLEN that an action took the packet,
+ * ARBTABLE_UNCLASSIFIED the internal best-effort queue.
+ */
+static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
+						struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+
+	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
+		/* the direct map first: no hashing for the usual minors */
+		cl = *arbtable_minor_slot(q, skb->priority);
+		if (cl && cl->common.classid == skb->priority)
+			return cl;
+		cl = arbtable_find_class(sch, skb->priority);
+		if (cl)
+			return cl;
+	}
+	return arbtable_classify_slow(skb, sch);
+}
+
 /* ---- datapath ---- */
 
 static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -281,15 +303,18 @@ static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct arbtable_sched *q = qdisc_priv(sch);
 	unsigned int len = qdisc_pkt_len(skb);
 	struct arbtable_class *cl;
-	bool was_empty;
+	bool was_empty, idle;
 	int err;
 
-	cl = arbtable_classify(skb, sch, &err);
-	if (!cl) {
-		if (err & __NET_XMIT_BYPASS)
-			qdisc_qstats_drop(sch);
+	cl = arbtable_classify(skb, sch);
+	if (unlikely(!cl || cl == ARBTABLE_STOLEN)) {
+		if (cl == ARBTABLE_STOLEN) {
+			__qdisc_drop(skb, to_free);
+			return NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+		}
+		qdisc_qstats_drop(sch);
 		__qdisc_drop(skb, to_free);
-		return err;
+		return NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	}
 
 	if (cl == ARBTABLE_UNCLASSIFIED) {
@@ -304,6 +329,7 @@ static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	was_empty = !cl->qdisc->q.qlen;
+	idle = !sch->q.qlen;
 	err = qdisc_enqueue(skb, cl->qdisc, to_free);
 	if (unlikely(err != NET_XMIT_SUCCESS)) {
 		if (net_xmit_drop_count(err)) {
@@ -314,10 +340,14 @@ static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	/* A child may hold more or fewer packets than one per enqueue
-	 * (netem duplication re-enters us): decide from its qlen.
+	 * (netem duplication re-enters us): decide from its qlen. At an
+	 * idle qdisc the wait starts with the busy period's first dequeue
+	 * (see arbtable_hol_account): no clock read here.
 	 */
+	if (idle)
+		q->busy_since = 0;
 	if (was_empty && cl->qdisc->q.qlen)
-		cl->head_since = ktime_get_ns();
+		cl->head_since = idle ? 0 : ktime_get_ns();
 	arbtable_update_eligible(q, cl);
 
 	sch->qstats.backlog += len;
@@ -346,20 +376,51 @@ static void arbtable_schedule(struct Qdisc *sch, u64 wake)
 	qdisc_watchdog_schedule_range_ns(&q->watchdog, wake, 0);
 }
 
-static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
+/*
+ * Head-of-line wait (DESIGN §4: the measured maximum is exported) without
+ * a clock read per packet. A class's head waits from when it became head
+ * (cl->head_since) or, if that was at an idle qdisc (head_since 0), from
+ * the busy period's first dequeue (q->busy_since, 0 until one read the
+ * clock). A packet that finds the qdisc idle and leaves it idle waited for
+ * nothing but this dequeue: no clock read at all, the unloaded-link case.
+ * @now is 0 until read; the caller has not yet taken @cl's packet off
+ * sch->q.qlen.
+ */
+static void arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
+				 u64 *now)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	u64 start = cl->head_since ?: q->busy_since;
+
+	if (!start && sch->q.qlen == 1)
+		return;
+	if (!*now)
+		*now = ktime_get_ns();
+	if (start && *now - start > cl->max_hol_ns)
+		cl->max_hol_ns = *now - start;
+	cl->head_since = *now;	/* for the class's next head, if any */
+	if (!q->busy_since)
+		q->busy_since = *now;
+}
+
+/* arbtable_dequeue() with packets queued */
+static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
 	struct sk_buff *skb;
 	struct arb_pick pick;
-	u64 now, wait;
+	u64 now = 0, wait;
 	unsigned int len;
+	u32 segs;
 	s32 credit;
 
-	if (!sch->q.qlen)
-		return NULL;
-
-	now = ktime_get_ns();
+	/* the clock only when shaping or a HOL wait needs it */
+	if (q->shaper.bps || q->throttled) {
+		now = ktime_get_ns();
+		if (!q->busy_since)
+			q->busy_since = now;
+	}
 	if (q->shaper.bps) {
 		wait = arbtable_bucket_wait(&q->shaper, now);
 		if (wait) {
@@ -386,12 +447,11 @@ static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
 		}
 		len = qdisc_pkt_len(skb);
 		credit = arb_charge(&q->arb, &pick, len);
-
-		if (now - cl->head_since > cl->max_hol_ns)
-			cl->max_hol_ns = now - cl->head_since;
-		cl->head_since = now;
+		arbtable_hol_account(sch, cl, &now);
 
 		if (cl->ceil.bps) {
+			if (!now)
+				now = ktime_get_ns();
 			arbtable_bucket_wait(&cl->ceil, now);
 			arbtable_bucket_charge(&cl->ceil, len);
 			if (cl->ceil.tokens < 0)
@@ -401,7 +461,8 @@ static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
 		if (!cl->qdisc->q.qlen)
 			arb_set_eligible(&q->arb, cl->index, false);
 
-		bstats_update(&cl->bstats, skb);
+		segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+		_bstats_update(&cl->bstats, len, segs);
 		trace_arbtable_dequeue(sch->handle, cl->common.classid,
 				       pick.table, pick.slot, credit, len);
 		goto out;
@@ -413,13 +474,25 @@ static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
 			arbtable_schedule(sch, q->next_unthrottle);
 		return NULL;
 	}
+	len = qdisc_pkt_len(skb);
+	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 out:
 	if (q->shaper.bps)
-		arbtable_bucket_charge(&q->shaper, qdisc_pkt_len(skb));
-	qdisc_bstats_update(sch, skb);
-	qdisc_qstats_backlog_dec(sch, skb);
+		arbtable_bucket_charge(&q->shaper, len);
+	_bstats_update(&sch->bstats, len, segs);
+	sch->qstats.backlog -= len;
 	sch->q.qlen--;
 	return skb;
+}
+
+static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
+{
+	/* qdisc_restart() asks again after every packet: the empty answer
+	 * is the common one on an unloaded link, so it pays no prologue
+	 */
+	if (!sch->q.qlen)
+		return NULL;
+	return arbtable_dequeue_busy(sch);
 }
 
 /* ---- configuration ---- */
@@ -1062,6 +1135,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	bool strict = cl ? cl->strict : false;
 	u64 ceil = cl ? cl->ceil.bps : 0;
 	struct arbtable_plan *plan = NULL;
+	struct arbtable_class **slot;
 	struct arb_resv resv = {};
 	unsigned int idx;
 	int err;
@@ -1166,6 +1240,9 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	sch_tree_lock(sch);
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	q->classes[idx] = cl;
+	slot = arbtable_minor_slot(q, classid);
+	if (!*slot)
+		*slot = cl;
 	q->cls_used |= BIT_ULL(idx);
 	if (plan)
 		arbtable_auto_commit(sch, cl, plan);
@@ -1234,6 +1311,8 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	q->throttled &= ~BIT_ULL(cl->index);
 	q->stalled &= ~BIT_ULL(cl->index);
 	q->classes[cl->index] = NULL;
+	if (*arbtable_minor_slot(q, cl->common.classid) == cl)
+		*arbtable_minor_slot(q, cl->common.classid) = NULL;
 	q->cls_used &= ~BIT_ULL(cl->index);
 	qdisc_class_hash_remove(&q->clhash, &cl->common);
 	sch_tree_unlock(sch);

@@ -38,7 +38,9 @@ struct arbtable_class {
 	struct net_rate_estimator __rcu	*rate_est;
 	struct arbtable_bucket		ceil;
 	u64				unthrottle_at;	/* ns, when throttled */
-	u64				head_since;	/* ns the head became head */
+	u64				head_since;	/* ns the head became head,
+							 * 0: at an idle qdisc
+							 */
 	u64				max_hol_ns;
 	u64				throttled;
 	u32				filter_cnt;
@@ -58,10 +60,17 @@ struct arbtable_sched {
 	struct tcf_block		*block;
 	struct Qdisc_class_hash		clhash;
 	struct arbtable_class		*classes[ARB_MAX_CLASSES];
+	/* classes by minor % 64, for the skb->priority fast path; a minor
+	 * that collides with one already here is found by hash instead
+	 */
+	struct arbtable_class		*by_minor[ARB_MAX_CLASSES];
 	u64				cls_used;	/* indices in use */
 	u64				throttled;	/* by ceil */
 	u64				stalled;	/* child returned NULL */
 	u64				next_unthrottle;
+	u64				busy_since;	/* ns, first dequeue of the
+							 * busy period; 0 unknown
+							 */
 	struct arb_sched		arb;
 	struct arbtable_bucket		shaper;		/* qdisc rate */
 	struct qdisc_skb_head		unclassified;

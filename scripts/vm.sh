@@ -66,14 +66,20 @@ trap 'rm -f "$guest"' EXIT
 	cat <<'GUEST'
 echo "@@ARBT guest up: $(uname -r)"
 cd "$ROOT" || exit 125
-# -K: virtme-init links the tree's modules at /lib/modules/<release> on
-# a tmpfs, but its overlay mount of /lib runs in the background and can
-# land on top of it (debug kernel: modprobe found nothing, "ip link add
-# type dummy" said "Unknown device type"); /lib is writable here, so
-# link them again where modprobe looks.
-if [ -n "$KDIR" ] && [ ! -e "/lib/modules/$(uname -r)/modules.dep" ]; then
-	ln -sfn "$KDIR/.virtme_mods/lib/modules/0.0.0" "/lib/modules/$(uname -r)" ||
-		echo "vm: cannot link the modules of $KDIR"
+# -K: the tree's modules (vng installs them under $KDIR/.virtme_mods as
+# release 0.0.0) must be what modprobe finds, both for the tests' own
+# modprobe calls and for the kernel's request_module() ("ip link add type
+# dummy", qdisc and classifier names). virtme-init's link at
+# /lib/modules/<release> was not there on the debug kernel ("Unknown
+# device type"), so both go through a wrapper that names the tree.
+if [ -n "$KDIR" ]; then
+	mkdir -p /tmp/arbt-bin
+	printf '#!/bin/sh\nexec /sbin/modprobe -d %q -S 0.0.0 "$@"\n' \
+		"$KDIR/.virtme_mods" >/tmp/arbt-bin/modprobe
+	chmod +x /tmp/arbt-bin/modprobe
+	export PATH=/tmp/arbt-bin:$PATH
+	echo /tmp/arbt-bin/modprobe >/proc/sys/kernel/modprobe ||
+		echo "vm: cannot point the kernel's modprobe at $KDIR"
 fi
 export TC_LIB_DIR=$ROOT/build/tc ARBT_ROOT=$ROOT KVER
 ko=${ARBT_KO:-$ROOT/build/$KVER/sch_arbtable.ko}

@@ -39,6 +39,14 @@ struct tbrec {
 #define NREC	(1 << 20)
 static struct tbrec *rec;
 static size_t nrec;
+/* User-space blocks land at new addresses in every process (ASLR): one
+ * record for all of them, or they fill the table and later kernel blocks
+ * (modules loaded for the bench, code retranslated after a flush) would
+ * go uncounted.
+ */
+static struct tbrec user_rec;
+static uint64_t untracked;	/* blocks translated with the table full */
+#define KERNEL_SPACE	0xffff800000000000ULL
 
 /* Open addressing on the block address; records never move. */
 static struct tbrec **slot;
@@ -67,11 +75,24 @@ static void on_tb_exec(unsigned int vcpu, void *udata)
 	r->count += r->n;
 }
 
+static void on_user_tb_exec(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	user_rec.count += (uintptr_t)udata;
+}
+
 static int by_count(const void *a, const void *b)
 {
 	const struct tbrec *x = a, *y = b;
 
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+static void profile_reset(void)
+{
+	for (size_t i = 0; i < nrec; i++)
+		rec[i].count = 0;
+	user_rec.count = 0;
 }
 
 static void profile_dump(void)
@@ -90,8 +111,13 @@ static void profile_dump(void)
 		qemu_plugin_outs(line);
 	}
 	free(copy);
-	for (i = 0; i < nrec; i++)
-		rec[i].count = 0;
+	snprintf(line, sizeof(line), "TB 0 %" PRIu64 "\n", user_rec.count);
+	qemu_plugin_outs(line);
+	if (untracked) {
+		snprintf(line, sizeof(line), "TBFULL %" PRIu64 "\n", untracked);
+		qemu_plugin_outs(line);
+	}
+	profile_reset();
 }
 
 static const uint8_t mark1[] = { 0x66, 0x87, 0xdb };	/* xchg %bx,%bx */
@@ -115,8 +141,7 @@ static void on_mark(unsigned int vcpu, void *udata)
 		if (nmarks % 2)
 			profile_dump();
 		else
-			for (size_t i = 0; i < nrec; i++)
-				rec[i].count = 0;
+			profile_reset();
 	}
 	nmarks++;
 }
@@ -128,12 +153,18 @@ static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &insns, n);
-	if (profile) {
+	if (profile && qemu_plugin_tb_vaddr(tb) < KERNEL_SPACE) {
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_user_tb_exec,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)n);
+	} else if (profile) {
 		struct tbrec *r = tbrec_get(qemu_plugin_tb_vaddr(tb), n);
 
 		if (r)
 			qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
 							     QEMU_PLUGIN_CB_NO_REGS, r);
+		else
+			untracked++;
 	}
 	for (i = 0; i + 1 < n; i++) {
 		struct qemu_plugin_insn *a = qemu_plugin_tb_get_insn(tb, i);

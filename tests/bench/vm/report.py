@@ -35,6 +35,8 @@ def parse(guest, marks):
         elif l.startswith("TB ") and prof:
             _, va, n = l.split()
             prof[-1][int(va, 16)] = int(n)
+        elif l.startswith("TBFULL ") and prof:
+            prof[-1]["full"] = int(l.split()[1])
     if len(m) != 2 * len(runs):
         sys.exit("report: %d RUN lines but %d MARK lines (want twice as many)" % (len(runs), len(m)))
     for i, r in enumerate(runs):
@@ -63,11 +65,20 @@ def profile(runs, guest):
         seen.add(key)
         per = {}
         for va, n in r["tbs"].items():
-            i = bisect.bisect_right(addrs, va) - 1
-            name = syms[i][1] if i >= 0 else "?"
+            if va == "full":
+                continue
+            if va == 0:
+                name = "(user space)"
+            else:
+                i = bisect.bisect_right(addrs, va) - 1
+                name = syms[i][1] if i >= 0 else "?"
             per[name] = per.get(name, 0) + n
-        print("\nprofile %s N=%d %dB: %.0f insn/pkt, top symbols (insn/pkt):" % (key + (r["ipp"],)))
-        for name, n in sorted(per.items(), key=lambda x: -x[1])[:30]:
+        seen_total = sum(per.values()) / r["packets"]
+        print("\nprofile %s N=%d %dB: %.0f insn/pkt, %.0f of them attributed; top symbols (insn/pkt):"
+              % (key + (r["ipp"], seen_total)))
+        if r["tbs"].get("full"):
+            print("  (profile table full: %d blocks went uncounted)" % r["tbs"]["full"])
+        for name, n in sorted(per.items(), key=lambda x: -x[1])[:40]:
             print("  %8.1f  %s" % (n / r["packets"], name))
 
 
