@@ -2,19 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `make bench-vm` (run by tests/bench/vm/run.sh inside one
 # TCG VM with one vCPU and the instruction-counting plugin).  For every
-# qdisc x classes-in-use x packet size: configure the qdisc on a dummy
-# device, then per repetition run the marker, one pktgen burst, the
+# mode x qdisc x classes-in-use x packet size: configure the qdisc on a
+# dummy device, then per repetition run the marker, one pktgen burst, the
 # marker.  The host pairs each RUN line with the two instruction totals
 # the plugin printed at the markers.
 #
-# Environment: BENCH_QDISCS, BENCH_NS, BENCH_SIZES, BENCH_REPS,
-# BENCH_PKTS (packets per burst), MARKER (the marker binary).
+# Modes: unshaped - dummy's xmit is free, the qdisc never backlogs: the
+# per-packet cost of enqueue + dequeue.  shaped - a rate is the bottleneck
+# (arbtable's own `rate`, htb's root class, a tbf parent for the others)
+# at SHAPED_PPS packets/s; the burst backlogs every class and the second
+# marker waits until the device has sent them all: enqueue + backlogged
+# dequeue + the watchdog wakeups that pace it.
+#
+# Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES,
+# BENCH_REPS, BENCH_PKTS (packets per unshaped burst), BENCH_SHAPED_PKTS,
+# BENCH_SHAPED_PPS, MARKER (the marker binary).
 set -u
 QDISCS=${BENCH_QDISCS:-"pfifo_fast prio ets drr qfq htb arbtable-manual arbtable-auto"}
 NS=${BENCH_NS:-"1 8 64"}
 SIZES=${BENCH_SIZES:-"64 1500"}
 REPS=${BENCH_REPS:-3}
 PKTS=${BENCH_PKTS:-100000}
+MODES=${BENCH_MODES:-"unshaped shaped"}
+SPKTS=${BENCH_SHAPED_PKTS:-20000}
+SPPS=${BENCH_SHAPED_PPS:-8000}
 DEV=d0
 PG=/proc/net/pktgen
 
@@ -23,40 +34,58 @@ pg() { echo "$2" >"$1" || { echo "BENCH-ERROR pktgen '$2' > $1" >&2; return 1; }
 # bands a classful peer can have at most (prio and ets stop at 16)
 cap() { case $1 in prio|ets) echo $(($2 > 16 ? 16 : $2)) ;; *) echo "$2" ;; esac; }
 
-# setup QDISC N: root QDISC with N classes of equal weight on d0, each
-# reachable through skb->priority = 1:minor (minor 1..N), the direct
-# lookup every one of these qdiscs does before trying filters; dummy's
-# xmit is free, so the qdisc never backlogs (unshaped).
+# setup MODE QDISC N SIZE: root QDISC with N classes of equal weight on
+# d0, each reachable through skb->priority = 1:minor (minor 1..N), the
+# direct lookup every one of these qdiscs does before trying filters.
+# shaped: the same under a bottleneck of SPPS packets of SIZE per second;
+# the queues hold a whole burst (txqueuelen sizes the default children).
 setup() {
-	local q=$1 n=$2 i b h=1:
+	local mode=$1 q=$2 n=$3 size=$4 i b h=1: at=root rate
 	ip link del $DEV 2>/dev/null
-	ip link add $DEV type dummy && ip link set $DEV txqueuelen 1000 up || return 1
+	ip link add $DEV type dummy && ip link set $DEV txqueuelen $((SPKTS + 1000)) up || return 1
 	sysctl -qw net.ipv6.conf.$DEV.disable_ipv6=1
 	b=$(cap "$q" "$n")
+	rate=$((SPPS * size * 8))
+	if [ "$mode" = shaped ]; then
+		case $q in
+		htb|arbtable-*) ;;
+		*)	tc qdisc add dev $DEV root handle 10: tbf rate ${rate}bit burst 3028 \
+				limit $(((SPKTS + 1000) * (size + 64))) || return 1
+			at="parent 10:1" ;;
+		esac
+	fi
 	case $q in
-	pfifo_fast) tc qdisc add dev $DEV root handle $h pfifo_fast ;;
-	prio) tc qdisc add dev $DEV root handle $h prio bands $((b < 3 ? 3 : b)) ;;
-	ets) tc qdisc add dev $DEV root handle $h ets bands "$b" quanta $(for ((i = 0; i < b; i++)); do printf '1514 '; done) ;;
-	drr) tc qdisc add dev $DEV root handle $h drr &&
+	tbf) [ "$mode" = shaped ] || return 1 ;;	# the shaped baseline: tbf alone
+	pfifo_fast) tc qdisc add dev $DEV $at handle $h pfifo_fast ;;
+	prio) tc qdisc add dev $DEV $at handle $h prio bands $((b < 3 ? 3 : b)) ;;
+	ets) tc qdisc add dev $DEV $at handle $h ets bands "$b" quanta $(for ((i = 0; i < b; i++)); do printf '1514 '; done) ;;
+	drr) tc qdisc add dev $DEV $at handle $h drr &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) drr quantum 1514 || return 1; done ;;
-	qfq) tc qdisc add dev $DEV root handle $h qfq &&
+	qfq) tc qdisc add dev $DEV $at handle $h qfq &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) qfq weight 1 maxpkt 2048 || return 1; done ;;
-	htb) tc qdisc add dev $DEV root handle $h htb &&
-		tc class add dev $DEV parent 1: classid 1:ff htb rate 100gbit burst 15k &&
-		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1:ff classid 1:$(printf %x $i) htb rate $((100000 / n))mbit ceil 100gbit burst 15k || return 1; done ;;
-	arbtable-manual) tc qdisc add dev $DEV root handle $h arbtable manual &&
+	htb) local top=100000000000
+		[ "$mode" = shaped ] && top=$rate
+		tc qdisc add dev $DEV root handle $h htb &&
+		tc class add dev $DEV parent 1: classid 1:ff htb rate ${top}bit burst 3028 cburst 3028 &&
+		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1:ff classid 1:$(printf %x $i) htb rate $((top / n))bit ceil ${top}bit burst 3028 cburst 3028 || return 1; done ;;
+	arbtable-manual) local r=
+		[ "$mode" = shaped ] && r="rate ${rate}bit"
+		tc qdisc add dev $DEV root handle $h arbtable manual $r &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) arbtable || return 1; done &&
 		tc qdisc change dev $DEV root handle $h arbtable high "$(for ((i = 1; i <= n; i++)); do printf '%x:24,' $i; done | sed 's/,$//')" ;;
-	arbtable-auto) tc qdisc add dev $DEV root handle $h arbtable rate 10gbit &&
-		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) arbtable rate "$((9000 / n))mbit" || return 1; done ;;
+	arbtable-auto) local top=10000000000
+		[ "$mode" = shaped ] && top=$rate
+		tc qdisc add dev $DEV root handle $h arbtable rate ${top}bit &&
+		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) arbtable rate "$((top * 9 / 10 / n))bit" || return 1; done ;;
 	*) return 1 ;;
 	esac
 }
 
-# burst Q N SIZE PKTS: N pktgen devices on the one pktgen thread, device i
-# tagged skb->priority 1:(i mod bands)+1, PKTS packets in all
+# burst MODE Q N SIZE PKTS: N pktgen devices on the one pktgen thread,
+# device i tagged skb->priority 1:(i mod bands)+1, PKTS packets in all;
+# shaped: the closing marker waits until the device sent them
 burst() {
-	local q=$1 n=$2 size=$3 pkts=$4 b i t0 t1
+	local mode=$1 q=$2 n=$3 size=$4 pkts=$5 b i t0 t1 sent
 	b=$(cap "$q" "$n")
 	pg $PG/kpktgend_0 rem_device_all
 	for ((i = 0; i < n; i++)); do
@@ -67,28 +96,41 @@ burst() {
 			pg "$f" "dst 198.51.100.1" && pg "$f" "dst_mac 02:00:00:00:00:01" &&
 			pg "$f" "skb_priority $((0x10000 + i % b + 1))" || return 1
 	done
+	sent=$(cat /sys/class/net/$DEV/statistics/tx_packets)
 	"$MARKER"
 	t0=$(date +%s%N)
 	echo start >$PG/pgctrl
-	t1=$(date +%s%N)
-	"$MARKER"
+	if [ "$mode" = shaped ]; then
+		"$MARKER" $DEV $((sent + pkts / n * n)) 120000 ||
+			{ echo "BENCH-ERROR $q n=$n: not drained in 120 s ($(($(cat /sys/class/net/$DEV/statistics/tx_packets) - sent)) of $((pkts / n * n)) sent)" >&2; return 1; }
+		t1=$(date +%s%N)
+	else
+		t1=$(date +%s%N)
+		"$MARKER"
+	fi
 	echo "$((pkts / n * n)) $((t1 - t0))"
 }
 
 modprobe pktgen || exit 1
-for q in $QDISCS; do
-	for n in $NS; do
-		for size in $SIZES; do
-			if ! setup "$q" "$n" 2>/tmp/bench-setup.err; then
-				echo "BENCH-SKIP $q n=$n size=$size: $(head -c 200 /tmp/bench-setup.err)"
-				continue
-			fi
-			for ((r = 1; r <= REPS; r++)); do
-				res=$(burst "$q" "$n" "$size" "$PKTS") || { echo "BENCH-SKIP $q n=$n size=$size: burst failed"; break; }
-				echo "RUN unshaped $q $n $(cap "$q" "$n") $size $r $res"
+for mode in $MODES; do
+	qs=$QDISCS
+	# shaped, the baseline is tbf alone (pfifo_fast's place)
+	[ "$mode" = shaped ] && qs=$(sed 's/pfifo_fast/tbf/' <<<"$QDISCS")
+	[ "$mode" = shaped ] && pk=$SPKTS || pk=$PKTS
+	for q in $qs; do
+		for n in $NS; do
+			for size in $SIZES; do
+				if ! setup "$mode" "$q" "$n" "$size" 2>/tmp/bench-setup.err; then
+					echo "BENCH-SKIP $mode $q n=$n size=$size: $(head -c 200 /tmp/bench-setup.err)"
+					continue
+				fi
+				for ((r = 1; r <= REPS; r++)); do
+					res=$(burst "$mode" "$q" "$n" "$size" "$pk") || { echo "BENCH-SKIP $mode $q n=$n size=$size: burst failed"; break; }
+					echo "RUN $mode $q $n $(cap "$q" "$n") $size $r $res"
+				done
+				# the whole configuration is torn down between runs
+				tc qdisc del dev $DEV root 2>/dev/null
 			done
-			# the whole configuration is torn down between runs
-			tc qdisc del dev $DEV root 2>/dev/null
 		done
 	done
 done
