@@ -224,8 +224,8 @@ def main():
                  "(GSO: /32)"
                  % a.arb_instr_decisions)
         prefix = os.path.join(cgdir, "arb.callgrind")
-        cmd = ["valgrind", "--tool=callgrind", "--toggle-collect=arb_select",
-               "--toggle-collect=arb_charge", "--callgrind-out-file=" + prefix,
+        cmd = ["valgrind", "--tool=callgrind", "--toggle-collect=bwa_select",
+               "--toggle-collect=bwa_charge", "--callgrind-out-file=" + prefix,
                "--quiet", a.bin, "arb-instr", str(a.arb_instr_decisions)]
         bi = run_json(cmd)
         dumps = callgrind_dumps(prefix)
