@@ -3,14 +3,16 @@
 # linux-source-6.12 configured with virtme-ng's defconfig plus
 # scripts/debug-kernel.config (KASAN, lockdep, atomic-sleep checks,
 # kmemleak, UBSAN), cached outside the tree under
-# $CACHE/debug-kernel/<key>, where the key hashes the fragment and the
-# source package version.  Prints the tree's path on the last line.
+# $ARBT_DEBUG_KERNEL_CACHE/<key> (default /var/lib/arbtable/debug-kernel),
+# where the key hashes the fragment and the source package version.  Not
+# under /var/cache: virtme-init mounts a tmpfs there, and the guest must
+# see the tree's modules (.virtme_mods) to load dummy, pktgen, sch_*.  Prints the tree's path on the last line.
 #
 #   scripts/debug-kernel.sh [--check]   --check: only say whether it is cached
 #                                       (exit 0 and print the path, or exit 1)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${CACHE:-/var/cache/arbtable}
+DKCACHE=${ARBT_DEBUG_KERNEL_CACHE:-/var/lib/arbtable/debug-kernel}
 FRAG=$ROOT/scripts/debug-kernel.config
 TARBALL=$(ls /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | sort -V | tail -n1 || true)
 say() { echo "[debug-kernel] $*" >&2; }
@@ -18,7 +20,7 @@ say() { echo "[debug-kernel] $*" >&2; }
 [ -n "$TARBALL" ] || { say "no /usr/src/linux-source-6.12*.tar.xz (scripts/setup.sh installs it)"; exit 1; }
 ver=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || stat -c %Y "$TARBALL")
 key=$( { cat "$FRAG"; echo "$ver"; } | sha256sum | cut -c1-16)
-DIR=$CACHE/debug-kernel/$key
+DIR=$DKCACHE/$key
 if [ -f "$DIR/.built" ]; then
 	echo "$DIR/src"
 	exit 0

@@ -5,9 +5,10 @@
 # Not a test: nothing here fails on a number.
 #
 #   tests/bench/vm/run.sh [KVER]      default: the 6.12 distro kernel
-# Environment: BENCH_QDISCS, BENCH_NS, BENCH_SIZES, BENCH_REPS, BENCH_PKTS
-# (see guest-bench.sh); BENCH_PROFILE=1 also attributes instructions to
-# kernel symbols per run (slow).  Results: build/bench/vm-results.{csv,json}.
+# Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES, BENCH_REPS,
+# BENCH_PKTS, BENCH_SHAPED_PKTS, BENCH_SHAPED_PPS (see guest-bench.sh);
+# BENCH_PROFILE=1 also attributes instructions to kernel symbols per run
+# (slow).  Results: build/bench/vm-results.{csv,json}.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 CACHE=${CACHE:-/var/cache/arbtable}
@@ -39,6 +40,7 @@ ARBTABLE_VM_CPUS=1 ARBTABLE_VM_QEMU_OPTS="-plugin $OUT/insn_plugin.so$popt -d pl
 	bash "$ROOT/scripts/vm.sh" -k "$KVER" -t 5400 -- env \
 	BENCH_QDISCS="${BENCH_QDISCS:-}" BENCH_NS="${BENCH_NS:-}" BENCH_SIZES="${BENCH_SIZES:-}" \
 	BENCH_REPS="${BENCH_REPS:-}" BENCH_PKTS="${BENCH_PKTS:-}" BENCH_PROFILE="${BENCH_PROFILE:-}" MARKER="$OUT/marker" \
+	BENCH_MODES="${BENCH_MODES:-}" BENCH_SHAPED_PKTS="${BENCH_SHAPED_PKTS:-}" BENCH_SHAPED_PPS="${BENCH_SHAPED_PPS:-}" \
 	bash "$ROOT/tests/bench/vm/guest-bench.sh" 2>&1 | tee "$OUT/guest.log" | grep --line-buffered -E '^(RUN|BENCH|\[vm)' || true
 echo "bench-vm: VM run took $(($(date +%s) - t0)) s"
 python3 "$ROOT/tests/bench/vm/report.py" --guest "$OUT/guest.log" --marks "$OUT/plugin.log" \
