@@ -16,7 +16,11 @@
 #
 # Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES,
 # BENCH_REPS, BENCH_PKTS (packets per unshaped burst), BENCH_SHAPED_PKTS,
-# BENCH_SHAPED_PPS, MARKER (the marker binary).
+# BENCH_SHAPED_PPS, MARKER (the marker binary), BENCH_SKIP (a file of
+# "mode qdisc N size" lines to leave out: run.sh resumes after a guest
+# crash).  Prints START before and COMBO after each configuration's
+# repetitions, so the host can tell finished configurations from the one
+# a crash interrupted.
 set -u
 QDISCS=${BENCH_QDISCS:-"pfifo_fast prio ets drr qfq htb arbtable-manual arbtable-auto"}
 NS=${BENCH_NS:-"1 8 64"}
@@ -26,6 +30,7 @@ PKTS=${BENCH_PKTS:-100000}
 MODES=${BENCH_MODES:-"unshaped shaped"}
 SPKTS=${BENCH_SHAPED_PKTS:-20000}
 SPPS=${BENCH_SHAPED_PPS:-8000}
+SKIP=${BENCH_SKIP:-}
 DEV=d0
 PG=/proc/net/pktgen
 
@@ -120,6 +125,9 @@ for mode in $MODES; do
 	for q in $qs; do
 		for n in $NS; do
 			for size in $SIZES; do
+				# a configuration an earlier boot finished (or gave up on)
+				[ -n "$SKIP" ] && grep -qxF "$mode $q $n $size" "$SKIP" 2>/dev/null && continue
+				echo "START $mode $q $n $size"
 				if ! setup "$mode" "$q" "$n" "$size" 2>/tmp/bench-setup.err; then
 					echo "BENCH-SKIP $mode $q n=$n size=$size: $(head -c 200 /tmp/bench-setup.err)"
 					continue
@@ -128,6 +136,7 @@ for mode in $MODES; do
 					res=$(burst "$mode" "$q" "$n" "$size" "$pk") || { echo "BENCH-SKIP $mode $q n=$n size=$size: burst failed"; break; }
 					echo "RUN $mode $q $n $(cap "$q" "$n") $size $r $res"
 				done
+				echo "COMBO $mode $q $n $size"
 				# the whole configuration is torn down between runs
 				tc qdisc del dev $DEV root 2>/dev/null
 			done

@@ -17,13 +17,21 @@ import statistics
 import sys
 
 
-def parse(guest, marks):
-    runs = []
+def parse(guest, marks, boot=0):
+    """One VM boot's runs.  With COMBO lines in the log (run.sh resumes
+    after a guest crash), only the configurations the boot finished
+    count; markers after the last finished run (a crash between the two
+    markers of a burst) are dropped."""
+    runs, done, finished = [], set(), False
     for line in open(guest, errors="replace"):
         f = line.split()
         if len(f) == 9 and f[0] == "RUN":
             runs.append(dict(mode=f[1], qdisc=f[2], n=int(f[3]), bands=int(f[4]),
-                             size=int(f[5]), rep=int(f[6]), packets=int(f[7]), ns=int(f[8])))
+                             size=int(f[5]), rep=int(f[6]), packets=int(f[7]), ns=int(f[8]), boot=boot))
+        elif len(f) == 5 and f[0] == "COMBO":
+            done.add((f[1], f[2], int(f[3]), int(f[4])))
+        elif f[:1] == ["BENCH-DONE"]:
+            finished = True
     m = [int(l.split()[1]) for l in open(marks, errors="replace") if l.startswith("MARK ")]
     # profile blocks ("TB vaddr insns") follow each run's second marker
     prof, k = [], -1
@@ -37,32 +45,43 @@ def parse(guest, marks):
             prof[-1][int(va, 16)] = int(n)
         elif l.startswith("TBFULL ") and prof:
             prof[-1]["full"] = int(l.split()[1])
+    if not finished and len(m) > 2 * len(runs):
+        m = m[:2 * len(runs)]
     if len(m) != 2 * len(runs):
-        sys.exit("report: %d RUN lines but %d MARK lines (want twice as many)" % (len(runs), len(m)))
+        sys.exit("report: %s: %d RUN lines but %d MARK lines (want twice as many)" % (guest, len(runs), len(m)))
     for i, r in enumerate(runs):
         r["insns"] = m[2 * i + 1] - m[2 * i]
         r["ipp"] = r["insns"] / r["packets"]
         r["pps"] = r["packets"] / (r["ns"] / 1e9) if r["ns"] else 0.0
         r["tbs"] = prof[i] if i < len(prof) else {}
+    if done or not finished:
+        runs = [r for r in runs if (r["mode"], r["qdisc"], r["n"], r["size"]) in done]
     return runs
 
 
-def profile(runs, guest):
-    """Instructions per packet by kernel symbol, for each configuration."""
-    import bisect
+def ksyms(guest):
+    """The boot's kernel text symbols (KASLR: each boot has its own)."""
     syms = []
     for line in open(guest, errors="replace"):
         f = line.split()
         if len(f) >= 3 and f[0] == "KSYM":
             syms.append((int(f[1], 16), f[2] + (" " + f[3] if len(f) > 3 else "")))
     syms.sort()
-    addrs = [a for a, _ in syms]
+    return syms
+
+
+def profile(runs, guests):
+    """Instructions per packet by kernel symbol, for each configuration."""
+    import bisect
+    tables = [ksyms(g) for g in guests]
     seen = set()
     for r in runs:
         key = (r["qdisc"], r["n"], r["size"])
         if key in seen or not r["tbs"]:
             continue
         seen.add(key)
+        syms = tables[r["boot"]]
+        addrs = [a for a, _ in syms]
         per = {}
         for va, n in r["tbs"].items():
             if va == "full":
@@ -135,13 +154,24 @@ def targets(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--guest", required=True)
-    ap.add_argument("--marks", required=True)
+    ap.add_argument("--guest", required=True, action="append", help="guest log, one per VM boot")
+    ap.add_argument("--marks", required=True, action="append", help="plugin log, one per VM boot")
+    ap.add_argument("--left-out", default="", help="run.sh's list of configurations a crash left out")
     ap.add_argument("--kernel", default="")
     ap.add_argument("--out", required=True)
     ap.add_argument("--profile", action="store_true")
     a = ap.parse_args()
-    runs = parse(a.guest, a.marks)
+    if len(a.guest) != len(a.marks):
+        sys.exit("report: one --marks per --guest")
+    runs = []
+    for b, (g, m) in enumerate(zip(a.guest, a.marks)):
+        runs += parse(g, m, b)
+    left = []
+    if a.left_out:
+        try:
+            left = [l.split(None, 1)[1].strip() for l in open(a.left_out) if l.startswith("LEFT-OUT ")]
+        except OSError:
+            pass
     rows = aggregate(runs)
     tg = targets(rows)
     if a.profile:
@@ -159,6 +189,10 @@ def main():
         print("%-9s %-16s %4d %5d %6d %10.1f %8.2f %10d" % (r["mode"], r["qdisc"], r["n"], r["bands"], r["size"],
                                                             r["ipp_median"], r["ipp_spread_pct"], r["pps_median"]))
         last = r
+    if len(a.guest) > 1:
+        print("(%d VM boots: the guest died and the run resumed; see bench-vm's output above)" % len(a.guest))
+    for l in left:
+        print("not measured (the guest died in it twice): %s" % l)
     print("\ntargets (medians):")
     for t in tg:
         print("  %-9s %-52s N=%-3d %4dB: %8s vs %8s  %s" % (t["mode"], t["target"], t["n"], t["size"], t["value"],
@@ -172,7 +206,7 @@ def main():
                         r["ipp_spread_pct"], r["pps_median"]])
     with open(a.out + "/vm-results.json", "w") as f:
         json.dump(dict(kernel=a.kernel, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
-                       rows=rows, targets=tg, runs=runs), f, indent=1)
+                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, runs=runs), f, indent=1)
     print("\nwritten: %s/vm-results.csv, %s/vm-results.json" % (a.out, a.out))
 
 
