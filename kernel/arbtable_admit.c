@@ -11,17 +11,21 @@
 
 #include "arbtable_admit.h"
 
-u32 arb_strict_burst(u64 ceil, u32 mtu)
+u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
 {
 	u64 b = arb_div64(ceil * (ARB_MIN_BURST_NS / 1000), 1000000);
 	u64 lo = 2 * (u64)mtu;
 
-	b = (b > lo ? b : lo) + mtu;
+	if (cburst)
+		b = (u64)cburst + mtu;
+	else
+		b = (b > lo ? b : lo) + mtu;
 	return b > 0xffffffffULL ? 0xffffffffU : (u32)b;
 }
 
 void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,
-		      u64 strict_ceil, struct arb_params *p)
+		      u64 strict_ceil, u32 strict_cburst,
+		      struct arb_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->rate = capacity;
@@ -30,7 +34,8 @@ void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,
 	p->highlimit = highlimit;
 	if (strict_ceil) {
 		p->strict_ceil = strict_ceil;
-		p->strict_burst = arb_strict_burst(strict_ceil, mtu);
+		p->strict_burst = arb_strict_burst(strict_ceil, mtu,
+						   strict_cburst);
 	}
 }
 

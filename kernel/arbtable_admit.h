@@ -42,14 +42,17 @@ struct arb_admission {
 };
 
 /* Bytes the strict class may send in a burst under a ceil: its bucket
- * depth max(2 * mtu, ceil * ARB_MIN_BURST_NS) plus the one packet the
- * bucket may overshoot by.
+ * depth (@cburst bytes, or by default max(2 * mtu, ceil * ARB_MIN_BURST_NS))
+ * plus the one packet the bucket may overshoot by.
  */
-u32 arb_strict_burst(u64 ceil, u32 mtu);
+u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst);
 
-/* The allocator's parameters for a qdisc (strict_ceil 0: no strict). */
+/* The allocator's parameters for a qdisc (strict_ceil 0: no strict;
+ * strict_cburst 0: the default depth).
+ */
 void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,
-		      u64 strict_ceil, struct arb_params *p);
+		      u64 strict_ceil, u32 strict_cburst,
+		      struct arb_params *p);
 
 /*
  * Plan what @resv asks for class index @idx, now in @old_table (ARB_NO_CLASS

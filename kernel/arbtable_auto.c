@@ -35,7 +35,7 @@ static void arbtable_auto_params(struct arbtable_sched *q, u64 capacity,
 	struct arbtable_class *s = arbtable_strict_class(q);
 
 	arb_admit_params(capacity, mtu, maxweight, highlimit,
-			 s ? s->ceil.bps : 0, p);
+			 s ? s->ceil.bps : 0, s ? s->cburst : 0, p);
 }
 
 static void arbtable_params(struct arbtable_sched *q, struct arb_params *p)
@@ -173,12 +173,13 @@ int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 }
 
 int arbtable_auto_strict_check(struct Qdisc *sch, struct arbtable_class *cl,
-			       bool strict, u64 ceil,
+			       bool strict, u64 ceil, u32 cburst,
 			       struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	bool was = cl && cl->strict;
 	u64 old = was ? cl->ceil.bps : 0;
+	u32 old_burst = was ? arb_strict_burst(old, q->mtu, cl->cburst) : 0;
 
 	if (!strict)
 		return 0;
@@ -188,11 +189,19 @@ int arbtable_auto_strict_check(struct Qdisc *sch, struct arbtable_class *cl,
 		return -EINVAL;
 	}
 	/* A lower ceil only helps the admitted classes; a higher one or a
-	 * new strict class would take bandwidth they were promised.
+	 * new strict class would take bandwidth they were promised, and a
+	 * deeper bucket (cburst) would lengthen their bounds.
 	 */
 	if ((!was || ceil > old) && q->alloc[ARB_HIGH].nclasses) {
 		arbtable_errmsg(extack, NULL,
 				"cannot add or raise the strict class's ceil while %u classes hold HIGH-table guarantees; configure the strict class first",
+				q->alloc[ARB_HIGH].nclasses);
+		return -EBUSY;
+	}
+	if (arb_strict_burst(ceil, q->mtu, cburst) > old_burst &&
+	    q->alloc[ARB_HIGH].nclasses) {
+		arbtable_errmsg(extack, NULL,
+				"cannot deepen the strict class's cburst while %u classes hold HIGH-table guarantees: their bounds count its burst",
 				q->alloc[ARB_HIGH].nclasses);
 		return -EBUSY;
 	}

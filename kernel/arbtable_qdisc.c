@@ -44,6 +44,7 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MAXWEIGHT]	= { .type = NLA_U32 },
 	[TCA_ARBTABLE_HIGH]		= { .type = NLA_NESTED },
 	[TCA_ARBTABLE_LOW]		= { .type = NLA_NESTED },
+	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
 };
 
 static const struct nla_policy arbtable_tbl_policy[TCA_ARBTABLE_TBL_MAX + 1] = {
@@ -57,6 +58,7 @@ static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
 	[TCA_ARBTABLE_C_STRICT]		= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_ARBTABLE_C_CEIL]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_C_CBURST]		= { .type = NLA_U32 },
 	[TCA_ARBTABLE_C_RATE]		= { .type = NLA_U64 },
 	[TCA_ARBTABLE_C_LATENCY]	= { .type = NLA_U64 },
 	[TCA_ARBTABLE_C_DISTANCE]	= { .type = NLA_U32 },
@@ -119,7 +121,20 @@ static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 
 /* ---- token buckets (qdisc rate, class ceil) ---- */
 
-static void arbtable_bucket_set(struct arbtable_bucket *b, u64 bps, u32 mtu)
+/* Bucket depth in ns: @burst bytes when given, else the default depth
+ * max(2 * mtu, ARB_MIN_BURST_NS of the rate).
+ */
+static s64 arbtable_bucket_depth(const struct arbtable_bucket *b, u32 mtu,
+				 u32 burst)
+{
+	if (burst)
+		return psched_l2t_ns(&b->rate, burst);
+	return max_t(s64, psched_l2t_ns(&b->rate, 2 * mtu),
+		     (s64)ARB_MIN_BURST_NS);
+}
+
+static void arbtable_bucket_set(struct arbtable_bucket *b, u64 bps, u32 mtu,
+				u32 burst)
 {
 	struct tc_ratespec spec = { .linklayer = TC_LINKLAYER_ETHERNET };
 
@@ -127,10 +142,20 @@ static void arbtable_bucket_set(struct arbtable_bucket *b, u64 bps, u32 mtu)
 	if (!bps)
 		return;
 	psched_ratecfg_precompute(&b->rate, &spec, bps);
-	b->buffer = max_t(s64, psched_l2t_ns(&b->rate, 2 * mtu),
-			  (s64)ARB_MIN_BURST_NS);
+	b->buffer = arbtable_bucket_depth(b, mtu, burst);
 	b->tokens = b->buffer;
 	b->t_c = ktime_get_ns();
+}
+
+/* A new depth at the same rate: keep the bucket's state, clip its tokens */
+static void arbtable_bucket_resize(struct arbtable_bucket *b, u32 mtu,
+				   u32 burst)
+{
+	if (!b->bps)
+		return;
+	b->buffer = arbtable_bucket_depth(b, mtu, burst);
+	if (b->tokens > b->buffer)
+		b->tokens = b->buffer;
 }
 
 /* Refill and report how long until the bucket may send (0 = now). */
@@ -633,6 +658,7 @@ static void arbtable_cfg_from_sched(struct Qdisc *sch, struct arbtable_cfg *cfg)
 	memcpy(cfg->priomap, q->priomap, sizeof(cfg->priomap));
 	cfg->default_minor = q->default_minor;
 	cfg->mtu = q->mtu;
+	cfg->burst = q->burst;
 	cfg->mode = q->mode;
 	cfg->highlimit = q->arb.highlimit;
 	cfg->accounting = q->arb.accounting;
@@ -751,6 +777,30 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		}
 		cfg->mtu = v;
 	}
+	if (tb[TCA_ARBTABLE_BURST]) {
+		v = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
+		if (v > TC_ARBTABLE_BURST_MAX) {
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_BURST],
+					"burst %u out of range: at most %u bytes (0 = default)",
+					v, TC_ARBTABLE_BURST_MAX);
+			return -EINVAL;
+		}
+		cfg->burst = v;
+	}
+	/* checked on the final values: mtu and rate may change in the same
+	 * message
+	 */
+	if (cfg->burst && cfg->burst < cfg->mtu) {
+		arbtable_errmsg(extack, tb[TCA_ARBTABLE_BURST],
+				"burst %u is below the mtu %u: the rate must let one whole packet through",
+				cfg->burst, cfg->mtu);
+		return -EINVAL;
+	}
+	if (cfg->burst && !cfg->rate) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_BURST],
+				    "burst shapes the qdisc rate: give a rate too");
+		return -EINVAL;
+	}
 	if (tb[TCA_ARBTABLE_MAXWEIGHT]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
 		if (!v || v > TC_ARBTABLE_WEIGHT_MAX) {
@@ -813,13 +863,16 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 	q->mode = cfg->mode;
 	memcpy(q->priomap, cfg->priomap, sizeof(q->priomap));
 	q->default_minor = cfg->default_minor;
-	q->mtu = cfg->mtu;
 	q->maxweight = cfg->maxweight;
 	if (cfg->highlimit != q->arb.highlimit)
 		arb_set_highlimit(&q->arb, cfg->highlimit);
 	arb_set_accounting(&q->arb, cfg->accounting);
 	if (cfg->rate != q->shaper.bps)
-		arbtable_bucket_set(&q->shaper, cfg->rate, q->mtu);
+		arbtable_bucket_set(&q->shaper, cfg->rate, cfg->mtu, cfg->burst);
+	else if (cfg->burst != q->burst || cfg->mtu != q->mtu)
+		arbtable_bucket_resize(&q->shaper, cfg->mtu, cfg->burst);
+	q->mtu = cfg->mtu;
+	q->burst = cfg->burst;
 	q->capacity = cfg->rate ? cfg->rate : link;
 	if (q->mode == TC_ARBTABLE_MODE_AUTO && fresh)
 		arbtable_auto_init(q);
@@ -987,7 +1040,8 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_ARBTABLE_ACCOUNTING, q->arb.accounting) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_DEFAULT, q->default_minor) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_MTU, q->mtu) ||
-	    nla_put_u32(skb, TCA_ARBTABLE_MAXWEIGHT, q->maxweight))
+	    nla_put_u32(skb, TCA_ARBTABLE_MAXWEIGHT, q->maxweight) ||
+	    (q->burst && nla_put_u32(skb, TCA_ARBTABLE_BURST, q->burst)))
 		goto nla_put_failure;
 
 	prio = nla_nest_start_noflag(skb, TCA_ARBTABLE_PRIOMAP);
@@ -1047,7 +1101,7 @@ static unsigned long arbtable_find(struct Qdisc *sch, u32 classid)
 
 static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 				struct nlattr **tb, bool *strict, u64 *ceil,
-				struct netlink_ext_ack *extack)
+				u32 *cburst, struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	unsigned int i;
@@ -1061,6 +1115,26 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 					    "ceil must be greater than 0; omit it for no ceiling");
 			return -EINVAL;
 		}
+	}
+	if (tb[TCA_ARBTABLE_C_CBURST]) {
+		*cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);
+		if (*cburst > TC_ARBTABLE_BURST_MAX) {
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_C_CBURST],
+					"cburst %u out of range: at most %u bytes (0 = default)",
+					*cburst, TC_ARBTABLE_BURST_MAX);
+			return -EINVAL;
+		}
+	}
+	if (*cburst && !*ceil) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CBURST],
+				    "cburst sizes the class's ceil: give a ceil too");
+		return -EINVAL;
+	}
+	if (*cburst && *cburst < q->mtu) {
+		arbtable_errmsg(extack, tb[TCA_ARBTABLE_C_CBURST],
+				"cburst %u is below the mtu %u: the ceil must let one whole packet through",
+				*cburst, q->mtu);
+		return -EINVAL;
 	}
 	if (q->mode == TC_ARBTABLE_MODE_MANUAL) {
 		static const int autoonly[] = { TCA_ARBTABLE_C_RATE,
@@ -1103,20 +1177,23 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 	}
 	if (q->mode == TC_ARBTABLE_MODE_AUTO)
 		return arbtable_auto_strict_check(sch, cl, *strict, *ceil,
-						  extack);
+						  *cburst, extack);
 	return 0;
 }
 
 /* Apply checked class options; caller holds the tree lock. */
 static void arbtable_class_apply(struct arbtable_sched *q,
 				 struct arbtable_class *cl, bool strict,
-				 u64 ceil)
+				 u64 ceil, u32 cburst)
 {
 	if (ceil != cl->ceil.bps) {
-		arbtable_bucket_set(&cl->ceil, ceil, q->mtu);
+		arbtable_bucket_set(&cl->ceil, ceil, q->mtu, cburst);
 		if (!ceil && (q->throttled & BIT_ULL(cl->index)))
 			q->throttled &= ~BIT_ULL(cl->index);
+	} else if (cburst != cl->cburst) {
+		arbtable_bucket_resize(&cl->ceil, q->mtu, cburst);
 	}
+	cl->cburst = cburst;
 	if (strict != cl->strict) {
 		cl->strict = strict;
 		arb_set_strict(&q->arb, strict ? cl->index : ARB_NO_CLASS);
@@ -1134,6 +1211,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1] = {};
 	bool strict = cl ? cl->strict : false;
 	u64 ceil = cl ? cl->ceil.bps : 0;
+	u32 cburst = cl ? cl->cburst : 0;
 	struct arbtable_plan *plan = NULL;
 	struct arbtable_class **slot;
 	struct arb_resv resv = {};
@@ -1146,7 +1224,8 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		if (err < 0)
 			return err;
 	}
-	err = arbtable_class_check(sch, cl, tb, &strict, &ceil, extack);
+	err = arbtable_class_check(sch, cl, tb, &strict, &ceil, &cburst,
+				   extack);
 	if (err)
 		return err;
 	if (cl)
@@ -1181,7 +1260,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		sch_tree_lock(sch);
 		if (plan)
 			arbtable_auto_commit(sch, cl, plan);
-		arbtable_class_apply(q, cl, strict, ceil);
+		arbtable_class_apply(q, cl, strict, ceil, cburst);
 		sch_tree_unlock(sch);
 		return 0;
 	}
@@ -1246,7 +1325,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	q->cls_used |= BIT_ULL(idx);
 	if (plan)
 		arbtable_auto_commit(sch, cl, plan);
-	arbtable_class_apply(q, cl, strict, ceil);
+	arbtable_class_apply(q, cl, strict, ceil, cburst);
 	sch_tree_unlock(sch);
 
 	qdisc_class_hash_grow(sch, &q->clhash);
@@ -1400,6 +1479,8 @@ static int arbtable_dump_class(struct Qdisc *sch, unsigned long arg,
 	if (cl->ceil.bps &&
 	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_CEIL, cl->ceil.bps,
 			      TCA_ARBTABLE_C_PAD))
+		goto nla_put_failure;
+	if (cl->cburst && nla_put_u32(skb, TCA_ARBTABLE_C_CBURST, cl->cburst))
 		goto nla_put_failure;
 	if (cl->resv.rate &&
 	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_RATE, cl->resv.rate,

@@ -43,6 +43,9 @@ struct arbtable_class {
 							 */
 	u64				max_hol_ns;
 	u64				throttled;
+	u32				cburst;		/* ceil depth, bytes;
+							 * 0: the default
+							 */
 	u32				filter_cnt;
 	u8				index;		/* arbiter class index */
 	bool				strict;
@@ -80,6 +83,9 @@ struct arbtable_sched {
 	u32				priomap[TC_ARBTABLE_PRIO_BANDS];
 	u32				default_minor;
 	u32				mtu;
+	u32				burst;		/* qdisc rate, bytes;
+							 * 0: the default depth
+							 */
 	u8				mode;
 	u8				maxweight;
 
@@ -100,6 +106,7 @@ struct arbtable_cfg {
 	u32	priomap[TC_ARBTABLE_PRIO_BANDS];
 	u32	default_minor;
 	u32	mtu;
+	u32	burst;
 	u8	mode;
 	u8	highlimit;
 	u8	accounting;
@@ -123,7 +130,7 @@ int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 			struct arb_resv *resv, bool strict,
 			struct netlink_ext_ack *extack);
 int arbtable_auto_strict_check(struct Qdisc *sch, struct arbtable_class *cl,
-			       bool strict, u64 ceil,
+			       bool strict, u64 ceil, u32 cburst,
 			       struct netlink_ext_ack *extack);
 int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
 		       const struct arb_resv *resv,

@@ -348,11 +348,13 @@ static struct nla_policy arb_qopt_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MAXWEIGHT]	= { .type = NLA_U32 },
 	[TCA_ARBTABLE_HIGH]		= { .type = NLA_NESTED },
 	[TCA_ARBTABLE_LOW]		= { .type = NLA_NESTED },
+	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
 };
 
 static struct nla_policy arb_copt_policy[TCA_ARBTABLE_C_MAX + 1] = {
 	[TCA_ARBTABLE_C_STRICT]		= { .type = NLA_U8 },
 	[TCA_ARBTABLE_C_CEIL]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_C_CBURST]		= { .type = NLA_U32 },
 	[TCA_ARBTABLE_C_RATE]		= { .type = NLA_U64 },
 	[TCA_ARBTABLE_C_LATENCY]	= { .type = NLA_U64 },
 	[TCA_ARBTABLE_C_DISTANCE]	= { .type = NLA_U32 },
@@ -473,6 +475,10 @@ static void arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 		o->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
 		o->set |= ARBTABLE_Q_MAXWEIGHT;
 	}
+	if (tb[TCA_ARBTABLE_BURST]) {
+		o->burst = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
+		o->set |= ARBTABLE_Q_BURST;
+	}
 	if (tb[TCA_ARBTABLE_PRIOMAP]) {
 		struct nlattr *a;
 		int rem, i = 0;
@@ -503,6 +509,10 @@ static void arb_parse_copts(struct nlattr *nest, struct arbtable_class_opts *o)
 	if (tb[TCA_ARBTABLE_C_CEIL]) {
 		o->ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
 		o->set |= ARBTABLE_C_CEIL;
+	}
+	if (tb[TCA_ARBTABLE_C_CBURST]) {
+		o->cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);
+		o->set |= ARBTABLE_C_CBURST;
 	}
 	if (tb[TCA_ARBTABLE_C_RATE]) {
 		o->rate = nla_get_u64(tb[TCA_ARBTABLE_C_RATE]);
@@ -727,6 +737,9 @@ static int arb_put_qopts(struct nl_msg *msg,
 	if (o && (o->set & ARBTABLE_Q_MAXWEIGHT) &&
 	    nla_put_u32(msg, TCA_ARBTABLE_MAXWEIGHT, o->maxweight) < 0)
 		return -1;
+	if (o && (o->set & ARBTABLE_Q_BURST) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_BURST, o->burst) < 0)
+		return -1;
 	nla_nest_end(msg, nest);
 	return 0;
 }
@@ -879,6 +892,9 @@ static int arb_put_copts(struct nl_msg *msg,
 		return -1;
 	if (o && (o->set & ARBTABLE_C_STRICT) &&
 	    nla_put_u8(msg, TCA_ARBTABLE_C_STRICT, o->strict ? 1 : 0) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_C_CBURST) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_C_CBURST, o->cburst) < 0)
 		return -1;
 	if (o && (o->set & ARBTABLE_C_CEIL) &&
 	    nla_put_u64(msg, TCA_ARBTABLE_C_CEIL, o->ceil) < 0)

@@ -43,7 +43,8 @@ static const char *const arb_table_name[TC_ARBTABLE_NTABLES] = {
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... arbtable [ manual | auto ] [ rate RATE ] [ highlimit BLOCKS ]\n"
+		"Usage: ... arbtable [ manual | auto ] [ rate RATE [ burst BYTES ] ]\n"
+		"                    [ highlimit BLOCKS ]\n"
 		"                    [ accounting { deficit | iba } ] [ default MINOR ]\n"
 		"                    [ priomap MINOR0 MINOR1 ... MINOR15 ] [ mtu BYTES ]\n"
 		"                    [ maxweight WEIGHT ] [ high LIST ] [ low LIST ]\n"
@@ -55,6 +56,9 @@ static void explain(void)
 		"               fixed when the qdisc is created (default auto)\n"
 		"  rate         capacity in bits/s with tc units (10mbit, 1gbit, 5%%);\n"
 		"               0 or absent = link speed; below line rate it shapes\n"
+		"  burst        bytes the rate may send back to back after a pause\n"
+		"               (tc sizes: 30k, 1mb); at least mtu; 0 or absent =\n"
+		"               max(2 x mtu, 10 ms at the rate)\n"
 		"  highlimit    HIGH table bytes per LOW turn, in 4096-byte blocks;\n"
 		"               0 = one packet, 255 = unlimited (kernel range 0..255)\n"
 		"  accounting   deficit: overshoot carried as debt (exact byte shares,\n"
@@ -76,12 +80,15 @@ static void explain(void)
 static void cexplain(void)
 {
 	fprintf(stderr,
-		"Usage: ... arbtable [ strict | nostrict ] [ ceil RATE ] [ rate RATE ]\n"
+		"Usage: ... arbtable [ strict | nostrict ] [ ceil RATE [ cburst BYTES ] ]\n"
+		"                    [ rate RATE ]\n"
 		"                    [ latency TIME | distance D ] [ share N ]\n"
 		"\n"
 		"  strict     serve this class before both tables (IB VL15 analogue);\n"
 		"             give it a ceil when guaranteed classes exist\n"
 		"  ceil       per-class rate limit in bits/s with tc units (100mbit)\n"
+		"  cburst     bytes the ceil may send back to back after a pause\n"
+		"             (30k); at least mtu; 0 = max(2 x mtu, 10 ms at the ceil)\n"
 		"  rate       auto mode: guaranteed rate to reserve in the HIGH table\n"
 		"  latency    auto mode: head-of-line wait bound (50us, 1ms; a bare\n"
 		"             number is nanoseconds); picks the slot distance\n"
@@ -219,8 +226,9 @@ static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv
 	__u32 priomap[TC_ARBTABLE_PRIO_BANDS];
 	bool have_mode = false, have_rate = false, have_highlimit = false;
 	bool have_acct = false, have_default = false, have_priomap = false;
-	bool have_mtu = false, have_maxweight = false;
+	bool have_mtu = false, have_maxweight = false, have_burst = false;
 	__u32 highlimit = 0, acct = 0, defcls = 0, mtu = 0, maxweight = 0;
+	__u32 burst = 0;
 	__u8 mode = TC_ARBTABLE_MODE_MANUAL;
 	struct rtattr *tail, *nest;
 	__u64 rate = 0;
@@ -308,6 +316,16 @@ static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv
 				return -1;
 			}
 			have_mtu = true;
+		} else if (strcmp(*argv, "burst") == 0) {
+			NEXT_ARG();
+			if (*argv[0] == '-' || get_size(&burst, *argv)) {
+				fprintf(stderr,
+					"arbtable: illegal \"burst\" \"%s\" (bytes, tc sizes: 30k)\n",
+					*argv);
+				explain();
+				return -1;
+			}
+			have_burst = true;
 		} else if (strcmp(*argv, "maxweight") == 0) {
 			NEXT_ARG();
 			if (arb_get_dec(&maxweight, *argv)) {
@@ -359,6 +377,8 @@ static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv
 		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_MTU, mtu);
 	if (have_maxweight)
 		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_MAXWEIGHT, maxweight);
+	if (have_burst)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_BURST, burst);
 	for (i = 0; i < TC_ARBTABLE_NTABLES; i++) {
 		if (!table_arg[i])
 			continue;
@@ -379,7 +399,8 @@ static int arb_parse_copt(struct qdisc_util *qu ARB_UNUSED, int argc, char **arg
 	bool have_strict = false, have_ceil = false, have_rate = false;
 	bool have_latency = false, have_distance = false, have_share = false;
 	__u64 ceil = 0, rate = 0, latency = 0;
-	__u32 distance = 0, share = 0;
+	__u32 distance = 0, share = 0, cburst = 0;
+	bool have_cburst = false;
 	struct rtattr *tail;
 	__u8 strict = 0;
 
@@ -399,6 +420,16 @@ static int arb_parse_copt(struct qdisc_util *qu ARB_UNUSED, int argc, char **arg
 				return -1;
 			}
 			have_ceil = true;
+		} else if (strcmp(*argv, "cburst") == 0) {
+			NEXT_ARG();
+			if (*argv[0] == '-' || get_size(&cburst, *argv)) {
+				fprintf(stderr,
+					"arbtable: illegal \"cburst\" \"%s\" (bytes, tc sizes: 30k)\n",
+					*argv);
+				cexplain();
+				return -1;
+			}
+			have_cburst = true;
 		} else if (strcmp(*argv, "rate") == 0) {
 			NEXT_ARG();
 			if (arb_get_rate(&rate, *argv, dev)) {
@@ -458,6 +489,8 @@ static int arb_parse_copt(struct qdisc_util *qu ARB_UNUSED, int argc, char **arg
 		addattr8(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_STRICT, strict);
 	if (have_ceil)
 		addattr64(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_CEIL, ceil);
+	if (have_cburst)
+		addattr32(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_CBURST, cburst);
 	if (have_rate)
 		addattr64(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_RATE, rate);
 	if (have_latency)
@@ -685,6 +718,12 @@ static int arb_print_opt(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, s
 			print_u64(PRINT_JSON, "rate", NULL, 0);
 	}
 
+	/* only when set: absent means the default depth */
+	if (tb[TCA_ARBTABLE_BURST] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_BURST]) >= sizeof(__u32))
+		print_size(PRINT_ANY, "burst", "burst %s ",
+			   rta_getattr_u32(tb[TCA_ARBTABLE_BURST]));
+
 	if (tb[TCA_ARBTABLE_HIGHLIMIT] &&
 	    RTA_PAYLOAD(tb[TCA_ARBTABLE_HIGHLIMIT]) >= sizeof(__u32))
 		print_uint(PRINT_ANY, "highlimit", "highlimit %u ",
@@ -783,6 +822,11 @@ static int arb_print_copt(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, 
 		if (ceil)
 			tc_print_rate(PRINT_ANY, "ceil", "ceil %s ", ceil);
 	}
+
+	if (tb[TCA_ARBTABLE_C_CBURST] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_CBURST]) >= sizeof(__u32))
+		print_size(PRINT_ANY, "cburst", "cburst %s ",
+			   rta_getattr_u32(tb[TCA_ARBTABLE_C_CBURST]));
 
 	if (tb[TCA_ARBTABLE_C_RATE] &&
 	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_RATE]) >= sizeof(__u64)) {

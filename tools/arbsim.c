@@ -462,7 +462,7 @@ static void strict_params(const struct sim *s, struct arb_params *p)
 	for (i = 0; i < ARB_MAX_CLASSES; i++)
 		if (s->cls[i].used && s->cls[i].strict)
 			sc = s->cls[i].ceil;
-	arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, sc, p);
+	arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, sc, 0, p);
 }
 
 /* Options of 'class' and 'change' (tc class add/change arbtable ...). */
@@ -938,7 +938,7 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 	arb_alloc_init(&s->alloc[ARB_HIGH], s->maxweight);
 	arb_alloc_init(&s->alloc[ARB_LOW], s->maxweight);
 	if (s->autom) {
-		arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, 0, &p);
+		arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, 0, 0, &p);
 		if (arb_params_check(&p))
 			die("auto mode cannot use rate %" PRIu64 " bytes/s with mtu %u",
 			    s->rate, s->mtu);

@@ -40,12 +40,13 @@ static void usage_text(FILE *f)
 		"  admit   DEV CLASSID share N [distance D] [ceil RATE]\n"
 		"  admit   DEV CLASSID strict ceil RATE\n"
 		"  change  DEV CLASSID [rate RATE] [latency TIME | distance D] [share N]\n"
-		"                      [ceil RATE] [strict | nostrict]\n"
+		"                      [ceil RATE [cburst BYTES]] [strict | nostrict]\n"
 		"  release DEV CLASSID\n"
 		"  show    DEV\n"
 		"  watch   DEV [-i SECONDS] [-n COUNT]\n"
 		"  create  DEV [handle MAJOR:] [auto | manual] [rate RATE] [highlimit N]\n"
 		"              [accounting deficit | iba] [mtu BYTES] [maxweight W]\n"
+		"              [burst BYTES]\n"
 		"              [default MINOR]\n"
 		"  table   DEV { high | low } { none | MINOR:WEIGHT[@SLOT]|-[,...] }\n"
 		"  delete  DEV\n"
@@ -348,12 +349,12 @@ static void json_qdisc_head(const struct arbtable_state *st)
 	json_str(st->ifname);
 	printf(",\"handle\":\"%x:\",\"mode\":\"%s\",\"rate\":%" PRIu64
 	       ",\"highlimit\":%u,\"accounting\":\"%s\",\"mtu\":%u"
-	       ",\"maxweight\":%u,\"default\":\"%s\"",
+	       ",\"maxweight\":%u,\"burst\":%u,\"default\":\"%s\"",
 	       ARBTABLE_MAJOR(st->handle),
 	       st->opts.mode == ARBTABLE_MODE_AUTO ? "auto" : "manual",
 	       st->opts.rate, st->opts.highlimit,
 	       st->opts.accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit",
-	       st->opts.mtu, st->opts.maxweight,
+	       st->opts.mtu, st->opts.maxweight, st->opts.burst,
 	       st->opts.default_minor ?
 	       fmt_classid(st->handle | st->opts.default_minor, b, sizeof(b)) :
 	       "");
@@ -451,6 +452,8 @@ static void show_head(const struct arbtable_state *st)
 		printf(", rate %s", fmt_rate(st->opts.rate, b, sizeof(b)));
 	else
 		printf(", rate link speed");
+	if (st->opts.burst)
+		printf(", burst %u bytes", st->opts.burst);
 	printf(", highlimit %u, mtu %u, maxweight %u, accounting %s\n",
 	       st->opts.highlimit, st->opts.mtu, st->opts.maxweight,
 	       st->opts.accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit");
@@ -784,6 +787,10 @@ static void parse_class_opts(const char *cmd, int argc, char **argv,
 			if (parse_rate(v, &o->ceil))
 				usage("%s: bad ceil \"%s\" (e.g. 100mbit)", cmd, v);
 			o->set |= ARBTABLE_C_CEIL;
+		} else if (!strcmp(k, "cburst")) {
+			if (parse_u32(v, 10, &o->cburst))
+				usage("%s: bad cburst \"%s\" (bytes)", cmd, v);
+			o->set |= ARBTABLE_C_CBURST;
 		} else if (!strcmp(k, "latency")) {
 			if (parse_time(v, &o->latency_ns))
 				usage("%s: bad latency \"%s\" (e.g. 50us, 2ms)", cmd, v);
@@ -896,6 +903,10 @@ static int cmd_create(struct arbtable *h, int argc, char **argv)
 			if (parse_u32(val, 10, &o.mtu))
 				usage("create: bad mtu \"%s\"", val);
 			o.set |= ARBTABLE_Q_MTU;
+		} else if (!strcmp(k, "burst")) {
+			if (parse_u32(val, 10, &o.burst))
+				usage("create: bad burst \"%s\" (bytes)", val);
+			o.set |= ARBTABLE_Q_BURST;
 		} else if (!strcmp(k, "maxweight")) {
 			if (parse_u32(val, 10, &o.maxweight))
 				usage("create: bad maxweight \"%s\"", val);

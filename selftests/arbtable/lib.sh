@@ -141,19 +141,34 @@ qd_stats() {
 	END { printf "%s %s %s %d %d\n", sb, sp, dr, bb, bp }'
 }
 
-# snap DEV KIND FILE: timestamped class snapshot.  The time is the
-# midpoint of the dump so the tc latency under TCG cancels out.
+# dev_tx DEV: the device's transmitted bytes into REPLY, read with a shell
+# builtin (no fork): its timestamp is good to microseconds under TCG.
+dev_tx() { read -r REPLY <"/sys/class/net/$1/statistics/tx_bytes" 2>/dev/null || REPLY=; }
+
+# snap DEV KIND FILE: class snapshot with the device's byte counter and
+# the time read just before and just after the dump.  Under TCG one `tc`
+# run takes 0.1-2 s and the kernel answers at an unknown point inside it,
+# so the dump's own time is not known; the device counter is (see measure).
 snap() {
-	local t0 t1 s
-	t0=$(now)
+	local ta tb ba bb s
+	dev_tx "$1"; ba=$REPLY; ta=$EPOCHREALTIME
 	s=$(cls_stats "$1" "$2")
-	t1=$(now)
-	{ echo "T $(fcalc "($t0 + $t1) / 2")"; echo "$s"; } >"$3"
+	tb=$EPOCHREALTIME; dev_tx "$1"; bb=$REPLY
+	{ echo "T ${ta/,/.} ${tb/,/.} ${ba:-x} ${bb:-x}"; echo "$s"; } >"$3"
 }
 
 # measure DEV KIND WARMUP WINDOW OUT: after WARMUP s take two snapshots
-# WINDOW s apart; OUT gets "ID delta_bytes rate_bps bl1 bl2" per class and
-# a line "T elapsed".
+# WINDOW s apart; OUT gets "ID delta_bytes rate_bps bl1 bl2" per class, a
+# line "T elapsed" and a line "W wall device_rate_bps".
+#
+# elapsed is the time between the two dumps as the kernel saw them.  All
+# traffic goes through the classes to one dummy device, so the classes'
+# byte delta between the dumps is what the device sent between them; the
+# device's rate, timed exactly by snap's builtin reads, turns those bytes
+# into time: elapsed = class bytes / device rate.  Class rates are then
+# exact shares of the device's rate, whatever tc's latency.  Without a
+# usable device counter, elapsed falls back to the midpoints of the dumps.
+# wall is the time between the device reads (the window as slept).
 measure() {
 	local dev=$1 kind=$2 warm=$3 win=$4 out=$5
 	sleep "$warm"
@@ -161,17 +176,25 @@ measure() {
 	sleep "$win"
 	snap "$dev" "$kind" "$out.2"
 	awk '
-	FNR == 1 { t[FILENAME] = $2; next }
+	FNR == 1 { if (FILENAME ~ /\.1$/) { ta = $2; tb = $3; ba = $4 } else { tc = $2; td = $3; bc = $4 }; next }
 	FILENAME ~ /\.1$/ { b1[$1] = $2; bl1[$1] = $6; next }
 	{ b2[$1] = $2; bl2[$1] = $6; ids[++n] = $1 }
 	END {
-		for (f in t) if (f ~ /\.1$/) ta = t[f]; else tb = t[f]
-		el = tb - ta; print "T", el
+		wall = tc - ta
+		for (i = 1; i <= n; i++) { c = ids[i]; D += b2[c] - b1[c] }
+		if (ba != "x" && bc != "x" && bc > ba && wall > 0 && D > 0) {
+			rate = (bc - ba) * 8 / wall; el = D * 8 / rate
+		} else {
+			rate = 0; el = (tc + td) / 2 - (ta + tb) / 2
+		}
+		print "T", el
+		printf "W %.6f %.0f\n", wall, rate
 		for (i = 1; i <= n; i++) { c = ids[i]; d = b2[c] - b1[c]
-			printf "%s %d %.0f %d %d\n", c, d, d * 8 / el, bl1[c], bl2[c] }
+			printf "%s %d %.0f %d %d\n", c, d, (el > 0 ? d * 8 / el : 0), bl1[c], bl2[c] }
 	}' "$out.1" "$out.2" >"$out"
 }
 m_elapsed() { awk '$1 == "T" { print $2 }' "$1"; }
+m_wall() { awk '$1 == "W" { print $2 }' "$1"; }
 m_field() { awk -v c="$2" -v f="$3" '$1 == c { print $f }' "$1"; }  # file id col
 m_bytes() { m_field "$1" "$2" 2; }
 m_rate() { m_field "$1" "$2" 3; }
@@ -180,20 +203,20 @@ m_rate() { m_field "$1" "$2" 3; }
 m_table() {
 	local f=$1 spec=$2
 	awk -v spec="$spec" '
-	$1 == "T" { el = $2; next } { d[$1] = $2; r[$1] = $3; b1[$1] = $4; b2[$1] = $5 }
+	$1 == "T" { el = $2; next } $1 == "W" { wall = $2; dr = $3; next } $1 !~ /:/ { next } { d[$1] = $2; r[$1] = $3; b1[$1] = $4; b2[$1] = $5 }
 	END {
 		n = split(spec, e, " "); for (i = 1; i <= n; i++) { split(e[i], kv, "="); id[i] = kv[1]; w[i] = kv[2]; W += kv[2]; D += d[kv[1]] }
 		printf "%-8s %6s %9s %9s %8s %11s %10s\n", "class", "weight", "cfg%", "meas%", "relerr%", "rate_bps", "backlog"
 		for (i = 1; i <= n; i++) { c = id[i]; cs = w[i] / W; ms = D ? d[c] / D : 0
 			printf "%-8s %6s %9.3f %9.3f %8.3f %11.0f %4dp/%dp\n", c, w[i], 100 * cs, 100 * ms, cs ? 100 * (ms - cs) / cs : 0, r[c], b1[c], b2[c] }
-		printf "window %.3f s, %d bytes\n", el, D
+		printf "window %.3f s, %d bytes; %.3f s between the device reads, device %.0f bit/s\n", el, D, wall, dr
 	}' "$f"
 }
 # m_shares_ok FILE "ID=WEIGHT ..." TOL: every class's byte share of the
 # listed classes within TOL (relative) of its weight share.
 m_shares_ok() {
 	awk -v spec="$2" -v tol="$3" '
-	$1 == "T" { next } { d[$1] = $2 }
+	$1 !~ /:/ { next } { d[$1] = $2 }
 	END {
 		n = split(spec, e, " "); for (i = 1; i <= n; i++) { split(e[i], kv, "="); id[i] = kv[1]; w[i] = kv[2]; W += kv[2]; D += d[kv[1]] }
 		if (D <= 0) { print "# no bytes sent in window"; exit 1 }
@@ -226,7 +249,7 @@ rate_within() {
 # starved FILE ASKED: the measure window ran over by more than a quarter:
 # the guest was not scheduled (TCG on an oversubscribed host), so
 # wall-clock rates from that window understate what the qdisc sends
-starved() { fcmp "$(m_elapsed "$1") > 1.25 * $2"; }
+starved() { fcmp "$(m_wall "$1") > 1.25 * $2"; }
 # rate_check DESC RATE WANT TOL FILE ASKED: RATE within WANT +-TOL.  When
 # it is low and the window was starved, the check is skipped with the
 # numbers; a rate above WANT + TOL fails whatever the window (shaping
@@ -236,7 +259,7 @@ rate_check() {
 	if rate_within "$rate" "$want" "$tol"; then
 		tap_ok "$desc"
 	elif starved "$f" "$asked" && fcmp "$rate <= $want * (1 + $tol)"; then
-		tap_skip "$desc" "guest starved: the ${asked} s window took $(m_elapsed "$f") s; $rate bit/s is low, not high"
+		tap_skip "$desc" "guest starved: the ${asked} s window took $(m_wall "$f") s; $rate bit/s is low, not high"
 	else
 		tap_fail "$desc"
 	fi

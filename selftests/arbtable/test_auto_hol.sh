@@ -131,7 +131,7 @@ awk -v spec="$SPEC" '
 	function t(ns) { return ns >= 1e6 ? sprintf("%.2fms", ns / 1e6) : sprintf("%.1fus", ns / 1e3) }
 	BEGIN { n = split(spec, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); c = "1:" f[1]; id[i] = c; sz[c] = f[3]; res[c] = f[4] } }
 	FILENAME ~ /c1$/ { d[$1] = $3; gb[$1] = $4; cb[$1] = $5; hol[$1] = $6; next }
-	$1 != "T" { rate[$1] = $3 }
+	$1 ~ /:/ { rate[$1] = $3 }
 	END {
 		printf "%-6s %4s %5s %9s %9s %6s %10s %10s %10s %6s\n", "class", "dist", "size", "resv_bps", "meas_bps", "meas/r", "guaranteed", "current", "max_hol", "hol/g"
 		for (i = 1; i <= n; i++) { c = id[i]
@@ -139,7 +139,7 @@ awk -v spec="$SPEC" '
 	}' "$tmp/m" "$tmp/c1" >"$tmp/table"
 diag "$(cat "$tmp/table")"
 diag "LOW 1:30 (share 10, 800 B): $(m_rate "$tmp/m" 1:30) bit/s; window $(m_elapsed "$tmp/m") s (8 s asked)"
-total=$(awk '$1 != "T" { t += $3 } END { printf "%.0f", t }' "$tmp/m")
+total=$(awk '$1 ~ /:/ { t += $3 } END { printf "%.0f", t }' "$tmp/m")
 diag "qdisc total ${total} bit/s for a 10 Mbit/s rate (well below it, or a window much longer than 8 s, means the guest was starved: waits then include time the link was not served)"
 
 # The guaranteed bound is a time at the link rate C = 10 Mbit/s.  In

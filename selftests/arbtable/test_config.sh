@@ -14,9 +14,9 @@ fi
 
 # ------------------------------------------------------------ round-trip
 setup_ok=1
-arb_base manual rate 10mbit || setup_ok=
+arb_base manual rate 10mbit burst 30k || setup_ok=
 for m in 10 11 12 13; do arb_class $m || setup_ok=; done
-arb_class 14 ceil 2mbit || setup_ok=
+arb_class 14 ceil 2mbit cburst 20k || setup_ok=
 arb_class 15 strict ceil 3mbit || setup_ok=
 arb_change highlimit 10 accounting deficit default 13 \
 	priomap 10 10 11 11 12 12 13 13 10 10 11 11 12 12 13 13 \
@@ -48,13 +48,32 @@ roundtrip_class() { # minor
 	[ "$s1" = "$s2" ] || { diag "after change: $s2"; return 1; }
 }
 tap_check "config: tc qdisc show typed back as tc qdisc change gives identical show output" roundtrip_qdisc
-tap_check "config: tc class show (ceil) typed back as tc class change round-trips" roundtrip_class 14
+tap_check "config: tc class show (ceil cburst) typed back as tc class change round-trips" roundtrip_class 14
+cburst_shown() {
+	local s; s=$(arb_class_opts 14)
+	grep -qw -- "cburst 20Kb" <<<"$s" || { diag "want 'cburst 20Kb' in: $s"; return 1; }
+}
+tap_check "config: class cburst 20k shown as 'cburst 20Kb'" cburst_shown
 tap_check "config: tc class show (strict ceil) typed back as tc class change round-trips" roundtrip_class 15
 shows_table() {
 	local s; s=$(arb_qdisc_opts)
 	grep -q 'high 10:40,11:20' <<<"$s" || grep -q '10:40' <<<"$s" || { diag "table not in show: $s"; return 1; }
 }
 tap_check "config: show output names the programmed high table" shows_table
+# burst: shown when set, 0 goes back to the default depth (not shown)
+burst_shown() { # WANT ("" = absent)
+	local s; s=$(arb_qdisc_opts)
+	if [ -n "$1" ]; then
+		grep -qw -- "burst $1" <<<"$s" || { diag "want 'burst $1' in: $s"; return 1; }
+	elif grep -qw burst <<<"$s"; then
+		diag "want no burst in: $s"; return 1
+	fi
+}
+tap_check "config: burst 30k shown as 'burst 30Kb'" burst_shown 30Kb
+arb_change burst 0 || diag "burst 0 refused"
+tap_check "config: burst 0 restores the default depth (not shown)" burst_shown ""
+arb_change burst 64k || diag "burst 64k refused"
+tap_check "config: burst 64k set by change" burst_shown 64Kb
 
 # ------------------------------------------------------------ bad input
 # bad DESC REGEX CMD...: CMD fails; with a REGEX, stderr carries an extack
@@ -112,5 +131,12 @@ run tc class del dev $DEV classid 1:15 || diag "tc class del classid 1:15: $RUN_
 bad "strict class without ceil while the table has guaranteed slots" 'ceil' \
 	tc class add dev $DEV parent 1: classid 1:20 arbtable strict
 bad "mode change on tc qdisc change (auto on a manual qdisc)" 'mode|auto|manual' "${Q[@]}" auto
+bad "class cburst 1000 below the mtu (1514)" 'cburst.*mtu' tc class change dev $DEV classid 1:14 arbtable cburst 1000
+bad "class cburst 300mb above 256 MiB" 'cburst' tc class change dev $DEV classid 1:14 arbtable cburst 300mb
+bad "class cburst without a ceil" 'cburst.*ceil' tc class change dev $DEV classid 1:11 arbtable cburst 30k
+bad "burst 1000 below the mtu (1514)" 'burst.*mtu' "${Q[@]}" burst 1000
+bad "burst 300mb above 256 MiB" 'burst' "${Q[@]}" burst 300mb
+bad "burst with the rate set to 0 (no shaper to size)" 'rate' "${Q[@]}" rate 0
+bad "burst 2000 with mtu 3000 in one change (checked on the final values)" 'burst.*mtu' "${Q[@]}" burst 2000 mtu 3000
 
 tap_end

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Strict class: 1:13 `strict ceil 3mbit` (not in the tables) is served
 # before both tables up to its ceil: 3 Mbit/s +-3%; the table classes
-# share the remaining 7 Mbit/s by weight (+-1%).
+# share the remaining 7 Mbit/s by weight (+-1%).  burst 30k and cburst
+# 15k: see test_ceil.sh.
 . "$(dirname "$0")/lib.sh"
 tap_begin "strict class with ceil"
 tmp=$(mktemp -d)
@@ -10,9 +11,9 @@ trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
 have_arbtable || { tap_fail "strict: module and plugin present"; tap_end; exit; }
 
 setup() {
-	arb_base manual rate 10mbit || return 1
+	arb_base manual rate 10mbit burst 30k || return 1
 	for m in 10 11 12; do arb_class $m || return 1; done
-	arb_class 13 strict ceil 3mbit || return 1
+	arb_class 13 strict ceil 3mbit cburst 15k || return 1
 	arb_change high 10:20,11:30,12:50 || return 1
 	arb_traffic "10:64:3 11:700:10 12:1200:10 13:1500:10"
 }

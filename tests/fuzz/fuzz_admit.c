@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ops = 0, rc;
 	unsigned int i;
 
-	arb_admit_params(capacity, mtu, maxweight, highlimit, 0, &p);
+	arb_admit_params(capacity, mtu, maxweight, highlimit, 0, 0, &p);
 	if (arb_params_check(&p))
 		return 0;
 	arb_init(&arb, highlimit, ARB_ACCT_DEFICIT);

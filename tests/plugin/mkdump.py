@@ -62,6 +62,8 @@ def qdisc(mode, high, low, priomap=None, default=0x30):
     if priomap is not None:
         opts.append(nest(6, *[u32(1, b) for b in priomap]))
     opts += [u32(7, 1514), u32(8, 255), table(9, high), table(10, low)]
+    if mode == 0:
+        opts.append(u32(12, 30720))   # burst: manual example only
     body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
             stats(qdisc_xstats(len(high), len(low), b"\0" * 16)))
     return msg(RTM_NEWQDISC, 0x10000, 0xFFFFFFFF, 1, body)

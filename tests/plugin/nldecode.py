@@ -24,7 +24,7 @@ NLA_TYPE_MASK = 0x3FFF
 QDISC = {1: ("MODE", "B"), 2: ("RATE", "Q"), 3: ("HIGHLIMIT", "I"),
          4: ("ACCOUNTING", "I"), 5: ("DEFAULT", "I"), 6: ("PRIOMAP", "prio"),
          7: ("MTU", "I"), 8: ("MAXWEIGHT", "I"), 9: ("HIGH", "table"),
-         10: ("LOW", "table")}
+         10: ("LOW", "table"), 12: ("BURST", "I")}
 CLASS = {1: ("STRICT", "B"), 2: ("CEIL", "Q"), 3: ("RATE", "Q"),
          4: ("LATENCY", "Q"), 5: ("DISTANCE", "I"), 6: ("SHARE", "I")}
 

@@ -84,6 +84,8 @@ good "priomap 16 hex minors" \
 	"PRIOMAPN=[0x10,0x10,0x0,0x0,0x11,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x12]" \
 	$Q priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12
 good "mtu" "MTU=9000" $Q mtu 9000
+good "burst with tc size units" "RATE=1250000 BURST=30720" $Q rate 10mbit burst 30k
+good "burst in bytes" "BURST=4000" $Q burst 4000
 # out-of-range values must reach the kernel unchanged
 good "highlimit 300 passed through" "HIGHLIMIT=300" $Q highlimit 300
 good "maxweight 0 passed through" "MAXWEIGHT=0" $Q maxweight 0
@@ -107,6 +109,8 @@ bad "priomap with 15 minors" $Q priomap 1 2 3 4 5 6 7 8 9 a b c d e f
 bad "priomap element not hex" $Q priomap 1 2 3 4 5 6 7 8 9 a b c d e f rate
 bad "bad mtu" $Q mtu 1.5k
 bad "bad maxweight" $Q maxweight x
+bad "bad burst" $Q burst lots
+bad "negative burst" $Q burst -1k
 bad "entry without weight" $Q high 10
 bad "weight not a number" $Q high 10:abc
 bad "weight hex" $Q high 10:0x10
@@ -140,7 +144,7 @@ OUT=$(tc -s -d monitor file "$TMP/all.dump" 2>&1)
 chk() {
 	if grep -qF -- "$2" <<<"$OUT"; then ok "print: $1"; else ko "print: $1: no [$2]"; fi
 }
-chk "manual qdisc line" "manual rate 10Mbit highlimit 4 accounting deficit default 30 priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12 mtu 1514 maxweight 255 high 10:127,11:63,-,12:5 low 30:2"
+chk "manual qdisc line" "manual rate 10Mbit burst 30Kb highlimit 4 accounting deficit default 30 priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12 mtu 1514 maxweight 255 high 10:127,11:63,-,12:5 low 30:2"
 chk "auto qdisc line" "auto rate 10Mbit highlimit 4 accounting deficit mtu 1514 maxweight 255"
 chk "slot map" "0:10/127    1:11/63     2:-         3:12/5"
 chk "qdisc xstats" "unclassified: pkts 7 drops 1 qlen 2 swaps 3 throttled 9"
@@ -156,7 +160,7 @@ python3 "$HERE/mkdump.py" "$TMP/q.dump" qdisc-manual
 LINE=$(tc monitor file "$TMP/q.dump" | head -n1 | sed 's/.* root //')
 # shellcheck disable=SC2086
 run qdisc add dev lo root handle 1: arbtable $LINE
-want="MODE=0 RATE=1250000 HIGHLIMIT=4 ACCOUNTING=0 DEFAULT=48 PRIOMAPN=[0x10,0x10,0x0,0x0,0x11,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x12] MTU=1514 MAXWEIGHT=255 HIGHN=[0:0x10:127,1:0x11:63,3:0x12:5] LOWN=[0:0x30:2]"
+want="MODE=0 RATE=1250000 HIGHLIMIT=4 ACCOUNTING=0 DEFAULT=48 PRIOMAPN=[0x10,0x10,0x0,0x0,0x11,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x12] MTU=1514 MAXWEIGHT=255 BURST=30720 HIGHN=[0:0x10:127,1:0x11:63,3:0x12:5] LOWN=[0:0x30:2]"
 [ "$NL" = "kind=arbtable OPTIONSN $want" ] && ok "round trip of the qdisc line" ||
 	ko "round trip: [$LINE] -> [$NL]"
 
@@ -180,6 +184,7 @@ d = json.load(open(sys.argv[1]))
 m, a = d[0], d[1]
 o = m["options"]
 assert o["mode"] == "manual" and o["rate"] == 1250000 and o["default"] == 48
+assert o["burst"] == 30720 and "burst" not in a["options"]
 assert o["priomap"][0] == 16 and len(o["priomap"]) == 16
 assert o["high"][2] == {"slot": 3, "minor": 18, "weight": 5}
 assert o["low"] == [{"slot": 0, "minor": 48, "weight": 2}]

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "arbtable_alloc.h"
+#include "arbtable_admit.h"
 
 /* Physical slots k0 + k*step, k = 0..n-1. */
 static u64 slots(unsigned int k0, unsigned int step, unsigned int n)
@@ -422,6 +423,26 @@ static void test_bounds(void **state)
 	assert_int_equal(arb_distance_for_latency(&p, 1199, 0), 0);
 }
 
+/* The strict class's burst in the bounds: its bucket depth plus one packet */
+static void test_strict_burst(void **state)
+{
+	struct arb_params p;
+
+	(void)state;
+	/* default depth: 10 ms of a 2 Gbit/s ceil = 2,500,000 B, + mtu */
+	assert_int_equal(arb_strict_burst(250000000ULL, 1500, 0), 2501500);
+	/* a slow ceil: 2 * mtu wins over 10 ms (12,500 B at 10 Mbit/s) */
+	assert_int_equal(arb_strict_burst(1250000ULL, 9000, 0), 27000);
+	/* cburst given: exactly it, + mtu, whatever the ceil */
+	assert_int_equal(arb_strict_burst(250000000ULL, 1500, 30000), 31500);
+	assert_int_equal(arb_strict_burst(1250000ULL, 1500, 4000), 5500);
+	arb_admit_params(1000000000ULL, 1500, 255, 16, 250000000ULL, 30000, &p);
+	assert_int_equal(p.strict_burst, 31500);
+	assert_true(p.strict_ceil == 250000000ULL);
+	arb_admit_params(1000000000ULL, 1500, 255, 16, 0, 30000, &p);
+	assert_int_equal(p.strict_burst, 0);
+}
+
 static void test_plan(void **state)
 {
 	struct arb_params p = p10g();
@@ -668,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_strict_burst),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_current_bound),
 		cmocka_unit_test(test_property_random),

@@ -49,6 +49,11 @@ struct tc_arbtable_entry {
 	__u32	weight;		/* 0..255, 0 = null slot */
 };
 
+/* Largest qdisc burst and class cburst, bytes (keeps the token
+ * arithmetic in 64 bits)
+ */
+#define TC_ARBTABLE_BURST_MAX	(1U << 28)
+
 /* Qdisc options */
 enum {
 	TCA_ARBTABLE_UNSPEC,
@@ -63,6 +68,9 @@ enum {
 	TCA_ARBTABLE_HIGH,		/* nested: TCA_ARBTABLE_ENTRY..., replaces */
 	TCA_ARBTABLE_LOW,		/* nested: TCA_ARBTABLE_ENTRY..., replaces */
 	TCA_ARBTABLE_PAD,
+	TCA_ARBTABLE_BURST,		/* u32 bytes the rate may send back to
+					 * back, 0 = max(2 * mtu, 10 ms of rate)
+					 */
 	__TCA_ARBTABLE_MAX,
 };
 #define TCA_ARBTABLE_MAX (__TCA_ARBTABLE_MAX - 1)
@@ -95,6 +103,9 @@ enum {
 	TCA_ARBTABLE_C_DISTANCE,	/* u32 1..64, auto mode */
 	TCA_ARBTABLE_C_SHARE,		/* u32 1..255, auto mode, LOW table */
 	TCA_ARBTABLE_C_PAD,
+	TCA_ARBTABLE_C_CBURST,		/* u32 bytes the ceil may send back to
+					 * back, 0 = max(2 * mtu, 10 ms of ceil)
+					 */
 	__TCA_ARBTABLE_C_MAX,
 };
 #define TCA_ARBTABLE_C_MAX (__TCA_ARBTABLE_C_MAX - 1)

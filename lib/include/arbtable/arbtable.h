@@ -74,6 +74,7 @@ enum arbtable_table {
 #define ARBTABLE_Q_MTU		(1u << 4)
 #define ARBTABLE_Q_MAXWEIGHT	(1u << 5)
 #define ARBTABLE_Q_DEFAULT	(1u << 6)
+#define ARBTABLE_Q_BURST	(1u << 7)
 
 struct arbtable_qdisc_opts {
 	unsigned int		set;		/* ARBTABLE_Q_* */
@@ -84,6 +85,9 @@ struct arbtable_qdisc_opts {
 	uint32_t		mtu;		/* bytes */
 	uint32_t		maxweight;	/* auto mode slot weight cap */
 	uint32_t		default_minor;	/* unclassified traffic, 0 = none */
+	uint32_t		burst;		/* bytes the rate may send back to
+						 * back; 0 = the kernel's default
+						 */
 };
 
 /* ------------------------------------------------------------ classes */
@@ -95,6 +99,7 @@ struct arbtable_qdisc_opts {
 #define ARBTABLE_C_SHARE	(1u << 3)
 #define ARBTABLE_C_CEIL		(1u << 4)
 #define ARBTABLE_C_STRICT	(1u << 5)
+#define ARBTABLE_C_CBURST	(1u << 6)
 
 /*
  * Auto mode: a guaranteed class gives rate and one of latency_ns or
@@ -111,6 +116,9 @@ struct arbtable_class_opts {
 	uint32_t	share;		/* LOW table weight, 1..255 */
 	uint64_t	ceil;		/* bytes/s, 0 = none */
 	int		strict;		/* 0 or 1 */
+	uint32_t	cburst;		/* ceil bucket depth, bytes, 0 = the
+					 * kernel's default
+					 */
 };
 
 /* gnet statistics of the qdisc or of one class */
