@@ -61,6 +61,7 @@
 #include "arbtable_arbiter.h"
 #include "arbtable_alloc.h"
 #include "arbtable_admit.h"
+#include <linux/pkt_sched_arbtable.h>
 
 #define NSEC_PER_SEC		1000000000ULL
 #define SIM_QLIMIT		1000	/* pfifo default (txqueuelen) */
@@ -107,6 +108,7 @@ struct sim_class {
 	u8 index;
 	bool strict;
 	u64 ceil;		/* bytes/s, 0 = none */
+	u32 cburst;		/* ceil depth, bytes, 0 = default */
 	struct bucket cb;
 	bool throttled;
 	u64 unthrottle_at;
@@ -440,7 +442,10 @@ static struct sim_class *new_class(struct sim *s, u32 minor)
 	return c;
 }
 
-static void bucket_set(struct bucket *b, u64 bps, u32 mtu, u64 now)
+/* As the module's arbtable_bucket_set(): @burst bytes deep when given,
+ * else max(2 * mtu, ARB_MIN_BURST_NS of the rate).
+ */
+static void bucket_set(struct bucket *b, u64 bps, u32 mtu, u32 burst, u64 now)
 {
 	u64 l2t;
 
@@ -450,6 +455,8 @@ static void bucket_set(struct bucket *b, u64 bps, u32 mtu, u64 now)
 		return;
 	l2t = 2ULL * mtu * NSEC_PER_SEC / bps;
 	b->buffer = (s64)(l2t > ARB_MIN_BURST_NS ? l2t : ARB_MIN_BURST_NS);
+	if (burst)
+		b->buffer = (s64)((u64)burst * NSEC_PER_SEC / bps);
 	b->tokens = b->buffer;
 	b->t_c = now;
 }
@@ -457,19 +464,24 @@ static void bucket_set(struct bucket *b, u64 bps, u32 mtu, u64 now)
 static void strict_params(const struct sim *s, struct arb_params *p)
 {
 	u64 sc = 0;
+	u32 sb = 0;
 	unsigned int i;
 
-	for (i = 0; i < ARB_MAX_CLASSES; i++)
-		if (s->cls[i].used && s->cls[i].strict)
+	for (i = 0; i < ARB_MAX_CLASSES; i++) {
+		if (s->cls[i].used && s->cls[i].strict) {
 			sc = s->cls[i].ceil;
-	arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, sc, 0, p);
+			sb = s->cls[i].cburst;
+		}
+	}
+	arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, sc, sb, p);
 }
 
 /* Options of 'class' and 'change' (tc class add/change arbtable ...). */
 struct copts {
 	bool has_strict, strict;
-	bool has_ceil;
+	bool has_ceil, has_cburst;
 	u64 ceil;
+	u32 cburst;
 	bool has_rate, has_latency, has_distance, has_share;
 	u64 rate, latency;
 	u32 distance, share;
@@ -496,6 +508,9 @@ static void parse_copts(char **tok, int n, struct copts *o)
 			if (parse_rate(v, &o->ceil))
 				die("illegal \"ceil\" \"%s\"", v);
 			o->has_ceil = true;
+		} else if (!strcmp(k, "cburst")) {
+			o->cburst = (u32)dec_arg("cburst", v, 0xffffffffULL);
+			o->has_cburst = true;
 		} else if (!strcmp(k, "rate")) {
 			if (parse_rate(v, &o->rate))
 				die("illegal \"rate\" \"%s\"", v);
@@ -528,6 +543,7 @@ static void do_class(struct sim *s, bool create, u32 minor,
 	struct sim_class *c = find_class(s, minor);
 	bool strict = c ? c->strict : false;
 	u64 ceil = c ? c->ceil : 0;
+	u32 cburst = c ? c->cburst : 0;
 	struct arb_resv resv;
 	struct arb_admission plan;
 	struct arb_params p;
@@ -552,6 +568,23 @@ static void do_class(struct sim *s, bool create, u32 minor,
 		}
 		ceil = o->ceil;
 	}
+	if (o->has_cburst) {
+		if (o->cburst > TC_ARBTABLE_BURST_MAX) {
+			reject(d, "cburst %u out of range: at most %u bytes (0 = default)",
+			       o->cburst, TC_ARBTABLE_BURST_MAX);
+			return;
+		}
+		cburst = o->cburst;
+	}
+	if (cburst && !ceil) {
+		reject(d, "cburst sizes the class's ceil: give a ceil too");
+		return;
+	}
+	if (cburst && cburst < s->mtu) {
+		reject(d, "cburst %u is below the mtu %u: the ceil must let one whole packet through",
+		       cburst, s->mtu);
+		return;
+	}
 	if (!s->autom && (o->has_rate || o->has_latency || o->has_distance ||
 			  o->has_share)) {
 		reject(d, "rate/latency/distance/share need an auto-mode qdisc; on a manual qdisc program the slots with 'tc qdisc change ... high/low'");
@@ -574,6 +607,8 @@ static void do_class(struct sim *s, bool create, u32 minor,
 		if (s->autom) {
 			bool was = c && c->strict;
 			u64 old = was ? c->ceil : 0;
+			u32 old_burst = was ?
+				arb_strict_burst(old, s->mtu, c->cburst) : 0;
 
 			if (!ceil) {
 				reject(d, "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
@@ -582,6 +617,12 @@ static void do_class(struct sim *s, bool create, u32 minor,
 			if ((!was || ceil > old) &&
 			    s->alloc[ARB_HIGH].nclasses) {
 				reject(d, "cannot add or raise the strict class's ceil while %u classes hold HIGH-table guarantees; configure the strict class first",
+				       s->alloc[ARB_HIGH].nclasses);
+				return;
+			}
+			if (arb_strict_burst(ceil, s->mtu, cburst) > old_burst &&
+			    s->alloc[ARB_HIGH].nclasses) {
+				reject(d, "cannot deepen the strict class's cburst while %u classes hold HIGH-table guarantees: their bounds count its burst",
 				       s->alloc[ARB_HIGH].nclasses);
 				return;
 			}
@@ -689,9 +730,10 @@ static void do_class(struct sim *s, bool create, u32 minor,
 		c->bound_ns = plan.bound_ns;
 		d->admission = true;
 	}
-	if (ceil != c->ceil) {
+	if (ceil != c->ceil || cburst != c->cburst) {
 		c->ceil = ceil;
-		bucket_set(&c->cb, ceil, s->mtu, 0);
+		c->cburst = cburst;
+		bucket_set(&c->cb, ceil, s->mtu, cburst, 0);
 	}
 	if (strict != c->strict) {
 		c->strict = strict;
@@ -883,6 +925,7 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 {
 	struct arb_params p;
 	bool have_rate = false;
+	u32 burst = 0;
 	int i;
 
 	if (s->have_qdisc)
@@ -925,12 +968,21 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 			s->maxweight = (u8)dec_arg("maxweight", v, 255);
 			if (!s->maxweight)
 				die("maxweight 0 out of range 1..255");
+		} else if (!strcmp(k, "burst")) {
+			/* accepted as tc takes it; the simulated link sends at
+			 * exactly the rate and never pauses, so the qdisc
+			 * bucket's depth changes nothing here
+			 */
+			burst = (u32)dec_arg("burst", v, TC_ARBTABLE_BURST_MAX);
 		} else {
 			die("unknown qdisc option \"%s\"", k);
 		}
 	}
 	if (!have_rate)
 		die("the qdisc needs a rate: arbsim simulates a link of that speed");
+	if (burst && burst < s->mtu)
+		die("burst %u is below the mtu %u: the rate must let one whole packet through",
+		    burst, s->mtu);
 	if (s->rate > ARB_RATE_MAX)
 		die("rate above 2^48 bytes/s");
 	s->rate_bits = s->rate * 8;
@@ -1815,9 +1867,11 @@ static void usage(FILE *f)
 "scenario (one statement a line, # comments):\n"
 "  qdisc [manual|auto] rate RATE [highlimit 0..255] [accounting deficit|iba]\n"
 "        [mtu BYTES] [maxweight 1..255]          first line; rate = the link\n"
+"        [burst BYTES]                           (accepted, no effect: the\n"
+"                                                simulated link never pauses)\n"
 "  high LIST      manual mode: LIST := none | MINOR:WEIGHT[@SLOT]|-[,...]\n"
 "  low LIST       (minors hex, weights 1..255 x 64 bytes, slots 0..63)\n"
-"  class ID [strict|nostrict] [ceil RATE] [rate RATE]\n"
+"  class ID [strict|nostrict] [ceil RATE [cburst BYTES]] [rate RATE]\n"
 "        [latency TIME | distance D] [share N]   tc class add (rate/latency/\n"
 "                 distance/share: auto mode, admitted through the allocator)\n"
 "  change ID OPTIONS                             tc class change\n"
