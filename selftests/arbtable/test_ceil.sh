@@ -3,9 +3,10 @@
 # Class ceil: 1:13 (weight 30, would get 3 Mbit/s) has ceil 2mbit under
 # qdisc rate 10mbit; measured 2 Mbit/s +-3%.  The other classes keep the
 # rest (work-conserving) and share it by weight.  The buckets are deeper
-# than the default (burst 30k, cburst 15k): under TCG the watchdog fires
-# up to ~20 ms late, and a 10 ms bucket then loses ~4% of a rate measured
-# in wall-clock time (Documentation/networking/arbtable.rst, Shaping).
+# than the default (burst 30k, cburst 15k): under TCG the watchdog often
+# fires more than 10 ms late, and a 10 ms bucket then loses ~4% of a rate
+# measured in wall-clock time (Documentation/networking/arbtable.rst,
+# Shaping).
 . "$(dirname "$0")/lib.sh"
 tap_begin "class ceil under a 10 Mbit/s qdisc rate"
 tmp=$(mktemp -d)
