@@ -84,7 +84,7 @@ fi
 # promises, checked in bytes below) plus the growth of the lag over the
 # wait.  max_lag is the largest growth of the lag inside any window as
 # long as the class's kernel-reported max HOL wait ("class ns ..." passed
-# in).  "GAP ns": largest gap between dequeues; "LOST n": events lost to
+# in) or the longest wait the trace saw, whichever is longer.  "GAP ns": largest gap between dequeues; "LOST n": events lost to
 # buffer overrun.
 trace_waits() {
 	awk -v khol="$1" '
@@ -109,7 +109,11 @@ trace_waits() {
 		for (c in seen) {
 			# sliding window minimum of the lag (monotonic deque of
 			# indices): largest LAG[i] - min LAG[j], T[i] - T[j] <= W
-			W = kh[c] + 0; best = 0; h = 1; tl = 0
+			# tc prints the kernel wait rounded (66.8ms for 66.83):
+			# the window is at least the longest wait the trace saw,
+			# or it would drop the dequeue that wait started with
+			W = kh[c] + 0; if (mw[c] > W) W = mw[c]
+			W = W * 1.001 + 1000; best = 0; h = 1; tl = 0
 			for (i = 1; i <= ne; i++) {
 				while (tl >= h && LAG[D[tl]] >= LAG[i]) tl--
 				D[++tl] = i
