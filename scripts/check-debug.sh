@@ -49,6 +49,10 @@ log=$ROOT/build/test-logs/vm-debug-$kver.tap
 mkdir -p "$(dirname "$log")"
 # Full-size stress and fuzzing here; a KASAN kernel under TCG is slow, so
 # each test gets 30 minutes.
+# Timing-dependent checks (shares, rates, wall-clock waits) become SKIPs
+# when they fail here (lib.sh tap_measure): KASAN under TCG is too slow to
+# keep a 64-byte producer's class backlogged.  The traffic still runs.
+export ARBT_SLOW_KERNEL=1
 export ARBT_KO=$out/sch_arbtable.ko ARBT_TEST_TIMEOUT=${ARBT_TEST_TIMEOUT:-1800}
 export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-10000} ARBT_NLFUZZ_MSGS=${ARBT_NLFUZZ_MSGS:-300000}
 [ $# -gt 0 ] && export ARBT_TESTS="$*"

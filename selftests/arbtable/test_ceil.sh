@@ -24,11 +24,11 @@ if ! setup; then tap_fail "ceil: setup"; tap_end; exit; fi
 pg_start
 measure $DEV arbtable 4 10 "$tmp/m"
 diag "$(m_table "$tmp/m" "1:10=10 1:11=30 1:12=30 1:13=30")"
-tap_check "ceil: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
+tap_measure "ceil: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
 rate_check "ceil: class 1:13 with ceil 2mbit measures 2 Mbit/s +-3%" "$(m_rate "$tmp/m" 1:13)" 2000000 0.03 "$tmp/m" 10
 total=$(awk '$1 ~ /:/ { s += $3 } END { print s }' "$tmp/m")
 rate_check "ceil: qdisc total 10 Mbit/s +-3% (work-conserving, rate shaping)" "$total" 10000000 0.03 "$tmp/m" 10
-tap_check "ceil: the other classes share the rest by weight +-1%" m_shares_ok "$tmp/m" "1:10=10 1:11=30 1:12=30" 0.01
+tap_measure "ceil: the other classes share the rest by weight +-1%" m_shares_ok "$tmp/m" "1:10=10 1:11=30 1:12=30" 0.01
 pg_stop
 arb_after_stop ceil
 tap_end

@@ -22,8 +22,8 @@ pg_start
 measure $DEV arbtable 4 10 "$tmp/m"
 spec="1:10=20 1:11=30 1:12=40 1:13=10"
 diag "$(m_table "$tmp/m" "$spec")"
-tap_check "deficit: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
-tap_check "deficit: byte shares = weight shares +-1% relative (64/700/1200/1500 B)" m_shares_ok "$tmp/m" "$spec" 0.01
+tap_measure "deficit: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
+tap_measure "deficit: byte shares = weight shares +-1% relative (64/700/1200/1500 B)" m_shares_ok "$tmp/m" "$spec" 0.01
 pg_stop
 arb_after_stop deficit
 tap_end

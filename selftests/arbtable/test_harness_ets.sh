@@ -26,8 +26,8 @@ pg_start
 measure $DEV ets 4 10 "$tmp/m"
 spec="2:1=10 2:2=20 2:3=30 2:4=40"
 diag "$(m_table "$tmp/m" "$spec")"
-tap_check "harness: all ETS bands backlogged in the window" m_backlogged "$tmp/m" 2:1 2:2 2:3 2:4
-tap_check "harness: ETS byte shares = quanta shares +-1%" m_shares_ok "$tmp/m" "$spec" 0.01
+tap_measure "harness: all ETS bands backlogged in the window" m_backlogged "$tmp/m" 2:1 2:2 2:3 2:4
+tap_measure "harness: ETS byte shares = quanta shares +-1%" m_shares_ok "$tmp/m" "$spec" 0.01
 total=$(awk '$1 ~ /:/ { s += $3 } END { print s }' "$tmp/m")
 rate_check "harness: HTB total rate 10 Mbit/s +-3% (wall-clock rate measurement)" "$total" $((${ARBT_RATE:-10} * 1000000)) 0.03 "$tmp/m" 10
 pg_stop

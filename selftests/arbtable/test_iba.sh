@@ -22,14 +22,14 @@ measure $DEV arbtable 4 10 "$tmp/m"
 spec="1:10=20 1:11=30 1:12=40 1:13=2"
 diag "$(m_table "$tmp/m" "$spec")"
 diag "IBA-literal model predicts per round 1280/2100/3600/1500 B: class 1:13 share 17.7%"
-tap_check "iba: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
+tap_measure "iba: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
 deviates() {
 	awk -v tol=0.10 '$1 !~ /:/ { next } { d[$1] = $2; D += $2 }
 	END { want = 2 / 92; got = D ? d["1:13"] / D : 0; err = (got - want) / want
 		printf "# class 1:13 (weight 2, 1500 B): share %.4f, weight share %.4f, rel deviation %.1f%%\n", got, want, 100 * err
 		exit !(err > tol) }' "$1"
 }
-tap_check "iba: weight-2 class with 1500-byte packets exceeds its weight share by >10% relative" deviates "$tmp/m"
+tap_measure "iba: weight-2 class with 1500-byte packets exceeds its weight share by >10% relative" deviates "$tmp/m"
 pg_stop
 arb_after_stop iba
 tap_end

@@ -22,9 +22,9 @@ pg_start
 measure $DEV arbtable 4 10 "$tmp/m"
 diag "$(m_table "$tmp/m" "1:10=20 1:11=30 1:12=50")"
 diag "strict 1:13: $(m_rate "$tmp/m" 1:13) bit/s"
-tap_check "strict: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
+tap_measure "strict: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
 rate_check "strict: class 1:13 (strict ceil 3mbit) measures 3 Mbit/s +-3%" "$(m_rate "$tmp/m" 1:13)" 3000000 0.03 "$tmp/m" 10
-tap_check "strict: table classes share the rest by weight +-1%" m_shares_ok "$tmp/m" "1:10=20 1:11=30 1:12=50" 0.01
+tap_measure "strict: table classes share the rest by weight +-1%" m_shares_ok "$tmp/m" "1:10=20 1:11=30 1:12=50" 0.01
 pg_stop
 arb_after_stop strict
 tap_end
