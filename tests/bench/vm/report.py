@@ -60,12 +60,21 @@ def parse(guest, marks, boot=0):
 
 
 def ksyms(guest):
-    """The boot's kernel text symbols (KASLR: each boot has its own)."""
+    """The boot's kernel text symbols (KASLR: each boot has its own),
+    sent by the guest as gzip + base64 on KSYMZ lines."""
+    import base64
+    import gzip
+    b64 = "".join(line.split()[1] for line in open(guest, errors="replace")
+                  if line.startswith("KSYMZ ") and len(line.split()) == 2)
     syms = []
-    for line in open(guest, errors="replace"):
+    try:
+        text = gzip.decompress(base64.b64decode(b64)).decode(errors="replace") if b64 else ""
+    except (ValueError, OSError, EOFError):
+        text = ""      # damaged on the console: the profile names nothing
+    for line in text.splitlines():
         f = line.split()
-        if len(f) >= 3 and f[0] == "KSYM":
-            syms.append((int(f[1], 16), f[2] + (" " + f[3] if len(f) > 3 else "")))
+        if len(f) >= 2:
+            syms.append((int(f[0], 16), f[1] + (" " + f[2] if len(f) > 2 else "")))
     syms.sort()
     return syms
 
