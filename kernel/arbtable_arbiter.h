@@ -253,7 +253,10 @@ static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
 	if (p->table >= ARB_NTABLES)
 		return 0;	/* strict and slotless use no credit */
 	tb = &s->tbl[p->table];
-	/* The slot may have been reprogrammed between select and charge. */
+	/* The slot may have been reprogrammed between select and charge
+	 * (in the qdisc: a child's dequeue that drops its last packets
+	 * notifies us, which ends the visit).
+	 */
 	if (!tb->in_visit || tb->cur != p->slot)
 		return 0;
 	if (len > ARB_MAX_PKT_LEN)
