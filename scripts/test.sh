@@ -103,6 +103,9 @@ host_suite() { # name command...
 if [ -z "$vm_only" ]; then
 	host_suite plugin-check bash tests/plugin/parse-check.sh
 	host_suite arbsim-test make --no-print-directory arbsim-test
+	# the per-packet functions of the built modules: no division, no
+	# calls outside the clock/trace/thunk/watchdog allow-list
+	host_suite hotpath-check bash scripts/hotpath-check.sh
 	# libFuzzer on the core (tests/fuzz), a short fixed budget per target
 	host_suite fuzz-short make --no-print-directory fuzz-short
 	# Packaging: DKMS builds for both kernels; net/sched in-tree build.
