@@ -26,7 +26,7 @@ QDISCS=${BENCH_QDISCS:-"pfifo_fast prio ets drr qfq htb arbtable-manual arbtable
 NS=${BENCH_NS:-"1 8 64"}
 SIZES=${BENCH_SIZES:-"64 1500"}
 REPS=${BENCH_REPS:-3}
-PKTS=${BENCH_PKTS:-100000}
+PKTS=${BENCH_PKTS:-50000}
 MODES=${BENCH_MODES:-"unshaped shaped"}
 SPKTS=${BENCH_SHAPED_PKTS:-20000}
 SPPS=${BENCH_SHAPED_PPS:-8000}
@@ -74,13 +74,15 @@ setup() {
 		tc class add dev $DEV parent 1: classid 1:ff htb rate ${top}bit burst 3028 cburst 3028 &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1:ff classid 1:$(printf %x $i) htb rate $((top / n))bit ceil ${top}bit burst 3028 cburst 3028 || return 1; done ;;
 	arbtable-manual) local r=
-		[ "$mode" = shaped ] && r="rate ${rate}bit"
+		# the same bucket depth as tbf and htb here (3028 B): the
+		# default (10 ms of the rate) would batch ~80 packets per wakeup
+		[ "$mode" = shaped ] && r="rate ${rate}bit burst 3028"
 		tc qdisc add dev $DEV root handle $h arbtable manual $r &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) arbtable || return 1; done &&
 		tc qdisc change dev $DEV root handle $h arbtable high "$(for ((i = 1; i <= n; i++)); do printf '%x:24,' $i; done | sed 's/,$//')" ;;
-	arbtable-auto) local top=10000000000
-		[ "$mode" = shaped ] && top=$rate
-		tc qdisc add dev $DEV root handle $h arbtable rate ${top}bit &&
+	arbtable-auto) local top=10000000000 bu=
+		[ "$mode" = shaped ] && top=$rate && bu="burst 3028"
+		tc qdisc add dev $DEV root handle $h arbtable rate ${top}bit $bu &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) arbtable rate "$((top * 9 / 10 / n))bit" || return 1; done ;;
 	*) return 1 ;;
 	esac
@@ -93,6 +95,12 @@ burst() {
 	local mode=$1 q=$2 n=$3 size=$4 pkts=$5 b i t0 t1 sent
 	b=$(cap "$q" "$n")
 	pg $PG/kpktgend_0 rem_device_all
+	# the pktgen thread removes them later (after 125 ms, more on a
+	# loaded host): adding one that is still there fails
+	for ((i = 0; i < 100; i++)); do
+		compgen -G "$PG/$DEV@*" >/dev/null || break
+		sleep 0.1
+	done
 	for ((i = 0; i < n; i++)); do
 		pg $PG/kpktgend_0 "add_device $DEV@$i" || return 1
 		local f=$PG/$DEV@$i
