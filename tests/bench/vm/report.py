@@ -79,13 +79,24 @@ def ksyms(guest):
     return syms
 
 
+# Kernel helpers that are the per-class queue of ets/drr/qfq/htb (their
+# default pfifo child, called through its ops); arbtable does the same
+# work inline in its own module.
+CHILD_HELPERS = ("pfifo_enqueue", "qdisc_dequeue_head", "qdisc_peek_head", "qdisc_peek_dequeued")
+
+
 def profile(runs, guests):
-    """Instructions per packet by kernel symbol, for each configuration."""
+    """Instructions per packet by kernel symbol, for each configuration,
+    and the scheduler's own code per packet: the sch_* modules' symbols
+    plus the default child's helpers (deterministic where the totals are
+    not: in the shaped mode the watchdog wakeups and idle dominate)."""
     import bisect
+    import re
     tables = [ksyms(g) for g in guests]
     seen = set()
+    summary = []
     for r in runs:
-        key = (r["qdisc"], r["n"], r["size"])
+        key = (r["mode"], r["qdisc"], r["n"], r["size"])
         if key in seen or not r["tbs"]:
             continue
         seen.add(key)
@@ -102,12 +113,25 @@ def profile(runs, guests):
                 name = syms[i][1] if i >= 0 else "?"
             per[name] = per.get(name, 0) + n
         seen_total = sum(per.values()) / r["packets"]
-        print("\nprofile %s N=%d %dB: %.0f insn/pkt, %.0f of them attributed; top symbols (insn/pkt):"
+        print("\nprofile %s %s N=%d %dB: %.0f insn/pkt, %.0f of them attributed; top symbols (insn/pkt):"
               % (key + (r["ipp"], seen_total)))
         if r["tbs"].get("full"):
             print("  (profile table full: %d blocks went uncounted)" % r["tbs"]["full"])
         for name, n in sorted(per.items(), key=lambda x: -x[1])[:40]:
             print("  %8.1f  %s" % (n / r["packets"], name))
+        parts = {}
+        for name, n in per.items():
+            m = re.search(r"\[(sch_\w+)\]", name)
+            part = m.group(1) if m else ("child" if name in CHILD_HELPERS else None)
+            if part:
+                parts[part] = parts.get(part, 0) + n / r["packets"]
+        summary.append((key, sum(parts.values()), parts))
+    if summary:
+        print("\nscheduler code per packet (sch_* module symbols + the default child's helpers):")
+        for key, tot, parts in summary:
+            print("  %-9s %-16s N=%-3d %5dB %7.1f  (%s)" % (key + (tot, ", ".join(
+                "%s %.0f" % kv for kv in sorted(parts.items())))))
+        print("  (the first configuration of a boot also pays one-time costs)")
 
 
 def aggregate(runs):
