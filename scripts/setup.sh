@@ -5,7 +5,7 @@ set -euo pipefail
 
 CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
 K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
-STAMP=$CACHE/setup.v3.done
+STAMP=$CACHE/setup.v4.done
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup.sh: must run as root (apt-get)" >&2
@@ -50,7 +50,8 @@ apt-get install -y -qq --no-install-recommends \
 	qemu-system-x86 busybox-static iperf3 ethtool procps \
 	libnl-3-dev libnl-route-3-dev libcmocka-dev libmnl-dev libelf-dev \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
-	dkms python3-pyroute2 libssl-dev dwarves >/dev/null
+	dkms python3-pyroute2 libssl-dev dwarves \
+	nftables libbpf-dev bpftool >/dev/null
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 >/dev/null
 apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
