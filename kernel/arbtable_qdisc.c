@@ -1399,8 +1399,11 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	int err;
 
 	if (cl->filter_cnt) {
-		NL_SET_ERR_MSG(extack,
-			       "class is in use by a tc filter; delete the filter first");
+		arbtable_errmsg(extack, NULL,
+				"class %x:%x is still the target of %u tc filter(s); list them with 'tc filter show dev %s parent %x:' and delete or replace them first",
+				TC_H_MAJ(cl->common.classid) >> 16,
+				TC_H_MIN(cl->common.classid), cl->filter_cnt,
+				qdisc_dev(sch)->name, TC_H_MAJ(sch->handle) >> 16);
 		return -EBUSY;
 	}
 	if (q->mode == TC_ARBTABLE_MODE_AUTO && cl->table != ARB_NO_CLASS) {
