@@ -74,6 +74,10 @@ net_tenant() {
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	ip -n "$ns" addr add "10.88.$n.2/24" dev eth0 && ip -n "$ns" link set eth0 up &&
 		ip -n "$ns" link set lo up && ip -n "$ns" route add default via "10.88.$n.1" || return 1
+	# no ARP on the tenant link either: a reserved tenant's arrivals on
+	# vh-NAME are then exactly the packets its class gets
+	ip -n "$ns" neigh replace "10.88.$n.1" lladdr "$(cat "/sys/class/net/$h/address")" dev eth0 nud permanent &&
+		ip neigh replace "10.88.$n.2" lladdr "$(ip -n "$ns" -o link show eth0 | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')" dev "$h" nud permanent
 }
 
 # net_teardown NAME...: tenants, the receiver (its NIC returns to the

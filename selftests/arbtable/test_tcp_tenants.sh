@@ -76,6 +76,12 @@ class_opts() {
 	40) echo "share 10" ;;
 	esac
 }
+# TCP windows (iperf3 -w): bounded so the flows of a reserved class never
+# overflow its 1000-packet fifo (a drop would be an arrival the trace
+# cannot see leave) and the queue left at the end drains in seconds;
+# far above any path's bandwidth-delay product here, so the classes
+# stay backlogged
+win_of() { case $1 in 1) echo 512K ;; 8) echo 128K ;; *) echo 64K ;; esac; }
 reserved_bps() { case $1 in 10) echo $((2 * $2 * 1000000)) ;; 20) echo $((3 * $2 * 1000000)) ;; *) echo 0 ;; esac; }
 
 # trace_analyze FILE MINORS: the trace of the whole run (from before the
@@ -191,7 +197,7 @@ phase() {
 			ip netns exec "arbt-$name" iperf3 -c $NET_RX_ADDR -p "$p" -u -b "${flood}M" -l 1400 -t "$((dur + warm))" -J \
 				>"$tmp/$name.$k.json" 2>&1 &
 		else
-			ip netns exec "arbt-$name" iperf3 -c $NET_RX_ADDR -p "$p" -P "$f" -t "$dur" -O "$warm" -J \
+			ip netns exec "arbt-$name" iperf3 -c $NET_RX_ADDR -p "$p" -P "$f" -w "$(win_of "$f")" -t "$dur" -O "$warm" -J \
 				>"$tmp/$name.$k.json" 2>&1 &
 		fi
 		cpids+=" $!"
@@ -200,8 +206,10 @@ phase() {
 	# $warm + $dur s); the window starts after them, ends before the end
 	sleep $((warm + 1))
 	echo WSTART >$TR/trace_marker
+	local w0=$EPOCHREALTIME
 	measure "$NET" arbtable 0 "$win" "$tmp/m.$k"
 	echo WEND >$TR/trace_marker
+	diag "$tag: window $(fcalc "${EPOCHREALTIME/,/.} - ${w0/,/.}") s of guest wall clock; trace clock $(sed -nE 's/.*\[([a-z_0-9-]+)\].*/\1/p' $TR/trace_clock)"
 	local drops
 	drops=$(cls_stats "$NET" arbtable | awk '$1 == "1:10" || $1 == "1:20" { printf "%s drops %s; ", $1, $4 }')
 	wait $cpids 2>/dev/null
@@ -238,7 +246,7 @@ phase() {
 	local lost span tot maxlen events qrate
 	lost=$(tf "$tmp/tr.$k" LOST); span=$(tf "$tmp/tr.$k" SPAN); tot=$(tf "$tmp/tr.$k" TOT)
 	maxlen=$(tf "$tmp/tr.$k" MAXLEN); events=$(tf "$tmp/tr.$k" EVENTS)
-	qrate=$(awk -v b="${tot:-0}" -v s="${span:-0}" 'BEGIN { printf "%.0f", s > 0 ? b * 8e9 / s : 0 }')
+	qrate=$(awk -v b="${tot:-0}" -v s="${span:-0}" 'BEGIN { printf "%.0f", (s > 0 ? b * 8e9 / s : 0) }')
 	diag "$tag: trace: ${events:-0} dequeues, longest ${maxlen:-?} B, lost ${lost:-?}; window $(fcalc "${span:-0} / 1e9") s: qdisc sent ${qrate} bit/s of $C"
 	local trace_ok=0
 	if [ $tr_ok = 1 ] && [ "${lost:-1}" = 0 ] && [ "${events:-0}" -ge 100 ]; then
@@ -282,7 +290,7 @@ phase() {
 		r=$(reserved_bps "$m" "$k")
 		[ "$r" = 0 ] && continue
 		cb=$(awk -v c="1:$m" '$1 == "B" && $2 == c { print $3 }' "$tmp/tr.$k")
-		crate=$(awk -v b="${cb:-0}" -v s="${span:-0}" 'BEGIN { printf "%.0f", s > 0 ? b * 8e9 / s : 0 }')
+		crate=$(awk -v b="${cb:-0}" -v s="${span:-0}" 'BEGIN { printf "%.0f", (s > 0 ? b * 8e9 / s : 0) }')
 		gp=$(ip3_rx_bps "$tmp/$name.$k.json")
 		tol=0.97; [ "$f" = 1 ] && tol=0.95
 		diag "$tag: $name 1:$m reserved $r bit/s: class sent $crate bit/s in the window, TCP goodput $gp bit/s over $(ip3_rx_secs "$tmp/$name.$k.json") s ($f flows)$(e=$(ip3_error "$tmp/$name.$k.json"); [ -n "$e" ] && echo "; iperf3: $e")"
