@@ -114,7 +114,7 @@ if [ -z "$vm_only" ]; then
 fi
 
 FULL_KVER=${ARBT_FULL_KVER:-$(pick 6.1)}
-OTHER_TESTS=${ARBT_OTHER_TESTS:-config deficit ceil change_traffic auto_churn lib nlfuzz stress}
+OTHER_TESTS=${ARBT_OTHER_TESTS:-config deficit ceil change_traffic auto_churn lib nlfuzz stress gso auto_reserve mq classify tcp_tenants}
 for k in $KVERS; do
 	tests=${ARBT_TESTS:-}
 	what="all tests"
@@ -127,7 +127,7 @@ for k in $KVERS; do
 	# Stress at a tenth of its full size on the distro kernels (the full
 	# 10,000 cycles run on the debug kernel below and in make check-debug).
 	ARBT_TESTS=$tests ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-1000} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-200} \
-		bash scripts/vm.sh -k "$k" -t "${ARBT_VM_TIMEOUT:-3600}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
+		bash scripts/vm.sh -n -k "$k" -t "${ARBT_VM_TIMEOUT:-3600}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
 	vrc=${PIPESTATUS[0]}
 	p=$(grep -E '^ok [0-9]+' "$log" | grep -cv '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$log" | grep -c '# SKIP')

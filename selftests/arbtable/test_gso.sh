@@ -172,7 +172,8 @@ run tc qdisc add dev $DEV root handle 1: stab overhead 24 arbtable manual
 ok=$RUN_RC
 run tc class add dev $DEV parent 1: classid 1:10 arbtable
 ok=$((ok | RUN_RC))
-run tc qdisc change dev $DEV root handle 1: arbtable high 10:10
+# a change without stab would remove it (qdisc_change replaces the table)
+run tc qdisc change dev $DEV root handle 1: stab overhead 24 arbtable high 10:10
 tap_check "gso: qdisc with a size table (stab overhead 24) (${RUN_ERR:-ok})" test $((ok | RUN_RC)) = 0
 udp_send 40 700		# 742-byte frames
 drained $DEV 1: arbtable 10
