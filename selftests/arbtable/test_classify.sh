@@ -22,6 +22,7 @@
 #                       class; deleting the filter frees the class
 # and at the end: qdisc drained, per-class packets + deleted classes +
 # unclassified add up to the qdisc's Sent packets and bytes, no splat.
+# ARBT_CLASSIFY_TIMES=1 adds the time each case took as diagnostics.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_debug.sh"
 tap_begin "classification: flower, u32, fw (nftables), bpf, skb->priority, priomap, default, unclassified, filter lifecycle"
@@ -212,27 +213,43 @@ F=(tc filter add dev "$DEV" parent 1:)
 # qdisc is on dummy d0 (192.0.2.1/24, NOARP: nothing but our packets
 # leaves it); tenants t1 (10.1.0.2) and t2 (10.2.0.2) sit in network
 # namespaces behind veth pairs and the host forwards them to 192.0.2.2.
+# (tc and ip run in batches: each process costs ~0.5-1.5 s under TCG)
 setup() {
 	arb_base manual rate 10mbit || return 1
-	local m
-	for m in 10 20 30 40 50 60 70 80 90 a0; do arb_class $m || return 1; done
-	arb_change high 10:20,20:20,30:20,40:20,50:20,60:20,70:20,80:20,90:20,a0:20 \
-		priomap 0 0 0 70 0 0 0 0 0 0 0 0 0 0 0 0 || return 1
-	tc_ok ip addr add 192.0.2.1/24 dev $DEV || return 1
+	local m i ns
+	{
+		for m in 10 20 30 40 50 60 70 80 90 a0; do
+			echo "class add dev $DEV parent 1: classid 1:$m arbtable"
+		done
+		echo "qdisc change dev $DEV root handle 1: arbtable" \
+			"high 10:20,20:20,30:20,40:20,50:20,60:20,70:20,80:20,90:20,a0:20" \
+			"priomap 0 0 0 70 0 0 0 0 0 0 0 0 0 0 0 0"
+		echo "filter add dev $DEV parent 1: protocol ip pref 10 flower src_ip 10.1.0.0/24 classid 1:10"
+		echo "filter add dev $DEV parent 1: protocol ip pref 11 flower src_ip 10.2.0.0/24 classid 1:20"
+		echo "filter add dev $DEV parent 1: protocol ip pref 20 flower ip_tos 0xb8/0xfc classid 1:30"
+		echo "filter add dev $DEV parent 1: protocol ip pref 30 u32 match ip protocol 17 0xff match ip dport 5004 0xffff classid 1:40"
+		echo "filter add dev $DEV parent 1: protocol ip pref 40 handle 0x50 fw classid 1:50"
+	} >"$tmp/tc.batch"
+	tc_ok tc -batch "$tmp/tc.batch" || return 1
 	echo 1 >/proc/sys/net/ipv4/ip_forward || return 1
-	local i ns
+	{
+		echo "addr add 192.0.2.1/24 dev $DEV"
+		for i in 1 2; do
+			echo "link add t${i}h type veth peer name t$i netns arbt_t$i"
+			echo "addr add 10.$i.0.1/24 dev t${i}h"
+			echo "link set t${i}h up"
+		done
+	} >"$tmp/ip.batch"
 	for i in 1 2; do
 		ns=arbt_t$i
 		ip netns del $ns 2>/dev/null
-		tc_ok ip netns add $ns &&
-		tc_ok ip link add t${i}h type veth peer name t$i netns $ns &&
-		tc_ok ip addr add 10.$i.0.1/24 dev t${i}h &&
-		tc_ok ip link set t${i}h up &&
-		tc_ok ip -n $ns link set lo up &&
-		tc_ok ip -n $ns addr add 10.$i.0.2/24 dev t$i &&
-		tc_ok ip -n $ns link set t$i up &&
-		tc_ok ip -n $ns route add default via 10.$i.0.1 || return 1
+		tc_ok ip netns add $ns || return 1
+		printf '%s\n' "link set lo up" "addr add 10.$i.0.2/24 dev t$i" \
+			"link set t$i up" "route add default via 10.$i.0.1" >"$tmp/ip.$ns"
 	done
+	tc_ok ip -batch "$tmp/ip.batch" &&
+		tc_ok ip -n $NS1 -batch "$tmp/ip.$NS1" &&
+		tc_ok ip -n $NS2 -batch "$tmp/ip.$NS2" || return 1
 	sender_start host && sender_start t1 $NS1 && sender_start t2 $NS2 || return 1
 	# marks for fw (0x50) and for the BPF classifier (tag 0xab, minor 0x60)
 	nft delete table inet $NFT_TABLE 2>/dev/null
@@ -245,11 +262,6 @@ setup() {
 		}
 	}
 	EOF
-	tc_ok "${F[@]}" protocol ip pref 10 flower src_ip 10.1.0.0/24 classid 1:10 &&
-	tc_ok "${F[@]}" protocol ip pref 11 flower src_ip 10.2.0.0/24 classid 1:20 &&
-	tc_ok "${F[@]}" protocol ip pref 20 flower ip_tos 0xb8/0xfc classid 1:30 &&
-	tc_ok "${F[@]}" protocol ip pref 30 u32 match ip protocol 17 0xff match ip dport 5004 0xffff classid 1:40 &&
-	tc_ok "${F[@]}" protocol ip pref 40 handle 0x50 fw classid 1:50
 }
 if ! setup; then tap_fail "classify: setup (qdisc, 10 classes, tenants, nftables, filters)"; tap_end; exit; fi
 tap_ok "classify: setup (qdisc, 10 classes, tenants in netns, nftables marks, flower/u32/fw filters)"
