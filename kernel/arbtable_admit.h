@@ -29,6 +29,29 @@ struct arb_resv {
 	u32	share;		/* LOW table weight units */
 };
 
+/*
+ * A request that moves between tables drops what applied only to the old
+ * one (DESIGN §4): a share class given a rate loses its LOW distance, a
+ * rate class given a share its latency and HIGH distance. A latency or
+ * distance in the same request is applied after these.
+ */
+static inline void arb_resv_set_rate(struct arb_resv *r, u64 rate)
+{
+	if (r->share)
+		r->distance = 0;
+	r->share = 0;
+	r->rate = rate;
+}
+
+static inline void arb_resv_set_share(struct arb_resv *r, u32 share)
+{
+	if (r->rate)
+		r->distance = 0;
+	r->rate = 0;
+	r->latency = 0;
+	r->share = share;
+}
+
 /* The outcome of planning one admission, change or release. */
 struct arb_admission {
 	struct arb_alloc	alloc[ARB_NTABLES];	/* after the op */

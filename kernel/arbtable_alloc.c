@@ -294,6 +294,16 @@ u32 arb_weight_units(const struct arb_params *p, u64 rate)
 	return (u32)arb_muldiv(rate, (u64)ARB_SLOTS * p->maxweight, ch, true);
 }
 
+u64 arb_weight_rate(const struct arb_params *p, u32 units)
+{
+	u64 ch = arb_high_capacity(p);
+
+	if (!ch)
+		return 0;
+	/* the inverse of arb_weight_units(): what @units guarantee */
+	return arb_muldiv(ch, units, (u64)ARB_SLOTS * p->maxweight, false);
+}
+
 u32 arb_weight_eff(u32 w, unsigned int n, unsigned int maxweight)
 {
 	if (w < n)

@@ -68,7 +68,11 @@
 #define ARB_LEVELS		7	/* distances 1, 2, 4, ..., 64 */
 #define ARB_RATE_MAX		(1ULL << 48)	/* bytes/s */
 #define ARB_MTU_MIN		64
-#define ARB_MTU_MAX		65535
+/* Largest mtu: a GSO skb kept whole counts every segment's headers
+ * (qdisc_pkt_len), ~68.5 KB for TCP's 64 KiB, more with BIG TCP; the
+ * arbiter caps a charge at ARB_MAX_PKT_LEN (1 MiB) anyway.
+ */
+#define ARB_MTU_MAX		(1U << 20)
 #define ARB_MIN_PKT_DEFAULT	64
 #define ARB_BOUND_NONE		(~0ULL)	/* no finite bound */
 #define ARB_MAX_MOVES		64	/* >= 1+2+..+32 swaps */
@@ -195,6 +199,16 @@ u64 arb_high_capacity(const struct arb_params *p);
  * admitted. Returns 0 when R is 0 or R > C_high.
  */
 u32 arb_weight_units(const struct arb_params *p, u64 rate);
+
+/*
+ * The rate @units of HIGH-table weight guarantee, bytes/s:
+ *   floor(units * C_high / (64 * maxweight))
+ * What a class reserved may exceed what it asked: the weight is rounded up
+ * to one unit per slot, and a latency that needs a slot to cover an MTU in
+ * fewer visits raises the smallest slot weight (arb_plan). Exported per
+ * class so the capacity taken is visible.
+ */
+u64 arb_weight_rate(const struct arb_params *p, u32 units);
 
 /*
  * Weight reserved on n = 64/d slots for W units: max(W, n), as each slot

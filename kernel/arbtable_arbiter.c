@@ -28,6 +28,8 @@ void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting)
 {
 	memset(s, 0, sizeof(*s));
 	s->strict = ARB_NO_CLASS;
+	s->tbl[ARB_HIGH].dropped_slot = ARB_NO_CLASS;
+	s->tbl[ARB_LOW].dropped_slot = ARB_NO_CLASS;
 	s->highlimit = highlimit;
 	s->accounting = accounting;
 	s->hp_counter = arb_hp_limit(s);
@@ -52,6 +54,7 @@ void arb_set_accounting(struct arb_sched *s, u8 accounting)
 		for (i = 0; i < ARB_SLOTS; i++)
 			s->tbl[t].credit[i] = 0;
 		s->tbl[t].in_visit = false;
+		s->tbl[t].dropped_slot = ARB_NO_CLASS;
 	}
 }
 
@@ -89,6 +92,7 @@ void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
 	u64 bit = BIT_ULL(slot);
 	u8 old = tb->weight[slot] ? tb->cls[slot] : ARB_NO_CLASS;
 
+	tb->dropped_slot = ARB_NO_CLASS;
 	if (cls == ARB_NO_CLASS || cls >= ARB_MAX_CLASSES)
 		weight = 0;
 	if (tb->weight[slot])
@@ -117,6 +121,7 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 
 	if (a == b)
 		return;
+	tb->dropped_slot = ARB_NO_CLASS;
 	if (wa)
 		s->cls_slots[t][ca] &= ~ba;
 	if (tb->weight[b])

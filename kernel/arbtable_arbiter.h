@@ -50,6 +50,14 @@ struct arb_table {
 	u64	eligible;		/* used slots whose class is eligible */
 	u8	cur;			/* slot being (or next to be) visited */
 	bool	in_visit;		/* @cur's visit has started */
+	/* The last visit closed because its class went ineligible, and its
+	 * credit before the close: a child that drops its last packets
+	 * inside its own dequeue makes the qdisc close the visit between
+	 * select and charge, and the packet must still be charged (DESIGN
+	 * §3).
+	 */
+	u8	dropped_slot;
+	s32	dropped_credit;
 };
 
 struct arb_sched {
@@ -130,8 +138,11 @@ static inline void arb_table_drop(struct arb_sched *s, struct arb_table *tb,
 	/* Algorithm 2 line 19: an inactive queue's rest is discarded now,
 	 * not when the walk comes back.
 	 */
-	if (tb->in_visit && (slots & BIT_ULL(tb->cur)))
+	if (tb->in_visit && (slots & BIT_ULL(tb->cur))) {
+		tb->dropped_slot = tb->cur;
+		tb->dropped_credit = tb->credit[tb->cur];
 		arb_end_visit(s, tb);
+	}
 }
 
 /* The caller's view of @cls: backlogged and allowed to send, or not. */
@@ -253,17 +264,10 @@ static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
 	if (p->table >= ARB_NTABLES)
 		return 0;	/* strict and slotless use no credit */
 	tb = &s->tbl[p->table];
-	/* The slot may have been reprogrammed between select and charge
-	 * (in the qdisc: a child's dequeue that drops its last packets
-	 * notifies us, which ends the visit).
-	 */
-	if (!tb->in_visit || tb->cur != p->slot)
-		return 0;
 	if (len > ARB_MAX_PKT_LEN)
 		len = ARB_MAX_PKT_LEN;
-	credit = tb->credit[p->slot] - (s32)len;
-	tb->credit[p->slot] = credit;
 
+	/* IBA 7.6.9: every high packet counts against VLHighLimit */
 	if (p->table == ARB_HIGH) {
 		if (s->highlimit != ARB_HIGHLIMIT_INF) {
 			s->hp_counter -= (s32)len;
@@ -275,6 +279,24 @@ static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
 	} else {
 		s->low_turn = false;
 	}
+
+	if (!tb->in_visit || tb->cur != p->slot) {
+		/* The class went ineligible while this packet was being
+		 * dequeued (a child dropping its last packets notified
+		 * the qdisc) and its visit was closed: close it again with
+		 * the packet counted, so the debt carries as if the
+		 * packet had come first.
+		 */
+		if (tb->dropped_slot != p->slot)
+			return 0;
+		credit = tb->dropped_credit - (s32)len;
+		tb->dropped_credit = credit;
+		tb->credit[p->slot] = credit;
+		arb_close_credit(s, &tb->credit[p->slot]);
+		return credit;
+	}
+	credit = tb->credit[p->slot] - (s32)len;
+	tb->credit[p->slot] = credit;
 	if (credit <= 0)
 		arb_end_visit(s, tb);
 	return credit;

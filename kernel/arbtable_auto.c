@@ -103,13 +103,12 @@ int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 
 	a = tb[TCA_ARBTABLE_C_RATE];
 	if (a) {
-		resv->rate = nla_get_u64(a);
-		if (!resv->rate) {
+		if (!nla_get_u64(a)) {
 			arbtable_errmsg(extack, a,
 					"rate must be greater than 0 bytes/s");
 			return -EINVAL;
 		}
-		resv->share = 0;
+		arb_resv_set_rate(resv, nla_get_u64(a));
 	}
 	a = tb[TCA_ARBTABLE_C_SHARE];
 	if (a) {
@@ -118,15 +117,14 @@ int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 					"give either rate (HIGH table) or share (LOW table), not both");
 			return -EINVAL;
 		}
-		resv->share = nla_get_u32(a);
-		if (!resv->share || resv->share > TC_ARBTABLE_WEIGHT_MAX) {
+		if (!nla_get_u32(a) ||
+		    nla_get_u32(a) > TC_ARBTABLE_WEIGHT_MAX) {
 			arbtable_errmsg(extack, a,
 					"share %u out of range 1..%d (LOW table weight units of 64 bytes)",
-					resv->share, TC_ARBTABLE_WEIGHT_MAX);
+					nla_get_u32(a), TC_ARBTABLE_WEIGHT_MAX);
 			return -EINVAL;
 		}
-		resv->rate = 0;
-		resv->latency = 0;
+		arb_resv_set_share(resv, nla_get_u32(a));
 	}
 	if (tb[TCA_ARBTABLE_C_LATENCY] && tb[TCA_ARBTABLE_C_DISTANCE]) {
 		arbtable_errmsg(extack, NULL,
@@ -289,10 +287,12 @@ void arbtable_auto_fill_xstats(struct Qdisc *sch, struct arbtable_class *cl,
 		return;
 	xs->distance = cl->distance;
 	xs->rate = cl->resv.rate;
+	xs->reserved_weight = cl->weight;
 	if (cl->table != ARB_HIGH)
 		return;
 	xs->guaranteed_bound_ns = cl->bound_ns;
 	arbtable_params(q, &p);
+	xs->reserved_rate = arb_weight_rate(&p, cl->weight);
 	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
 	xs->current_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
 }

@@ -16,4 +16,11 @@
 #define MODULE_ALIAS_NET_SCH(id)	MODULE_ALIAS("sch_" id)
 #endif
 
+/* 6.4 moved skb_gso_segment() and friends to <net/gso.h>; Kbuild says
+ * when the headers built against predate it
+ */
+#ifndef ARBTABLE_NO_NET_GSO_H
+#include <net/gso.h>
+#endif
+
 #endif /* _ARBTABLE_COMPAT_H */

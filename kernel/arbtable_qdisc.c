@@ -177,8 +177,9 @@ static void arbtable_bucket_charge(struct arbtable_bucket *b, u32 len)
 
 /* ---- eligibility ---- */
 
-static bool arbtable_class_can_run(const struct arbtable_sched *q,
-				   const struct arbtable_class *cl)
+static __always_inline bool
+arbtable_class_can_run(const struct arbtable_sched *q,
+		       const struct arbtable_class *cl)
 {
 	u64 bit = BIT_ULL(cl->index);
 
@@ -186,8 +187,9 @@ static bool arbtable_class_can_run(const struct arbtable_sched *q,
 	       !(q->stalled & bit);
 }
 
-static void arbtable_update_eligible(struct arbtable_sched *q,
-				     struct arbtable_class *cl)
+/* per packet: inline in enqueue and dequeue (scripts/hotpath-check.sh) */
+static __always_inline void arbtable_update_eligible(struct arbtable_sched *q,
+						     struct arbtable_class *cl)
 {
 	arb_set_eligible(&q->arb, cl->index, arbtable_class_can_run(q, cl));
 }
@@ -322,72 +324,38 @@ static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 
 /* ---- datapath ---- */
 
-/*
- * Per-class queues. The default child (pfifo, which every class gets until
- * a qdisc is grafted) has its enqueue and dequeue done here with the same
- * rule and helpers as pfifo's own: no indirect call per packet (bench-vm:
- * the two calls, their retpoline thunks and pfifo's frames cost ~40 guest
- * instructions per packet). pfifo never parks a packet in gso_skb (its
- * peek is qdisc_peek_head), so qdisc_dequeue_peeked()'s check is not
- * needed for it. Any other child goes through its ops.
+/* Queue one packet of at most q->mtu bytes; on success it is counted in
+ * sch->q.qlen/backlog and *@len says with how many bytes.
  */
-static bool arbtable_child_is_pfifo(const struct Qdisc *child)
-{
-	return child->ops == &pfifo_qdisc_ops;
-}
-
-static int arbtable_child_enqueue(struct sk_buff *skb, struct Qdisc *child,
-				  struct sk_buff **to_free)
-{
-	if (likely(arbtable_child_is_pfifo(child))) {
-		if (likely(child->q.qlen < READ_ONCE(child->limit)))
-			return qdisc_enqueue_tail(skb, child);
-		return qdisc_drop(skb, child, to_free);
-	}
-	return qdisc_enqueue(skb, child, to_free);
-}
-
-static struct sk_buff *arbtable_child_dequeue(struct Qdisc *child)
-{
-	if (likely(arbtable_child_is_pfifo(child)))
-		return qdisc_dequeue_head(child);
-	return qdisc_dequeue_peeked(child);
-}
-
-static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			    struct sk_buff **to_free)
+static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
+						struct Qdisc *sch,
+						struct arbtable_class *cl,
+						unsigned int *len,
+						struct sk_buff **to_free)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	unsigned int len = qdisc_pkt_len(skb);
-	struct arbtable_class *cl;
 	bool was_empty, idle;
 	int err;
-
-	cl = arbtable_classify(skb, sch);
-	if (unlikely(!cl || cl == ARBTABLE_STOLEN)) {
-		if (cl == ARBTABLE_STOLEN) {
-			__qdisc_drop(skb, to_free);
-			return NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
-		}
-		qdisc_qstats_drop(sch);
-		__qdisc_drop(skb, to_free);
-		return NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
-	}
 
 	if (cl == ARBTABLE_UNCLASSIFIED) {
 		if (unlikely(q->unclassified.qlen >= READ_ONCE(sch->limit))) {
 			q->unclassified_drops++;
 			return qdisc_drop(skb, sch, to_free);
 		}
+		*len = qdisc_pkt_len(skb);
 		__qdisc_enqueue_tail(skb, &q->unclassified);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
 		return NET_XMIT_SUCCESS;
 	}
 
+	/* read before: a child may free @skb inside its enqueue (tbf
+	 * segmenting it) and fix our backlog with qdisc_tree_reduce_backlog
+	 */
+	*len = qdisc_pkt_len(skb);
 	was_empty = !cl->qdisc->q.qlen;
 	idle = !sch->q.qlen;
-	err = arbtable_child_enqueue(skb, cl->qdisc, to_free);
+	err = qdisc_enqueue(skb, cl->qdisc, to_free);
 	if (unlikely(err != NET_XMIT_SUCCESS)) {
 		if (net_xmit_drop_count(err)) {
 			cl->qstats.drops++;
@@ -411,9 +379,95 @@ static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		arbtable_update_eligible(q, cl);
 	}
 
-	sch->qstats.backlog += len;
+	sch->qstats.backlog += *len;
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
+}
+
+/*
+ * A packet longer than the mtu. Every bound and C_high assume that no
+ * packet dequeued is longer than the mtu (DESIGN §3, §4), so a GSO skb
+ * is split into its segments here, as tbf and cake do, each queued to
+ * the same class; the parents, which counted one packet of the GSO
+ * length, are told what was queued instead. A frame that cannot be made
+ * to fit (mtu set below the device's frames, or segmentation failing)
+ * is dropped and counted, never queued whole.
+ */
+static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
+					      struct Qdisc *sch,
+					      struct arbtable_class *cl,
+					      struct sk_buff **to_free)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb), seglen, bytes = 0;
+	struct sk_buff *segs, *seg, *next;
+	netdev_features_t features;
+	int n = 0;
+
+	if (!skb_is_gso(skb)) {
+		/* longer only by a size table's overhead: a frame that fits */
+		if (skb->len <= q->mtu)
+			return arbtable_enqueue_one(skb, sch, cl, &seglen,
+						    to_free);
+		q->oversize_drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	features = netif_skb_features(skb);
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs)) {
+		q->oversize_drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	q->gso_split++;
+	skb_list_walk_safe(segs, seg, next) {
+		skb_mark_not_on_list(seg);
+		/* a frame of its own; as in tbf and cake, the root's size
+		 * table (applied by the stack to the GSO skb, and not
+		 * exported to modules) is not applied again
+		 */
+		qdisc_skb_cb(seg)->pkt_len = seg->len;
+		if (unlikely(seg->len > q->mtu)) {	/* mtu below gso_size */
+			q->oversize_drops++;
+			qdisc_drop(seg, sch, to_free);
+			continue;
+		}
+		if (arbtable_enqueue_one(seg, sch, cl, &seglen, to_free) ==
+		    NET_XMIT_SUCCESS) {
+			q->gso_segs++;
+			bytes += seglen;
+			n++;
+		}
+	}
+	if (!n) {
+		kfree_skb(skb);
+		return NET_XMIT_DROP;
+	}
+	qdisc_tree_reduce_backlog(sch, 1 - n, (int)len - (int)bytes);
+	consume_skb(skb);
+	return NET_XMIT_SUCCESS;
+}
+
+static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+	unsigned int len;
+
+	cl = arbtable_classify(skb, sch);
+	if (unlikely(!cl || cl == ARBTABLE_STOLEN)) {
+		if (cl == ARBTABLE_STOLEN) {
+			__qdisc_drop(skb, to_free);
+			return NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+		}
+		qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+	}
+	/* a GSO skb counts its segments' headers (qdisc_pkt_len_init) */
+	if (unlikely(qdisc_pkt_len(skb) > q->mtu))
+		return arbtable_enqueue_oversize(skb, sch, cl, to_free);
+	return arbtable_enqueue_one(skb, sch, cl, &len, to_free);
 }
 
 static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
@@ -500,7 +554,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 
 	while (arb_select(&q->arb, &pick)) {
 		cl = q->classes[pick.cls];
-		skb = arbtable_child_dequeue(cl->qdisc);
+		skb = qdisc_dequeue_peeked(cl->qdisc);
 		if (unlikely(!skb)) {
 			/* A shaped child holds packets but sends none now:
 			 * skip it until the next dequeue; no spinning.
@@ -971,7 +1025,10 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 		return err;
 	memset(&q->unclassified, 0, sizeof(q->unclassified));
 	arb_init(&q->arb, ARBTABLE_DEFAULT_HIGHLIMIT, ARB_ACCT_DEFICIT);
-	q->mtu = psched_mtu(dev);
+	/* The device's largest frame; any device's fits the range (a
+	 * dummy can be given a larger mtu: then 'mtu' bounds what is sent)
+	 */
+	q->mtu = clamp_t(u32, psched_mtu(dev), ARB_MTU_MIN, ARB_MTU_MAX);
 	q->maxweight = ARBTABLE_DEFAULT_MAXWEIGHT;
 	q->mode = TC_ARBTABLE_MODE_AUTO;
 	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
@@ -1122,6 +1179,9 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	xs->low_cur = q->arb.tbl[ARB_LOW].cur;
 	xs->hp_counter = q->arb.hp_counter;
 	xs->nclasses = hweight64(q->cls_used);
+	xs->gso_split = q->gso_split;
+	xs->gso_segs = q->gso_segs;
+	xs->oversize_drops = q->oversize_drops;
 	for (i = 0; i < ARB_SLOTS; i++) {
 		xs->high_credit[i] = q->arb.tbl[ARB_HIGH].credit[i];
 		xs->low_credit[i] = q->arb.tbl[ARB_LOW].credit[i];

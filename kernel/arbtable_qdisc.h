@@ -93,6 +93,9 @@ struct arbtable_sched {
 	u64				unclassified_drops;
 	u64				nthrottled;
 	u64				swaps;
+	u64				gso_split;	/* GSO skbs segmented */
+	u64				gso_segs;	/* segments queued */
+	u64				oversize_drops;	/* frames > mtu */
 
 	/* auto mode: the allocator's view of each table */
 	struct arb_alloc		alloc[ARB_NTABLES];

@@ -906,6 +906,17 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 		tc_print_rate(PRINT_ANY, "rate", " rate %s", st->rate);
 	else
 		print_u64(PRINT_JSON, "rate", NULL, 0);
+	/* what its weight guarantees: above the rate asked when the
+	 * latency needed a heavier slot (see tc-arbtable(8), "reserved")
+	 */
+	if (st->reserved_weight) {
+		if (st->reserved_rate)
+			tc_print_rate(PRINT_ANY, "reserved_rate",
+				      " reserved %s", st->reserved_rate);
+		print_uint(PRINT_ANY, "reserved_weight",
+			   st->reserved_rate ? " (%u units)" : " reserved %u units",
+			   st->reserved_weight);
+	}
 	print_u64(PRINT_ANY, "throttled", " throttled %" PRIu64,
 		  (uint64_t)st->throttled);
 	print_nl();
@@ -971,6 +982,13 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 	print_uint(PRINT_ANY, "low_cur", " low %u", st->low_cur);
 	print_int(PRINT_ANY, "hp_counter", " hp_counter %d", st->hp_counter);
 	print_uint(PRINT_ANY, "classes", " classes %u", st->nclasses);
+	print_nl();
+	print_u64(PRINT_ANY, "gso_split", " gso: split %" PRIu64,
+		  (uint64_t)st->gso_split);
+	print_u64(PRINT_ANY, "gso_segs", " segments %" PRIu64,
+		  (uint64_t)st->gso_segs);
+	print_u64(PRINT_ANY, "oversize_drops", " oversize_drops %" PRIu64,
+		  (uint64_t)st->oversize_drops);
 
 	if (show_details) {
 		arb_print_credits("high", "high_credit", st->high_credit,

@@ -139,6 +139,8 @@ struct decision {
 	u8 table;
 	u32 distance;
 	u32 weight;
+	u64 rate;		/* asked, bytes/s */
+	u64 reserved;		/* what the weight guarantees, bytes/s */
 	u64 slots;
 	u64 bound_ns;
 	unsigned int moves;
@@ -357,6 +359,21 @@ static char *fmt_rate(u64 bytes, char *buf, size_t len)
 	return buf;
 }
 
+/* A measured or derived rate the way tc prints one: 71.95Mbit */
+static char *fmt_rate_approx(u64 bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "bit", "Kbit", "Mbit", "Gbit" };
+	double v = (double)bytes * 8;
+	unsigned int i = 0;
+
+	while (v >= 1000 && i < 3) {
+		v /= 1000;
+		i++;
+	}
+	snprintf(buf, len, "%.4g%s", v, unit[i]);
+	return buf;
+}
+
 static char *fmt_slots(u64 m, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -474,6 +491,19 @@ static void strict_params(const struct sim *s, struct arb_params *p)
 		}
 	}
 	arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, sc, sb, p);
+}
+
+/* The rate a HIGH class's reserved weight guarantees, as the module
+ * exports it (reserved_rate); 0 for other classes.
+ */
+static u64 class_reserved(const struct sim *s, const struct sim_class *c)
+{
+	struct arb_params p;
+
+	if (!s->autom || c->table != ARB_HIGH)
+		return 0;
+	strict_params(s, &p);
+	return arb_weight_rate(&p, c->weight);
 }
 
 /* Options of 'class' and 'change' (tc class add/change arbtable ...). */
@@ -639,8 +669,7 @@ static void do_class(struct sim *s, bool create, u32 minor,
 				reject(d, "rate must be greater than 0 bytes/s");
 				return;
 			}
-			resv.rate = o->rate;
-			resv.share = 0;
+			arb_resv_set_rate(&resv, o->rate);
 		}
 		if (o->has_share) {
 			if (o->has_rate) {
@@ -652,9 +681,7 @@ static void do_class(struct sim *s, bool create, u32 minor,
 				       o->share);
 				return;
 			}
-			resv.share = o->share;
-			resv.rate = 0;
-			resv.latency = 0;
+			arb_resv_set_share(&resv, o->share);
 		}
 		if (o->has_latency && o->has_distance) {
 			reject(d, "give either latency or distance, not both");
@@ -744,6 +771,8 @@ static void do_class(struct sim *s, bool create, u32 minor,
 	d->distance = c->distance;
 	d->weight = c->weight;
 	d->bound_ns = c->bound_ns;
+	d->rate = c->resv.rate;
+	d->reserved = class_reserved(s, c);
 	if (c->table != ARB_NO_CLASS)
 		d->slots = arb_class_slots(&s->arb, c->table, c->index);
 	snprintf(d->text, sizeof(d->text), "%s",
@@ -1475,7 +1504,7 @@ static void print_text(struct sim *s)
 {
 	unsigned int idx[ARB_MAX_CLASSES], n, i, k, t;
 	struct arb_params p;
-	char b1[64], b2[64], b3[64], sl[256];
+	char b1[64], b2[64], b3[64], b4[64], sl[256];
 	u64 ch;
 
 	n = sorted_classes(s, idx);
@@ -1509,7 +1538,9 @@ static void print_text(struct sim *s)
 			       hweight64(d->slots),
 			       fmt_slots(d->slots, sl, sizeof(sl)), d->weight);
 			if (d->table == ARB_HIGH)
-				printf(", guaranteed bound %s",
+				printf(" reserving %s (asked %s), guaranteed bound %s",
+				       fmt_rate_approx(d->reserved, b2, sizeof(b2)),
+				       fmt_rate(d->rate, b3, sizeof(b3)),
 				       fmt_ns(d->bound_ns, b1, sizeof(b1)));
 		} else if (d->admission) {
 			printf(", released");
@@ -1552,9 +1583,9 @@ static void print_text(struct sim *s)
 	}
 
 	printf("\nclasses:\n");
-	printf("  %-7s %-5s %-6s %4s %-24s %6s %11s %11s %s\n", "class",
-	       "index", "table", "dist", "slots", "weight", "bound",
-	       "current", "ceil");
+	printf("  %-7s %-5s %-6s %4s %-24s %6s %11s %11s %11s %s\n", "class",
+	       "index", "table", "dist", "slots", "weight", "reserved",
+	       "bound", "current", "ceil");
 	for (k = 0; k < n; k++) {
 		struct sim_class *c = &s->cls[idx[k]];
 		u64 hm = arb_class_slots(&s->arb, ARB_HIGH, c->index);
@@ -1578,10 +1609,12 @@ static void print_text(struct sim *s)
 			snprintf(b3, sizeof(b3), "%u", c->distance);
 		else
 			snprintf(b3, sizeof(b3), "-");
-		printf("  1:%-5x %-5u %-6s %4s %-24s %6" PRIu64 " %11s %11s ",
+		printf("  1:%-5x %-5u %-6s %4s %-24s %6" PRIu64 " %11s %11s %11s ",
 		       c->minor, c->index, tab, b3, sl,
 		       class_weight(s, ARB_HIGH, c->index) +
 		       class_weight(s, ARB_LOW, c->index),
+		       c->table == ARB_HIGH ?
+		       fmt_rate_approx(class_reserved(s, c), b4, sizeof(b4)) : "-",
 		       c->table == ARB_HIGH ? fmt_ns(c->bound_ns, b1, sizeof(b1)) : "-",
 		       c->table == ARB_HIGH ? fmt_ns(cur_bound(s, c), b2, sizeof(b2)) : "-");
 		printf("%s\n", c->ceil ? fmt_rate(c->ceil, b3, sizeof(b3)) : "-");

@@ -53,7 +53,9 @@ def qdisc_xstats(high_used, low_used, extra=b""):
     hc = [0] * 64
     lc = [0] * 64
     hc[0], hc[1], hc[3], lc[0] = 8128, -300, 320, 128
-    return head + struct.pack("<64i", *hc) + struct.pack("<64i", *lc) + extra
+    gso = struct.pack("<QQQ", 5, 40, 1)   # split, segments, oversize drops
+    return (head + struct.pack("<64i", *hc) + struct.pack("<64i", *lc) +
+            gso + extra)
 
 
 def qdisc(mode, high, low, priomap=None, default=0x30):
@@ -74,6 +76,7 @@ def klass(minor, opts, high_slots, low_slots):
                      127 * bin(high_slots).count("1"),
                      2 * bin(low_slots).count("1"), 16, 1,
                      250000000, 12345, 11000, 5200, 17)
+    xs += struct.pack("<QII", 262500000, 3427, 0)  # reserved rate, weight
     body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
             stats(xs))
     return msg(RTM_NEWTCLASS, 0x10000 | minor, 0x10000, 0x80010000, body)

@@ -154,6 +154,8 @@ chk "class options" "class arbtable 1:10 dev lo parent 1: leaf 8001: rate 2Gbit 
 chk "strict class options" "strict ceil 100Mbit distance 8 share 3"
 chk "class xstats slots" "slots: high 4 [0,16,32,48] weight 508 low 0 [-] weight 0"
 chk "class bounds" "bound: guaranteed 12.3us current 11us max_hol_wait 5.2us"
+chk "class reserved" "rate 2Gbit reserved 2100Mbit (3427 units) throttled 17"
+chk "qdisc gso" "gso: split 5 segments 40 oversize_drops 1"
 if grep -qiE 'cannot parse|too short|malformed' <<<"$OUT"; then ko "print: errors in output"; else ok "print: no errors"; fi
 
 python3 "$HERE/mkdump.py" "$TMP/q.dump" qdisc-manual
@@ -190,6 +192,7 @@ assert o["high"][2] == {"slot": 3, "minor": 18, "weight": 5}
 assert o["low"] == [{"slot": 0, "minor": 48, "weight": 2}]
 assert m["unclassified"]["packets"] == 7 and m["hp_counter"] == -1200
 assert m["high_credit"][1] == {"slot": 1, "credit": -300}
+assert (m["gso_split"], m["gso_segs"], m["oversize_drops"]) == (5, 40, 1)
 assert a["options"]["mode"] == "auto" and len(a["options"]["high"]) == 4
 EOF2
 	then ok "json: qdisc options and xstats"; else ko "json: $(head -c 300 "$TMP/qq.json")"; fi

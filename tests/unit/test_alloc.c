@@ -387,6 +387,21 @@ static void test_weights(void **state)
 	assert_int_equal(sum, 4079);
 	assert_int_equal(arb_weight_eff(3, 8, 255), 8);
 	assert_int_equal(arb_weight_eff(2041, 8, 255), 0);
+	/* What a weight guarantees: the inverse, rounded down. */
+	p = p10g();
+	assert_true(arb_weight_rate(&p, 3264) == 250000000ULL);
+	assert_true(arb_weight_rate(&p, 16320) == 1250000000ULL);
+	assert_true(arb_weight_rate(&p, 490) == 37530637ULL);
+	for (k = 1; k < 1240; k += 7) {	/* r <= C_high */
+		u64 r = (u64)k * 1000003ULL;
+		u64 back = arb_weight_rate(&p, arb_weight_units(&p, r));
+
+		/* never below what was asked, at most one unit above */
+		assert_true(back >= r);
+		assert_true(back < r + 1250000000ULL / 16320 + 1);
+	}
+	p.maxweight = 0;
+	assert_true(arb_weight_rate(&p, 10) == 0);
 	/* Bad params. */
 	p = p10g();
 	p.mtu = 10;
@@ -394,6 +409,33 @@ static void test_weights(void **state)
 	p = p10g();
 	p.maxweight = 0;
 	assert_int_equal(arb_params_check(&p), -EINVAL);
+}
+
+/*
+ * The latency boost (arb_plan): 1 Mbit/s asking for 50 us on 10 Gbit/s
+ * needs one slot to cover an MTU within the bound, so it reserves far
+ * more weight than the rate's; what it reserves is what capacity counts
+ * and what the class's reserved rate says.
+ */
+static void test_latency_boost(void **state)
+{
+	struct arb_params p = p10g();
+	struct arb_plan pl;
+	struct arb_reject rj;
+
+	(void)state;
+	assert_int_equal(arb_plan(&p, 125000ULL, 50000ULL, 0, &pl, &rj), 0);
+	assert_int_equal(pl.w, 2);
+	assert_true(pl.w_eff > pl.w);
+	assert_true(pl.bound_ns <= 50000ULL);
+	/* the reserved rate is the weight's, not the one asked */
+	assert_true(arb_weight_rate(&p, pl.w_eff) >
+		    arb_weight_rate(&p, pl.w));
+	assert_true(arb_weight_rate(&p, pl.w_eff) ==
+		    1250000000ULL * pl.w_eff / 16320);
+	/* without a latency nothing is boosted */
+	assert_int_equal(arb_plan(&p, 125000ULL, 0, 0, &pl, &rj), 0);
+	assert_int_equal(pl.w_eff, 2);
 }
 
 static void test_bounds(void **state)
@@ -688,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_bxiv3_layout),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_latency_boost),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_strict_burst),
 		cmocka_unit_test(test_plan),

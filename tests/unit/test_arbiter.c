@@ -742,7 +742,10 @@ static void test_reprogram_stale_charge(void **state)
 	assert_int_equal(arb_charge(&s, &p, 1000), 0);
 	assert_int_equal(s.tbl[ARB_HIGH].credit[0], 0);
 	assert_false(s.tbl[ARB_HIGH].in_visit);
-	assert_int_equal(s.hp_counter, hp);
+	/* the slot's new occupant owes nothing, but the packet was sent
+	 * from the high table: VLHighLimit counts it
+	 */
+	assert_int_equal(s.hp_counter, hp - 1000);
 	assert_null(arb_check_masks(&s));
 	assert_null(arb_check_credits(&s));
 	/* nulled between select and charge */
@@ -759,6 +762,56 @@ static void test_reprogram_stale_charge(void **state)
 	assert_int_equal(step_len(&s, &p, 0xffffffffu),
 			 640 - (s32)ARB_MAX_PKT_LEN);
 	assert_null(arb_check_credits(&s));
+}
+
+/*
+ * DESIGN §3: a child that drops its last packets inside its own dequeue
+ * (codel) makes the qdisc mark the class ineligible, which closes the
+ * visit, before the packet it returned is charged. That packet is still
+ * charged: to the slot (as debt, deficit mode) and to VLHighLimit.
+ */
+static void test_charge_after_drop_closed_visit(void **state)
+{
+	struct arb_sched s;
+	struct arb_pick p;
+	unsigned int acct;
+
+	(void)state;
+	for (acct = ARB_ACCT_DEFICIT; acct <= ARB_ACCT_IBA; acct++) {
+		arb_init(&s, 0, acct);
+		arb_set_slot(&s, ARB_HIGH, 0, 0, 10);	/* 640 bytes */
+		arb_set_slot(&s, ARB_HIGH, 1, 1, 10);
+		arb_set_slot(&s, ARB_LOW, 0, 2, 10);
+		arb_set_eligible(&s, 0, true);
+		arb_set_eligible(&s, 1, true);
+		arb_set_eligible(&s, 2, true);
+
+		/* 0's visit: 640 credit; the child empties during dequeue */
+		assert_true(arb_select(&s, &p));
+		assert_int_equal(p.cls, 0);
+		arb_set_eligible(&s, 0, false);
+		assert_false(s.tbl[ARB_HIGH].in_visit);
+		assert_int_equal(arb_charge(&s, &p, 1000), 640 - 1000);
+		/* the debt carries in deficit mode, forgiven in iba mode */
+		assert_int_equal(s.tbl[ARB_HIGH].credit[0],
+				 acct == ARB_ACCT_DEFICIT ? 640 - 1000 : 0);
+		/* highlimit 0: the high packet owes the low table a turn */
+		assert_true(s.low_turn);
+		assert_true(arb_select(&s, &p));
+		assert_int_equal(p.table, ARB_LOW);
+		assert_int_equal(arb_charge(&s, &p, 100), 540);
+		assert_null(arb_check_masks(&s));
+		assert_null(arb_check_credits(&s));
+
+		/* a positive rest is still dropped at the close */
+		arb_set_eligible(&s, 0, true);
+		assert_true(arb_select(&s, &p));
+		assert_int_equal(p.cls, 1);
+		arb_set_eligible(&s, 1, false);
+		assert_int_equal(arb_charge(&s, &p, 100), 540);
+		assert_int_equal(s.tbl[ARB_HIGH].credit[1], 0);
+		assert_null(arb_check_credits(&s));
+	}
 }
 
 static void test_reprogram_accounting_reset(void **state)
@@ -1169,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(test_reprogram_swap_moves_credit),
 		cmocka_unit_test(test_reprogram_swap_midvisit),
 		cmocka_unit_test(test_reprogram_stale_charge),
+		cmocka_unit_test(test_charge_after_drop_closed_visit),
 		cmocka_unit_test(test_reprogram_accounting_reset),
 		cmocka_unit_test(test_select_empty),
 		cmocka_unit_test(test_bxiv3_latency_layout),

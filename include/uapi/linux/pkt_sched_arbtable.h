@@ -126,6 +126,9 @@ struct tc_arbtable_xstats {
 	__u32	pad;
 	__s32	high_credit[TC_ARBTABLE_SLOTS];	/* bytes, per slot */
 	__s32	low_credit[TC_ARBTABLE_SLOTS];
+	__u64	gso_split;		/* GSO skbs longer than mtu, segmented */
+	__u64	gso_segs;		/* segments of those queued */
+	__u64	oversize_drops;		/* frames longer than mtu, dropped */
 };
 
 /* Class xstats */
@@ -141,6 +144,11 @@ struct tc_arbtable_class_xstats {
 	__u64	current_bound_ns;	/* auto: bound for the current placement */
 	__u64	max_hol_ns;		/* measured max head-of-line wait */
 	__u64	throttled;		/* times ceil made it ineligible */
+	__u64	reserved_rate;		/* auto: bytes/s its weight guarantees
+					 * (>= rate: rounding, latency boost)
+					 */
+	__u32	reserved_weight;	/* auto: weight units reserved */
+	__u32	pad;
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_ARBTABLE_H */

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Real-traffic helpers (test_tcp_tenants.sh, scripts/demo.sh): tenant
+# network namespaces routed through the root namespace out of one NIC,
+# a receiver namespace on the other NIC running iperf3 servers.  Source
+# after lib.sh.
+#
+#   tenant netns arbt-T (eth0 10.88.N.2/24) --veth-- vh-T (10.88.N.1) root
+#   root: ip_forward, NET 10.77.0.1/24 --(QEMU hub or veth)-- PEER 10.77.0.2/24 in arbt-rx
+#
+# Every tenant's packets leave NET with its own source address, so a
+# flower filter on src_ip names its class.  Neighbours are permanent on
+# both sides: an ARP request queued behind saturated classes in the
+# qdisc's unclassified queue would starve (it is served only when no
+# class is eligible) and the neighbour entry would fail mid-test.
+
+NET_RX=arbt-rx
+NET_RX_ADDR=10.77.0.2
+
+# net_nics: the virtio-net devices of the guest (vm.sh -n gives two)
+net_nics() {
+	local n d
+	for n in /sys/class/net/*; do
+		n=${n##*/}
+		[ "$n" = lo ] && continue
+		d=$(readlink -f "/sys/class/net/$n/device/driver" 2>/dev/null)
+		[ "${d##*/}" = virtio_net ] && echo "$n"
+	done
+}
+
+# net_setup: sets NET (egress device), PEER, NET_KIND.  Two virtio-net
+# NICs on one QEMU hub when present; otherwise a veth pair (said so in
+# NET_KIND: the traffic then crosses no NIC driver).
+net_setup() {
+	local nics
+	nics=$(net_nics)
+	set -- $nics
+	ip netns del $NET_RX 2>/dev/null
+	if [ $# -ge 2 ]; then
+		NET=$1 PEER=$2 NET_KIND="virtio-net ($1 -> $2 on one QEMU hub)"
+	else
+		ip link del arbt-n0 2>/dev/null
+		ip link add arbt-n0 type veth peer name arbt-n1 || return 1
+		NET=arbt-n0 PEER=arbt-n1 NET_KIND="veth pair (no two virtio-net NICs: boot with vm.sh -n for the real driver)"
+	fi
+	ip netns add $NET_RX || return 1
+	ip link set "$PEER" netns $NET_RX || return 1
+	sysctl -qw "net.ipv6.conf.$NET.disable_ipv6=1"
+	ip netns exec $NET_RX sysctl -qw "net.ipv6.conf.$PEER.disable_ipv6=1"
+	ip addr flush dev "$NET"
+	ip addr add 10.77.0.1/24 dev "$NET" || return 1
+	ip link set "$NET" txqueuelen 1000 up || return 1
+	ip -n $NET_RX addr add $NET_RX_ADDR/24 dev "$PEER" || return 1
+	ip -n $NET_RX link set "$PEER" up
+	ip -n $NET_RX link set lo up
+	ip -n $NET_RX route add 10.88.0.0/16 via 10.77.0.1 || return 1
+	ip neigh replace $NET_RX_ADDR lladdr "$(ip -n $NET_RX -o link show "$PEER" | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')" dev "$NET" nud permanent || return 1
+	ip -n $NET_RX neigh replace 10.77.0.1 lladdr "$(cat "/sys/class/net/$NET/address")" dev "$PEER" nud permanent || return 1
+	sysctl -qw net.ipv4.ip_forward=1
+	# TSO/GSO on (the default): the qdisc sees GSO super-packets
+	ethtool -K "$NET" gso on >/dev/null 2>&1
+	ethtool -K "$NET" tso on >/dev/null 2>&1
+	true
+}
+
+# net_tenant NAME N: namespace arbt-NAME, source address 10.88.N.2
+net_tenant() {
+	local ns=arbt-$1 h=vh-$1 n=$2
+	ip netns del "$ns" 2>/dev/null
+	ip netns add "$ns" || return 1
+	ip link add "$h" type veth peer name eth0 netns "$ns" || return 1
+	sysctl -qw "net.ipv6.conf.$h.disable_ipv6=1"
+	ip addr add "10.88.$n.1/24" dev "$h" && ip link set "$h" up || return 1
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip -n "$ns" addr add "10.88.$n.2/24" dev eth0 && ip -n "$ns" link set eth0 up &&
+		ip -n "$ns" link set lo up && ip -n "$ns" route add default via "10.88.$n.1" || return 1
+	# no ARP on the tenant link either: a reserved tenant's arrivals on
+	# vh-NAME are then exactly the packets its class gets
+	ip -n "$ns" neigh replace "10.88.$n.1" lladdr "$(cat "/sys/class/net/$h/address")" dev eth0 nud permanent &&
+		ip neigh replace "10.88.$n.2" lladdr "$(ip -n "$ns" -o link show eth0 | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')" dev "$h" nud permanent
+}
+
+# net_teardown NAME...: tenants, the receiver (its NIC returns to the
+# root namespace), the veth fallback, the root qdisc
+net_teardown() {
+	local t
+	for t in "$@"; do ip netns del "arbt-$t" 2>/dev/null; ip link del "vh-$t" 2>/dev/null; done
+	ip netns del $NET_RX 2>/dev/null
+	ip link del arbt-n0 2>/dev/null
+	[ -n "${NET:-}" ] && tc qdisc del dev "$NET" root 2>/dev/null
+	true
+}
+
+# net_offloads DEV: "gso on tso off" as ethtool -k reports them
+net_offloads() {
+	ethtool -k "$1" 2>/dev/null | awk '
+		$1 == "generic-segmentation-offload:" { g = $2 }
+		$1 == "tcp-segmentation-offload:" { t = $2 }
+		END { printf "gso %s tso %s", g ? g : "?", t ? t : "?" }'
+}
+
+# iperf3 JSON: receiver goodput (bit/s) of a TCP test, sender rate of UDP
+ip3_rx_bps() {
+	python3 -c 'import json,sys
+try:
+    d = json.load(open(sys.argv[1])); e = d["end"]
+    s = e.get("sum_received") or e.get("sum") or {}
+    print("%.0f" % s.get("bits_per_second", 0))
+except Exception as x:
+    print(0)' "$1" 2>/dev/null || echo 0
+}
+ip3_rx_secs() {
+	python3 -c 'import json,sys
+try:
+    d = json.load(open(sys.argv[1])); e = d["end"]
+    s = e.get("sum_received") or e.get("sum") or {}
+    print("%.2f" % s.get("seconds", 0))
+except Exception:
+    print(0)' "$1" 2>/dev/null || echo 0
+}
+ip3_error() {
+	python3 -c 'import json,sys
+try:
+    print(json.load(open(sys.argv[1])).get("error", ""))
+except Exception as x:
+    print("no JSON: %s" % x)' "$1" 2>/dev/null
+}

@@ -1,0 +1,370 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Real traffic (issue item 5): TCP tenants from network namespaces,
+# routed out of one NIC (virtio-net under vm.sh -n, GSO/TSO as the driver
+# offers them) whose root qdisc is arbtable in auto mode with a rate
+# below the link; a receiver namespace on the other NIC runs iperf3
+# servers.  Tenants, classified by flower on the source address:
+#   gold    rate R1 latency L1   1 TCP flow
+#   silver  rate R2              8 TCP flows
+#   bronze  share 20             16 TCP flows
+#   flood   share 10             UDP far above the link rate
+# Run at 10 Mbit/s and at 200 Mbit/s (rates scaled x20).  Checks:
+#  - no dequeued skb longer than the qdisc mtu (device MTU + link-layer
+#    header, as tc -d prints it): every arbtable_dequeue event of the
+#    whole run, through a trace instance filtered on len > mtu (bytes:
+#    never skipped).  A module that queues GSO super-packets whole fails
+#    this, and then the bound checks too;
+#  - every reserved class's head-of-line wait, in bytes from the
+#    arbtable_dequeue trace of the measured window, <= guaranteed bound
+#    x rate (never skipped);
+#  - each reserved class's byte rate >= 97% of its reservation and the
+#    TCP goodput iperf3's receiver saw >= 97% (95% for the one-flow
+#    tenant); the share tenants split their bytes 20:10 within 5%;
+#  - the kernel's wall-clock max_hol_wait <= the bound.
+# Wall-clock checks may SKIP only with their measured cause.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_auto.sh"
+. "$(dirname "$0")/lib_net.sh"
+tap_begin "TCP tenants + UDP flood through a NIC with GSO: guarantees, shares, HOL bound, no skb above mtu"
+tmp=$(mktemp -d)
+TR=/sys/kernel/tracing
+TRI=$TR/instances/arbt_len
+TENANTS_ALL="gold silver bronze flood"
+ip3_pids=
+cleanup() {
+	[ -n "$ip3_pids" ] && kill $ip3_pids 2>/dev/null
+	echo 0 >$TR/tracing_on 2>/dev/null
+	echo 0 >$TR/events/arbtable/arbtable_dequeue/enable 2>/dev/null
+	echo 0 >$TR/events/net/netif_receive_skb/enable 2>/dev/null
+	echo 0 >$TR/events/net/netif_receive_skb/filter 2>/dev/null
+	echo 0 >$TR/events/net/net_dev_queue/enable 2>/dev/null
+	echo 0 >$TR/events/net/net_dev_queue/filter 2>/dev/null
+	: >$TR/trace 2>/dev/null
+	[ -d $TRI ] && rmdir $TRI 2>/dev/null
+	net_teardown $TENANTS_ALL
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+have_arbtable || { tap_fail "tcp: module and plugin present"; tap_end; exit; }
+command -v iperf3 >/dev/null || { tap_fail "tcp: iperf3 installed"; tap_end; exit; }
+
+# Tenants: name subnet minor port flows proto class-options(at 10 Mbit/s; scaled)
+# gold asks for a latency its distance-2 placement meets at both rates.
+TEN="gold 1 10 5201 1 tcp
+silver 2 20 5202 8 tcp
+bronze 3 30 5203 16 tcp
+flood 4 40 5204 1 udp"
+SHARES="1:30=20 1:40=10"
+
+setup_net() {
+	net_setup || return 1
+	local name n m p f pr
+	while read -r name n m p f pr; do
+		net_tenant "$name" "$n" || return 1
+	done <<<"$TEN"
+}
+if ! setup_net; then tap_fail "tcp: namespaces, veths, routes, receiver"; tap_end; exit; fi
+diag "egress: $NET_KIND; $NET offloads: $(net_offloads "$NET"); tenants' veth: $(net_offloads vh-gold)"
+[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+
+# class_opts MINOR SCALE: the class's options at SCALE x 10 Mbit/s
+class_opts() {
+	local k=$2
+	case $1 in
+	10) echo "rate $((2 * k))mbit latency $(fcalc "30000 / $k" | sed 's/\..*//')us" ;;
+	20) echo "rate $((3 * k))mbit" ;;
+	30) echo "share 20" ;;
+	40) echo "share 10" ;;
+	esac
+}
+# TCP windows (iperf3 -w, at most net.core.wmem_max = 208 KiB): bounded so the flows of a reserved class never
+# overflow its 1000-packet fifo (a drop would be an arrival the trace
+# cannot see leave) and the queue left at the end drains in seconds;
+# far above any path's bandwidth-delay product here, so the classes
+# stay backlogged
+win_of() { case $1 in 1 | 8) echo 128K ;; *) echo 64K ;; esac; }
+reserved_bps() { case $1 in 10) echo $((2 * $2 * 1000000)) ;; 20) echo $((3 * $2 * 1000000)) ;; *) echo 0 ;; esac; }
+
+# trace_analyze FILE MINORS: the trace of the whole run (from before the
+# first packet to after the drain), with markers WSTART/WEND around the
+# measured window.  Per reserved class (MINORS "10=vh-gold ..."), its
+# queue in bytes is followed exactly: its tenant's packets arrive on its
+# veth (netif_receive_skb on vh-NAME names the skb) and enter the qdisc
+# right after net_dev_queue on the NIC (the same skb; the receive event
+# itself can come long before under TCG: a vCPU descheduled while
+# forwarding).  A TCP/IPv4 super-packet of length L there, MSS 1448 with
+# timestamps, is L + (segs - 1) x 66 bytes at the qdisc, the sum of its
+# segments, so the count holds whether the module segments or not)
+# and leave by arbtable_dequeue.  The head-of-line wait of each packet
+# in bytes: if the class still held bytes after its previous service j,
+# all bytes dequeued since j began (j's own packet occupied the link
+# too); if it had gone empty, all bytes dequeued since the arrival that
+# made it backlogged again.  Output per class
+#   id services max_wait_B wait_time_ns_of_longest bytes_of_longest empties final_queue_B win_bytes win_bytes_while_backlogged
+# and "B id bytes" (window), "SPAN ns" (window), "TOT bytes" (window),
+# "LOST n", "MAXLEN n", "EVENTS n" (whole run).
+trace_analyze() {
+	awk -v minors="$2" '
+	BEGIN { n = split(minors, mm, " "); for (i = 1; i <= n; i++) { split(mm[i], kv, "="); dev2c[kv[2]] = "1:" kv[1]; resv["1:" kv[1]] = 1 } }
+	/^# entries-in-buffer\/entries-written:/ { split($3, e, "/"); print "LOST", e[2] - e[1]; next }
+	/^#/ { next }
+	{ t = $0; if (!sub(/: [a-z_]+: .*/, "", t)) next; k = split(t, f, " "); ts = f[k] * 1e9 }
+	/tracing_mark_write: WSTART/ { inw = 1; ws = ts; next }
+	/tracing_mark_write: WEND/ { inw = 0; we = ts; next }
+	/netif_receive_skb:/ {
+		d = $0; sub(/.*dev=/, "", d); sub(/ .*/, "", d)
+		if (!(d in dev2c)) next
+		a = $0; sub(/.*skbaddr=/, "", a); sub(/ .*/, "", a)
+		own[a] = dev2c[d]
+		next
+	}
+	/net_dev_queue:/ {
+		a = $0; sub(/.*skbaddr=/, "", a); sub(/ .*/, "", a)
+		if (!(a in own)) next
+		c = own[a]; delete own[a]; l = $0; sub(/.* len=/, "", l); l += 0
+		segs = int((l - 66 + 1447) / 1448); if (segs < 1) segs = 1
+		if (q[c] <= 0 && !(c in arr)) { arr[c] = tot; at[c] = ts }
+		q[c] += l + (segs - 1) * 66
+		next
+	}
+	/arbtable_dequeue:/ {
+		c = $0; sub(/.* class=/, "", c); sub(/ .*/, "", c)
+		l = $0; sub(/.* len=/, "", l); l += 0
+		ne++
+		if (l > maxlen) maxlen = l
+		if (inw) { wt += l; wb[c] += l; for (r in resv) if (q[r] > 0) wbk[r] += l }
+		if (c in resv) {
+			w = -1
+			if (c in arr) { w = tot - arr[c]; wt0 = at[c]; emp[c]++; delete arr[c] }
+			else if (c in seen) { w = tot - mark[c] + pl[c]; wt0 = lt[c] }
+			if (w > mw[c]) mw[c] = w
+			if (w >= 0 && ts - wt0 > mt[c]) { mt[c] = ts - wt0; mtb[c] = w }
+			if (w >= 0) svc[c]++
+			q[c] -= l; seen[c] = 1; lt[c] = ts
+		}
+		tot += l; mark[c] = tot; pl[c] = l
+	}
+	END {
+		for (c in resv) printf "%s %d %d %.0f %d %d %d %d %d\n", c, svc[c], mw[c], mt[c], mtb[c], emp[c], q[c], wb[c], wbk[c]
+		for (c in wb) printf "B %s %d\n", c, wb[c]
+		printf "SPAN %.0f\nTOT %d\nMAXLEN %d\nEVENTS %d\n", we - ws, wt, maxlen, ne
+	}' "$1"
+}
+tf() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+# phase SCALE BURST FLOOD_MBIT WIN: one configuration, traffic, checks
+phase() {
+	local k=$1 burst=$2 flood=$3 win=$4 C=$(($1 * 10000000)) tag="tcp ${1}0mbit"
+	local name n m p f pr mtu warm=5 dur
+	dur=$((win + 4))
+	tc qdisc del dev "$NET" root 2>/dev/null
+	# highlimit 1: the LOW table gets one packet per 4 KiB of HIGH, so
+	# the share tenants have ~25% of the link beside greedy reserved ones
+	run tc qdisc add dev "$NET" root handle 1: arbtable rate "$((k * 10))mbit" burst "$burst" highlimit 1 ||
+		{ tap_fail "$tag: qdisc: $RUN_ERR"; return 1; }
+	while read -r name n m p f pr; do
+		run tc class add dev "$NET" parent 1: classid "1:$m" arbtable $(class_opts "$m" "$k") ||
+			{ tap_fail "$tag: class 1:$m $(class_opts "$m" "$k"): $RUN_ERR"; return 1; }
+		run tc filter add dev "$NET" parent 1: protocol ip prio 1 flower src_ip "10.88.$n.2" classid "1:$m" ||
+			{ tap_fail "$tag: filter for $name: $RUN_ERR"; return 1; }
+	done <<<"$TEN"
+	mtu=$(tc -d qdisc show dev "$NET" | sed -nE 's/.* mtu ([0-9]+) .*/\1/p' | head -n1)
+	auto_cls "$NET" >"$tmp/c0.$k"
+	diag "$tag: $(tc qdisc show dev "$NET" | head -n1); mtu ${mtu:-?} (device MTU $(cat /sys/class/net/$NET/mtu) + header)"
+	diag "$(awk '{ printf "%s distance %s high slots %s weight %s, guaranteed bound %.3f ms\n", $1, $8, $2, $4, $9 / 1e6 }' "$tmp/c0.$k")"
+	[ -n "$mtu" ] || { tap_fail "$tag: qdisc mtu shown by tc -d qdisc show"; return 1; }
+
+	# every dequeue longer than the mtu: a filtered trace instance
+	# (events that pass the filter count in entries-written even if its
+	# small buffer wraps)
+	local len_ok=0
+	if [ -d $TR/events/arbtable ]; then
+		[ -d $TRI ] || mkdir $TRI 2>/dev/null
+		if [ -d $TRI ]; then
+			echo 0 >$TRI/tracing_on; echo 256 >$TRI/buffer_size_kb; : >$TRI/trace
+			echo "len > $mtu" >$TRI/events/arbtable/arbtable_dequeue/filter &&
+				echo 1 >$TRI/events/arbtable/arbtable_dequeue/enable && echo 1 >$TRI/tracing_on && len_ok=1
+		fi
+	fi
+	# the whole run's trace: every dequeue, the reserved tenants' arrivals
+	local tr_ok=0
+	echo 0 >$TR/tracing_on
+	echo mono >$TR/trace_clock 2>/dev/null
+	echo $((k > 1 ? 32768 : 4096)) >$TR/buffer_size_kb && : >$TR/trace &&
+		echo 'name == "vh-gold" || name == "vh-silver"' >$TR/events/net/netif_receive_skb/filter &&
+		echo 1 >$TR/events/net/netif_receive_skb/enable &&
+		echo "name == \"$NET\"" >$TR/events/net/net_dev_queue/filter &&
+		echo 1 >$TR/events/net/net_dev_queue/enable &&
+		echo 1 >$TR/events/arbtable/arbtable_dequeue/enable && echo 1 >$TR/tracing_on && tr_ok=1
+
+	ip3_pids=
+	while read -r name n m p f pr; do
+		ip netns exec $NET_RX iperf3 -s -1 -p "$p" >/dev/null 2>&1 &
+		ip3_pids+=" $!"
+	done <<<"$TEN"
+	sleep 1
+	local t0=$SECONDS cpids=
+	while read -r name n m p f pr; do
+		if [ "$pr" = udp ]; then
+			ip netns exec "arbt-$name" iperf3 -c $NET_RX_ADDR -p "$p" -u -b "${flood}M" -l 1400 -t "$((dur + warm))" -J \
+				>"$tmp/$name.$k.json" 2>&1 &
+		else
+			ip netns exec "arbt-$name" iperf3 -c $NET_RX_ADDR -p "$p" -P "$f" -w "$(win_of "$f")" -t "$dur" -O "$warm" -J \
+				>"$tmp/$name.$k.json" 2>&1 &
+		fi
+		cpids+=" $!"
+	done <<<"$TEN"
+	# iperf3 -O: the first $warm s are left out of its totals (it runs
+	# $warm + $dur s); the window starts after them, ends before the end
+	sleep $((warm + 1))
+	echo WSTART >$TR/trace_marker
+	local w0=$EPOCHREALTIME
+	# the window is timed by the trace (markers): no tc dump inside it
+	# (one takes seconds under TCG on a loaded host)
+	sleep "$win"
+	echo WEND >$TR/trace_marker
+	diag "$tag: window $(fcalc "${EPOCHREALTIME/,/.} - ${w0/,/.}") s of guest wall clock; trace clock $(sed -nE 's/.*\[([a-z_0-9-]+)\].*/\1/p' $TR/trace_clock)"
+	local drops
+	drops=$(cls_stats "$NET" arbtable | awk '$1 == "1:10" || $1 == "1:20" { printf "%s drops %s; ", $1, $4 }')
+	wait $cpids 2>/dev/null
+	kill $ip3_pids 2>/dev/null; wait $ip3_pids 2>/dev/null
+	ip3_pids=
+	drained "$NET" 1: arbtable 20 >/dev/null
+	echo 0 >$TR/tracing_on
+	[ $len_ok = 1 ] && echo 0 >$TRI/tracing_on
+	diag "$tag: traffic ran $((SECONDS - t0)) s; reserved classes' child drops: $drops"
+	if [ $tr_ok = 1 ]; then
+		cat $TR/trace >"$tmp/trace.$k"
+		echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
+		echo 0 >$TR/events/net/netif_receive_skb/enable
+		echo 0 >$TR/events/net/net_dev_queue/enable
+		: >$TR/trace
+		echo 1408 >$TR/buffer_size_kb
+	fi
+	auto_cls "$NET" >"$tmp/c1.$k"
+
+	# ---- no skb above the mtu (whole run, bytes)
+	if [ $len_ok = 1 ]; then
+		local big ex
+		big=$(sed -nE 's/^# entries-in-buffer\/entries-written: [0-9]+\/([0-9]+).*/\1/p' $TRI/trace)
+		ex=$(grep -m3 'arbtable_dequeue:' $TRI/trace | sed -E 's/.*(class=[^ ]+).*(len=[0-9]+).*/\1 \2/' | tr '\n' ' ')
+		tap_check "$tag: no dequeued skb longer than the qdisc mtu $mtu B over the whole run (${big:-?} were${ex:+, e.g. $ex}; GSO skbs must be segmented at enqueue)" \
+			test "${big:-1}" = 0
+		echo 0 >$TRI/events/arbtable/arbtable_dequeue/enable
+		echo 0 >$TRI/events/arbtable/arbtable_dequeue/filter
+	else
+		tap_fail "$tag: trace instance for dequeues above the mtu (tracefs)"
+	fi
+
+	# ---- HOL waits in bytes from the trace of the whole run
+	trace_analyze "$tmp/trace.$k" "10=vh-gold 20=vh-silver" >"$tmp/tr.$k"
+	local lost span tot maxlen events qrate
+	lost=$(tf "$tmp/tr.$k" LOST); span=$(tf "$tmp/tr.$k" SPAN); tot=$(tf "$tmp/tr.$k" TOT)
+	maxlen=$(tf "$tmp/tr.$k" MAXLEN); events=$(tf "$tmp/tr.$k" EVENTS)
+	qrate=$(awk -v b="${tot:-0}" -v s="${span:-0}" 'BEGIN { printf "%.0f", (s > 0 ? b * 8e9 / s : 0) }')
+	diag "$tag: trace: ${events:-0} dequeues, longest ${maxlen:-?} B, lost ${lost:-?}; window $(fcalc "${span:-0} / 1e9") s: qdisc sent ${qrate} bit/s of $C"
+	local trace_ok=0
+	if [ $tr_ok = 1 ] && [ "${lost:-1}" = 0 ] && [ "${events:-0}" -ge 100 ]; then
+		trace_ok=1
+	else
+		tap_fail "$tag: dequeue trace of the run complete (tr_ok $tr_ok, lost ${lost:-?}, ${events:-0} events)"
+	fi
+	local c sv mw mt mtb emp fq wb wbk gb bb r
+	for c in 1:10 1:20; do
+		[ $trace_ok = 1 ] || break
+		read -r _ sv mw mt mtb emp fq wb wbk < <(awk -v c=$c '$1 == c' "$tmp/tr.$k")
+		gb=$(awk -v c=$c '$1 == c { print $9 }' "$tmp/c1.$k")
+		bb=$(awk -v g="${gb:-0}" -v r=$C 'BEGIN { printf "%.0f", g * r / 8e9 }')
+		r=$(reserved_bps "${c#1:}" "$k")
+		diag "$tag: $c: $sv waits, worst ${mw} B of a ${bb} B bound (margin $((bb - mw)) B, $(fcalc "100 * ($bb - $mw) / $bb")%); longest in time $(fcalc "${mt:-0} / 1e6") ms carrying $mtb B; $emp services after the class had gone empty; queue at the end ${fq} B (0: the byte count is exact)"
+		tap_check "$tag: $c queue followed exactly through the trace (arrivals - dequeues = $fq B after the drain)" test "${fq:-1}" = 0
+		tap_check "$tag: $c head-of-line wait ${mw:-?} B <= guaranteed bound $(fcalc "${gb:-0} / 1e6") ms x rate = $bb B (dequeue trace, whole run)" \
+			fcmp "${sv:-0} > 50 && ${gb:-0} > 0 && ${mw:-0} <= $bb"
+		# while the class was backlogged, its part of the bytes sent is
+		# at least its reserved part of the rate: time-independent, and
+		# true however fast the guest (the 200 Mbit/s run cannot keep
+		# the link busy under TCG)
+		tap_check "$tag: $c sent $wb of the $wbk B dequeued in the window while it was backlogged >= 0.97 x reserved fraction $r/$C" \
+			fcmp "${wbk:-0} > 0 && $wb / $wbk >= 0.97 * $r / $C"
+	done
+
+	# ---- rates, goodput, shares
+	# per-class bytes of the window, from the trace (every dequeue)
+	awk -v s="${span:-0}" '$1 == "B" { printf "%s %d %.0f 0 0\n", $2, $3, (s > 0 ? $3 * 8e9 / s : 0) }' "$tmp/tr.$k" >"$tmp/m.$k"
+	echo "T $(fcalc "${span:-0} / 1e9")" >>"$tmp/m.$k"
+	m_table "$tmp/m.$k" "1:10=1 1:20=1 1:30=1 1:40=1" >"$tmp/mt.$k"
+	diag "$(sed '/^window/d' "$tmp/mt.$k")"
+	# class rates from the trace's window (exact kernel time, every
+	# byte); measure()'s device counter is not exact here: with TSO the
+	# NIC counts a super-packet without its replicated headers
+	local starved_cause=
+	if [ $trace_ok != 1 ]; then
+		starved_cause=
+	elif fcmp "${qrate:-0} < 0.95 * $C"; then
+		starved_cause="the qdisc sent only $qrate bit/s of its $C in the window (trace): the guest did not keep the link busy"
+	fi
+	local gp tol cb crate
+	while read -r name n m p f pr; do
+		r=$(reserved_bps "$m" "$k")
+		[ "$r" = 0 ] && continue
+		cb=$(awk -v c="1:$m" '$1 == "B" && $2 == c { print $3 }' "$tmp/tr.$k")
+		crate=$(awk -v b="${cb:-0}" -v s="${span:-0}" 'BEGIN { printf "%.0f", (s > 0 ? b * 8e9 / s : 0) }')
+		gp=$(ip3_rx_bps "$tmp/$name.$k.json")
+		tol=0.97; [ "$f" = 1 ] && tol=0.95
+		diag "$tag: $name 1:$m reserved $r bit/s: class sent $crate bit/s in the window, TCP goodput $gp bit/s over $(ip3_rx_secs "$tmp/$name.$k.json") s ($f flows)$(e=$(ip3_error "$tmp/$name.$k.json"); [ -n "$e" ] && echo "; iperf3: $e")"
+		if [ "$k" -gt 1 ] && [ -n "$starved_cause" ]; then
+			# TCG cannot carry 200 Mbit/s of TCP: absolute rates are
+			# not asserted at this scale; the byte-fraction check above
+			# (relative to what the qdisc actually sent while the class
+			# was backlogged) stands in for them
+			diag "$tag: $name absolute rate/goodput not asserted: $starved_cause"
+			continue
+		fi
+		timing_check "$tag: $name 1:$m class rate $crate bit/s >= 0.97 x reserved $r" "$starved_cause" \
+			fcmp "$crate >= 0.97 * $r"
+		timing_check "$tag: $name TCP goodput $gp bit/s >= $tol x reserved $r" "$starved_cause" \
+			fcmp "$gp >= $tol * $r"
+	done <<<"$TEN"
+	diag "$tag: UDP flood sent $(ip3_rx_bps "$tmp/flood.$k.json") bit/s; bronze goodput $(ip3_rx_bps "$tmp/bronze.$k.json") bit/s"
+	# shares: bytes only, independent of time
+	# (a split by weight needs both backlogged: a guest too slow to
+	# keep the flood above its share is a measured timing cause)
+	timing_check "$tag: share tenants' bytes in the window split 20:10 within 5% (bronze 16 TCP flows, flood UDP)" \
+		"$starved_cause" m_shares_ok "$tmp/m.$k" "$SHARES" 0.05
+	# the kernel's wall-clock max_hol_wait over the whole run; a failure
+	# is skipped only when the trace saw that wait and its bytes were
+	# within the bound (the rest is time the link was not served)
+	local hol
+	for c in 1:10 1:20; do
+		gb=$(awk -v c=$c '$1 == c { print $9 }' "$tmp/c1.$k"); hol=$(awk -v c=$c '$1 == c { print $11 }' "$tmp/c1.$k")
+		read -r _ sv mw mt mtb _ < <(awk -v c=$c '$1 == c' "$tmp/tr.$k" 2>/dev/null)
+		bb=$(awk -v g="${gb:-0}" -v r=$C 'BEGIN { printf "%.0f", g * r / 8e9 }')
+		cause=
+		if [ $trace_ok = 1 ] && fcmp "${hol:-0} <= ${mt:-0} * 1.01 + 1e6 && ${mtb:-0} <= $bb"; then
+			cause="wall clock: the trace's longest wait, $(fcalc "${mt:-0} / 1e6") ms, carried $mtb B (<= $bb B bound): the link was not served for the rest"
+		fi
+		timing_check "$tag: $c kernel max_hol_wait $(fcalc "${hol:-0} / 1e6") ms <= guaranteed $(fcalc "${gb:-0} / 1e6") ms" \
+			"$cause" fcmp "${gb:-0} > 0 && ${hol:-0} <= $gb"
+	done
+	tc qdisc del dev "$NET" root 2>/dev/null
+	true
+}
+# timing_check DESC CAUSE CMD...: a wall-clock check; a failure is a SKIP
+# only when CAUSE (measured) is given
+timing_check() {
+	local d=$1 cause=$2; shift 2
+	if "$@"; then
+		tap_ok "$d"
+	elif [ -n "$cause" ]; then
+		tap_skip "$d" "$cause"
+	elif [ "${ARBT_SLOW_KERNEL:-0}" = 1 ]; then
+		tap_skip "$d" "slow debug kernel: a timing-dependent check, not asserted there"
+	else
+		tap_fail "$d"
+	fi
+}
+
+phase 1 30k 30 ${ARBT_TCP_WIN:-10}
+[ "${ARBT_TCP_FAST:-1}" = 1 ] && phase 20 300k 400 ${ARBT_TCP_WIN_FAST:-6}
+tap_end
