@@ -346,6 +346,8 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 		__qdisc_enqueue_tail(skb, &q->unclassified);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
+		trace_arbtable_enqueue(sch->handle, 0, *len,
+				       q->unclassified.qlen);
 		return NET_XMIT_SUCCESS;
 	}
 
@@ -381,6 +383,8 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 
 	sch->qstats.backlog += *len;
 	sch->q.qlen++;
+	trace_arbtable_enqueue(sch->handle, cl->common.classid, *len,
+			       cl->qdisc->q.qlen);
 	return NET_XMIT_SUCCESS;
 }
 

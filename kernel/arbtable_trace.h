@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of sch_arbtable, for trace-cmd, perf and bpftrace:
+ *   arbtable:arbtable_enqueue  one per packet queued (per segment of a
+ *                              GSO skb the qdisc split)
  *   arbtable:arbtable_dequeue  one per packet leaving the arbiter
  *   arbtable:arbtable_admit    a class got slots from the allocator
  *   arbtable:arbtable_release  a class gave its slots back
@@ -13,6 +15,29 @@
 #define _ARBTABLE_TRACE_H
 
 #include <linux/tracepoint.h>
+
+/* With arbtable_dequeue, the exact queue of every class in bytes: waits
+ * (head-of-line, in bytes of other classes) measured from a trace.
+ */
+TRACE_EVENT(arbtable_enqueue,
+	TP_PROTO(u32 handle, u32 classid, u32 len, u32 qlen),
+	TP_ARGS(handle, classid, len, qlen),
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(u32, classid)
+		__field(u32, len)
+		__field(u32, qlen)
+	),
+	TP_fast_assign(
+		__entry->handle = handle;
+		__entry->classid = classid;
+		__entry->len = len;
+		__entry->qlen = qlen;
+	),
+	TP_printk("qdisc=%x: class=%x:%x len=%u qlen=%u",
+		  __entry->handle >> 16, __entry->classid >> 16,
+		  __entry->classid & 0xffff, __entry->len, __entry->qlen)
+);
 
 TRACE_EVENT(arbtable_dequeue,
 	TP_PROTO(u32 handle, u32 classid, u8 table, u8 slot, s32 credit,

@@ -20,7 +20,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FUNCS="arbtable_enqueue arbtable_dequeue arbtable_dequeue_busy arbtable_classify_slow arb_select_slotless"
 # what the per-packet functions may call (symbol names, without +offset)
 ALLOW="__fentry__ __x86_indirect_thunk_rax __x86_indirect_thunk_r11 __x86_return_thunk
-ktime_get __SCT__tp_func_arbtable_dequeue __SCT__preempt_schedule_notrace
+ktime_get __SCT__tp_func_arbtable_dequeue __SCT__tp_func_arbtable_enqueue __SCT__preempt_schedule_notrace
 __SCT__preempt_schedule qdisc_watchdog_schedule_range_ns tcf_classify __stack_chk_fail
 arbtable_dequeue_busy arbtable_classify_slow arb_select_slotless arbtable_enqueue_oversize"
 passed=0

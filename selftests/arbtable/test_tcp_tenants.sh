@@ -36,10 +36,8 @@ cleanup() {
 	[ -n "$ip3_pids" ] && kill $ip3_pids 2>/dev/null
 	echo 0 >$TR/tracing_on 2>/dev/null
 	echo 0 >$TR/events/arbtable/arbtable_dequeue/enable 2>/dev/null
-	echo 0 >$TR/events/net/netif_receive_skb/enable 2>/dev/null
-	echo 0 >$TR/events/net/netif_receive_skb/filter 2>/dev/null
-	echo 0 >$TR/events/net/net_dev_queue/enable 2>/dev/null
-	echo 0 >$TR/events/net/net_dev_queue/filter 2>/dev/null
+	echo 0 >$TR/events/arbtable/arbtable_enqueue/enable 2>/dev/null
+	echo 0 >$TR/events/arbtable/arbtable_enqueue/filter 2>/dev/null
 	: >$TR/trace 2>/dev/null
 	[ -d $TRI ] && rmdir $TRI 2>/dev/null
 	net_teardown $TENANTS_ALL
@@ -88,44 +86,31 @@ reserved_bps() { case $1 in 10) echo $((2 * $2 * 1000000)) ;; 20) echo $((3 * $2
 
 # trace_analyze FILE MINORS: the trace of the whole run (from before the
 # first packet to after the drain), with markers WSTART/WEND around the
-# measured window.  Per reserved class (MINORS "10=vh-gold ..."), its
-# queue in bytes is followed exactly: its tenant's packets arrive on its
-# veth (netif_receive_skb on vh-NAME names the skb) and enter the qdisc
-# right after net_dev_queue on the NIC (the same skb; the receive event
-# itself can come long before under TCG: a vCPU descheduled while
-# forwarding).  A TCP/IPv4 super-packet of length L there, MSS 1448 with
-# timestamps, is L + (segs - 1) x 66 bytes at the qdisc, the sum of its
-# segments, so the count holds whether the module segments or not)
-# and leave by arbtable_dequeue.  The head-of-line wait of each packet
-# in bytes: if the class still held bytes after its previous service j,
-# all bytes dequeued since j began (j's own packet occupied the link
-# too); if it had gone empty, all bytes dequeued since the arrival that
-# made it backlogged again.  Output per class
+# measured window.  Per reserved class (MINORS "10 20"), its queue in
+# bytes is followed exactly: packets enter by arbtable_enqueue (one per
+# segment of a GSO skb the qdisc split, after the child took it, under the
+# qdisc lock) and leave by arbtable_dequeue.  The head-of-line wait of
+# each packet in bytes: if the class still held bytes after its previous
+# service j, all bytes dequeued since j began (j's own packet occupied
+# the link too); if it had gone empty, all bytes dequeued since the
+# enqueue that made it backlogged again.  Output per class
 #   id services max_wait_B wait_time_ns_of_longest bytes_of_longest empties final_queue_B win_bytes win_bytes_while_backlogged
 # and "B id bytes" (window), "SPAN ns" (window), "TOT bytes" (window),
 # "LOST n", "MAXLEN n", "EVENTS n" (whole run).
 trace_analyze() {
 	awk -v minors="$2" '
-	BEGIN { n = split(minors, mm, " "); for (i = 1; i <= n; i++) { split(mm[i], kv, "="); dev2c[kv[2]] = "1:" kv[1]; resv["1:" kv[1]] = 1 } }
+	BEGIN { n = split(minors, mm, " "); for (i = 1; i <= n; i++) resv["1:" mm[i]] = 1 }
 	/^# entries-in-buffer\/entries-written:/ { split($3, e, "/"); print "LOST", e[2] - e[1]; next }
 	/^#/ { next }
 	{ t = $0; if (!sub(/: [a-z_]+: .*/, "", t)) next; k = split(t, f, " "); ts = f[k] * 1e9 }
 	/tracing_mark_write: WSTART/ { inw = 1; ws = ts; next }
 	/tracing_mark_write: WEND/ { inw = 0; we = ts; next }
-	/netif_receive_skb:/ {
-		d = $0; sub(/.*dev=/, "", d); sub(/ .*/, "", d)
-		if (!(d in dev2c)) next
-		a = $0; sub(/.*skbaddr=/, "", a); sub(/ .*/, "", a)
-		own[a] = dev2c[d]
-		next
-	}
-	/net_dev_queue:/ {
-		a = $0; sub(/.*skbaddr=/, "", a); sub(/ .*/, "", a)
-		if (!(a in own)) next
-		c = own[a]; delete own[a]; l = $0; sub(/.* len=/, "", l); l += 0
-		segs = int((l - 66 + 1447) / 1448); if (segs < 1) segs = 1
+	/arbtable_enqueue:/ {
+		c = $0; sub(/.* class=/, "", c); sub(/ .*/, "", c)
+		if (!(c in resv)) next
+		l = $0; sub(/.* len=/, "", l); l += 0
 		if (q[c] <= 0 && !(c in arr)) { arr[c] = tot; at[c] = ts }
-		q[c] += l + (segs - 1) * 66
+		q[c] += l
 		next
 	}
 	/arbtable_dequeue:/ {
@@ -192,10 +177,8 @@ phase() {
 	echo 0 >$TR/tracing_on
 	echo mono >$TR/trace_clock 2>/dev/null
 	echo $((k > 1 ? 32768 : 4096)) >$TR/buffer_size_kb && : >$TR/trace &&
-		echo 'name == "vh-gold" || name == "vh-silver"' >$TR/events/net/netif_receive_skb/filter &&
-		echo 1 >$TR/events/net/netif_receive_skb/enable &&
-		echo "name == \"$NET\"" >$TR/events/net/net_dev_queue/filter &&
-		echo 1 >$TR/events/net/net_dev_queue/enable &&
+		echo 'classid == 0x10010 || classid == 0x10020' >$TR/events/arbtable/arbtable_enqueue/filter &&
+		echo 1 >$TR/events/arbtable/arbtable_enqueue/enable &&
 		echo 1 >$TR/events/arbtable/arbtable_dequeue/enable && echo 1 >$TR/tracing_on && tr_ok=1
 
 	ip3_pids=
@@ -237,8 +220,8 @@ phase() {
 	if [ $tr_ok = 1 ]; then
 		cat $TR/trace >"$tmp/trace.$k"
 		echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
-		echo 0 >$TR/events/net/netif_receive_skb/enable
-		echo 0 >$TR/events/net/net_dev_queue/enable
+		echo 0 >$TR/events/arbtable/arbtable_enqueue/enable
+		echo 0 >$TR/events/arbtable/arbtable_enqueue/filter
 		: >$TR/trace
 		echo 1408 >$TR/buffer_size_kb
 	fi
@@ -258,7 +241,7 @@ phase() {
 	fi
 
 	# ---- HOL waits in bytes from the trace of the whole run
-	trace_analyze "$tmp/trace.$k" "10=vh-gold 20=vh-silver" >"$tmp/tr.$k"
+	trace_analyze "$tmp/trace.$k" "10 20" >"$tmp/tr.$k"
 	local lost span tot maxlen events qrate
 	lost=$(tf "$tmp/tr.$k" LOST); span=$(tf "$tmp/tr.$k" SPAN); tot=$(tf "$tmp/tr.$k" TOT)
 	maxlen=$(tf "$tmp/tr.$k" MAXLEN); events=$(tf "$tmp/tr.$k" EVENTS)
