@@ -201,6 +201,7 @@ if [ "${ARBT_DEMO_TCP:-1}" = 1 ] && command -v iperf3 >/dev/null; then
 	echo
 	tc qdisc del dev "$DEV" root 2>/dev/null
 	[ "$MODE" = nic ] && { ip netns del demo-peer; sleep 1; }
+	reserved_of() { awk -v r="$1" 'BEGIN { n = r + 0; if (r ~ /gbit$/) n *= 1e9; else if (r ~ /mbit$/) n *= 1e6; else if (r ~ /kbit$/) n *= 1e3; print n }'; }
 	TCPT="gold 1 10 5201 1 tcp rate_2mbit_latency_30ms
 silver 2 20 5202 8 tcp rate_3mbit
 bronze 3 30 5203 16 tcp share_20
@@ -233,28 +234,64 @@ flood 4 40 5204 1 udp share_10"
 		fi
 		cpids+=" $!"
 	done <<<"$TCPT"
-	measure "$NET" arbtable 5 "$((WIN - 2))" "$tmp/t"
+	# every dequeue, and the tenants' enqueues: their queues in bytes,
+	# so waits are counted in bytes of other tenants' traffic (link
+	# time at the rate), whatever the emulated CPU does
+	TR=/sys/kernel/tracing
+	[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+	tron=0
+	if [ -d $TR/events/arbtable/arbtable_enqueue ]; then
+		echo 0 >$TR/tracing_on; echo 16384 >$TR/buffer_size_kb; : >$TR/trace
+		echo 1 >$TR/events/arbtable/arbtable_enqueue/enable &&
+			echo 1 >$TR/events/arbtable/arbtable_dequeue/enable && echo 1 >$TR/tracing_on && tron=1
+	fi
+	sleep 5
+	[ $tron = 1 ] && echo WSTART >$TR/trace_marker
+	measure "$NET" arbtable 0 "$((WIN - 2))" "$tmp/t"
+	[ $tron = 1 ] && echo WEND >$TR/trace_marker
 	wait $cpids 2>/dev/null
+	drained "$NET" 1: arbtable 20 >/dev/null
+	if [ $tron = 1 ]; then
+		echo 0 >$TR/tracing_on
+		trace_analyze $TR/trace "10 20" "30 40" >"$tmp/tr"
+		echo 0 >$TR/events/arbtable/arbtable_enqueue/enable
+		echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
+		: >$TR/trace
+	fi
 	echo
-	printf '%-7s %-5s %-5s %10s %14s %14s %12s %11s %11s\n' tenant class flows reserved "goodput Mbit/s" "class Mbit/s" "share (got)" "HOL bound" "max HOL"
-	tc -s class show dev "$NET" | awk '
+	tc -s class show dev "$NET" | awk "$_awk_t2ns"'
 		$1 == "class" { c = $3 }
-		$1 == "bound:" { g[c] = "-"; for (i = 2; i < NF; i++) { if ($i == "guaranteed") g[c] = $(i + 1); if ($i == "max_hol_wait") h[c] = $(i + 1) } }
+		$1 == "bound:" { g[c] = 0; for (i = 2; i < NF; i++) { if ($i == "guaranteed") g[c] = t2ns($(i + 1)); if ($i == "max_hol_wait") h[c] = $(i + 1) } }
 		END { for (c in h) print c, g[c], h[c] }' >"$tmp/tcls"
-	lowsum=$(awk '$1 == "1:30" || $1 == "1:40" { s += $2 } END { print s + 0 }' "$tmp/t")
+	rbps=$(awk -v r="$RATE" 'BEGIN { n = r + 0; if (r ~ /gbit$/) n *= 1e9; else if (r ~ /mbit$/) n *= 1e6; else if (r ~ /kbit$/) n *= 1e3; print n }')
+	read -r _ b30 b40 < <(grep '^BOTH ' "$tmp/tr" 2>/dev/null)
+	printf '%-7s %-5s %-5s %9s %9s %9s %22s %21s\n' tenant class flows reserved "goodput" "class" "link share" "HOL wait / bound"
+	printf '%-7s %-5s %-5s %9s %9s %9s %22s %21s\n' "" "" "" "" "Mbit/s" "Mbit/s" "while backlogged" "(link time)"
 	while read -r name n m p f pr o; do
-		read -r _ gb hol < <(awk -v c=1:$m '$1 == c' "$tmp/tcls")
-		resv=-; sh=-
-		case $o in rate_*) resv=$(sed -E 's/rate_([^_]+).*/\1/' <<<"$o") ;; share_*) sh="${o#share_}" ;; esac
-		[ "$sh" != - ] && sh="$sh ($(fcalc "${lowsum:-0} > 0 ? 100 * $(m_bytes "$tmp/t" 1:$m) / $lowsum : 0" | sed -E 's/(\.[0-9]).*/\1/')%)"
-		printf '%-7s %-5s %-5s %10s %14.3f %14.3f %12s %11s %11s\n' "$name" 1:$m "$f" "$resv" \
-			"$(fcalc "$(ip3_rx_bps "$tmp/$name.json") / 1e6")" "$(fcalc "$(m_rate "$tmp/t" 1:$m) / 1e6")" "$sh" "${gb:--}" "${hol:--}"
+		read -r _ gbns _ < <(awk -v c=1:$m '$1 == c' "$tmp/tcls")
+		resv=-; got=-; hol=-
+		case $o in
+		rate_*)	resv=$(sed -E 's/rate_([^_]+).*/\1/' <<<"$o")
+			read -r _ sv mw _ _ _ _ wb wbk < <(awk -v c=1:$m '$1 == c' "$tmp/tr" 2>/dev/null)
+			got=$(awk -v a="${wb:-0}" -v b="${wbk:-0}" -v r="$(reserved_of "$resv")" -v C="$rbps" \
+				'BEGIN { if (b > 0) printf "%.1f%% (>= %.0f%%)", 100 * a / b, 100 * r / C; else print "-" }')
+			hol=$(awk -v w="${mw:-0}" -v g="${gbns:-0}" -v C="$rbps" \
+				'BEGIN { printf "%.1fms / %.1fms", w * 8e3 / C, g / 1e6 }') ;;
+		share_*) resv="share ${o#share_}"
+			got=$(awk -v a="${b30:-0}" -v b="${b40:-0}" -v me="$m" \
+				'BEGIN { if (a + b > 0) printf "%.1f%% of the two", 100 * (me == 30 ? a : b) / (a + b); else print "-" }') ;;
+		esac
+		printf '%-7s %-5s %-5s %9s %9.3f %9.3f %22s %21s\n' "$name" 1:$m "$f" "$resv" \
+			"$(fcalc "$(ip3_rx_bps "$tmp/$name.json") / 1e6")" "$(fcalc "$(m_rate "$tmp/t" 1:$m) / 1e6")" "$got" "$hol"
 	done <<<"$TCPT"
 	printf 'total %.3f Mbit/s over %.1f s (qdisc rate %s); goodput is TCP payload at the receiver (UDP: what the sender offered)\n' \
 		"$(awk '$1 ~ /:/ { s += $3 } END { print s / 1e6 }' "$tmp/t")" "$(m_elapsed "$tmp/t")" "$RATE"
-	echo "reserved tenants get at least their rate; bronze and flood split the rest 20:10 in bytes (got: % of the two);"
-	echo "max HOL is wall-clock"
-	echo "(TCG), the bound in bytes is checked by selftests/arbtable/test_tcp_tenants.sh from the dequeue trace."
+	echo "while backlogged: the part of the link a reserved tenant got whenever it had packets queued (its guarantee:"
+	echo "at least its rate's part); bronze and flood split what they got while both had packets 20:10 (66.7% : 33.3%)."
+	echo "HOL wait: the longest head-of-line wait, in bytes other tenants sent meanwhile (exact, from the"
+	echo "arbtable_enqueue/dequeue trace) as link time at $RATE, beside the guaranteed bound; the kernel's"
+	echo "wall-clock max_hol_wait (tc -s class show) also counts time an emulated guest was not running:"
+	awk '{ printf "  %s max_hol_wait %s\n", $1, $3 }' "$tmp/tcls" | sort
 	tc qdisc del dev "$NET" root 2>/dev/null
 fi
 say "done"

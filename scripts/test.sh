@@ -114,7 +114,7 @@ if [ -z "$vm_only" ]; then
 fi
 
 FULL_KVER=${ARBT_FULL_KVER:-$(pick 6.1)}
-OTHER_TESTS=${ARBT_OTHER_TESTS:-config deficit ceil change_traffic auto_churn lib nlfuzz stress gso auto_reserve mq classify tcp_tenants}
+OTHER_TESTS=${ARBT_OTHER_TESTS:-config deficit ceil change_traffic auto_churn lib nlfuzz stress gso auto_reserve mq classify tcp_tenants child_drop}
 for k in $KVERS; do
 	tests=${ARBT_TESTS:-}
 	what="all tests"

@@ -125,3 +125,63 @@ try:
 except Exception as x:
     print("no JSON: %s" % x)' "$1" 2>/dev/null
 }
+
+# trace_analyze FILE MINORS PAIR: the trace of the whole run (from before the
+# first packet to after the drain), with markers WSTART/WEND around the
+# measured window.  Per reserved class (MINORS "10 20"), its queue in
+# bytes is followed exactly: packets enter by arbtable_enqueue (one per
+# segment of a GSO skb the qdisc split, after the child took it, under the
+# qdisc lock) and leave by arbtable_dequeue.  The head-of-line wait of
+# each packet in bytes: if the class still held bytes after its previous
+# service j, all bytes dequeued since j began (j's own packet occupied
+# the link too); if it had gone empty, all bytes dequeued since the
+# enqueue that made it backlogged again.  Output per class
+#   id services max_wait_B wait_time_ns_of_longest bytes_of_longest empties final_queue_B win_bytes win_bytes_while_backlogged
+# and "B id bytes" (window), "SPAN ns" (window), "TOT bytes" (window),
+# "LOST n", "MAXLEN n", "EVENTS n" (whole run), and for the two classes
+# of PAIR ("30 40") "BOTH b1 b2": the bytes each sent in the window while
+# both held packets.  The trace needs arbtable_enqueue for the classes of
+# MINORS and PAIR and arbtable_dequeue for all.
+trace_analyze() {
+	awk -v minors="$2" -v pair="$3" '
+	BEGIN { n = split(minors, mm, " "); for (i = 1; i <= n; i++) resv["1:" mm[i]] = 1
+		split(pair, pp, " "); P1 = "1:" pp[1]; P2 = "1:" pp[2]; inpair[P1] = 1; inpair[P2] = 1 }
+	/^# entries-in-buffer\/entries-written:/ { split($3, e, "/"); print "LOST", e[2] - e[1]; next }
+	/^#/ { next }
+	{ t = $0; if (!sub(/: [a-z_]+: .*/, "", t)) next; k = split(t, f, " "); ts = f[k] * 1e9 }
+	/tracing_mark_write: WSTART/ { inw = 1; ws = ts; next }
+	/tracing_mark_write: WEND/ { inw = 0; we = ts; next }
+	/arbtable_enqueue:/ {
+		c = $0; sub(/.* class=/, "", c); sub(/ .*/, "", c)
+		if (!(c in resv) && !(c in inpair)) next
+		l = $0; sub(/.* len=/, "", l); l += 0
+		if ((c in resv) && q[c] <= 0 && !(c in arr)) { arr[c] = tot; at[c] = ts }
+		q[c] += l
+		next
+	}
+	/arbtable_dequeue:/ {
+		c = $0; sub(/.* class=/, "", c); sub(/ .*/, "", c)
+		l = $0; sub(/.* len=/, "", l); l += 0
+		ne++
+		if (l > maxlen) maxlen = l
+		if (inw) { wt += l; wb[c] += l; for (r in resv) if (q[r] > 0) wbk[r] += l
+			if ((c in inpair) && q[P1] > 0 && q[P2] > 0) both[c] += l }
+		if (c in inpair) q[c] -= l
+		if (c in resv) {
+			w = -1
+			if (c in arr) { w = tot - arr[c]; wt0 = at[c]; emp[c]++; delete arr[c] }
+			else if (c in seen) { w = tot - mark[c] + pl[c]; wt0 = lt[c] }
+			if (w > mw[c]) mw[c] = w
+			if (w >= 0 && ts - wt0 > mt[c]) { mt[c] = ts - wt0; mtb[c] = w }
+			if (w >= 0) svc[c]++
+			q[c] -= l; seen[c] = 1; lt[c] = ts
+		}
+		tot += l; mark[c] = tot; pl[c] = l
+	}
+	END {
+		for (c in resv) printf "%s %d %d %.0f %d %d %d %d %d\n", c, svc[c], mw[c], mt[c], mtb[c], emp[c], q[c], wb[c], wbk[c]
+		for (c in wb) printf "B %s %d\n", c, wb[c]
+		printf "BOTH %d %d\n", both[P1], both[P2]
+		printf "SPAN %.0f\nTOT %d\nMAXLEN %d\nEVENTS %d\n", we - ws, wt, maxlen, ne
+	}' "$1"
+}

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# A child that drops inside its own dequeue (fq_codel with a tiny target:
-# codel drops until the flow's queue is empty and hands back the last
-# packet) tells arbtable the class went empty (qlen_notify) while that
-# packet is on its way out, which closes the slot's visit before the
+# A child that drops inside its own dequeue tells arbtable the class went
+# empty (qlen_notify, through qdisc_tree_reduce_backlog) while the packet
+# it returns is on its way out, which closes the slot's visit before the
 # packet is charged.  DESIGN §3: the packet is still charged, to its slot
-# and to the highlimit counter.  With highlimit 0 and the LOW class always
-# backlogged the IBA rule is one HIGH packet, then one LOW packet: a HIGH
-# packet that escaped the counter shows up in the trace as two HIGH
-# dequeues in a row while LOW held packets.
+# and to the highlimit counter.  codel never drops below one MTU of
+# backlog, so it empties its queue that way only when the packet behind
+# the dropped ones is larger than an MTU: a GSO skb, kept whole here by
+# mtu 65000, from a TCP flow into an fq_codel child with a 1 us target.
+# With highlimit 0 and the LOW class always backlogged the IBA rule is one
+# HIGH packet, then one LOW packet: a HIGH packet that escaped the counter
+# shows up in the trace as two HIGH dequeues in a row while LOW held
+# packets.
 . "$(dirname "$0")/lib.sh"
 tap_begin "arbtable: packets a child hands out after dropping the rest are charged"
 DEV=cd0
+PEER=cd1
+NS=cd-peer
 tmp=$(mktemp -d)
 TR=/sys/kernel/tracing
 cleanup() {
@@ -22,7 +27,9 @@ cleanup() {
 		echo 0 >$TR/tracing_on
 		: >$TR/trace
 	fi
+	ip netns pids $NS 2>/dev/null | xargs -r kill 2>/dev/null
 	dev_del $DEV
+	ip netns del $NS 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -32,17 +39,30 @@ if ! have_arbtable; then
 	tap_end; exit
 fi
 
+ip netns add $NS
+ip link add $DEV type veth peer name $PEER
+ip link set $PEER netns $NS
+sysctl -qw net.ipv6.conf.$DEV.disable_ipv6=1
+ip addr add 10.89.0.1/24 dev $DEV
+ip link set $DEV txqueuelen 1000 up
+ip -n $NS addr add 10.89.0.2/24 dev $PEER
+ip -n $NS link set $PEER up
+ethtool -K $DEV tso on gso on >/dev/null 2>&1
+ip neigh replace 10.89.0.2 lladdr "$(ip -n $NS link show $PEER | awk '/ether/ { print $2 }')" dev $DEV nud permanent
+ip netns exec $NS iperf3 -s -D -p 5201 >/dev/null 2>&1
+
 ok=0
-arb_base manual rate 10mbit burst 30k highlimit 0 || ok=1
-for m in 10 11 30; do arb_class $m || ok=1; done
-# 1:10's fq_codel drops whatever waited longer than 1 us, spaced 10 us
-# apart: under emulation a dequeue comes every ~100 us or more, so one
-# dequeue drops the flow's backlog down to the packet it returns
+run tc qdisc add dev $DEV root handle 1: arbtable manual rate 10mbit burst 200k highlimit 0 mtu 65000
+ok=$RUN_RC
+for m in 10 11 30; do run tc class add dev $DEV parent 1: classid 1:$m arbtable; ok=$((ok | RUN_RC)); done
+# fq_codel drops whatever waited longer than 1 us, 10 us apart: under
+# emulation a dequeue comes every ~100 us or more
 run tc qdisc add dev $DEV parent 1:10 handle 10: fq_codel target 1us interval 10us limit 1000
 ok=$((ok | RUN_RC))
-arb_change high 10:20,11:20 low 30:20 || ok=1
-tap_check "child_drop: highlimit 0, HIGH 1:10 (fq_codel child) and 1:11, LOW 1:30 (${RUN_ERR:-ok})" test $ok = 0
-
+run tc filter add dev $DEV parent 1: protocol ip prio 1 flower ip_proto tcp dst_port 5201 classid 1:10
+ok=$((ok | RUN_RC))
+run tc qdisc change dev $DEV root handle 1: arbtable high 10:20,11:20 low 30:20
+tap_check "child_drop: highlimit 0, HIGH 1:10 (TCP into fq_codel) and 1:11, LOW 1:30, mtu 65000 (${RUN_ERR:-ok})" test $((ok | RUN_RC)) = 0
 [ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
 tr=0
 if [ -d $TR/events/arbtable/arbtable_enqueue ]; then
@@ -50,14 +70,16 @@ if [ -d $TR/events/arbtable/arbtable_enqueue ]; then
 		echo 1 >$TR/events/arbtable/arbtable_enqueue/enable &&
 		echo 1 >$TR/events/arbtable/arbtable_dequeue/enable && tr=1
 fi
-# 1:10 bursty and small (its queue often empties by drops), 1:11 and
-# 1:30 always backlogged
-arb_traffic "10:200:2 11:1000:8 30:1000:8" && pg_start
+# 1:11 and 1:30 always backlogged (pktgen), 1:10 one TCP flow
+arb_traffic "11:1000:8 30:1000:8" && pg_start
 tap_check "child_drop: trace and producers started" test $tr = 1
+iperf3 -c 10.89.0.2 -p 5201 -t 12 >"$tmp/iperf" 2>&1 &
+ipf=$!
 sleep 2
 echo 1 >$TR/tracing_on
 sleep 8
 echo 0 >$TR/tracing_on
+wait $ipf
 pg_stop
 cp $TR/trace "$tmp/trace"
 drops=$(tc -s qdisc show dev $DEV | awk '/qdisc fq_codel 10:/ { on = 1 } on && /Sent/ { d = $7; sub(/,/, "", d); print d; exit }')
@@ -78,8 +100,10 @@ read -r pairs hh empties lost < <(awk '
 	}
 	END { printf "%d %d %d %d\n", pairs, hh, n10, lost }' "$tmp/trace")
 diag "trace: $pairs consecutive dequeues, 1:10 sent $empties from HIGH; fq_codel 10: dropped ${drops:-?}; events lost ${lost:-?}"
-tap_check "child_drop: fq_codel dropped inside its dequeue (${drops:-?} drops) while 1:10 was served" \
-	fcmp "${drops:-0} > 0 && ${empties:-0} > 0"
+big=$(awk '/arbtable_dequeue: .*class=1:10 / { l = $0; sub(/.* len=/, "", l); if (l + 0 > 1514) n++ } END { print n + 0 }' "$tmp/trace")
+diag "1:10 dequeued $big GSO skbs longer than 1514 B; TCP: $(grep -E 'sender|receiver' "$tmp/iperf" | tail -n1)"
+tap_check "child_drop: fq_codel dropped inside its dequeue (${drops:-?} drops) while 1:10 sent GSO skbs ($big)" \
+	fcmp "${drops:-0} > 0 && ${empties:-0} > 0 && $big > 0"
 tap_check "child_drop: trace complete (${pairs:-0} dequeue pairs, ${lost:-?} events lost)" \
 	fcmp "${pairs:-0} > 500 && ${lost:-1} == 0"
 tap_check "child_drop: highlimit 0 held: never two HIGH packets in a row while LOW had packets (${hh:-?} times)" \
