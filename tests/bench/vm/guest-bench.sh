@@ -28,7 +28,7 @@
 # Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES,
 # BENCH_REPS, BENCH_PKTS (packets per unshaped burst), BENCH_SHAPED_PKTS,
 # BENCH_SHAPED_PPS, BENCH_GSO_QDISCS, BENCH_GSO_BYTES (payload per gso
-# run), MARKER (the marker binary), BENCH_SKIP (a file of
+# run), BENCH_GSO_REPS, MARKER (the marker binary), BENCH_SKIP (a file of
 # "mode qdisc N size" lines to leave out: run.sh resumes after a guest
 # crash).  Prints START before and COMBO after each configuration's
 # repetitions, so the host can tell finished configurations from the one
@@ -44,7 +44,8 @@ SPKTS=${BENCH_SHAPED_PKTS:-20000}
 SPPS=${BENCH_SHAPED_PPS:-8000}
 SKIP=${BENCH_SKIP:-}
 GSO_QDISCS=${BENCH_GSO_QDISCS:-"pfifo_fast ets htb arbtable-manual arbtable-manual-m70k arbtable-auto"}
-GSO_BYTES=${BENCH_GSO_BYTES:-128M}
+GSO_BYTES=${BENCH_GSO_BYTES:-256M}
+GSO_REPS=${BENCH_GSO_REPS:-5}	# TCP's timing varies more than a pktgen burst
 MSS=1448	# TCP payload per 1500-byte frame with timestamps
 DEV=d0
 PG=/proc/net/pktgen
@@ -199,44 +200,57 @@ gso_teardown() {
 	return 0
 }
 
-# gso_run: one iperf3 client run of GSO_BYTES between the markers; prints
+# gso_run [nomark]: one iperf3 client run of GSO_BYTES between the
+# markers (nomark: the warm-up, no markers); prints
 # "SEGMENTS NS SKBS": payload in MSS-sized segments, wall time, and the
 # skbs v0 transmitted (data and control; GSO skbs count once: with
 # SEGMENTS, the mean segments per skb the device saw)
 gso_run() {
-	local t0 t1 s0 s1 bytes
+	local t0 t1 s0 s1 bytes out mark=$MARKER
+	[ "${1:-}" = nomark ] && mark=true
 	s0=$(cat /sys/class/net/v0/statistics/tx_packets)
-	"$MARKER"
+	"$mark"
 	t0=$(date +%s%N)
-	out=$(iperf3 -c 10.99.0.2 -n "$GSO_BYTES" -J 2>&1) || { echo "BENCH-ERROR gso: iperf3 -c failed: $(head -c 300 <<<"$out")" >&2; "$MARKER"; return 1; }
+	out=$(iperf3 -c 10.99.0.2 -n "$GSO_BYTES" -J 2>&1) || { echo "BENCH-ERROR gso: iperf3 -c failed: $(head -c 300 <<<"$out")" >&2; "$mark"; return 1; }
 	t1=$(date +%s%N)
-	"$MARKER"
+	"$mark"
 	s1=$(cat /sys/class/net/v0/statistics/tx_packets)
 	bytes=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_sent"]["bytes"])' <<<"$out") || return 1
 	echo "$((bytes / MSS)) $((t1 - t0)) $((s1 - s0))"
 }
 
+# gso_mode MODE: gso - the receiving veth as created (GRO off: veth
+# hands each skb the qdisc sent to the receiver as it is, so a split GSO
+# skb also costs the receiver one TCP receive per segment: the case of
+# veth between containers); gso-gro - GRO on the receiving veth (its NAPI
+# path coalesces the segments again, as a receiving host's NIC driver
+# would: what remains is mostly the sender's side of the split)
 gso_mode() {
-	local q r res save=$DEV
-	gso_setup 2>/tmp/bench-setup.err || { echo "BENCH-SKIP gso: $(head -c 300 /tmp/bench-setup.err)"; gso_teardown; return; }
+	local mode=$1 q r res save=$DEV
+	gso_setup 2>/tmp/bench-setup.err || { echo "BENCH-SKIP $mode: $(head -c 300 /tmp/bench-setup.err)"; gso_teardown; return; }
+	if [ "$mode" = gso-gro ]; then
+		ip netns exec bsrv ethtool -K v1 gro on >/dev/null 2>&1
+		ip netns exec bsrv ethtool -k v1 | grep -q '^generic-receive-offload: on' ||
+			{ echo "BENCH-SKIP $mode: GRO is not on for v1"; gso_teardown; return; }
+	fi
 	DEV=v0
 	for q in $GSO_QDISCS; do
-		[ -n "$SKIP" ] && grep -qxF "gso $q 1 $MSS" "$SKIP" 2>/dev/null && continue
-		echo "START gso $q 1 $MSS"
+		[ -n "$SKIP" ] && grep -qxF "$mode $q 1 $MSS" "$SKIP" 2>/dev/null && continue
+		echo "START $mode $q 1 $MSS"
 		tc qdisc del dev v0 root 2>/dev/null
 		if ! qdisc_add unshaped "${q}" 1 $MSS 2>/tmp/bench-setup.err; then
-			echo "BENCH-SKIP gso $q: $(head -c 200 /tmp/bench-setup.err)"
+			echo "BENCH-SKIP $mode $q: $(head -c 200 /tmp/bench-setup.err)"
 			continue
 		fi
-		echo "QDISC gso $q: $(tc -d qdisc show dev v0 root | head -n 1)"
+		echo "QDISC $mode $q: $(tc -d qdisc show dev v0 root | head -n 1)"
 		# one unmeasured run: the connection path and the caches warm
-		gso_run >/dev/null || { echo "BENCH-SKIP gso $q: warm-up run failed"; continue; }
-		for ((r = 1; r <= REPS; r++)); do
-			res=$(gso_run) || { echo "BENCH-SKIP gso $q: run failed"; break; }
-			echo "RUN gso $q 1 1 $MSS $r $res"
+		gso_run nomark >/dev/null || { echo "BENCH-SKIP $mode $q: warm-up run failed"; continue; }
+		for ((r = 1; r <= GSO_REPS; r++)); do
+			res=$(gso_run) || { echo "BENCH-SKIP $mode $q: run failed"; break; }
+			echo "RUN $mode $q 1 1 $MSS $r $res"
 		done
-		echo "STATS gso $q: $(tc -s qdisc show dev v0 root | tr '\n' ' ' | tr -s ' ')"
-		echo "COMBO gso $q 1 $MSS"
+		echo "STATS $mode $q: $(tc -s qdisc show dev v0 root | tr '\n' ' ' | tr -s ' ')"
+		echo "COMBO $mode $q 1 $MSS"
 		tc qdisc del dev v0 root 2>/dev/null
 	done
 	DEV=$save
@@ -245,8 +259,8 @@ gso_mode() {
 
 modprobe pktgen || exit 1
 for mode in $MODES; do
-	if [ "$mode" = gso ]; then
-		gso_mode
+	if [ "$mode" = gso ] || [ "$mode" = gso-gro ]; then
+		gso_mode "$mode"
 		continue
 	fi
 	qs=$QDISCS

@@ -150,7 +150,7 @@ def aggregate(runs):
                          ipp_spread_pct=round(100 * (max(ipp) - min(ipp)) / med, 2) if med else 0,
                          pps_median=round(statistics.median(r["pps"] for r in rs)),
                          ipp_runs=[round(x, 1) for x in ipp]))
-        if mode == "gso":
+        if mode.startswith("gso"):
             rows[-1]["segs_per_skb"] = round(statistics.median(
                 r["packets"] / r["skbs"] if r["skbs"] else 0 for r in rs), 1)
             rows[-1]["mbit_median"] = round(statistics.median(
@@ -170,7 +170,7 @@ def targets(rows):
     the table only."""
     get = {(r["mode"], r["qdisc"], r["n"], r["size"]): r["ipp_median"] for r in rows}
     out = []
-    for mode in sorted({r["mode"] for r in rows if r["mode"] != "gso"}, reverse=True):
+    for mode in sorted({r["mode"] for r in rows if not r["mode"].startswith("gso")}, reverse=True):
         for size in sorted({r["size"] for r in rows if r["mode"] == mode}):
             for n in sorted({r["n"] for r in rows if r["mode"] == mode}):
                 base = get.get((mode, "pfifo_fast", n, size))
@@ -195,19 +195,20 @@ def targets(rows):
 
 
 def gso_compare(rows):
-    """gso mode: what splitting GSO at enqueue costs, per MSS-sized
+    """gso modes: what splitting GSO at enqueue costs, per MSS-sized
     segment of payload, against the qdiscs that keep GSO skbs whole."""
-    get = {r["qdisc"]: r["ipp_median"] for r in rows if r["mode"] == "gso"}
     out = []
-    for arb in ("arbtable-manual", "arbtable-auto", "arbtable-manual-m70k"):
-        if arb not in get:
-            continue
-        for peer in ("pfifo_fast", "ets", "htb", "arbtable-manual-m70k"):
-            if peer == arb or peer not in get or not get[peer]:
+    for mode in sorted({r["mode"] for r in rows if r["mode"].startswith("gso")}):
+        get = {r["qdisc"]: r["ipp_median"] for r in rows if r["mode"] == mode}
+        for arb in ("arbtable-manual", "arbtable-auto", "arbtable-manual-m70k"):
+            if arb not in get:
                 continue
-            d = get[arb] - get[peer]
-            out.append(dict(mode="gso", qdisc=arb, peer_qdisc=peer, value=get[arb], peer=get[peer],
-                            diff=round(d, 1), pct=round(100 * d / get[peer], 1)))
+            for peer in ("pfifo_fast", "ets", "htb", "arbtable-manual-m70k"):
+                if peer == arb or peer not in get or not get[peer]:
+                    continue
+                d = get[arb] - get[peer]
+                out.append(dict(mode=mode, qdisc=arb, peer_qdisc=peer, value=get[arb], peer=get[peer],
+                                diff=round(d, 1), pct=round(100 * d / get[peer], 1)))
     return out
 
 
@@ -244,7 +245,7 @@ def main():
                                                      "spread%", "pkt/s"))
     last = None
     for r in rows:
-        if r["mode"] == "gso":
+        if r["mode"].startswith("gso"):
             continue
         if last and (last["mode"], last["size"], last["n"]) != (r["mode"], r["size"], r["n"]):
             print()
@@ -255,10 +256,11 @@ def main():
         print("(%d VM boots: the guest died and the run resumed; see bench-vm's output above)" % len(a.guest))
     for l in left:
         print("not measured (the guest died in it twice): %s" % l)
-    gso = [r for r in rows if r["mode"] == "gso"]
-    if gso:
-        print("\ngso: iperf3 TCP over veth (TSO on), one class; guest instructions per MSS-sized segment of"
-              " payload (bytes / 1448; both TCP ends counted), median of reps; spread = (max-min)/median")
+    for mode in sorted({r["mode"] for r in rows if r["mode"].startswith("gso")}):
+        gso = [r for r in rows if r["mode"] == mode]
+        print("\n%s: iperf3 TCP over veth (TSO on; receiver GRO %s), one class; guest instructions per"
+              " MSS-sized segment of payload (bytes / 1448; both TCP ends counted), median of reps;"
+              " spread = (max-min)/median" % (mode, "on" if mode == "gso-gro" else "off"))
         print("%-22s %10s %8s %8s %9s  %s" % ("qdisc", "insn/seg", "spread%", "seg/skb", "Mbit/s", "runs"))
         for r in gso:
             print("%-22s %10.1f %8.2f %8.1f %9.1f  %s" % (r["qdisc"], r["ipp_median"], r["ipp_spread_pct"],
@@ -267,7 +269,9 @@ def main():
         print("(seg/skb: payload segments per skb the sending veth transmitted -- the qdisc's output;"
               " Mbit/s: indicative, TCG)")
         for c in gc:
-            print("  %-22s vs %-22s %+8.1f insn/seg (%+.1f%%)" % (c["qdisc"], c["peer_qdisc"], c["diff"], c["pct"]))
+            if c["mode"] == mode:
+                print("  %-22s vs %-22s %+8.1f insn/seg (%+.1f%%)" % (c["qdisc"], c["peer_qdisc"], c["diff"],
+                                                                    c["pct"]))
     print("\ntargets (medians):")
     for t in tg:
         print("  %-9s %-52s N=%-3d %4dB: %8s vs %8s  %s" % (t["mode"], t["target"], t["n"], t["size"], t["value"],
