@@ -258,9 +258,9 @@ def main():
         print("not measured (the guest died in it twice): %s" % l)
     for mode in sorted({r["mode"] for r in rows if r["mode"].startswith("gso")}):
         gso = [r for r in rows if r["mode"] == mode]
-        print("\n%s: iperf3 TCP over veth (TSO on; receiver GRO %s), one class; guest instructions per"
+        print("\n%s: iperf3 TCP over veth (TSO on), one class; guest instructions per"
               " MSS-sized segment of payload (bytes / 1448; both TCP ends counted), median of reps;"
-              " spread = (max-min)/median" % (mode, "on" if mode == "gso-gro" else "off"))
+              " spread = (max-min)/median" % mode)
         print("%-22s %10s %8s %8s %9s  %s" % ("qdisc", "insn/seg", "spread%", "seg/skb", "Mbit/s", "runs"))
         for r in gso:
             print("%-22s %10.1f %8.2f %8.1f %9.1f  %s" % (r["qdisc"], r["ipp_median"], r["ipp_spread_pct"],

@@ -7,8 +7,8 @@
 #   tests/bench/vm/run.sh [KVER]      default: the 6.12 distro kernel
 # Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES, BENCH_REPS,
 # BENCH_PKTS, BENCH_SHAPED_PKTS, BENCH_SHAPED_PPS, BENCH_GSO_QDISCS,
-# BENCH_GSO_BYTES, BENCH_GSO_REPS (see guest-bench.sh; BENCH_MODES="gso
-# gso-gro": TCP over veth, instructions per segment);
+# BENCH_GSO_BYTES, BENCH_GSO_REPS (see guest-bench.sh; BENCH_MODES=gso:
+# TCP over veth, instructions per segment);
 # BENCH_PROFILE=1 also attributes instructions to kernel symbols per run
 # (slow).  Results: build/bench/vm-results.{csv,json}.
 set -eu
