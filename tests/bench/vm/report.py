@@ -82,9 +82,8 @@ def ksyms(guest):
     return syms
 
 
-# Kernel helpers that are the per-class queue of ets/drr/qfq/htb (their
-# default pfifo child, called through its ops); arbtable does the same
-# work inline in its own module.
+# Kernel helpers that are the per-class queue of ets/drr/qfq/htb and
+# arbtable (their default pfifo child, called through its ops).
 CHILD_HELPERS = ("pfifo_enqueue", "qdisc_dequeue_head", "qdisc_peek_head", "qdisc_peek_dequeued")
 
 
