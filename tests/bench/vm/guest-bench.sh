@@ -204,18 +204,22 @@ gso_teardown() {
 # markers (nomark: the warm-up, no markers); prints
 # "SEGMENTS NS SKBS": payload in MSS-sized segments, wall time, and the
 # skbs v0 transmitted (data and control; GSO skbs count once: with
-# SEGMENTS, the mean segments per skb the device saw)
+# SEGMENTS, the mean segments per skb the device saw).  A failed run
+# still ran both markers: it prints "0 0 0" (the host pairs the markers
+# with it, then leaves it out) and returns 1.
 gso_run() {
 	local t0 t1 s0 s1 bytes out mark=$MARKER
 	[ "${1:-}" = nomark ] && mark=true
 	s0=$(cat /sys/class/net/v0/statistics/tx_packets)
 	"$mark"
 	t0=$(date +%s%N)
-	out=$(iperf3 -c 10.99.0.2 -n "$GSO_BYTES" -J 2>&1) || { echo "BENCH-ERROR gso: iperf3 -c failed: $(head -c 300 <<<"$out")" >&2; "$mark"; return 1; }
+	out=$(iperf3 -c 10.99.0.2 -n "$GSO_BYTES" -J 2>&1) ||
+		{ "$mark"; echo "BENCH-ERROR gso: iperf3 -c failed: $(head -c 300 <<<"$out")" >&2; echo "0 0 0"; return 1; }
 	t1=$(date +%s%N)
 	"$mark"
 	s1=$(cat /sys/class/net/v0/statistics/tx_packets)
-	bytes=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_sent"]["bytes"])' <<<"$out") || return 1
+	bytes=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_sent"]["bytes"])' <<<"$out") ||
+		{ echo "0 0 0"; return 1; }
 	echo "$((bytes / MSS)) $((t1 - t0)) $((s1 - s0))"
 }
 
@@ -241,7 +245,7 @@ gso_mode() {
 		# one unmeasured run: the connection path and the caches warm
 		gso_run nomark >/dev/null || { echo "BENCH-SKIP $mode $q: warm-up run failed"; continue; }
 		for ((r = 1; r <= GSO_REPS; r++)); do
-			res=$(gso_run) || { echo "BENCH-SKIP $mode $q: run failed"; break; }
+			res=$(gso_run) || { echo "RUN $mode $q 1 1 $MSS $r $res"; echo "BENCH-SKIP $mode $q: run $r failed"; break; }
 			echo "RUN $mode $q 1 1 $MSS $r $res"
 		done
 		echo "STATS $mode $q: $(tc -s qdisc show dev v0 root | tr '\n' ' ' | tr -s ' ')"

@@ -54,12 +54,13 @@ def parse(guest, marks, boot=0):
         sys.exit("report: %s: %d RUN lines but %d MARK lines (want twice as many)" % (guest, len(runs), len(m)))
     for i, r in enumerate(runs):
         r["insns"] = m[2 * i + 1] - m[2 * i]
-        r["ipp"] = r["insns"] / r["packets"]
+        r["ipp"] = r["insns"] / r["packets"] if r["packets"] else 0.0
         r["pps"] = r["packets"] / (r["ns"] / 1e9) if r["ns"] else 0.0
         r["tbs"] = prof[i] if i < len(prof) else {}
     if done or not finished:
         runs = [r for r in runs if (r["mode"], r["qdisc"], r["n"], r["size"]) in done]
-    return runs
+    # a failed gso run (RUN ... 0 0 0): its markers are paired, it counts not
+    return [r for r in runs if r["packets"]]
 
 
 def ksyms(guest):
