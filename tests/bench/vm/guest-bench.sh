@@ -14,9 +14,21 @@
 # marker waits until the device has sent them all: enqueue + backlogged
 # dequeue + the watchdog wakeups that pace it.
 #
+# gso - GSO traffic from a real TCP sender: iperf3 -c in the root
+# namespace sends BENCH_GSO_BYTES through a veth pair (TSO on) to iperf3 -s
+# in a namespace; the qdisc under test is the root of the sending veth
+# with one class, which all traffic goes to.  The markers bracket the
+# whole client run, so the count holds both TCP ends (sender, receiver,
+# ACKs, both iperf3s): the RUN line gives the payload in MSS-sized
+# segments (bytes / 1448) as its packets, and the host divides by those.
+# arbtable-manual-m70k is arbtable-manual with `mtu 70000` (64 KiB GSO
+# skbs kept whole); with the default mtu (1514 here) arbtable splits
+# every GSO skb at enqueue, the peers keep them whole.
+#
 # Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES,
 # BENCH_REPS, BENCH_PKTS (packets per unshaped burst), BENCH_SHAPED_PKTS,
-# BENCH_SHAPED_PPS, MARKER (the marker binary), BENCH_SKIP (a file of
+# BENCH_SHAPED_PPS, BENCH_GSO_QDISCS, BENCH_GSO_BYTES (payload per gso
+# run), BENCH_GSO_REPS, MARKER (the marker binary), BENCH_SKIP (a file of
 # "mode qdisc N size" lines to leave out: run.sh resumes after a guest
 # crash).  Prints START before and COMBO after each configuration's
 # repetitions, so the host can tell finished configurations from the one
@@ -31,6 +43,10 @@ MODES=${BENCH_MODES:-"unshaped shaped"}
 SPKTS=${BENCH_SHAPED_PKTS:-20000}
 SPPS=${BENCH_SHAPED_PPS:-8000}
 SKIP=${BENCH_SKIP:-}
+GSO_QDISCS=${BENCH_GSO_QDISCS:-"pfifo_fast ets htb arbtable-manual arbtable-manual-m70k arbtable-auto"}
+GSO_BYTES=${BENCH_GSO_BYTES:-256M}
+GSO_REPS=${BENCH_GSO_REPS:-5}	# TCP's timing varies more than a pktgen burst
+MSS=1448	# TCP payload per 1500-byte frame with timestamps
 DEV=d0
 PG=/proc/net/pktgen
 
@@ -45,10 +61,16 @@ cap() { case $1 in prio|ets) echo $(($2 > 16 ? 16 : $2)) ;; *) echo "$2" ;; esac
 # shaped: the same under a bottleneck of SPPS packets of SIZE per second;
 # the queues hold a whole burst (txqueuelen sizes the default children).
 setup() {
-	local mode=$1 q=$2 n=$3 size=$4 i b h=1: at=root rate
+	local mode=$1 q=$2 n=$3 size=$4
 	ip link del $DEV 2>/dev/null
 	ip link add $DEV type dummy && ip link set $DEV txqueuelen $((SPKTS + 1000)) up || return 1
 	sysctl -qw net.ipv6.conf.$DEV.disable_ipv6=1
+	qdisc_add "$@"
+}
+
+# qdisc_add MODE QDISC N SIZE: the qdisc alone, on $DEV
+qdisc_add() {
+	local mode=$1 q=$2 n=$3 size=$4 i b h=1: at=root rate
 	b=$(cap "$q" "$n")
 	rate=$((SPPS * size * 8))
 	if [ "$mode" = shaped ]; then
@@ -73,10 +95,12 @@ setup() {
 		tc qdisc add dev $DEV root handle $h htb &&
 		tc class add dev $DEV parent 1: classid 1:ff htb rate ${top}bit burst 3028 cburst 3028 &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1:ff classid 1:$(printf %x $i) htb rate $((top / n))bit ceil ${top}bit burst 3028 cburst 3028 || return 1; done ;;
-	arbtable-manual) local r=
+	arbtable-manual|arbtable-manual-m70k) local r=
 		# the same bucket depth as tbf and htb here (3028 B): the
 		# default (10 ms of the rate) would batch ~80 packets per wakeup
 		[ "$mode" = shaped ] && r="rate ${rate}bit burst 3028"
+		# larger than a 64 KiB GSO skb: kept whole, not split
+		[ "$q" = arbtable-manual-m70k ] && r="$r mtu 70000"
 		tc qdisc add dev $DEV root handle $h arbtable manual $r &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) arbtable || return 1; done &&
 		tc qdisc change dev $DEV root handle $h arbtable high "$(for ((i = 1; i <= n; i++)); do printf '%x:24,' $i; done | sed 's/,$//')" ;;
@@ -124,8 +148,120 @@ burst() {
 	echo "$((pkts / n * n)) $((t1 - t0))"
 }
 
+# gso_setup: veth v0 (root namespace, 10.99.0.1) - v1 (namespace bsrv,
+# 10.99.0.2), TSO on the sender, permanent neighbours (no ARP in the
+# count), iperf3 -s in bsrv.  All of the sender's packets on v0 go to
+# class 1:1: nftables sets skb->priority in the output hook, so every
+# qdisc finds its class by the same direct skb->priority lookup as in the
+# pktgen modes (pfifo_fast: band of priority 1).  The rule runs once per
+# GSO skb before any qdisc, the same for all of them; tos/SO_PRIORITY
+# would reach only priorities 0..6, which the classful qdiscs would
+# resolve through different fallbacks (filters, priomap, default class).
+gso_setup() {
+	local m0 m1 i
+	gso_teardown
+	ip netns add bsrv || return 1
+	ip link add v0 type veth peer name v1 netns bsrv || return 1
+	sysctl -qw net.ipv6.conf.v0.disable_ipv6=1
+	ip netns exec bsrv sysctl -qw net.ipv6.conf.v1.disable_ipv6=1
+	ip addr add 10.99.0.1/24 dev v0 && ip link set v0 up &&
+		ip -n bsrv addr add 10.99.0.2/24 dev v1 && ip -n bsrv link set v1 up &&
+		ip -n bsrv link set lo up || return 1
+	ethtool -K v0 tso on gso on sg on tx on >/dev/null 2>&1
+	ethtool -k v0 | grep -q '^tcp-segmentation-offload: on' ||
+		{ echo "BENCH-ERROR gso: TSO is not on for v0" >&2; return 1; }
+	m0=$(cat /sys/class/net/v0/address)
+	m1=$(ip netns exec bsrv cat /sys/class/net/v1/address)
+	ip neigh replace 10.99.0.2 lladdr "$m1" dev v0 nud permanent &&
+		ip -n bsrv neigh replace 10.99.0.1 lladdr "$m0" dev v1 nud permanent || return 1
+	nft -f - <<-'NFT' || return 1
+	table inet bench {
+		chain out {
+			type filter hook output priority 0; policy accept;
+			oifname "v0" meta priority set 1:1
+		}
+	}
+	NFT
+	ip netns exec bsrv iperf3 -s -D -I /tmp/bench-iperf3.pid >/dev/null 2>&1 || return 1
+	for ((i = 0; i < 50; i++)); do
+		ip netns exec bsrv ss -ltn 2>/dev/null | grep -q ':5201 ' && return 0
+		sleep 0.1
+	done
+	echo "BENCH-ERROR gso: iperf3 -s did not listen" >&2
+	return 1
+}
+
+gso_teardown() {
+	[ -s /tmp/bench-iperf3.pid ] && kill "$(cat /tmp/bench-iperf3.pid)" 2>/dev/null
+	rm -f /tmp/bench-iperf3.pid
+	nft delete table inet bench 2>/dev/null
+	ip link del v0 2>/dev/null
+	ip netns del bsrv 2>/dev/null
+	return 0
+}
+
+# gso_run [nomark]: one iperf3 client run of GSO_BYTES between the
+# markers (nomark: the warm-up, no markers); prints
+# "SEGMENTS NS SKBS": payload in MSS-sized segments, wall time, and the
+# skbs v0 transmitted (data and control; GSO skbs count once: with
+# SEGMENTS, the mean segments per skb the device saw).  A failed run
+# still ran both markers: it prints "0 0 0" (the host pairs the markers
+# with it, then leaves it out) and returns 1.
+gso_run() {
+	local t0 t1 s0 s1 bytes out mark=$MARKER
+	[ "${1:-}" = nomark ] && mark=true
+	s0=$(cat /sys/class/net/v0/statistics/tx_packets)
+	"$mark"
+	t0=$(date +%s%N)
+	out=$(iperf3 -c 10.99.0.2 -n "$GSO_BYTES" -J 2>&1) ||
+		{ "$mark"; echo "BENCH-ERROR gso: iperf3 -c failed: $(head -c 300 <<<"$out")" >&2; echo "0 0 0"; return 1; }
+	t1=$(date +%s%N)
+	"$mark"
+	s1=$(cat /sys/class/net/v0/statistics/tx_packets)
+	bytes=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_sent"]["bytes"])' <<<"$out") ||
+		{ echo "0 0 0"; return 1; }
+	echo "$((bytes / MSS)) $((t1 - t0)) $((s1 - s0))"
+}
+
+# gso_mode: veth hands every skb the qdisc sends to the receiver as it is,
+# so a split GSO skb also costs the receiver one TCP receive per segment
+# (the case of veth between containers).  GRO on the receiving veth does
+# not change that: veth takes its NAPI/GRO path only for skbs from a
+# sender without TSO (veth_skb_is_eligible_for_gro; measured: the same
+# counts with `ethtool -K v1 gro on`).
+gso_mode() {
+	local mode=gso q r res save=$DEV
+	gso_setup 2>/tmp/bench-setup.err || { echo "BENCH-SKIP $mode: $(head -c 300 /tmp/bench-setup.err)"; gso_teardown; return; }
+	DEV=v0
+	for q in $GSO_QDISCS; do
+		[ -n "$SKIP" ] && grep -qxF "$mode $q 1 $MSS" "$SKIP" 2>/dev/null && continue
+		echo "START $mode $q 1 $MSS"
+		tc qdisc del dev v0 root 2>/dev/null
+		if ! qdisc_add unshaped "${q}" 1 $MSS 2>/tmp/bench-setup.err; then
+			echo "BENCH-SKIP $mode $q: $(head -c 200 /tmp/bench-setup.err)"
+			continue
+		fi
+		echo "QDISC $mode $q: $(tc -d qdisc show dev v0 root | head -n 1)"
+		# one unmeasured run: the connection path and the caches warm
+		gso_run nomark >/dev/null || { echo "BENCH-SKIP $mode $q: warm-up run failed"; continue; }
+		for ((r = 1; r <= GSO_REPS; r++)); do
+			res=$(gso_run) || { echo "RUN $mode $q 1 1 $MSS $r $res"; echo "BENCH-SKIP $mode $q: run $r failed"; break; }
+			echo "RUN $mode $q 1 1 $MSS $r $res"
+		done
+		echo "STATS $mode $q: $(tc -s qdisc show dev v0 root | tr '\n' ' ' | tr -s ' ')"
+		echo "COMBO $mode $q 1 $MSS"
+		tc qdisc del dev v0 root 2>/dev/null
+	done
+	DEV=$save
+	gso_teardown
+}
+
 modprobe pktgen || exit 1
 for mode in $MODES; do
+	if [ "$mode" = gso ]; then
+		gso_mode
+		continue
+	fi
 	qs=$QDISCS
 	# shaped, the baseline is tbf alone (pfifo_fast's place)
 	[ "$mode" = shaped ] && qs=$(sed 's/pfifo_fast/tbf/' <<<"$QDISCS")

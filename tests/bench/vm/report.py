@@ -5,7 +5,9 @@
 The guest prints one "RUN unshaped QDISC N BANDS SIZE REP PACKETS NS" line
 per pktgen burst; the plugin printed two "MARK total" lines around each
 burst, in the same order.  Instructions per packet = (after - before) /
-packets.  Per configuration: median over the repetitions and the spread
+packets.  The gso mode's RUN lines (one iperf3 run each) give the payload
+in MSS-sized segments (bytes / 1448) as PACKETS and add the skbs the
+sending veth transmitted: instructions per segment, and segments per skb.  Per configuration: median over the repetitions and the spread
 (max - min) / median.  Then the issue's targets are evaluated on the
 medians and printed as statements, never asserted.
 """
@@ -25,9 +27,10 @@ def parse(guest, marks, boot=0):
     runs, done, finished = [], set(), False
     for line in open(guest, errors="replace"):
         f = line.split()
-        if len(f) == 9 and f[0] == "RUN":
+        if len(f) in (9, 10) and f[0] == "RUN":
             runs.append(dict(mode=f[1], qdisc=f[2], n=int(f[3]), bands=int(f[4]),
-                             size=int(f[5]), rep=int(f[6]), packets=int(f[7]), ns=int(f[8]), boot=boot))
+                             size=int(f[5]), rep=int(f[6]), packets=int(f[7]), ns=int(f[8]), boot=boot,
+                             skbs=int(f[9]) if len(f) == 10 else 0))
         elif len(f) == 5 and f[0] == "COMBO":
             done.add((f[1], f[2], int(f[3]), int(f[4])))
         elif f[:1] == ["BENCH-DONE"]:
@@ -51,12 +54,13 @@ def parse(guest, marks, boot=0):
         sys.exit("report: %s: %d RUN lines but %d MARK lines (want twice as many)" % (guest, len(runs), len(m)))
     for i, r in enumerate(runs):
         r["insns"] = m[2 * i + 1] - m[2 * i]
-        r["ipp"] = r["insns"] / r["packets"]
+        r["ipp"] = r["insns"] / r["packets"] if r["packets"] else 0.0
         r["pps"] = r["packets"] / (r["ns"] / 1e9) if r["ns"] else 0.0
         r["tbs"] = prof[i] if i < len(prof) else {}
     if done or not finished:
         runs = [r for r in runs if (r["mode"], r["qdisc"], r["n"], r["size"]) in done]
-    return runs
+    # a failed gso run (RUN ... 0 0 0): its markers are paired, it counts not
+    return [r for r in runs if r["packets"]]
 
 
 def ksyms(guest):
@@ -79,9 +83,8 @@ def ksyms(guest):
     return syms
 
 
-# Kernel helpers that are the per-class queue of ets/drr/qfq/htb (their
-# default pfifo child, called through its ops); arbtable does the same
-# work inline in its own module.
+# Kernel helpers that are the per-class queue of ets/drr/qfq/htb and
+# arbtable (their default pfifo child, called through its ops).
 CHILD_HELPERS = ("pfifo_enqueue", "qdisc_dequeue_head", "qdisc_peek_head", "qdisc_peek_dequeued")
 
 
@@ -147,7 +150,13 @@ def aggregate(runs):
                          ipp_spread_pct=round(100 * (max(ipp) - min(ipp)) / med, 2) if med else 0,
                          pps_median=round(statistics.median(r["pps"] for r in rs)),
                          ipp_runs=[round(x, 1) for x in ipp]))
-    order = ["pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual", "arbtable-auto"]
+        if mode.startswith("gso"):
+            rows[-1]["segs_per_skb"] = round(statistics.median(
+                r["packets"] / r["skbs"] if r["skbs"] else 0 for r in rs), 1)
+            rows[-1]["mbit_median"] = round(statistics.median(
+                r["packets"] * 1448 * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
+    order = ["pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual-m70k",
+             "arbtable-manual", "arbtable-auto"]
     rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
                              order.index(r["qdisc"]) if r["qdisc"] in order else 99))
     return rows
@@ -161,7 +170,7 @@ def targets(rows):
     the table only."""
     get = {(r["mode"], r["qdisc"], r["n"], r["size"]): r["ipp_median"] for r in rows}
     out = []
-    for mode in sorted({r["mode"] for r in rows}, reverse=True):
+    for mode in sorted({r["mode"] for r in rows if not r["mode"].startswith("gso")}, reverse=True):
         for size in sorted({r["size"] for r in rows if r["mode"] == mode}):
             for n in sorted({r["n"] for r in rows if r["mode"] == mode}):
                 base = get.get((mode, "pfifo_fast", n, size))
@@ -182,6 +191,24 @@ def targets(rows):
                     if htb is not None:
                         out.append(dict(mode=mode, target="%s <= htb" % arb, n=n, size=size,
                                         value=a, peer=htb, met=a <= htb))
+    return out
+
+
+def gso_compare(rows):
+    """gso modes: what splitting GSO at enqueue costs, per MSS-sized
+    segment of payload, against the qdiscs that keep GSO skbs whole."""
+    out = []
+    for mode in sorted({r["mode"] for r in rows if r["mode"].startswith("gso")}):
+        get = {r["qdisc"]: r["ipp_median"] for r in rows if r["mode"] == mode}
+        for arb in ("arbtable-manual", "arbtable-auto", "arbtable-manual-m70k"):
+            if arb not in get:
+                continue
+            for peer in ("pfifo_fast", "ets", "htb", "arbtable-manual-m70k"):
+                if peer == arb or peer not in get or not get[peer]:
+                    continue
+                d = get[arb] - get[peer]
+                out.append(dict(mode=mode, qdisc=arb, peer_qdisc=peer, value=get[arb], peer=get[peer],
+                                diff=round(d, 1), pct=round(100 * d / get[peer], 1)))
     return out
 
 
@@ -207,6 +234,7 @@ def main():
             pass
     rows = aggregate(runs)
     tg = targets(rows)
+    gc = gso_compare(rows)
     if a.profile:
         profile(runs, a.guest)
     for r in runs:
@@ -217,6 +245,8 @@ def main():
                                                      "spread%", "pkt/s"))
     last = None
     for r in rows:
+        if r["mode"].startswith("gso"):
+            continue
         if last and (last["mode"], last["size"], last["n"]) != (r["mode"], r["size"], r["n"]):
             print()
         print("%-9s %-16s %4d %5d %6d %10.1f %8.2f %10d" % (r["mode"], r["qdisc"], r["n"], r["bands"], r["size"],
@@ -226,6 +256,22 @@ def main():
         print("(%d VM boots: the guest died and the run resumed; see bench-vm's output above)" % len(a.guest))
     for l in left:
         print("not measured (the guest died in it twice): %s" % l)
+    for mode in sorted({r["mode"] for r in rows if r["mode"].startswith("gso")}):
+        gso = [r for r in rows if r["mode"] == mode]
+        print("\n%s: iperf3 TCP over veth (TSO on), one class; guest instructions per"
+              " MSS-sized segment of payload (bytes / 1448; both TCP ends counted), median of reps;"
+              " spread = (max-min)/median" % mode)
+        print("%-22s %10s %8s %8s %9s  %s" % ("qdisc", "insn/seg", "spread%", "seg/skb", "Mbit/s", "runs"))
+        for r in gso:
+            print("%-22s %10.1f %8.2f %8.1f %9.1f  %s" % (r["qdisc"], r["ipp_median"], r["ipp_spread_pct"],
+                                                         r.get("segs_per_skb", 0), r.get("mbit_median", 0),
+                                                         " ".join("%.0f" % x for x in r["ipp_runs"])))
+        print("(seg/skb: payload segments per skb the sending veth transmitted -- the qdisc's output;"
+              " Mbit/s: indicative, TCG)")
+        for c in gc:
+            if c["mode"] == mode:
+                print("  %-22s vs %-22s %+8.1f insn/seg (%+.1f%%)" % (c["qdisc"], c["peer_qdisc"], c["diff"],
+                                                                    c["pct"]))
     print("\ntargets (medians):")
     for t in tg:
         print("  %-9s %-52s N=%-3d %4dB: %8s vs %8s  %s" % (t["mode"], t["target"], t["n"], t["size"], t["value"],
@@ -239,7 +285,7 @@ def main():
                         r["ipp_spread_pct"], r["pps_median"]])
     with open(a.out + "/vm-results.json", "w") as f:
         json.dump(dict(kernel=a.kernel, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
-                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, runs=runs), f, indent=1)
+                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, runs=runs), f, indent=1)
     print("\nwritten: %s/vm-results.csv, %s/vm-results.json" % (a.out, a.out))
 
 

@@ -6,7 +6,9 @@
 #
 #   tests/bench/vm/run.sh [KVER]      default: the 6.12 distro kernel
 # Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES, BENCH_REPS,
-# BENCH_PKTS, BENCH_SHAPED_PKTS, BENCH_SHAPED_PPS (see guest-bench.sh);
+# BENCH_PKTS, BENCH_SHAPED_PKTS, BENCH_SHAPED_PPS, BENCH_GSO_QDISCS,
+# BENCH_GSO_BYTES, BENCH_GSO_REPS (see guest-bench.sh; BENCH_MODES=gso:
+# TCP over veth, instructions per segment);
 # BENCH_PROFILE=1 also attributes instructions to kernel symbols per run
 # (slow).  Results: build/bench/vm-results.{csv,json}.
 set -eu
@@ -52,6 +54,7 @@ while [ "$b" -lt "$boots" ]; do
 		BENCH_QDISCS="${BENCH_QDISCS:-}" BENCH_NS="${BENCH_NS:-}" BENCH_SIZES="${BENCH_SIZES:-}" \
 		BENCH_REPS="${BENCH_REPS:-}" BENCH_PKTS="${BENCH_PKTS:-}" BENCH_PROFILE="${BENCH_PROFILE:-}" MARKER="$OUT/marker" \
 		BENCH_MODES="${BENCH_MODES:-}" BENCH_SHAPED_PKTS="${BENCH_SHAPED_PKTS:-}" BENCH_SHAPED_PPS="${BENCH_SHAPED_PPS:-}" \
+		BENCH_GSO_QDISCS="${BENCH_GSO_QDISCS:-}" BENCH_GSO_BYTES="${BENCH_GSO_BYTES:-}" BENCH_GSO_REPS="${BENCH_GSO_REPS:-}" \
 		BENCH_SKIP="$OUT/skip" \
 		bash "$ROOT/tests/bench/vm/guest-bench.sh" 2>&1 | tee "$OUT/guest-$b.log" |
 		grep --line-buffered -E '^(RUN|BENCH|\[vm)' || true
