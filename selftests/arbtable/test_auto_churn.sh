@@ -34,8 +34,11 @@ setup() {
 	done
 	# reservations sum to 3.8 Mbit/s: each HIGH class gets ~2.6x its
 	# rate; producers paced ~1.5x above that (the LOW class gets only
-	# what highlimit lets in, ~100 kbit/s)
-	auto_traffic "10:1500:650 11:1000:500 12:700:350 13:300:500 30:1200:60"
+	# what highlimit lets in, ~100 kbit/s).  The churn changes their
+	# rates too (back_opts): at 1:12's largest (700kbit, 16 slots) and
+	# the others' smallest it may get ~2.5 Mbit/s and 1:11 ~3.3, so
+	# their producers offer 3.4 and 4.8 Mbit/s
+	auto_traffic "10:1500:650 11:1000:600 12:700:600 13:300:500 30:1200:60"
 }
 if ! setup; then tap_fail "auto churn: setup"; tap_end; exit; fi
 diag "$(auto_cls | awk '{ printf "%s high %s low %s distance %s\n", $1, $2, $5, $8 }')"
