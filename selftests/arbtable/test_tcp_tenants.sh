@@ -22,7 +22,8 @@
 #    TCP goodput iperf3's receiver saw >= 97% (95% for the one-flow
 #    tenant); the share tenants split the bytes sent while both were
 #    backlogged 20:10 within 5% (queues from the trace: never skipped);
-#  - the kernel's wall-clock max_hol_wait <= the bound.
+#  - the kernel's wall-clock max_hol_wait <= the bound, or explained by
+#    the trace (that wait carried no more than the bound in bytes).
 # Wall-clock checks may SKIP only with their measured cause.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
@@ -266,20 +267,24 @@ phase() {
 	diag "$tag: while both share tenants were backlogged: bronze $b30 B, flood $b40 B$(fcmp "${b30:-0} + ${b40:-0} > 0" && echo " (bronze $(fcalc "100 * $b30 / ($b30 + $b40)")%, want 66.667%)")"
 	tap_check "$tag: share tenants split the bytes sent while both were backlogged 20:10 within 5% (bronze 16 TCP flows: $b30 B, flood UDP: $b40 B)" \
 		fcmp "${b30:-0} + ${b40:-0} > 100000 && $b30 / ($b30 + $b40) >= 0.95 * 2 / 3 && $b30 / ($b30 + $b40) <= 1.05 * 2 / 3"
-	# the kernel's wall-clock max_hol_wait over the whole run; a failure
-	# is skipped only when the trace saw that wait and its bytes were
-	# within the bound (the rest is time the link was not served)
-	local hol
+	# the kernel's wall-clock max_hol_wait over the whole run, checked
+	# against the trace: within the bound, or the trace saw that wait
+	# (its time, within 1% + 1 ms) and the bytes other classes sent in it
+	# were within the bound, i.e. the rest of the time the link was not
+	# served at all (under TCG the guest or its shaper timer stalls for
+	# tens of ms; a wait that would break the bound in link time fails
+	# here and in the byte check above)
+	local hol how
 	for c in 1:10 1:20; do
 		gb=$(awk -v c=$c '$1 == c { print $9 }' "$tmp/c1.$k"); hol=$(awk -v c=$c '$1 == c { print $11 }' "$tmp/c1.$k")
 		read -r _ sv mw mt mtb _ < <(awk -v c=$c '$1 == c' "$tmp/tr.$k" 2>/dev/null)
 		bb=$(awk -v g="${gb:-0}" -v r=$C 'BEGIN { printf "%.0f", g * r / 8e9 }')
-		cause=
-		if [ $trace_ok = 1 ] && fcmp "${hol:-0} <= ${mt:-0} * 1.01 + 1e6 && ${mtb:-0} <= $bb"; then
-			cause="wall clock: the trace's longest wait, $(fcalc "${mt:-0} / 1e6") ms, carried $mtb B (<= $bb B bound): the link was not served for the rest"
+		how="<= guaranteed $(fcalc "${gb:-0} / 1e6") ms"
+		if ! fcmp "${gb:-0} > 0 && ${hol:-0} <= $gb"; then
+			how="above the bound in wall time; the trace's longest wait, $(fcalc "${mt:-0} / 1e6") ms, carried $mtb B <= $bb B (bound in link time): the link was not served for the rest"
 		fi
-		timing_check "$tag: $c kernel max_hol_wait $(fcalc "${hol:-0} / 1e6") ms <= guaranteed $(fcalc "${gb:-0} / 1e6") ms" \
-			"$cause" fcmp "${gb:-0} > 0 && ${hol:-0} <= $gb"
+		tap_check "$tag: $c kernel max_hol_wait $(fcalc "${hol:-0} / 1e6") ms $how" \
+			fcmp "${gb:-0} > 0 && $trace_ok == 1 && (${hol:-0} <= $gb || (${hol:-0} <= ${mt:-0} * 1.01 + 1e6 && ${mtb:-0} <= $bb))"
 	done
 	tc qdisc del dev "$NET" root 2>/dev/null
 	true
