@@ -267,7 +267,9 @@ static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
 	if (len > ARB_MAX_PKT_LEN)
 		len = ARB_MAX_PKT_LEN;
 
-	/* IBA 7.6.9: every high packet counts against VLHighLimit */
+	/* every high packet counts against VLHighLimit (IB arbitration
+	 * paper, HighPriCounter: each packet's length is deducted)
+	 */
 	if (p->table == ARB_HIGH) {
 		if (s->highlimit != ARB_HIGHLIMIT_INF) {
 			s->hp_counter -= (s32)len;
