@@ -292,7 +292,7 @@ void arbtable_auto_fill_xstats(struct Qdisc *sch, struct arbtable_class *cl,
 		return;
 	xs->guaranteed_bound_ns = cl->bound_ns;
 	arbtable_params(q, &p);
-	xs->reserved_rate = arb_weight_rate(&p, cl->weight);
+	xs->guaranteed_rate = arb_weight_rate(&p, cl->weight);
 	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
 	xs->current_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
 }

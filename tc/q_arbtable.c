@@ -907,14 +907,14 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 	else
 		print_u64(PRINT_JSON, "rate", NULL, 0);
 	/* what its weight guarantees: above the rate asked when the
-	 * latency needed a heavier slot (see tc-arbtable(8), "reserved")
+	 * latency needed a heavier slot (see tc-arbtable(8), "rate")
 	 */
 	if (st->reserved_weight) {
-		if (st->reserved_rate)
-			tc_print_rate(PRINT_ANY, "reserved_rate",
-				      " reserved %s", st->reserved_rate);
+		if (st->guaranteed_rate)
+			tc_print_rate(PRINT_ANY, "guaranteed_rate",
+				      " guaranteed %s", st->guaranteed_rate);
 		print_uint(PRINT_ANY, "reserved_weight",
-			   st->reserved_rate ? " (%u units)" : " reserved %u units",
+			   st->guaranteed_rate ? " (%u units)" : " reserved %u units",
 			   st->reserved_weight);
 	}
 	print_u64(PRINT_ANY, "throttled", " throttled %" PRIu64,

@@ -494,7 +494,7 @@ static void strict_params(const struct sim *s, struct arb_params *p)
 }
 
 /* The rate a HIGH class's reserved weight guarantees, as the module
- * exports it (reserved_rate); 0 for other classes.
+ * exports it (guaranteed_rate); 0 for other classes.
  */
 static u64 class_reserved(const struct sim *s, const struct sim_class *c)
 {
@@ -1538,7 +1538,7 @@ static void print_text(struct sim *s)
 			       hweight64(d->slots),
 			       fmt_slots(d->slots, sl, sizeof(sl)), d->weight);
 			if (d->table == ARB_HIGH)
-				printf(" reserving %s (asked %s), guaranteed bound %s",
+				printf(" guaranteeing %s (asked %s), guaranteed bound %s",
 				       fmt_rate_approx(d->reserved, b2, sizeof(b2)),
 				       fmt_rate(d->rate, b3, sizeof(b3)),
 				       fmt_ns(d->bound_ns, b1, sizeof(b1)));
@@ -1584,7 +1584,7 @@ static void print_text(struct sim *s)
 
 	printf("\nclasses:\n");
 	printf("  %-7s %-5s %-6s %4s %-24s %6s %11s %11s %11s %s\n", "class",
-	       "index", "table", "dist", "slots", "weight", "reserved",
+	       "index", "table", "dist", "slots", "weight", "guaranteed",
 	       "bound", "current", "ceil");
 	for (k = 0; k < n; k++) {
 		struct sim_class *c = &s->cls[idx[k]];

@@ -27,15 +27,15 @@ tap_check "reserve: 1mbit latency 50us admitted (${RUN_ERR:-ok})" test "$RUN_RC"
 run tc class add dev $DEV parent 1: classid 1:11 arbtable rate 1mbit
 tap_check "reserve: 1mbit without a latency admitted (${RUN_ERR:-ok})" test "$RUN_RC" = 0
 
-# "rate 1Mbit reserved 230Mbit (384 units)" from the class xstats
+# "rate 1Mbit guaranteed 230Mbit (384 units)" from the class xstats
 reserved() { # classid -> "RATE UNITS"
 	tc -s class show dev $DEV | awk -v c="$1" '
 	$1 == "class" { cur = ($3 == c); next }
-	cur { for (i = 1; i < NF; i++) if ($i == "reserved") { r = $(i + 1); u = $(i + 2); sub(/^\(/, "", u); print r, u; exit } }'
+	cur { for (i = 1; i < NF; i++) if ($i == "guaranteed") { r = $(i + 1); u = $(i + 2); sub(/^\(/, "", u); print r, u; exit } }'
 }
 read -r r10 u10 <<<"$(reserved 1:10)"
 read -r r11 u11 <<<"$(reserved 1:11)"
-diag "1:10 reserved $r10 ($u10 units); 1:11 reserved $r11 ($u11 units)"
+diag "1:10 guaranteed $r10 ($u10 units); 1:11 guaranteed $r11 ($u11 units)"
 # tc rates (230Mbit, 229981Kbit) to bit/s
 bits() { awk -v r="$1" 'BEGIN { n = r + 0; if (r ~ /Gbit$/) n *= 1e9; else if (r ~ /Mbit$/) n *= 1e6; else if (r ~ /Kbit$/) n *= 1e3; print n }'; }
 tap_check "reserve: the latency raised 1:10's weight to 384 units, shown with its rate ($r10 = 230 Mbit/s)" \

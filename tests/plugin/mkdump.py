@@ -76,7 +76,7 @@ def klass(minor, opts, high_slots, low_slots):
                      127 * bin(high_slots).count("1"),
                      2 * bin(low_slots).count("1"), 16, 1,
                      250000000, 12345, 11000, 5200, 17)
-    xs += struct.pack("<QII", 262500000, 3427, 0)  # reserved rate, weight
+    xs += struct.pack("<QII", 262500000, 3427, 0)  # guaranteed rate, reserved weight
     body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
             stats(xs))
     return msg(RTM_NEWTCLASS, 0x10000 | minor, 0x10000, 0x80010000, body)

@@ -154,7 +154,7 @@ chk "class options" "class arbtable 1:10 dev lo parent 1: leaf 8001: rate 2Gbit 
 chk "strict class options" "strict ceil 100Mbit distance 8 share 3"
 chk "class xstats slots" "slots: high 4 [0,16,32,48] weight 508 low 0 [-] weight 0"
 chk "class bounds" "bound: guaranteed 12.3us current 11us max_hol_wait 5.2us"
-chk "class reserved" "rate 2Gbit reserved 2100Mbit (3427 units) throttled 17"
+chk "class guaranteed rate" "rate 2Gbit guaranteed 2100Mbit (3427 units) throttled 17"
 chk "qdisc gso" "gso: split 5 segments 40 oversize_drops 1"
 if grep -qiE 'cannot parse|too short|malformed' <<<"$OUT"; then ko "print: errors in output"; else ok "print: no errors"; fi
 

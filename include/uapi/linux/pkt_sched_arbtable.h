@@ -144,8 +144,9 @@ struct tc_arbtable_class_xstats {
 	__u64	current_bound_ns;	/* auto: bound for the current placement */
 	__u64	max_hol_ns;		/* measured max head-of-line wait */
 	__u64	throttled;		/* times ceil made it ineligible */
-	__u64	reserved_rate;		/* auto: bytes/s its weight guarantees
-					 * (>= rate: rounding, latency boost)
+	__u64	guaranteed_rate;	/* auto: bytes/s its reserved weight
+					 * guarantees (>= rate: rounding,
+					 * latency boost)
 					 */
 	__u32	reserved_weight;	/* auto: weight units reserved */
 	__u32	pad;
