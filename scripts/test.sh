@@ -114,7 +114,11 @@ if [ -z "$vm_only" ]; then
 fi
 
 FULL_KVER=${ARBT_FULL_KVER:-$(pick 6.1)}
-OTHER_TESTS=${ARBT_OTHER_TESTS:-config deficit ceil change_traffic auto_churn lib nlfuzz stress gso auto_reserve mq classify tcp_tenants child_drop}
+# tcp_tenants is not in the 6.12 subset: under TCG the 6.12 distro guest
+# panicked in it twice (Oops: int3 in ttwu_do_activate after the
+# clocksource watchdog marked the TSC unstable; see vm.sh); it runs in the
+# 6.1 suite, and on 6.12 with ARBT_ALL_FULL=1 or ARBT_OTHER_TESTS
+OTHER_TESTS=${ARBT_OTHER_TESTS:-config deficit ceil change_traffic auto_churn lib nlfuzz stress gso auto_reserve mq classify child_drop}
 for k in $KVERS; do
 	tests=${ARBT_TESTS:-}
 	what="all tests"
