@@ -241,7 +241,8 @@ flood 4 40 5204 1 udp share_10"
 	[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
 	tron=0
 	if [ -d $TR/events/arbtable/arbtable_enqueue ]; then
-		echo 0 >$TR/tracing_on; echo 16384 >$TR/buffer_size_kb; : >$TR/trace
+		echo 0 >$TR/tracing_on; echo mono >$TR/trace_clock
+		echo 16384 >$TR/buffer_size_kb; : >$TR/trace
 		echo 1 >$TR/events/arbtable/arbtable_enqueue/enable &&
 			echo 1 >$TR/events/arbtable/arbtable_dequeue/enable && echo 1 >$TR/tracing_on && tron=1
 	fi

@@ -70,7 +70,10 @@ tap_check "child_drop: highlimit 0, HIGH 1:10 (TCP into fq_codel) and 1:11, LOW 
 [ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
 tr=0
 if [ -d $TR/events/arbtable/arbtable_enqueue ]; then
-	echo 0 >$TR/tracing_on && echo 8192 >$TR/buffer_size_kb && : >$TR/trace &&
+	# one clock for all CPUs: the enqueues (one CPU) and dequeues
+	# (another) must merge in the order they happened under the lock
+	echo 0 >$TR/tracing_on && echo mono >$TR/trace_clock &&
+		echo 8192 >$TR/buffer_size_kb && : >$TR/trace &&
 		echo 1 >$TR/events/arbtable/arbtable_enqueue/enable &&
 		echo 1 >$TR/events/arbtable/arbtable_dequeue/enable && tr=1
 fi
