@@ -1393,19 +1393,27 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 
 	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
 	if (!cl) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the class");
 		kfree(plan);
-		return -ENOBUFS;
+		return -ENOMEM;
 	}
 	gnet_stats_basic_sync_init(&cl->bstats);
 	cl->common.classid = classid;
 	cl->index = idx;
 	cl->table = ARB_NO_CLASS;
+	/* A new class without its pfifo would drop all it is given while
+	 * the add reports success: fail the add instead (the class may hold
+	 * an admitted reservation, which must not be granted to a black hole).
+	 */
 	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
-				      classid, NULL);
-	if (!cl->qdisc)
-		cl->qdisc = &noop_qdisc;
-	else
-		qdisc_hash_add(cl->qdisc, true);
+				      classid, extack);
+	if (!cl->qdisc) {
+		NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
+		kfree(cl);
+		kfree(plan);
+		return -ENOMEM;
+	}
+	qdisc_hash_add(cl->qdisc, true);
 
 	if (tca[TCA_RATE]) {
 		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
@@ -1513,10 +1521,19 @@ static int arbtable_graft_class(struct Qdisc *sch, unsigned long arg,
 	struct arbtable_class *cl = (struct arbtable_class *)arg;
 
 	if (!new) {
+		/* Deleting a child puts the default pfifo back.  If it cannot
+		 * be allocated, refuse the delete and keep the old child
+		 * rather than leave the class on noop_qdisc, dropping all it is
+		 * given while the delete reports success.
+		 */
 		new = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
-					cl->common.classid, NULL);
-		if (!new)
-			new = &noop_qdisc;
+					cl->common.classid, extack);
+		if (!new) {
+			NL_SET_ERR_MSG(extack,
+				       "cannot create the default pfifo that replaces the deleted child; the child is kept");
+			return -ENOMEM;
+		}
+		qdisc_hash_add(new, true);
 	}
 	*old = qdisc_replace(sch, new, &cl->qdisc);
 	return 0;
