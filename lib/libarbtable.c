@@ -1044,6 +1044,8 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 		c->current_bound_ns = x.current_bound_ns;
 		c->max_hol_ns = x.max_hol_ns;
 		c->throttled = x.throttled;
+		c->reserved_weight = x.reserved_weight;
+		c->guaranteed_rate = x.guaranteed_rate;
 	}
 	return NL_OK;
 }

@@ -422,11 +422,13 @@ static void show_json(const struct arbtable_state *st)
 		json_slot_array(c->slots[ARBTABLE_LOW]);
 		printf(",\"high_weight\":%u,\"low_weight\":%u"
 		       ",\"reserved_rate\":%" PRIu64
+		       ",\"reserved_weight\":%u,\"guaranteed_rate\":%" PRIu64
 		       ",\"guaranteed_bound_ns\":%" PRIu64
 		       ",\"current_bound_ns\":%" PRIu64
 		       ",\"max_hol_ns\":%" PRIu64,
 		       c->weight[ARBTABLE_HIGH], c->weight[ARBTABLE_LOW],
-		       c->reserved_rate, c->guaranteed_bound_ns,
+		       c->reserved_rate, c->reserved_weight, c->guaranteed_rate,
+		       c->guaranteed_bound_ns,
 		       c->current_bound_ns, c->max_hol_ns);
 		printf(",\"stats\":{\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
 		       ",\"drops\":%u,\"overlimits\":%u,\"backlog\":%u"
@@ -507,13 +509,14 @@ static void show_text(const struct arbtable_state *st)
 	show_head(st);
 	for (t = 0; t < ARBTABLE_NTABLES; t++)
 		show_map(st, t);
-	printf("\n%-9s %-6s %-13s %-8s %4s %5s %6s %-9s %-9s %-9s %s\n",
-	       "CLASS", "TABLE", "RESERVED", "LATENCY", "DIST", "SLOTS",
-	       "WEIGHT", "BOUND", "CURRENT", "CEIL", "SLOT LIST");
+	printf("\n%-9s %-6s %-13s %-11s %-8s %4s %5s %6s %-9s %-9s %-9s %s\n",
+	       "CLASS", "TABLE", "RESERVED", "GUARANTEED", "LATENCY", "DIST",
+	       "SLOTS", "WEIGHT", "BOUND", "CURRENT", "CEIL", "SLOT LIST");
 	for (i = 0; i < st->nclasses; i++) {
 		const struct arbtable_class_state *c = &st->classes[i];
 		const struct arbtable_class_opts *o = &c->opts;
-		char id[16], res[24], lat[16], bound[16], cur[16], ceil[16];
+		char id[16], res[24], gua[24], lat[16], bound[16], cur[16];
+		char ceil[16];
 		char list[256], dist[16];
 		int tt = c->slots[ARBTABLE_HIGH] ? ARBTABLE_HIGH : ARBTABLE_LOW;
 
@@ -526,6 +529,13 @@ static void show_text(const struct arbtable_state *st)
 			snprintf(res, sizeof(res), "strict");
 		else
 			snprintf(res, sizeof(res), "-");
+		/* what the reserved weight guarantees: above the rate asked
+		 * when a latency needed more weight than the rate
+		 */
+		if (c->guaranteed_rate)
+			fmt_rate(c->guaranteed_rate, gua, sizeof(gua));
+		else
+			snprintf(gua, sizeof(gua), "-");
 		if (o->latency_ns)
 			fmt_time(o->latency_ns, lat, sizeof(lat));
 		else
@@ -546,8 +556,8 @@ static void show_text(const struct arbtable_state *st)
 		else
 			snprintf(ceil, sizeof(ceil), "-");
 		fmt_slots(c->slots[tt], list, sizeof(list));
-		printf("%-9s %-6s %-13s %-8s %4s %5d %6u %-9s %-9s %-9s %s\n",
-		       id, class_table(c), res, lat, dist,
+		printf("%-9s %-6s %-13s %-11s %-8s %4s %5d %6u %-9s %-9s %-9s %s\n",
+		       id, class_table(c), res, gua, lat, dist,
 		       __builtin_popcountll(c->slots[ARBTABLE_HIGH]) +
 		       __builtin_popcountll(c->slots[ARBTABLE_LOW]),
 		       c->weight[ARBTABLE_HIGH] + c->weight[ARBTABLE_LOW],

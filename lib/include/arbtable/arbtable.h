@@ -158,6 +158,12 @@ struct arbtable_class_state {
 	uint64_t	current_bound_ns;	/* auto: current placement */
 	uint64_t	max_hol_ns;	/* measured max head-of-line wait */
 	uint64_t	throttled;	/* times the ceil made it wait */
+	/* auto: the weight units reserved and the rate they guarantee
+	 * (>= reserved_rate: rounding up to whole units, and the weight a
+	 * latency asks for beyond its rate, see tc-arbtable(8))
+	 */
+	uint32_t	reserved_weight;
+	uint64_t	guaranteed_rate;	/* bytes/s */
 };
 
 struct arbtable_state {
