@@ -57,28 +57,8 @@ else
 fi
 
 # ---------------------------------------------------------------- drop in
-dropin() {
-	local f
-	for f in Kconfig Makefile; do
-		[ -f "$SRC/net/sched/$f.arbtable-orig" ] || cp "$SRC/net/sched/$f" "$SRC/net/sched/$f.arbtable-orig"
-		cp "$SRC/net/sched/$f.arbtable-orig" "$SRC/net/sched/$f"
-	done
-	rm -f "$SRC"/net/sched/arbtable_*
-	cp "$ROOT"/kernel/*.c "$ROOT"/kernel/*.h "$SRC/net/sched/" &&
-	cp "$ROOT/include/uapi/linux/pkt_sched_arbtable.h" "$SRC/include/uapi/linux/" || return 1
-	# Kconfig: our entry (without the file's leading comment) before
-	# "menuconfig NET_SCH_DEFAULT", i.e. after the last qdisc, inside
-	# "if NET_SCHED".
-	awk -v entry="$ROOT/Kconfig" '
-		/^menuconfig NET_SCH_DEFAULT/ && !done {
-			on = 0
-			while ((getline l < entry) > 0) { if (l ~ /^config /) on = 1; if (on) print l }
-			print ""; done = 1
-		}
-		{ print }
-		END { if (!done) exit 1 }' "$SRC/net/sched/Kconfig.arbtable-orig" >"$SRC/net/sched/Kconfig" || return 1
-	{ echo; grep -v '^#' "$ROOT/kernel/Makefile.intree"; } >>"$SRC/net/sched/Makefile"
-}
+# the same drop-in the sanitizer kernel uses (scripts/intree-dropin.sh)
+dropin() { bash "$ROOT/scripts/intree-dropin.sh" "$SRC"; }
 step "drop sources, uapi header, Kconfig entry and Makefile lines into net/sched" dropin || { summary; exit; }
 
 # The in-tree and out-of-tree object lists must agree.

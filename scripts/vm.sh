@@ -5,8 +5,9 @@
 #   scripts/vm.sh [-k KVER | -K DIR] [-n] [-t SECONDS] [-M] [--] CMD [ARG...]
 #
 #   -k KVER     kernel in /boot (default: the 6.1 distro kernel)
-#   -K DIR      a built kernel source tree instead (the debug kernel of
-#               make check-debug); vng boots it with its own modules
+#   -K DIR      a built kernel source tree instead (the sanitizer kernel,
+#               scripts/sanitizer-kernel.sh); vng boots it with its own
+#               modules, sch_arbtable included (modprobe, unless ARBT_KO)
 #   -n          two virtio-net NICs on one QEMU hub (vng --network loop)
 #   -t SECONDS  hard timeout for boot + command (default 1200)
 #   -M          do not insmod the module (harness dry runs)
@@ -70,7 +71,7 @@ cd "$ROOT" || exit 125
 # release 0.0.0) must be what modprobe finds, both for the tests' own
 # modprobe calls and for the kernel's request_module() ("ip link add type
 # dummy", qdisc and classifier names). virtme-init's link at
-# /lib/modules/<release> was not there on the debug kernel ("Unknown
+# /lib/modules/<release> was not there on a kernel tree ("Unknown
 # device type"), so both go through a wrapper that names the tree.
 if [ -n "$KDIR" ]; then
 	mkdir -p /tmp/arbt-bin
@@ -83,7 +84,14 @@ if [ -n "$KDIR" ]; then
 fi
 export TC_LIB_DIR=$ROOT/build/tc ARBT_ROOT=$ROOT KVER
 ko=${ARBT_KO:-$ROOT/build/$KVER/sch_arbtable.ko}
-if [ -n "$LOADMOD" ]; then
+if [ -n "$LOADMOD" ] && [ -n "$KDIR" ] && [ -z "${ARBT_KO:-}" ]; then
+	# a kernel tree with sch_arbtable in net/sched: its own module
+	if modprobe sch_arbtable; then
+		echo "vm: loaded the tree's sch_arbtable (modprobe)"
+	else
+		echo "vm: modprobe sch_arbtable from $KDIR failed:"; dmesg | tail -n 5
+	fi
+elif [ -n "$LOADMOD" ]; then
 	if [ -f "$ko" ]; then
 		for dep in $(modinfo -F depends "$ko" 2>/dev/null | tr ',' ' '); do
 			modprobe "$dep" || echo "vm: modprobe $dep (needed by sch_arbtable) failed"

@@ -22,7 +22,7 @@ klog_clean() {
 	return 1
 }
 
-# have_kmemleak: a kmemleak kernel (make check-debug's debug kernel)
+# have_kmemleak: a kmemleak kernel (the sanitizer kernel)
 have_kmemleak() {
 	[ -e $_kml ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	[ -w $_kml ]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Real-traffic helpers (test_tcp_tenants.sh, scripts/demo.sh): tenant
+# Real-traffic helpers (test_tcp_tenants.sh, scripts/demo.sh; veth_peer
+# for test_gso.sh and test_child_drop.sh): tenant
 # network namespaces routed through the root namespace out of one NIC,
 # a receiver namespace on the other NIC running iperf3 servers.  Source
 # after lib.sh.
@@ -16,6 +17,34 @@
 
 NET_RX=arbt-rx
 NET_RX_ADDR=10.77.0.2
+
+# veth_peer DEV PEER NS PREFIX: a TSO/GSO veth DEV (PREFIX.1/24) whose
+# PEER (PREFIX.2) lives in a new namespace NS running an iperf3 server on
+# port 5201 (test_gso.sh, test_child_drop.sh).  Neighbours are permanent
+# both ways, so nothing but the test's traffic is sent and no ARP waits
+# in the unclassified queue.  Teardown: veth_peer_del.
+veth_peer() {
+	local dev=$1 peer=$2 ns=$3 pfx=$4
+	ip netns add "$ns" &&
+		ip link add "$dev" type veth peer name "$peer" &&
+		ip link set "$peer" netns "$ns" || return 1
+	sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
+	ip addr add "$pfx.1/24" dev "$dev" &&
+		ip link set "$dev" txqueuelen 1000 up &&
+		ip -n "$ns" addr add "$pfx.2/24" dev "$peer" &&
+		ip -n "$ns" link set "$peer" up &&
+		ip -n "$ns" link set lo up || return 1
+	ethtool -K "$dev" tso on gso on >/dev/null 2>&1
+	ip neigh replace "$pfx.2" lladdr "$(ip -n "$ns" link show "$peer" | awk '/ether/ { print $2 }')" dev "$dev" nud permanent &&
+		ip -n "$ns" neigh replace "$pfx.1" lladdr "$(ip link show "$dev" | awk '/ether/ { print $2 }')" dev "$peer" nud permanent &&
+		ip netns exec "$ns" iperf3 -s -D -p 5201 >/dev/null 2>&1
+}
+# veth_peer_del DEV NS: every process in NS, the pair, the namespace
+veth_peer_del() {
+	ip netns pids "$2" 2>/dev/null | xargs -r kill 2>/dev/null
+	ip link del "$1" 2>/dev/null
+	ip netns del "$2" 2>/dev/null
+}
 
 # net_nics: the virtio-net devices of the guest (vm.sh -n gives two)
 net_nics() {
@@ -140,17 +169,34 @@ except Exception as x:
 # and "B id bytes" (window), "SPAN ns" (window), "TOT bytes" (window),
 # "LOST n", "MAXLEN n", "EVENTS n" (whole run), and for the two classes
 # of PAIR ("30 40") "BOTH b1 b2": the bytes each sent in the window while
-# both held packets.  The trace needs arbtable_enqueue for the classes of
-# MINORS and PAIR and arbtable_dequeue for all.
+# both held packets; "ALIGNED b1 b2": the same counted only from the
+# first to the last service of the second class inside each stretch in
+# which both stayed backlogged (whole rounds); "STRETCHES" a histogram of
+# those stretches by size, "<4K:count/b1/b2 ...".  The trace needs
+# arbtable_enqueue for the classes of MINORS and PAIR and arbtable_dequeue
+# for all.
 trace_analyze() {
 	awk -v minors="$2" -v pair="$3" '
+	# a stretch: both of PAIR held packets from one dequeue to the next
+	function stretch_end(  t, i) {
+		t = st[P1] + st[P2]
+		if (t > 0) {
+			for (i = 0; i < 4 && t >= bl[i + 2]; i++);
+			hn[i]++; hb1[i] += st[P1]; hb2[i] += st[P2]
+		}
+		# from the first to the last service of P2 in the stretch
+		if (P2 in a0) { al[P1] += a1[P1] - a0[P1]; al[P2] += a1[P2] - a0[P2] }
+		delete a0; delete a1; st[P1] = 0; st[P2] = 0
+	}
 	BEGIN { n = split(minors, mm, " "); for (i = 1; i <= n; i++) resv["1:" mm[i]] = 1
-		split(pair, pp, " "); P1 = "1:" pp[1]; P2 = "1:" pp[2]; inpair[P1] = 1; inpair[P2] = 1 }
+		split(pair, pp, " "); P1 = "1:" pp[1]; P2 = "1:" pp[2]; inpair[P1] = 1; inpair[P2] = 1
+		split("0 4096 16384 65536 262144", bl, " "); split("<4K <16K <64K <256K >=256K", bn0, " ")
+		for (i = 0; i < 5; i++) bn[i] = bn0[i + 1] }
 	/^# entries-in-buffer\/entries-written:/ { split($3, e, "/"); print "LOST", e[2] - e[1]; next }
 	/^#/ { next }
 	{ t = $0; if (!sub(/: [a-z_]+: .*/, "", t)) next; k = split(t, f, " "); ts = f[k] * 1e9 }
 	/tracing_mark_write: WSTART/ { inw = 1; ws = ts; next }
-	/tracing_mark_write: WEND/ { inw = 0; we = ts; next }
+	/tracing_mark_write: WEND/ { inw = 0; we = ts; stretch_end(); next }
 	/arbtable_enqueue:/ {
 		c = $0; sub(/.* class=/, "", c); sub(/ .*/, "", c)
 		if (!(c in resv) && !(c in inpair)) next
@@ -165,8 +211,9 @@ trace_analyze() {
 		ne++
 		if (l > maxlen) maxlen = l
 		if (inw) { wt += l; wb[c] += l; for (r in resv) if (q[r] > 0) wbk[r] += l
-			if ((c in inpair) && q[P1] > 0 && q[P2] > 0) both[c] += l }
-		if (c in inpair) q[c] -= l
+			if ((c in inpair) && q[P1] > 0 && q[P2] > 0) { both[c] += l; st[c] += l
+				if (c == P2) { if (!(P2 in a0)) { a0[P1] = st[P1]; a0[P2] = st[P2] } a1[P1] = st[P1]; a1[P2] = st[P2] } } }
+		if (c in inpair) { q[c] -= l; if (q[P1] <= 0 || q[P2] <= 0) stretch_end() }
 		if (c in resv) {
 			w = -1
 			if (c in arr) { w = tot - arr[c]; wt0 = at[c]; emp[c]++; delete arr[c] }
@@ -179,6 +226,10 @@ trace_analyze() {
 		tot += l; mark[c] = tot; pl[c] = l
 	}
 	END {
+		hist = ""
+		for (i = 0; i < 5; i++) hist = hist sprintf(" %s:%d/%d/%d", bn[i], hn[i], hb1[i], hb2[i])
+		printf "STRETCHES%s\n", hist
+		printf "ALIGNED %d %d\n", al[P1], al[P2]
 		for (c in resv) printf "%s %d %d %.0f %d %d %d %d %d\n", c, svc[c], mw[c], mt[c], mtb[c], emp[c], q[c], wb[c], wbk[c]
 		for (c in wb) printf "B %s %d\n", c, wb[c]
 		printf "BOTH %d %d\n", both[P1], both[P2]

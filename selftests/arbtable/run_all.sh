@@ -25,7 +25,7 @@ result() { # ok|not ok, desc
 echo "TAP version 13"
 echo "# kernel $(uname -r), $(nproc) cpus, tc: $(tc -V 2>&1 | head -n1)"
 dmesg -c >/dev/null 2>&1
-# kmemleak (debug kernel): what boot left unreferenced is not ours
+# kmemleak (sanitizer kernel): what boot left unreferenced is not ours
 if [ -w /sys/kernel/debug/kmemleak ] || { mount -t debugfs none /sys/kernel/debug 2>/dev/null && [ -w /sys/kernel/debug/kmemleak ]; }; then
 	echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
 	echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
@@ -49,8 +49,19 @@ for t in "${tests[@]}"; do
 		"#"*)	echo "$line" ;;
 		*)	echo "# $line" ;;
 		esac
-	done < <(timeout -k 5 "$per_test_timeout" bash "./$t" 2>&1; echo "@@rc $?")
+	done < <(
+		# 15 s before the timeout, note what every process waits on
+		# and the kernel log's tail: a hung test then says where
+		( sleep $((per_test_timeout - 15)) && {
+			echo "15 s before the timeout: processes (stat, kernel wait channel):"
+			ps -eo pid,ppid,stat,wchan:28,etime,args --forest | grep -vE ' \[[^]]*\]$' | tail -n 40
+			echo "kernel log tail:"; dmesg | tail -n 30
+		} >"/tmp/arbt-hang.$t" 2>&1 ) </dev/null >/dev/null 2>&1 &
+		wd=$!
+		timeout -k 5 "$per_test_timeout" bash "./$t" 2>&1; echo "@@rc $?"
+		pkill -P $wd 2>/dev/null; kill $wd 2>/dev/null)
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		[ -f "/tmp/arbt-hang.$t" ] && sed 's/^/# /' "/tmp/arbt-hang.$t"
 		result "not ok" "$t: timed out after ${per_test_timeout}s"
 	elif [ "$rc" != 0 ] && [ "$failed" = "$nfail_before" ]; then
 		result "not ok" "$t: exited $rc without a failed result"
@@ -59,7 +70,7 @@ for t in "${tests[@]}"; do
 	fi
 	echo "# ----- $t: $((SECONDS - start)) s"
 	# leave no pktgen devices, dummies or qdiscs behind for the next file
-	for th in /proc/net/pktgen/kpktgend_*; do echo rem_device_all >"$th" 2>/dev/null; done
+	for th in /proc/net/pktgen/kpktgend_*; do [ -e "$th" ] && echo rem_device_all >"$th" 2>/dev/null; done
 	ip link del d0 2>/dev/null
 done
 

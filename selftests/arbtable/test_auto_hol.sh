@@ -152,10 +152,10 @@ diag "qdisc total ${total} bit/s for a 10 Mbit/s rate (well below it, or a windo
 # link too).  This is the bound in link time, from the trace of the
 # backlogged phase, and holds however the guest is scheduled.  The
 # kernel's own max_hol_wait is wall-clock time over the whole run; it is
-# checked against the bound too, and only when it exceeds the bound by
-# no more than the lag the trace saw build up inside a window of its
-# length is that check skipped, with the numbers (late timers or a
-# descheduled guest: TCG on a shared host).
+# checked against the bound too: within it, or above it by no more than
+# the lag the trace saw build up inside a window of its length (late
+# timers or a descheduled guest: TCG on a shared host), which the TAP
+# line then says with the numbers; anything else fails.
 gap=$(awk '$1 == "GAP" { print $2 }' "$tmp/tr" 2>/dev/null)
 lost=$(awk '$1 == "LOST" { print $2 }' "$tmp/tr" 2>/dev/null)
 ms() { awk -v n="${1:-0}" 'BEGIN { printf "%.2f", n / 1e6 }'; }
@@ -181,6 +181,7 @@ while read -r m d s r p; do
 	read -r _ _ _ gb cb hol < <(awk -v c="1:$m" '$1 == c' "$tmp/c1")
 	read -r _ _ _ _ mi < <(awk -v c="1:$m" '$1 == c' "$tmp/tr" 2>/dev/null)
 	desc="hol: 1:$m (distance $d, $s B) kernel max_hol_wait $(ms "$hol") ms <= guaranteed $(ms "$gb") ms"
+	descx="hol: 1:$m (distance $d, $s B) kernel max_hol_wait $(ms "$hol") ms above the guaranteed $(ms "$gb") ms in wall time by no more than the lag the trace measured (dequeues fell $(ms "$mi") ms behind the 10 Mbit/s link in that window)"
 	# tc prints times with 3 significant digits ("%.3g"): the kernel's
 	# value may lie half a unit of the last one below the printed one
 	# (73.4ms: 73.35 ms), which the excess must not count
@@ -188,9 +189,10 @@ while read -r m d s r p; do
 	if fcmp "$gb > 0 && $hol > 0 && $hol <= $gb"; then
 		tap_ok "$desc"
 	elif [ "${lost:-1}" = 0 ] && fcmp "$gb > 0 && $hol > 0 && ${mi:-0} >= $hol - $half - $gb"; then
-		tap_skip "$desc" "wall clock: dequeues fell $(ms "$mi") ms further behind the 10 Mbit/s link within a $(ms "$hol") ms window (excess $(ms "$(fcalc "$hol - $half - $gb")") ms at the printed value's lower end)"
-	elif [ "${ARBT_SLOW_KERNEL:-0}" = 1 ]; then
-		tap_skip "$desc" "slow debug kernel: a timing-dependent check, not asserted there"
+		# the excess is time the link was not served at all (a late
+		# timer or a descheduled TCG guest), measured in the trace; the
+		# bound in link time is asserted in bytes above
+		tap_ok "$descx"
 	else
 		tap_fail "$desc"
 	fi

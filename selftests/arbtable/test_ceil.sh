@@ -14,20 +14,20 @@ trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
 have_arbtable || { tap_fail "ceil: module and plugin present"; tap_end; exit; }
 
 setup() {
-	arb_base manual rate 10mbit burst 30k || return 1
+	arb_base manual rate "$(kbit 10)" burst 30k || return 1
 	for m in 10 11 12; do arb_class $m || return 1; done
-	arb_class 13 ceil 2mbit cburst 15k || return 1
+	arb_class 13 ceil "$(kbit 2)" cburst 15k || return 1
 	arb_change high 10:10,11:30,12:30,13:30 || return 1
 	arb_traffic "10:64:3 11:700:10 12:1200:10 13:1500:10"
 }
 if ! setup; then tap_fail "ceil: setup"; tap_end; exit; fi
 pg_start
-measure $DEV arbtable 4 10 "$tmp/m"
+measure $DEV arbtable 4 "$(win 10)" "$tmp/m"
 diag "$(m_table "$tmp/m" "1:10=10 1:11=30 1:12=30 1:13=30")"
 tap_measure "ceil: all 4 classes backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11 1:12 1:13
-rate_check "ceil: class 1:13 with ceil 2mbit measures 2 Mbit/s +-3%" "$(m_rate "$tmp/m" 1:13)" 2000000 0.03 "$tmp/m" 10
+rate_check "ceil: class 1:13 with ceil 2mbit measures 2 Mbit/s +-3%" "$(m_rate "$tmp/m" 1:13)" "$(bps 2)" 0.03 "$tmp/m" "$(win 10)"
 total=$(awk '$1 ~ /:/ { s += $3 } END { print s }' "$tmp/m")
-rate_check "ceil: qdisc total 10 Mbit/s +-3% (work-conserving, rate shaping)" "$total" 10000000 0.03 "$tmp/m" 10
+rate_check "ceil: qdisc total 10 Mbit/s +-3% (work-conserving, rate shaping)" "$total" "$(bps 10)" 0.03 "$tmp/m" "$(win 10)"
 tap_measure "ceil: the other classes share the rest by weight +-1%" m_shares_ok "$tmp/m" "1:10=10 1:11=30 1:12=30" 0.01
 pg_stop
 arb_after_stop ceil

@@ -14,6 +14,7 @@
 # packets.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
+. "$(dirname "$0")/lib_net.sh"
 tap_begin "arbtable: packets a child hands out after dropping the rest are charged"
 DEV=cd0
 PEER=cd1
@@ -28,9 +29,7 @@ cleanup() {
 		echo 0 >$TR/tracing_on
 		: >$TR/trace
 	fi
-	ip netns pids $NS 2>/dev/null | xargs -r kill 2>/dev/null
-	dev_del $DEV
-	ip netns del $NS 2>/dev/null
+	veth_peer_del $DEV $NS
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -40,20 +39,13 @@ if ! have_arbtable; then
 	tap_end; exit
 fi
 
-ip netns add $NS
-ip link add $DEV type veth peer name $PEER
-ip link set $PEER netns $NS
-sysctl -qw net.ipv6.conf.$DEV.disable_ipv6=1
-ip addr add 10.89.0.1/24 dev $DEV
-ip link set $DEV txqueuelen 1000 up
-ip -n $NS addr add 10.89.0.2/24 dev $PEER
-ip -n $NS link set $PEER up
-ethtool -K $DEV tso on gso on >/dev/null 2>&1
-# no ARP: an ARP reply would wait in the unclassified queue, served only
-# when no class has packets, i.e. never while the producers run
-ip neigh replace 10.89.0.2 lladdr "$(ip -n $NS link show $PEER | awk '/ether/ { print $2 }')" dev $DEV nud permanent
-ip -n $NS neigh replace 10.89.0.1 lladdr "$(ip link show $DEV | awk '/ether/ { print $2 }')" dev $PEER nud permanent
-ip netns exec $NS iperf3 -s -D -p 5201 >/dev/null 2>&1
+# no ARP (veth_peer's neighbours are permanent): an ARP reply would wait
+# in the unclassified queue, served only when no class has packets, i.e.
+# never while the producers run
+if ! veth_peer $DEV $PEER $NS 10.89.0; then
+	tap_fail "child_drop: veth $DEV to namespace $NS with an iperf3 server"
+	tap_end; exit
+fi
 
 ok=0
 run tc qdisc add dev $DEV root handle 1: arbtable manual rate 10mbit burst 200k highlimit 0 mtu 65000

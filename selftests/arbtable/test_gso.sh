@@ -9,6 +9,7 @@
 # dropped and counted; the root's size table (stab) is what classes are
 # charged.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_net.sh"
 tap_begin "arbtable GSO segmentation, oversize frames, size tables"
 DEV=gv0
 PEER=gv1
@@ -17,9 +18,7 @@ tmp=$(mktemp -d)
 TR=/sys/kernel/tracing
 cleanup() {
 	[ -d $TR/events/arbtable ] && echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
-	ip netns pids $NS 2>/dev/null | xargs -r kill 2>/dev/null
-	ip link del $DEV 2>/dev/null
-	ip netns del $NS 2>/dev/null
+	veth_peer_del $DEV $NS
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -33,19 +32,10 @@ if ! command -v iperf3 >/dev/null; then
 	tap_end; exit
 fi
 
-ip netns add $NS
-ip link add $DEV type veth peer name $PEER
-ip link set $PEER netns $NS
-sysctl -qw net.ipv6.conf.$DEV.disable_ipv6=1
-ip addr add 10.88.0.1/24 dev $DEV
-ip link set $DEV txqueuelen 1000 up
-ip -n $NS addr add 10.88.0.2/24 dev $PEER
-ip -n $NS link set $PEER up
-ip -n $NS link set lo up
-ethtool -K $DEV tso on gso on >/dev/null 2>&1
-ip netns exec $NS iperf3 -s -D -p 5201 >/dev/null 2>&1
-# the peer's ARP answer first, so the traffic below is all that is sent
-ip neigh replace 10.88.0.2 lladdr "$(ip -n $NS link show $PEER | awk '/ether/ { print $2 }')" dev $DEV nud permanent
+if ! veth_peer $DEV $PEER $NS 10.88.0; then
+	tap_fail "gso: veth $DEV to namespace $NS with an iperf3 server"
+	tap_end; exit
+fi
 
 [ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
 trace_on() {

@@ -16,13 +16,7 @@ tmp=$(mktemp -d)
 trap 'pg_stop; dev_del $DEV; dev_del $DEV2; rm -rf $tmp' EXIT
 
 # The module: scripts/vm.sh loads it; a bare vng run does not.
-if ! grep -q '^sch_arbtable ' /proc/modules; then
-	ko=$ARBT_ROOT/build/$(uname -r)/sch_arbtable.ko
-	for dep in $(modinfo -F depends "$ko" 2>/dev/null | tr ',' ' '); do
-		modprobe "$dep"
-	done
-	insmod "$ko" || diag "insmod $ko failed"
-fi
+arb_load_module || diag "loading sch_arbtable failed"
 if ! grep -q '^sch_arbtable ' /proc/modules; then
 	tap_fail "lib: sch_arbtable module loaded"
 	tap_end
@@ -170,11 +164,17 @@ jcheck "$js" \
 	'all(sorted(s["slot"] for s in d["tables"][t]["slots"] if s["class"] == c["class"]) == c[t + "_slots"] for c in d["classes"] for t in ("high", "low"))' \
 	"show --json: used + free = 64 per table; HIGH classes have a bound" \
 	'all(d["tables"][t]["used"] + len(d["tables"][t]["free"]) == 64 for t in ("high", "low")) and all(c["guaranteed_bound_ns"] > 0 for c in d["classes"] if c["high_slots"])' \
+	"show --json: every rate class's guaranteed_rate >= reserved_rate, with reserved_weight = its weight" \
+	'all(c["guaranteed_rate"] >= c["reserved_rate"] > 0 and c["reserved_weight"] == c["high_weight"] + c["low_weight"] for c in d["classes"] if c["rate"])' \
 	"show --json: 1:10 reserves 125000 B/s with latency 50ms; 1:12 ceil 625000 B/s" \
 	'[(c["reserved_rate"], c["latency_ns"]) for c in d["classes"] if c["class"] == "1:10"] == [(125000, 50000000)] and [c["ceil"] for c in d["classes"] if c["class"] == "1:12"] == [625000]' \
 	=high_before 'd["tables"]["high"]["used"]' \
 	=n11 '[len(c["high_slots"]) for c in d["classes"] if c["class"] == "1:11"][0]' \
-	=o10 '[c["high_slots"] for c in d["classes"] if c["class"] == "1:10"][0]'
+	=o10 '[c["high_slots"] for c in d["classes"] if c["class"] == "1:10"][0]' \
+	=w10 '[c["reserved_weight"] for c in d["classes"] if c["class"] == "1:10"][0]'
+# the same reserved weight as tc -s prints it ("guaranteed RATE (N units)")
+tw10=$(tc -s class show dev $DEV classid 1:10 | sed -nE 's/.* guaranteed [^ ]+ \(([0-9]+) units\).*/\1/p')
+tap_check "show --json: 1:10 reserved_weight ${w10:-?} = tc -s class show's ${tw10:-?} units" test "${w10:-x}" = "${tw10:-y}"
 
 # ------------------------------------------------------- change
 expect "change: 1:10 to 20mbit is refused" 4 "above the guaranteed high-table rate" \

@@ -46,7 +46,7 @@ producers() {
 }
 
 # ------------------------------------------- A: one arbiter for the port
-run tc qdisc add dev $DEV root handle 1: arbtable manual rate 10mbit burst 30k
+run tc qdisc add dev $DEV root handle 1: arbtable manual rate "$(kbit 10)" burst 30k
 ok=$RUN_RC
 for m in 10 11 12 13; do run tc class add dev $DEV parent 1: classid 1:$m arbtable; ok=$((ok | RUN_RC)); done
 run tc qdisc change dev $DEV root handle 1: arbtable high 10:40,11:20,12:10,13:10
@@ -58,7 +58,7 @@ producers <<EOF
 3 0x10013 1400
 EOF
 pg_start
-measure $DEV arbtable 3 8 "$tmp/a"
+measure $DEV arbtable 3 "$(win 8)" "$tmp/a"
 pg_stop
 diag "$(m_table "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10")"
 bl=0
@@ -68,7 +68,7 @@ tap_measure "mq A: classes fed from four queues share one table by weight (+-3%)
 	m_shares_ok "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10" 0.03
 read -r _ dr <<<"$(awk '$1 == "W" { print $2, $3 }' "$tmp/a")"
 tap_measure "mq A: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc "$dr / 1e6") Mbit/s)" \
-	rate_within "$dr" 10000000 0.03
+	rate_within "$dr" "$(bps 10)" 0.03
 tap_check "mq A: drains, classes sum to the qdisc" \
 	eval 'drained $DEV 1: arbtable 30 && sums_match $DEV 1: arbtable'
 tc qdisc del dev $DEV root
@@ -78,7 +78,7 @@ run tc qdisc add dev $DEV root handle 1: mq
 ok=$RUN_RC
 for q in 1 2; do
 	h=$((q * 10))
-	run tc qdisc add dev $DEV parent 1:$q handle $h: arbtable manual rate 5mbit burst 30k
+	run tc qdisc add dev $DEV parent 1:$q handle $h: arbtable manual rate "$(kbit 5)" burst 30k
 	ok=$((ok | RUN_RC))
 	for m in 10 11; do run tc class add dev $DEV parent $h: classid $h:$m arbtable; ok=$((ok | RUN_RC)); done
 done
@@ -99,7 +99,7 @@ producers <<EOF
 3 0x200011 700
 EOF
 pg_start
-measure $DEV arbtable 3 8 "$tmp/b"
+measure $DEV arbtable 3 "$(win 8)" "$tmp/b"
 pg_stop
 diag "$(m_table "$tmp/b" "10:10=30 10:11=10")"
 diag "$(m_table "$tmp/b" "20:10=10 20:11=10")"
@@ -114,7 +114,7 @@ r10=$(awk '$1 == "10:10" || $1 == "10:11" { s += $3 } END { print s + 0 }' "$tmp
 r20=$(awk '$1 == "20:10" || $1 == "20:11" { s += $3 } END { print s + 0 }' "$tmp/b")
 diag "queue 0: $(fcalc "$r10 / 1e6") Mbit/s, queue 1: $(fcalc "$r20 / 1e6") Mbit/s"
 tap_measure "mq B: each queue has its own 5 Mbit/s rate (+-3%): the port sends their sum" \
-	eval 'rate_within "$r10" 5000000 0.03 && rate_within "$r20" 5000000 0.03'
+	eval 'rate_within "$r10" "$(bps 5)" 0.03 && rate_within "$r20" "$(bps 5)" 0.03'
 unc=$(tc -s qdisc show dev $DEV | sed -nE 's/.*unclassified: pkts ([0-9]+).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
 tap_check "mq B: no packet reached the other queue's arbtable (unclassified $unc)" test "$unc" = 0
 # per qdisc: its classes' Sent bytes/packets sum to its own

@@ -9,8 +9,9 @@
 #  2. manual mode: ARBT_STRESS_MANUAL (default 1000) cycles of class add,
 #     table change naming it, table change dropping it, class del;
 #  3. child qdisc graft under traffic (pfifo, fq_codel, netem, pfifo ...);
-#  4. root qdisc replace (arbtable <-> pfifo) and delete/re-add;
-#  5. device down/up;
+#  4. ARBT_STRESS_REPLACE (default 10) rounds of root qdisc replace
+#     (arbtable <-> pfifo) and delete/re-add;
+#  5. ARBT_STRESS_DOWNUP (default 5) device down/up cycles;
 #  6. module unload refused while a qdisc is attached, clean after.
 # After the phases where the qdisc lives on: it drains to backlog 0 /
 # qlen 0, every packet pktgen handed it was either sent or counted as a
@@ -28,7 +29,8 @@ trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
 have_arbtable || { tap_fail "stress: module and plugin present"; tap_end; exit; }
 CYCLES=${ARBT_STRESS_CYCLES:-10000}
 MANUAL=${ARBT_STRESS_MANUAL:-1000}
-KO=${ARBT_KO:-$ARBT_ROOT/build/$(uname -r)/sch_arbtable.ko}
+DOWNUP=${ARBT_STRESS_DOWNUP:-5}
+REPLACE=${ARBT_STRESS_REPLACE:-10}
 phase_t0=$SECONDS
 klog_mark
 # phase_time NAME: how long the phase took, then the per-phase kernel checks
@@ -171,14 +173,14 @@ if man_setup; then
 	pg_start
 	sleep 1
 	bad=0
-	for ((i = 0; i < 10; i++)); do
+	for ((i = 0; i < REPLACE; i++)); do
 		run tc qdisc replace dev $DEV root handle 2: pfifo limit 100 || { diag "to pfifo: $RUN_ERR"; bad=1; }
 		run tc qdisc replace dev $DEV root handle 1: arbtable manual rate 10mbit || { diag "to arbtable: $RUN_ERR"; bad=1; }
 		run tc qdisc del dev $DEV root || { diag "del: $RUN_ERR"; bad=1; }
 		run tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit || { diag "add: $RUN_ERR"; bad=1; }
 		run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 2mbit || { diag "class: $RUN_ERR"; bad=1; }
 	done
-	tap_check "stress: 10 rounds of root replace arbtable<->pfifo and delete/re-add under traffic" test $bad = 0
+	tap_check "stress: $REPLACE rounds of root replace arbtable<->pfifo and delete/re-add under traffic" test $bad = 0
 	sleep 2
 	carries() { [ "$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $3 }')" -gt 0 ] 2>/dev/null; }
 	tap_check "stress: replace: the last arbtable's class 1:10 carries traffic" carries
@@ -194,7 +196,7 @@ phase_time "replace/delete"
 # ------------------------------------------------------- 5. down / up
 if man_setup; then
 	bad=0
-	for ((i = 0; i < 5; i++)); do
+	for ((i = 0; i < DOWNUP; i++)); do
 		pg_start
 		sleep 1
 		ip link set $DEV down || bad=1
@@ -205,7 +207,7 @@ if man_setup; then
 		# pktgen stops its devices when the link goes down: re-add them
 		auto_traffic "10:1500:500 11:1000:500 12:700:500 20:600:300" || bad=1
 	done
-	tap_check "stress: 5 device down/up cycles under traffic: backlog 0 right after down" test $bad = 0
+	tap_check "stress: $DOWNUP device down/up cycles under traffic: backlog 0 right after down" test $bad = 0
 	pg_start
 	sleep 2
 	read -r s0 <<<"$(qd_stats $DEV 1: | cut -d' ' -f2)"
@@ -231,14 +233,17 @@ if man_setup; then
 	pg_stop
 	run tc qdisc del dev $DEV root
 	dev_del $DEV
-	if [ -f "$KO" ]; then
-		tap_check "stress: rmmod sch_arbtable succeeds once no qdisc uses it" rmmod sch_arbtable
-		tap_check "stress: module gone after rmmod" bash -c "! grep -q '^sch_arbtable ' /proc/modules"
-		tap_check "stress: module loads again ($KO) and a qdisc attaches" \
-			bash -c "insmod '$KO' && ip link add $DEV type dummy && tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit && tc qdisc del dev $DEV root && ip link del $DEV"
-	else
-		tap_skip "stress: rmmod / insmod cycle" "no module file $KO to load again"
-	fi
+	# the module file (out of tree, or the kernel tree's) is always
+	# there: it was loaded from it
+	KO=$(arb_module_file)
+	tap_check "stress: rmmod sch_arbtable succeeds once no qdisc uses it" rmmod sch_arbtable
+	tap_check "stress: module gone after rmmod" bash -c "! grep -q '^sch_arbtable ' /proc/modules"
+	reload() {
+		arb_load_module && ip link add $DEV type dummy &&
+		tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit &&
+		tc qdisc del dev $DEV root && ip link del $DEV
+	}
+	tap_check "stress: module loads again (${KO:-no module file}) and a qdisc attaches" reload
 else
 	tap_fail "stress: unload setup"
 fi

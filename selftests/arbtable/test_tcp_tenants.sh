@@ -9,7 +9,8 @@
 #   silver  rate R2              8 TCP flows
 #   bronze  share 20             16 TCP flows
 #   flood   share 10             UDP far above the link rate
-# Run at 10 Mbit/s and at 200 Mbit/s (rates scaled x20).  Checks:
+# Run at 10 Mbit/s and at 200 Mbit/s (rates scaled x20; both divided by
+# ARBT_RATE_DIV on a slow kernel, lib.sh).  Checks:
 #  - no dequeued skb longer than the qdisc mtu (device MTU + link-layer
 #    header, as tc -d prints it): every arbtable_dequeue event of the
 #    whole run, through a trace instance filtered on len > mtu (bytes:
@@ -20,8 +21,9 @@
 #    x rate (never skipped);
 #  - each reserved class's byte rate >= 97% of its reservation and the
 #    TCP goodput iperf3's receiver saw >= 97% (95% for the one-flow
-#    tenant); the share tenants split the bytes sent while both were
-#    backlogged 20:10 within 5% (queues from the trace: never skipped);
+#    tenant); the share tenants split the bytes sent in whole table rounds
+#    while both were backlogged 20:10 within 5% (queues from the trace:
+#    never skipped);
 #  - the kernel's wall-clock max_hol_wait <= the bound, or explained by
 #    the trace (that wait carried no more than the bound in bytes).
 # Wall-clock checks may SKIP only with their measured cause.
@@ -67,12 +69,14 @@ if ! setup_net; then tap_fail "tcp: namespaces, veths, routes, receiver"; tap_en
 diag "egress: $NET_KIND; $NET offloads: $(net_offloads "$NET"); tenants' veth: $(net_offloads vh-gold)"
 [ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
 
-# class_opts MINOR SCALE: the class's options at SCALE x 10 Mbit/s
+# class_opts MINOR SCALE: the class's options at SCALE x 10 Mbit/s (divided
+# by ARBT_RATE_DIV on a slow kernel, lib.sh: gold's latency grows by the
+# same factor, so it keeps its distance-2 placement)
 class_opts() {
 	local k=$2
 	case $1 in
-	10) echo "rate $((2 * k))mbit latency $(fcalc "30000 / $k" | sed 's/\..*//')us" ;;
-	20) echo "rate $((3 * k))mbit" ;;
+	10) echo "rate $((2000 * k / ARBT_RATE_DIV))kbit latency $(fcalc "30000 * $ARBT_RATE_DIV / $k" | sed 's/\..*//')us" ;;
+	20) echo "rate $((3000 * k / ARBT_RATE_DIV))kbit" ;;
 	30) echo "share 20" ;;
 	40) echo "share 10" ;;
 	esac
@@ -83,19 +87,21 @@ class_opts() {
 # far above any path's bandwidth-delay product here, so the classes
 # stay backlogged
 win_of() { case $1 in 1 | 8) echo 128K ;; *) echo 64K ;; esac; }
-reserved_bps() { case $1 in 10) echo $((2 * $2 * 1000000)) ;; 20) echo $((3 * $2 * 1000000)) ;; *) echo 0 ;; esac; }
+reserved_bps() { case $1 in 10) echo $((2000000 * $2 / ARBT_RATE_DIV)) ;; 20) echo $((3000000 * $2 / ARBT_RATE_DIV)) ;; *) echo 0 ;; esac; }
 
 tf() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
 # phase SCALE BURST FLOOD_MBIT WIN: one configuration, traffic, checks
 phase() {
-	local k=$1 burst=$2 flood=$3 win=$4 C=$(($1 * 10000000)) tag="tcp ${1}0mbit"
+	local k=$1 burst=$2 flood=$(((${3} + ARBT_RATE_DIV - 1) / ARBT_RATE_DIV)) win=$4
+	local C=$(($1 * 10000000 / ARBT_RATE_DIV)) kb=$(($1 * 10000 / ARBT_RATE_DIV)) tag
+	tag="tcp $([ $((kb % 1000)) = 0 ] && echo "$((kb / 1000))mbit" || echo "${kb}kbit")"
 	local name n m p f pr mtu warm=5 dur
 	dur=$((win + 4))
 	tc qdisc del dev "$NET" root 2>/dev/null
 	# highlimit 1: the LOW table gets one packet per 4 KiB of HIGH, so
 	# the share tenants have ~25% of the link beside greedy reserved ones
-	run tc qdisc add dev "$NET" root handle 1: arbtable rate "$((k * 10))mbit" burst "$burst" highlimit 1 ||
+	run tc qdisc add dev "$NET" root handle 1: arbtable rate "$((k * 10000 / ARBT_RATE_DIV))kbit" burst "$burst" highlimit 1 ||
 		{ tap_fail "$tag: qdisc: $RUN_ERR"; return 1; }
 	while read -r name n m p f pr; do
 		run tc class add dev "$NET" parent 1: classid "1:$m" arbtable $(class_opts "$m" "$k") ||
@@ -158,14 +164,14 @@ phase() {
 	echo WEND >$TR/trace_marker
 	diag "$tag: window $(fcalc "${EPOCHREALTIME/,/.} - ${w0/,/.}") s of guest wall clock; trace clock $(sed -nE 's/.*\[([a-z_0-9-]+)\].*/\1/p' $TR/trace_clock)"
 	local drops
-	drops=$(cls_stats "$NET" arbtable | awk '$1 == "1:10" || $1 == "1:20" { printf "%s drops %s; ", $1, $4 }')
+	drops=$(cls_stats "$NET" arbtable | awk '$1 != "" { printf "%s drops %s; ", $1, $4 }')
 	wait $cpids 2>/dev/null
 	kill $ip3_pids 2>/dev/null; wait $ip3_pids 2>/dev/null
 	ip3_pids=
 	drained "$NET" 1: arbtable 20 >/dev/null
 	echo 0 >$TR/tracing_on
 	[ $len_ok = 1 ] && echo 0 >$TRI/tracing_on
-	diag "$tag: traffic ran $((SECONDS - t0)) s; reserved classes' child drops: $drops"
+	diag "$tag: traffic ran $((SECONDS - t0)) s; classes' child drops: $drops"
 	if [ $tr_ok = 1 ]; then
 		cat $TR/trace >"$tmp/trace.$k"
 		echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
@@ -260,13 +266,23 @@ phase() {
 	done <<<"$TEN"
 	diag "$tag: UDP flood sent $(ip3_rx_bps "$tmp/flood.$k.json") bit/s; bronze goodput $(ip3_rx_bps "$tmp/bronze.$k.json") bit/s"
 	# shares: the bytes each share tenant sent while both held packets
-	# (queues followed exactly through the trace): a split by weight,
-	# independent of how fast the guest kept the link busy
-	local b30 b40
+	# (queues followed exactly through the trace), counted from the
+	# flood's first to its last service inside each stretch where both
+	# stayed backlogged: whole table rounds, so the split is the weights'
+	# up to one packet of deficit carry per stretch (BXIv3 Alg. 2), and
+	# independent of how fast the guest kept the link busy.  The raw
+	# count over whole stretches is printed beside it: where the flood
+	# goes empty between packets (a slowed guest cannot send it fast
+	# enough) most stretches are shorter than one round and favour the
+	# tenant that stays backlogged (sanitizer kernel, 50 Mbit/s: 100 of
+	# 110 stretches under 4 KB, 72.7% whole, 66.6% aligned).
+	local b30 b40 a30 a40
 	read -r _ b30 b40 < <(grep '^BOTH ' "$tmp/tr.$k")
-	diag "$tag: while both share tenants were backlogged: bronze $b30 B, flood $b40 B$(fcmp "${b30:-0} + ${b40:-0} > 0" && echo " (bronze $(fcalc "100 * $b30 / ($b30 + $b40)")%, want 66.667%)")"
-	tap_check "$tag: share tenants split the bytes sent while both were backlogged 20:10 within 5% (bronze 16 TCP flows: $b30 B, flood UDP: $b40 B)" \
-		fcmp "${b30:-0} + ${b40:-0} > 100000 && $b30 / ($b30 + $b40) >= 0.95 * 2 / 3 && $b30 / ($b30 + $b40) <= 1.05 * 2 / 3"
+	read -r _ a30 a40 < <(grep '^ALIGNED ' "$tmp/tr.$k")
+	diag "$tag: both share tenants backlogged, stretches by size, count/bronze B/flood B:$(sed -n 's/^STRETCHES//p' "$tmp/tr.$k")"
+	diag "$tag: while both share tenants were backlogged: bronze $b30 B, flood $b40 B$(fcmp "${b30:-0} + ${b40:-0} > 0" && echo " (bronze $(fcalc "100 * $b30 / ($b30 + $b40)")%)")"
+	tap_check "$tag: share tenants split the bytes sent in whole rounds while both were backlogged (more than 100,000 B) 20:10 within 5% (bronze 16 TCP flows: ${a30:-?} B, flood UDP: ${a40:-?} B$(fcmp "${a30:-0} + ${a40:-0} > 0" && echo ", bronze $(fcalc "100 * $a30 / ($a30 + $a40)")%, want 66.667%"))" \
+		fcmp "${a30:-0} + ${a40:-0} > 100000 && $a30 / ($a30 + $a40) >= 0.95 * 2 / 3 && $a30 / ($a30 + $a40) <= 1.05 * 2 / 3"
 	# the kernel's wall-clock max_hol_wait over the whole run, checked
 	# against the trace: within the bound, or the trace saw that wait
 	# (its time, within 1% + 1 ms) and the bytes other classes sent in it
@@ -297,13 +313,17 @@ timing_check() {
 		tap_ok "$d"
 	elif [ -n "$cause" ]; then
 		tap_skip "$d" "$cause"
-	elif [ "${ARBT_SLOW_KERNEL:-0}" = 1 ]; then
-		tap_skip "$d" "slow debug kernel: a timing-dependent check, not asserted there"
 	else
 		tap_fail "$d"
 	fi
 }
 
 phase 1 30k 30 ${ARBT_TCP_WIN:-10}
-[ "${ARBT_TCP_FAST:-1}" = 1 ] && phase 20 300k 400 ${ARBT_TCP_WIN_FAST:-6}
+# The fast phase's window: 6 s, or 18 s on a slow kernel.  The KASAN guest
+# keeps only ~5 of its 50 Mbit/s busy, and the whole rounds that fall in a
+# 6 s window there varied ~3x between runs (59,552 B in one CI run against
+# the 100,000 B the share check needs, 177 KB in the one before).
+fast_win=6
+[ "${ARBT_SLOW_KERNEL:-0}" = 1 ] && fast_win=18
+[ "${ARBT_TCP_FAST:-1}" = 1 ] && phase 20 300k 400 ${ARBT_TCP_WIN_FAST:-$fast_win}
 tap_end

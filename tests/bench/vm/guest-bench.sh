@@ -28,11 +28,9 @@
 # Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES,
 # BENCH_REPS, BENCH_PKTS (packets per unshaped burst), BENCH_SHAPED_PKTS,
 # BENCH_SHAPED_PPS, BENCH_GSO_QDISCS, BENCH_GSO_BYTES (payload per gso
-# run), BENCH_GSO_REPS, MARKER (the marker binary), BENCH_SKIP (a file of
-# "mode qdisc N size" lines to leave out: run.sh resumes after a guest
-# crash).  Prints START before and COMBO after each configuration's
-# repetitions, so the host can tell finished configurations from the one
-# a crash interrupted.
+# run), BENCH_GSO_REPS, MARKER (the marker binary).  Prints START before
+# and COMBO after each configuration's repetitions, so a crash names the
+# configuration it interrupted.
 set -u
 QDISCS=${BENCH_QDISCS:-"pfifo_fast prio ets drr qfq htb arbtable-manual arbtable-auto"}
 NS=${BENCH_NS:-"1 8 64"}
@@ -42,7 +40,6 @@ PKTS=${BENCH_PKTS:-50000}
 MODES=${BENCH_MODES:-"unshaped shaped"}
 SPKTS=${BENCH_SHAPED_PKTS:-20000}
 SPPS=${BENCH_SHAPED_PPS:-8000}
-SKIP=${BENCH_SKIP:-}
 GSO_QDISCS=${BENCH_GSO_QDISCS:-"pfifo_fast ets htb arbtable-manual arbtable-manual-m70k arbtable-auto"}
 GSO_BYTES=${BENCH_GSO_BYTES:-256M}
 GSO_REPS=${BENCH_GSO_REPS:-5}	# TCP's timing varies more than a pktgen burst
@@ -234,7 +231,6 @@ gso_mode() {
 	gso_setup 2>/tmp/bench-setup.err || { echo "BENCH-SKIP $mode: $(head -c 300 /tmp/bench-setup.err)"; gso_teardown; return; }
 	DEV=v0
 	for q in $GSO_QDISCS; do
-		[ -n "$SKIP" ] && grep -qxF "$mode $q 1 $MSS" "$SKIP" 2>/dev/null && continue
 		echo "START $mode $q 1 $MSS"
 		tc qdisc del dev v0 root 2>/dev/null
 		if ! qdisc_add unshaped "${q}" 1 $MSS 2>/tmp/bench-setup.err; then
@@ -269,8 +265,6 @@ for mode in $MODES; do
 	for q in $qs; do
 		for n in $NS; do
 			for size in $SIZES; do
-				# a configuration an earlier boot finished (or gave up on)
-				[ -n "$SKIP" ] && grep -qxF "$mode $q $n $size" "$SKIP" 2>/dev/null && continue
 				echo "START $mode $q $n $size"
 				if ! setup "$mode" "$q" "$n" "$size" 2>/tmp/bench-setup.err; then
 					echo "BENCH-SKIP $mode $q n=$n size=$size: $(head -c 200 /tmp/bench-setup.err)"
@@ -295,5 +289,25 @@ if [ -n "${BENCH_PROFILE:-}" ]; then
 	# the serial console is still sending this when the command returns
 	# and the guest powers off: give it time to drain
 	sleep 20
+fi
+# on the sanitizer kernel (BENCH_KDIR): what KASAN, lockdep, UBSAN and
+# kmemleak saw over the whole run
+# (the command line is left out: its base64 may spell anything)
+klog() { dmesg | grep -v 'ommand line:'; }
+echo "SPLATS $(klog | grep -cE 'BUG|WARNING|Oops|KASAN|UBSAN|list_(add|del) corruption|circular locking') lines in the kernel log"
+klog | grep -m 20 -E -A 20 'BUG|WARNING|Oops|KASAN|UBSAN|corruption|circular locking' | sed 's/^/SPLAT /'
+kml=/sys/kernel/debug/kmemleak
+[ -e $kml ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -w $kml ]; then
+	echo scan >$kml; sleep 6; echo scan >$kml
+	echo "KMEMLEAK $(grep -c '^unreferenced object' $kml) unreferenced objects"
+	head -n 60 $kml | sed 's/^/KMEMLEAK /'
+fi
+# whether sch_arbtable was ever in this kernel (a crash run without it,
+# BENCH_NO_MODULE=1, shows the module is not the cause)
+if grep -q '^sch_arbtable ' /proc/modules; then
+	echo "MODULE sch_arbtable loaded in this boot"
+else
+	echo "MODULE sch_arbtable not loaded at the end of this boot ($(grep -c 'sch_arbtable' /proc/kallsyms) symbols of it in the kernel)"
 fi
 echo "BENCH-DONE"

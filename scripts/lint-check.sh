@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make lint` inside `make test` (issue 15): checkpatch on the kernel
+# sources and the uapi header, sparse (C=2, W=1) against each kernel in
+# KVERS.  The W=1 -Werror module builds themselves are part of `make all`.
+# Any new warning fails.  Ends with "N passed, N failed".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+pass=0
+fail=0
+one() { # desc make-target...
+	local d=$1 out t0=$SECONDS
+	shift
+	if out=$(make --no-print-directory "$@" 2>&1); then
+		pass=$((pass + 1)); echo "ok   $d ($((SECONDS - t0)) s)"
+	else
+		fail=$((fail + 1)); echo "FAIL $d"
+		printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /'
+	fi
+}
+one "checkpatch: kernel/*.[ch] and the uapi header have no error, warning or check" checkpatch
+one "sparse (C=2, W=1): no warning on any kernel in KVERS" sparse
+echo "lint: $pass passed, $fail failed"
+[ "$fail" = 0 ]

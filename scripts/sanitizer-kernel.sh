@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The sanitizer kernel (issue 15): Debian's linux-source-6.12 with
+# sch_arbtable dropped into net/sched (scripts/intree-dropin.sh), configured
+# as `make allnoconfig` + scripts/sanitizer-kernel.config (KASAN, lockdep,
+# atomic-sleep checks, kmemleak, UBSAN, debug objects, failslab and
+# fail_page_alloc, and only the drivers, filesystems, qdiscs and
+# classifiers the suite uses), built once and cached outside the clone
+# under $ARBT_SANITIZER_CACHE/<key> (default /var/lib/arbtable/sanitizer),
+# the key hashing the config fragment and the source package version.
+# Not under /var/cache: virtme-init mounts a tmpfs there, and the guest
+# must see the tree's modules (.virtme_mods).
+#
+# Every run drops the current sources in again and rebuilds
+# net/sched/sch_arbtable.ko in the tree (seconds; files whose content is
+# unchanged keep their timestamps), and installs selftests/arbtable as
+# tools/testing/selftests/arbtable, so a kernel developer's
+#   vng --run <tree> -- make -C tools/testing/selftests TARGETS=arbtable run_tests
+# runs the suite.  Prints the tree's path on the last line.
+#
+#   scripts/sanitizer-kernel.sh [--check | --kernel-only]
+#     --check        only say whether the kernel is built (exit 0/1)
+#     --kernel-only  build the kernel if it is not cached, nothing else
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${ARBT_SANITIZER_CACHE:-/var/lib/arbtable/sanitizer}
+FRAG=$ROOT/scripts/sanitizer-kernel.config
+TARBALL=$(ls /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | sort -V | tail -n1 || true)
+# one job more than cores: a compile waiting on I/O leaves a core idle
+JOBS=${JOBS:-$(($(nproc) + 1))}
+say() { echo "[sanitizer-kernel] $*" >&2; }
+
+[ -n "$TARBALL" ] || { say "no /usr/src/linux-source-6.12*.tar.xz (scripts/setup.sh installs it)"; exit 1; }
+ver=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || stat -c %Y "$TARBALL")
+key=$( { cat "$FRAG"; echo "$ver"; } | sha256sum | cut -c1-16)
+DIR=$CACHE/$key
+SRC=$DIR/src
+if [ "${1:-}" = --check ]; then
+	[ -f "$DIR/.built" ] && { echo "$SRC"; exit 0; }
+	say "not built (would be $DIR)"
+	exit 1
+fi
+for t in flex bison bc cpio; do
+	command -v $t >/dev/null || { say "missing $t (scripts/setup.sh installs the kernel build tools)"; exit 1; }
+done
+
+# Every option of the fragment must have taken: a missing dependency makes
+# allnoconfig drop one without a word.
+verify_config() {
+	local l o v miss=
+	while IFS= read -r l; do
+		case $l in '#'* | '') continue ;; esac
+		o=${l%%=*} v=${l#*=}
+		if [ "$v" = n ]; then
+			grep -q "^$o=" "$SRC/.config" && miss+=" $o(not off)"
+		else
+			grep -qx "$l" "$SRC/.config" || miss+=" $o"
+		fi
+	done <"$FRAG"
+	[ -z "$miss" ] || { say "options not as asked after configuration:$miss"; return 1; }
+}
+
+if [ ! -f "$DIR/.built" ]; then
+	t0=$(date +%s)
+	mkdir -p "$DIR"
+	if [ ! -f "$DIR/.extracted" ]; then
+		say "extracting $TARBALL into $DIR"
+		rm -rf "$SRC" "$DIR/tmp"
+		mkdir -p "$DIR/tmp"
+		tar -C "$DIR/tmp" -xf "$TARBALL"
+		mv "$DIR"/tmp/linux-source-6.12* "$SRC"
+		rmdir "$DIR/tmp"
+		touch "$DIR/.extracted"
+	fi
+	bash "$ROOT/scripts/intree-dropin.sh" "$SRC"
+	say "configuring: allnoconfig + $(basename "$FRAG")"
+	make -s -C "$SRC" allnoconfig KCONFIG_ALLCONFIG="$FRAG" >"$DIR/config.log" 2>&1 ||
+		{ tail -n 20 "$DIR/config.log" >&2; exit 1; }
+	verify_config
+	say "building in $SRC ($JOBS jobs; measured cold on 2 cores: see README)"
+	# progress: one line per ~500 objects, so a long cold build shows it moves
+	make -C "$SRC" -j"$JOBS" 2>&1 | tee "$DIR/build.log" |
+		awk '/^  CC/ { n++; if (n % 500 == 0) { printf "[sanitizer-kernel] %d objects compiled\n", n > "/dev/stderr" } }'
+	[ "${PIPESTATUS[0]}" = 0 ] || { tail -n 40 "$DIR/build.log" >&2; exit 1; }
+	# the single-target module build below rewrites these two for its one
+	# module; vng's module directory (.virtme_mods) needs the whole list
+	cp "$SRC/modules.order" "$DIR/modules.order"
+	cp "$SRC/Module.symvers" "$DIR/Module.symvers"
+	echo "$(($(date +%s) - t0))" >"$DIR/build-seconds"
+	touch "$DIR/.built"
+	say "built in $(cat "$DIR/build-seconds") s: $(make -s -C "$SRC" kernelrelease)"
+fi
+
+[ "${1:-}" = --kernel-only ] && { echo "$SRC"; exit 0; }
+
+# The module from the current sources, in the tree, W=1 and -Werror.
+t0=$(date +%s)
+bash "$ROOT/scripts/intree-dropin.sh" "$SRC"
+make -s -C "$SRC" olddefconfig >/dev/null
+verify_config
+if ! make -C "$SRC" -j"$JOBS" W=1 KCFLAGS=-Werror net/sched/sch_arbtable.ko >"$DIR/module.log" 2>&1; then
+	tail -n 40 "$DIR/module.log" >&2
+	say "in-tree build of net/sched/sch_arbtable.ko failed"
+	exit 1
+fi
+cp "$DIR/modules.order" "$SRC/modules.order"
+cp "$DIR/Module.symvers" "$SRC/Module.symvers"
+say "net/sched/sch_arbtable.ko rebuilt in the tree ($(($(date +%s) - t0)) s)"
+
+# The selftests where a kernel developer runs them.
+sel=$SRC/tools/testing/selftests
+rm -rf "$sel/arbtable"
+cp -r "$ROOT/selftests/arbtable" "$sel/arbtable"
+rm -rf "$sel/arbtable/bpf/"*.o 2>/dev/null || true
+grep -q '^TARGETS += arbtable$' "$sel/Makefile" ||
+	sed -i '0,/^TARGETS += /s//TARGETS += arbtable\n&/' "$sel/Makefile"
+echo "$SRC"
