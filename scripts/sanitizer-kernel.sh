@@ -60,9 +60,13 @@ verify_config() {
 	[ -z "$miss" ] || { say "options not as asked after configuration:$miss"; return 1; }
 }
 
+# one build or module rebuild in a tree at a time (make test may have
+# started the kernel's build in the background)
+mkdir -p "$DIR"
+exec 9>"$DIR/.lock"
+flock 9
 if [ ! -f "$DIR/.built" ]; then
 	t0=$(date +%s)
-	mkdir -p "$DIR"
 	if [ ! -f "$DIR/.extracted" ]; then
 		say "extracting $TARBALL into $DIR"
 		rm -rf "$SRC" "$DIR/tmp"
