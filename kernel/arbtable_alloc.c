@@ -533,15 +533,21 @@ u8 arb_alloc_slot_weight(const struct arb_alloc *a, unsigned int s)
 }
 
 /* Smallest distance whose slots and weight fit now (for the message). */
-static unsigned int arb_fit_distance(const struct arb_alloc *a, u32 w)
+/*
+ * The smallest distance at which @w units would be admitted on a table
+ * with @free free slots and @total_w units reserved (Theorem 4: on a
+ * normalized table the free slot count alone decides); 0 if none.
+ */
+static unsigned int arb_fit_distance(const struct arb_alloc *a,
+				     unsigned int free, u32 total_w, u32 w)
 {
-	unsigned int d, free = arb_alloc_free_slots(a);
+	unsigned int d;
 
 	for (d = 1; d <= ARB_SLOTS; d <<= 1) {
 		unsigned int n = ARB_SLOTS / d;
 
 		if (n <= free && w <= n * a->maxweight &&
-		    a->total_w + (w > n ? w : n) <= ARB_SLOTS * a->maxweight)
+		    total_w + (w > n ? w : n) <= ARB_SLOTS * a->maxweight)
 			return d;
 	}
 	return 0;
@@ -605,7 +611,8 @@ int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
 			rj->distance = rd;
 			rj->free_slots = arb_alloc_free_slots(a);
 			rj->weight = w;
-			rj->fit_distance = arb_fit_distance(a, w);
+			rj->fit_distance = arb_fit_distance(a, rj->free_slots,
+							    a->total_w, w);
 		}
 		return -ENOSPC;
 	}
@@ -731,9 +738,8 @@ int arb_alloc_release(struct arb_alloc *a, unsigned int cls,
 int arb_alloc_change(struct arb_alloc *a, unsigned int cls, unsigned int d,
 		     u32 w, struct arb_moves *mv, struct arb_reject *rj)
 {
-	unsigned int rd = arb_round_distance(d), n;
-	struct arb_alloc tmp;
-	struct arb_moves m;
+	unsigned int rd = arb_round_distance(d), n, free;
+	u32 total_w;
 	int err;
 
 	if (mv)
@@ -782,16 +788,52 @@ int arb_alloc_change(struct arb_alloc *a, unsigned int cls, unsigned int d,
 		arb_rj(rj, ARB_R_OK);
 		return 0;
 	}
-	tmp = *a;
-	m.n = 0;
-	arb_alloc_release(&tmp, cls, &m, NULL);
-	err = arb_alloc_insert(&tmp, cls, rd, w, NULL, rj);
-	if (err)
-		return err;
-	*a = tmp;
-	if (mv)
-		*mv = m;
-	return 0;
+	/*
+	 * A new distance: release, then insert. Rather than trying that on
+	 * a copy of the table (a 300-byte struct on the stack), decide first
+	 * from counts what arb_alloc_insert() would decide on the released
+	 * table: by Theorem 4 ([F] 4) a normalized table admits any request
+	 * whose slots fit in the free ones, so the free slots after the
+	 * release, and the units, are all that matters. A refused change
+	 * thus leaves *a untouched, with the reasons insert would give.
+	 */
+	if (w < n || w > n * a->maxweight) {
+		arb_rj(rj, ARB_R_WEIGHT);
+		if (rj) {
+			rj->weight = w;
+			rj->need_slots = n;
+			rj->distance = rd;
+			rj->capacity = n * a->maxweight;
+		}
+		return -EINVAL;
+	}
+	free = arb_alloc_free_slots(a) + SET_SIZE(a->cls[cls].level);
+	total_w = a->total_w - a->cls[cls].w;
+	if (n > free) {
+		arb_rj(rj, ARB_R_NO_SLOTS);
+		if (rj) {
+			rj->need_slots = n;
+			rj->distance = rd;
+			rj->free_slots = free;
+			rj->weight = w;
+			rj->fit_distance = arb_fit_distance(a, free, total_w,
+							    w);
+		}
+		return -ENOSPC;
+	}
+	if (total_w + w > ARB_SLOTS * a->maxweight) {
+		arb_rj(rj, ARB_R_CAPACITY);
+		if (rj) {
+			rj->weight = w;
+			rj->capacity = ARB_SLOTS * a->maxweight - total_w;
+		}
+		return -ENOSPC;
+	}
+	arb_alloc_release(a, cls, mv, NULL);
+	err = arb_alloc_insert(a, cls, rd, w, NULL, rj);
+	/* cannot fail after the checks above on a normalized table */
+	WARN_ON_ONCE(err);
+	return err;
 }
 
 int arb_alloc_check(const struct arb_alloc *a)

@@ -20,6 +20,9 @@
 
 struct arbtable_plan {
 	struct arb_admission	adm;
+	char			why[200];	/* a refusal's reason, formatted
+						 * here rather than on the stack
+						 */
 };
 
 static struct arbtable_class *arbtable_strict_class(struct arbtable_sched *q)
@@ -214,17 +217,18 @@ int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_plan *plan;
 	struct arb_params p;
-	char why[200];
 	int err;
 
 	plan = kzalloc(sizeof(*plan), GFP_KERNEL);
-	if (!plan)
+	if (!plan) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the admission plan");
 		return -ENOMEM;
+	}
 	arbtable_params(q, &p);
 	err = arb_admit_plan(q->alloc, &p, q->maxweight, idx, old_table, resv,
-			     &plan->adm, why, sizeof(why));
+			     &plan->adm, plan->why, sizeof(plan->why));
 	if (err) {
-		arbtable_errmsg(extack, NULL, "%s", why);
+		arbtable_errmsg(extack, NULL, "%s", plan->why);
 		kfree(plan);
 		return err;
 	}

@@ -1444,6 +1444,9 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	return 0;
 }
 
+/* all 64 slots: 10 one-digit and 54 two-digit numbers, 63 commas, NUL */
+#define ARBTABLE_SLOT_LIST_LEN	200
+
 /* Format "3,17,40" into @buf; returns @buf. */
 static char *arbtable_slot_list(u64 m, char *buf, size_t size)
 {
@@ -1467,7 +1470,7 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	u64 lo = arb_class_slots(&q->arb, ARB_LOW, cl->index);
 	struct arbtable_plan *plan = NULL;
 	struct arb_resv none = {};
-	char hbuf[200], lbuf[200];
+	char *buf;
 	int err;
 
 	if (cl->filter_cnt) {
@@ -1485,12 +1488,23 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 		if (err)
 			return err;
 	} else if (hi || lo) {
+		/* the two slot lists (up to 64 numbers each) off the stack */
+		buf = kmalloc(2 * ARBTABLE_SLOT_LIST_LEN, GFP_KERNEL);
+		if (!buf) {
+			NL_SET_ERR_MSG(extack,
+				       "class is still named by table slots; reprogram the tables first");
+			return -EBUSY;
+		}
 		arbtable_errmsg(extack, NULL,
-				   "class %x:%x is still named by high slots [%s] and low slots [%s]; reprogram the tables first",
-				   TC_H_MAJ(cl->common.classid) >> 16,
-				   TC_H_MIN(cl->common.classid),
-				   arbtable_slot_list(hi, hbuf, sizeof(hbuf)),
-				   arbtable_slot_list(lo, lbuf, sizeof(lbuf)));
+				"class %x:%x is still named by high slots [%s] and low slots [%s]; reprogram the tables first",
+				TC_H_MAJ(cl->common.classid) >> 16,
+				TC_H_MIN(cl->common.classid),
+				arbtable_slot_list(hi, buf,
+						   ARBTABLE_SLOT_LIST_LEN),
+				arbtable_slot_list(lo,
+						   buf + ARBTABLE_SLOT_LIST_LEN,
+						   ARBTABLE_SLOT_LIST_LEN));
+		kfree(buf);
 		return -EBUSY;
 	}
 

@@ -11,10 +11,12 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/bitops.h>
+#include <linux/bug.h>
 #include <linux/string.h>
 #else
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef uint8_t u8;
@@ -38,6 +40,8 @@ static inline unsigned int hweight64(u64 w)
 #ifndef BIT_ULL
 #define BIT_ULL(nr)	(1ULL << (nr))
 #endif
+/* an invariant broken: the tests and fuzzers stop on it */
+#define WARN_ON_ONCE(cond)	({ bool __w = !!(cond); if (__w) abort(); __w; })
 #ifndef min_t
 #define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 #define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))

@@ -4,8 +4,8 @@
 CHECKPATCH ?= $(CACHE)/checkpatch/checkpatch.pl
 LINT_FILES := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/pkt_sched_arbtable.h
 
-.PHONY: lint checkpatch sparse
-lint: checkpatch sparse
+.PHONY: lint checkpatch sparse stack
+lint: checkpatch sparse stack
 
 checkpatch:
 	@test -x $(CHECKPATCH) || { echo "lint: $(CHECKPATCH) missing: run scripts/setup.sh"; exit 1; }
@@ -20,4 +20,19 @@ sparse:
 		rc=$$?; printf '%s\n' "$$out" | grep -E ': (warning|error):' ; \
 		if [ $$rc -ne 0 ] || printf '%s\n' "$$out" | grep -qE ': (warning|error):'; then echo "sparse: $$k: FAILED"; exit 1; fi; \
 		echo "sparse: $$k: clean"; \
+	done
+
+# Stack frames: the module built with -fstack-usage for every kernel in
+# KVERS; any function's frame above STACK_MAX bytes fails (issue 14: the
+# configuration path must not hold tables or message buffers on the stack).
+STACK_MAX ?= 256
+stack:
+	@for k in $(KVERS); do \
+		out=$$($(MAKE) --no-print-directory -s BUILD=$(BUILD)/stack KBUILD_W=1 \
+			MODULE_KCFLAGS=-fstack-usage $(BUILD)/stack/$$k/sch_arbtable.ko 2>&1) || \
+			{ printf '%s\n' "$$out"; echo "stack: $$k: build failed"; exit 1; }; \
+		big=$$(cat $(BUILD)/stack/$$k/src/kernel/*.su | awk -F'\t' -v max=$(STACK_MAX) '$$2 + 0 > max'); \
+		top=$$(cat $(BUILD)/stack/$$k/src/kernel/*.su | sort -t"$$(printf '\t')" -k2 -n | tail -n1 | sed 's|.*/||'); \
+		if [ -n "$$big" ]; then printf '%s\n' "$$big"; echo "stack: $$k: frames above $(STACK_MAX) bytes"; exit 1; fi; \
+		echo "stack: $$k: every frame <= $(STACK_MAX) bytes (largest: $$top)"; \
 	done

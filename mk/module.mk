@@ -14,7 +14,7 @@ $(BUILD)/$(1)/sch_arbtable.ko: $(MODULE_SRCS)
 	@cp -r include/uapi $(BUILD)/$(1)/src/include/
 	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src/kernel \
 		CONFIG_NET_SCH_ARBTABLE=m W=$(KBUILD_W) \
-		KCFLAGS="-Werror" $(if $(C),C=$(C)) modules
+		KCFLAGS="-Werror $(MODULE_KCFLAGS)" $(if $(C),C=$(C)) modules
 	@cp $(BUILD)/$(1)/src/kernel/sch_arbtable.ko $$@
 endef
 $(foreach k,$(KVERS),$(eval $(call module_rule,$(k))))

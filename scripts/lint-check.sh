@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make lint` inside `make test` (issue 15): checkpatch on the kernel
 # sources and the uapi header, sparse (C=2, W=1) against each kernel in
-# KVERS.  The W=1 -Werror module builds themselves are part of `make all`.
+# KVERS, and no stack frame above 256 bytes (-fstack-usage).  The W=1 -Werror module builds themselves are part of `make all`.
 # Any new warning fails.  Ends with "N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,5 +21,6 @@ one() { # desc make-target...
 }
 one "checkpatch: kernel/*.[ch] and the uapi header have no error, warning or check" checkpatch
 one "sparse (C=2, W=1): no warning on any kernel in KVERS" sparse
+one "stack (-fstack-usage): no frame above 256 bytes on any kernel in KVERS" stack
 echo "lint: $pass passed, $fail failed"
 [ "$fail" = 0 ]
