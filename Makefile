@@ -16,8 +16,8 @@ IPROUTE2  ?= $(CACHE)/iproute2
 
 CC        ?= gcc
 CORE_SRCS := kernel/arbtable_arbiter.c kernel/arbtable_alloc.c kernel/arbtable_admit.c
-CORE_HDRS := kernel/arbtable_types.h kernel/arbtable_arbiter.h kernel/arbtable_alloc.h kernel/arbtable_admit.h
-USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ikernel -Iinclude/uapi
+CORE_HDRS := $(wildcard tests/include/linux/*.h) kernel/arbtable_arbiter.h kernel/arbtable_alloc.h kernel/arbtable_admit.h
+USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -DARBTABLE_TESTING -Itests/include -Ikernel -Iinclude/uapi
 SAN_FLAGS ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all clean

@@ -3,17 +3,13 @@
  * arbtable admission: requests to allocator operations, planned on copies
  * and committed to the live arbiter. See arbtable_admit.h and DESIGN §4.
  */
-#ifdef __KERNEL__
 #include <linux/kernel.h>
-#else
-#include <stdio.h>
-#endif
 
 #include "arbtable_admit.h"
 
 u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
 {
-	u64 b = arb_div64(ceil * (ARB_MIN_BURST_NS / 1000), 1000000);
+	u64 b = div64_u64(ceil * (ARB_MIN_BURST_NS / 1000), 1000000);
 	u64 lo = 2 * (u64)mtu;
 
 	if (cburst)

@@ -9,7 +9,6 @@
 #ifndef _ARBTABLE_ADMIT_H
 #define _ARBTABLE_ADMIT_H
 
-#include "arbtable_types.h"
 #include "arbtable_arbiter.h"
 #include "arbtable_alloc.h"
 

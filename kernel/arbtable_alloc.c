@@ -48,26 +48,6 @@ static u64 arb_singular(const u64 f[ARB_LEVELS], unsigned int i)
 	return f[i] & ~arb_brother_bits(f[i], i);
 }
 
-u64 arb_alloc_free_sets(const struct arb_alloc *a, unsigned int level)
-{
-	u64 f[ARB_LEVELS];
-
-	if (level >= ARB_LEVELS)
-		return 0;
-	arb_free_levels(a->free, f);
-	return f[level];
-}
-
-u64 arb_alloc_singular_sets(const struct arb_alloc *a, unsigned int level)
-{
-	u64 f[ARB_LEVELS];
-
-	if (level == 0 || level >= ARB_LEVELS)
-		return 0;
-	arb_free_levels(a->free, f);
-	return arb_singular(f, level);
-}
-
 static u64 arb_range(unsigned int first, unsigned int size)
 {
 	if (size >= 64)
@@ -75,130 +55,53 @@ static u64 arb_range(unsigned int first, unsigned int size)
 	return ((1ULL << size) - 1) << first;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Tiny text builder (no libc besides memset/memcpy)                       */
-
-struct arb_sb {
-	char *buf;
-	size_t len;
-	size_t pos;
-};
-
-static void sb_putc(struct arb_sb *sb, char c)
-{
-	if (sb->len && sb->pos + 1 < sb->len)
-		sb->buf[sb->pos] = c;
-	sb->pos++;
-}
-
-static void sb_puts(struct arb_sb *sb, const char *s)
-{
-	while (*s)
-		sb_putc(sb, *s++);
-}
-
-static void sb_putu(struct arb_sb *sb, u64 v)
-{
-	char tmp[21];
-	int n = 0;
-
-	do {
-		u64 q = arb_div64(v, 10);
-
-		tmp[n++] = (char)('0' + (int)(v - q * 10));
-		v = q;
-	} while (v);
-	while (n)
-		sb_putc(sb, tmp[--n]);
-}
-
 size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 {
-	struct arb_sb sb = { .buf = buf, .len = len, .pos = 0 };
-
 	switch (r->code) {
 	case ARB_R_OK:
-		sb_puts(&sb, "ok");
-		break;
+		return scnprintf(buf, len, "ok");
 	case ARB_R_BAD_PARAMS:
-		sb_puts(&sb, "invalid parameters: rate 1..2^48 B/s, strict ceil below rate, mtu 64..65535, maxweight 1..255");
-		break;
+		return scnprintf(buf, len, "invalid parameters: rate 1..2^48 B/s, strict ceil below rate, mtu 64..65535, maxweight 1..255");
 	case ARB_R_BAD_DISTANCE:
-		sb_puts(&sb, "distance ");
-		sb_putu(&sb, r->distance);
-		sb_puts(&sb, " invalid: must be 1..64");
-		break;
+		return scnprintf(buf, len, "distance %u invalid: must be 1..64",
+				 r->distance);
 	case ARB_R_BAD_CLASS:
-		sb_puts(&sb, "class index out of range (at most 64 classes)");
-		break;
+		return scnprintf(buf, len, "class index out of range (at most 64 classes)");
 	case ARB_R_RATE_ZERO:
-		sb_puts(&sb, "rate 0: a guaranteed class needs a rate above 0");
-		break;
+		return scnprintf(buf, len, "rate 0: a guaranteed class needs a rate above 0");
 	case ARB_R_RATE_ABOVE_CAP:
-		sb_puts(&sb, "rate ");
-		sb_putu(&sb, r->rate * 8);
-		sb_puts(&sb, "bit above the guaranteed high-table rate ");
-		sb_putu(&sb, r->cap_rate * 8);
-		sb_puts(&sb, "bit");
-		break;
+		return scnprintf(buf, len, "rate %llubit above the guaranteed high-table rate %llubit",
+				 r->rate * 8, r->cap_rate * 8);
 	case ARB_R_LATENCY_LOW:
-		sb_puts(&sb, "latency ");
-		sb_putu(&sb, r->latency_ns);
-		sb_puts(&sb, "ns below the best possible bound ");
-		sb_putu(&sb, r->best_ns);
-		sb_puts(&sb, "ns");
-		if (r->distance) {
-			sb_puts(&sb, " at distance <= ");
-			sb_putu(&sb, r->distance);
-		}
-		break;
+		if (!r->distance)
+			return scnprintf(buf, len, "latency %lluns below the best possible bound %lluns",
+					 r->latency_ns, r->best_ns);
+		return scnprintf(buf, len, "latency %lluns below the best possible bound %lluns at distance <= %u",
+				 r->latency_ns, r->best_ns, r->distance);
 	case ARB_R_WEIGHT:
-		sb_puts(&sb, "needs ");
-		sb_putu(&sb, r->weight);
-		sb_puts(&sb, " weight units, ");
-		sb_putu(&sb, r->need_slots);
-		sb_puts(&sb, " slots at distance ");
-		sb_putu(&sb, r->distance);
-		sb_puts(&sb, " hold at most ");
-		sb_putu(&sb, r->capacity);
-		break;
+		return scnprintf(buf, len, "needs %u weight units, %u slots at distance %u hold at most %u",
+				 r->weight, r->need_slots, r->distance,
+				 r->capacity);
 	case ARB_R_NO_SLOTS:
-		sb_puts(&sb, "needs ");
-		sb_putu(&sb, r->need_slots);
-		sb_puts(&sb, " slots at distance ");
-		sb_putu(&sb, r->distance);
-		sb_puts(&sb, ", ");
-		sb_putu(&sb, r->free_slots);
-		sb_puts(&sb, " free; ");
-		if (!r->free_slots) {
-			sb_puts(&sb, "table full");
-		} else if (r->fit_distance) {
-			sb_puts(&sb, "largest admissible distance ");
-			sb_putu(&sb, r->fit_distance);
-		} else {
-			sb_puts(&sb, "no distance fits");
-		}
-		break;
+		if (!r->free_slots)
+			return scnprintf(buf, len, "needs %u slots at distance %u, 0 free; table full",
+					 r->need_slots, r->distance);
+		if (r->fit_distance)
+			return scnprintf(buf, len, "needs %u slots at distance %u, %u free; largest admissible distance %u",
+					 r->need_slots, r->distance,
+					 r->free_slots, r->fit_distance);
+		return scnprintf(buf, len, "needs %u slots at distance %u, %u free; no distance fits",
+				 r->need_slots, r->distance, r->free_slots);
 	case ARB_R_CAPACITY:
-		sb_puts(&sb, "needs ");
-		sb_putu(&sb, r->weight);
-		sb_puts(&sb, " weight units, ");
-		sb_putu(&sb, r->capacity);
-		sb_puts(&sb, " of the table's capacity free");
-		break;
+		return scnprintf(buf, len, "needs %u weight units, %u of the table's capacity free",
+				 r->weight, r->capacity);
 	case ARB_R_EXISTS:
-		sb_puts(&sb, "class already admitted");
-		break;
+		return scnprintf(buf, len, "class already admitted");
 	case ARB_R_UNKNOWN:
-		sb_puts(&sb, "unknown class");
-		break;
+		return scnprintf(buf, len, "unknown class");
 	default:
-		sb_puts(&sb, "rejected");
-		break;
+		return scnprintf(buf, len, "rejected");
 	}
-	if (len)
-		buf[sb.pos < len ? sb.pos : len - 1] = '\0';
-	return sb.pos < len ? sb.pos : (len ? len - 1 : 0);
 }
 
 static void arb_rj(struct arb_reject *rj, enum arb_reason code)
@@ -213,43 +116,20 @@ static void arb_rj(struct arb_reject *rj, enum arb_reason code)
 /* Arithmetic                                                              */
 
 /*
- * a * b / c rounded up (up) or down, via a 128-bit product and a shift-
- * subtract division: config path only, identical in both builds.
- * Saturates to ~0 when the quotient does not fit in 64 bits.
+ * a * b / c rounded up (up) or down; ~0 when the quotient does not fit
+ * in 64 bits or c is 0 (x86's divq, behind mul_u64_u64_div_u64(), traps
+ * there instead). The remainder a * b - q * c is below c, so its low 64
+ * bits are all of it.
  */
-static u64 arb_muldiv(u64 a, u64 b, u64 c, bool up)
+u64 arb_muldiv(u64 a, u64 b, u64 c, bool up)
 {
-	u64 al = a & 0xffffffffULL, ah = a >> 32;
-	u64 bl = b & 0xffffffffULL, bh = b >> 32;
-	u64 ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
-	u64 mid = (ll >> 32) + (lh & 0xffffffffULL) + (hl & 0xffffffffULL);
-	u64 lo = (ll & 0xffffffffULL) | (mid << 32);
-	u64 hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-	u64 q = 0, rem = 0;
-	int i;
+	u64 q;
 
-	if (!c)
+	if (!c || mul_u64_u64_shr(a, b, 64) >= c)
 		return ~0ULL;
-	if (!hi) {
-		q = arb_div64(lo, c);
-		rem = lo - q * c;
-	} else {
-		if (hi >= c)
-			return ~0ULL;
-		rem = hi;
-		for (i = 63; i >= 0; i--) {
-			bool carry = rem >> 63;
-
-			rem = (rem << 1) | ((lo >> i) & 1);
-			q <<= 1;
-			if (carry || rem >= c) {
-				rem -= c;
-				q |= 1;
-			}
-		}
-	}
-	if (up && rem)
-		q++;
+	q = mul_u64_u64_div_u64(a, b, c);
+	if (up && a * b - q * c)
+		return q == ~0ULL ? q : q + 1;
 	return q;
 }
 
@@ -335,14 +215,14 @@ static u64 arb_bound_bytes(const struct arb_params *p, u64 b_high)
 	u64 b = b_high + p->mtu + p->strict_burst;
 
 	if (p->highlimit != ARB_HIGHLIMIT_INF)
-		b += (arb_div64(b_high, arb_highlimit_bytes(p)) + 1) * p->mtu;
+		b += (div64_u64(b_high, arb_highlimit_bytes(p)) + 1) * p->mtu;
 	return arb_muldiv(b, 1000000000ULL, p->rate - p->strict_ceil, true);
 }
 
 /* Visits of one slot of weight wmin to pay a debt below one MTU. */
 static u64 arb_visits(const struct arb_params *p, u32 wmin)
 {
-	return arb_div64_up(p->mtu, (u64)ARB_WEIGHT_UNIT * wmin);
+	return DIV64_U64_ROUND_UP(p->mtu, (u64)ARB_WEIGHT_UNIT * wmin);
 }
 
 u64 arb_bound_ns(const struct arb_params *p, unsigned int d, u32 wmin)
@@ -356,29 +236,6 @@ u64 arb_bound_ns(const struct arb_params *p, unsigned int d, u32 wmin)
 	v = (k - 1) * n + 1;
 	per = (u64)ARB_WEIGHT_UNIT * p->maxweight + p->mtu;
 	return arb_bound_bytes(p, v * (d - 1) * per);
-}
-
-static unsigned int arb_dist_lat(const struct arb_params *p, u64 latency_ns,
-				 u32 w, unsigned int dmax)
-{
-	int i;
-
-	for (i = (int)arb_level(dmax); i >= 0; i--) {
-		unsigned int d = 1U << i, n = ARB_SLOTS >> i;
-		u32 we = arb_weight_eff(w, n, p->maxweight);
-
-		if (!we)
-			continue;
-		if (arb_bound_ns(p, d, we / n) <= latency_ns)
-			return d;
-	}
-	return 0;
-}
-
-unsigned int arb_distance_for_latency(const struct arb_params *p,
-				      u64 latency_ns, u32 w)
-{
-	return arb_dist_lat(p, latency_ns, w, ARB_SLOTS);
 }
 
 /*
@@ -401,8 +258,8 @@ static unsigned int arb_boost_for_latency(const struct arb_params *p,
 		if (!base)
 			continue;
 		for (k = arb_visits(p, base / n); k >= 1; k--) {
-			u32 wmin = (u32)arb_div64_up(p->mtu,
-						     ARB_WEIGHT_UNIT * k);
+			u32 wmin = (u32)DIV64_U64_ROUND_UP(p->mtu,
+							   ARB_WEIGHT_UNIT * k);
 
 			if (wmin > p->maxweight)
 				break;
@@ -501,21 +358,6 @@ unsigned int arb_alloc_distance(const struct arb_alloc *a, unsigned int cls)
 	if (!arb_alloc_has(a, cls))
 		return 0;
 	return 1U << a->cls[cls].level;
-}
-
-u64 arb_alloc_slot_mask(const struct arb_alloc *a, unsigned int cls)
-{
-	unsigned int i, s0, d, k;
-	u64 m = 0;
-
-	if (!arb_alloc_has(a, cls))
-		return 0;
-	i = a->cls[cls].level;
-	d = 1U << i;
-	s0 = arb_rev6(a->cls[cls].set);
-	for (k = 0; k < (64U >> i); k++)
-		m |= BIT_ULL(s0 + k * d);
-	return m;
 }
 
 u8 arb_alloc_slot_weight(const struct arb_alloc *a, unsigned int s)
@@ -836,6 +678,99 @@ int arb_alloc_change(struct arb_alloc *a, unsigned int cls, unsigned int d,
 	return err;
 }
 
+u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
+			       const struct arb_params *p, unsigned int cls)
+{
+	unsigned int i, d, n, s0, m, t;
+	u64 cycle = 0, gap_max = 0, k;
+
+	if (!arb_alloc_has(a, cls) || arb_params_check(p))
+		return ARB_BOUND_NONE;
+	i = a->cls[cls].level;
+	d = 1U << i;
+	n = ARB_SLOTS >> i;
+	s0 = arb_rev6(a->cls[cls].set);
+	for (m = 0; m < n; m++) {
+		u64 gap = 0;
+
+		for (t = 1; t < d; t++) {
+			unsigned int s = (s0 + m * d + t) & (ARB_SLOTS - 1);
+			u8 w = arb_alloc_slot_weight(a, s);
+
+			if (w)
+				gap += (u64)ARB_WEIGHT_UNIT * w + p->mtu;
+		}
+		cycle += gap;
+		if (gap > gap_max)
+			gap_max = gap;
+	}
+	k = arb_visits(p, arb_min_slot_weight(a->cls[cls].w, n));
+	return arb_bound_bytes(p, (k - 1) * cycle + gap_max);
+}
+
+/*
+ * Only the userspace tests, fuzzers and benchmarks call these (they define
+ * ARBTABLE_TESTING): invariant checks and views of the allocator's state.
+ */
+#ifdef ARBTABLE_TESTING
+u64 arb_alloc_free_sets(const struct arb_alloc *a, unsigned int level)
+{
+	u64 f[ARB_LEVELS];
+
+	if (level >= ARB_LEVELS)
+		return 0;
+	arb_free_levels(a->free, f);
+	return f[level];
+}
+
+u64 arb_alloc_singular_sets(const struct arb_alloc *a, unsigned int level)
+{
+	u64 f[ARB_LEVELS];
+
+	if (level == 0 || level >= ARB_LEVELS)
+		return 0;
+	arb_free_levels(a->free, f);
+	return arb_singular(f, level);
+}
+
+static unsigned int arb_dist_lat(const struct arb_params *p, u64 latency_ns,
+				 u32 w, unsigned int dmax)
+{
+	int i;
+
+	for (i = (int)arb_level(dmax); i >= 0; i--) {
+		unsigned int d = 1U << i, n = ARB_SLOTS >> i;
+		u32 we = arb_weight_eff(w, n, p->maxweight);
+
+		if (!we)
+			continue;
+		if (arb_bound_ns(p, d, we / n) <= latency_ns)
+			return d;
+	}
+	return 0;
+}
+
+unsigned int arb_distance_for_latency(const struct arb_params *p,
+				      u64 latency_ns, u32 w)
+{
+	return arb_dist_lat(p, latency_ns, w, ARB_SLOTS);
+}
+
+u64 arb_alloc_slot_mask(const struct arb_alloc *a, unsigned int cls)
+{
+	unsigned int i, s0, d, k;
+	u64 m = 0;
+
+	if (!arb_alloc_has(a, cls))
+		return 0;
+	i = a->cls[cls].level;
+	d = 1U << i;
+	s0 = arb_rev6(a->cls[cls].set);
+	for (k = 0; k < (64U >> i); k++)
+		m |= BIT_ULL(s0 + k * d);
+	return m;
+}
+
 int arb_alloc_check(const struct arb_alloc *a)
 {
 	u8 cnt[ARB_MAX_CLASSES];
@@ -896,33 +831,4 @@ int arb_alloc_check(const struct arb_alloc *a)
 			return ARB_CHK_NOT_NORMALIZED;
 	return ARB_CHK_OK;
 }
-
-u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
-			       const struct arb_params *p, unsigned int cls)
-{
-	unsigned int i, d, n, s0, m, t;
-	u64 cycle = 0, gap_max = 0, k;
-
-	if (!arb_alloc_has(a, cls) || arb_params_check(p))
-		return ARB_BOUND_NONE;
-	i = a->cls[cls].level;
-	d = 1U << i;
-	n = ARB_SLOTS >> i;
-	s0 = arb_rev6(a->cls[cls].set);
-	for (m = 0; m < n; m++) {
-		u64 gap = 0;
-
-		for (t = 1; t < d; t++) {
-			unsigned int s = (s0 + m * d + t) & (ARB_SLOTS - 1);
-			u8 w = arb_alloc_slot_weight(a, s);
-
-			if (w)
-				gap += (u64)ARB_WEIGHT_UNIT * w + p->mtu;
-		}
-		cycle += gap;
-		if (gap > gap_max)
-			gap_max = gap;
-	}
-	k = arb_visits(p, arb_min_slot_weight(a->cls[cls].w, n));
-	return arb_bound_bytes(p, (k - 1) * cycle + gap_max);
-}
+#endif /* ARBTABLE_TESTING */

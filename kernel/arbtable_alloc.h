@@ -36,34 +36,18 @@
 #ifndef _ARBTABLE_ALLOC_H
 #define _ARBTABLE_ALLOC_H
 
-#include "arbtable_types.h"
-
-#ifdef __KERNEL__
+/* userspace builds get these from tests/include (the kernel's
+ * tools/include pattern)
+ */
+#include <linux/types.h>
+#include <linux/bitops.h>
+#include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/math64.h>
-#else
-#include <errno.h>
-#include <stddef.h>
-#endif
+#include <linux/string.h>
 
-#ifndef ARB_SLOTS
-#define ARB_SLOTS		64
-#endif
-#ifndef ARB_MAX_CLASSES
-#define ARB_MAX_CLASSES		64
-#endif
-#ifndef ARB_NO_CLASS
-#define ARB_NO_CLASS		0xff
-#endif
-#ifndef ARB_WEIGHT_UNIT
-#define ARB_WEIGHT_UNIT		64	/* bytes per weight unit */
-#endif
-#ifndef ARB_HIGHLIMIT_UNIT
-#define ARB_HIGHLIMIT_UNIT	4096	/* bytes per highlimit unit */
-#endif
-#ifndef ARB_HIGHLIMIT_INF
-#define ARB_HIGHLIMIT_INF	255	/* unlimited high table */
-#endif
+#include "arbtable_arbiter.h"	/* ARB_SLOTS and the other dimensions */
 
 #define ARB_LEVELS		7	/* distances 1, 2, 4, ..., 64 */
 #define ARB_RATE_MAX		(1ULL << 48)	/* bytes/s */
@@ -76,21 +60,6 @@
 #define ARB_MIN_PKT_DEFAULT	64
 #define ARB_BOUND_NONE		(~0ULL)	/* no finite bound */
 #define ARB_MAX_MOVES		64	/* >= 1+2+..+32 swaps */
-
-/* 64-bit division usable in both builds (config path only). */
-static inline u64 arb_div64(u64 a, u64 b)
-{
-#ifdef __KERNEL__
-	return div64_u64(a, b);
-#else
-	return a / b;
-#endif
-}
-
-static inline u64 arb_div64_up(u64 a, u64 b)
-{
-	return a ? arb_div64(a - 1, b) + 1 : 0;
-}
 
 /* 6-bit bit reversal: label <-> physical slot (its own inverse). */
 static inline unsigned int arb_rev6(unsigned int x)
@@ -210,6 +179,9 @@ u32 arb_weight_units(const struct arb_params *p, u64 rate);
  */
 u64 arb_weight_rate(const struct arb_params *p, u32 units);
 
+/* a * b / c rounded up or down, saturating at ~0 (configuration path) */
+u64 arb_muldiv(u64 a, u64 b, u64 c, bool up);
+
 /*
  * Weight reserved on n = 64/d slots for W units: max(W, n), as each slot
  * needs weight >= 1 (a weight-0 slot is a null slot, skipped). 0 when it
@@ -256,14 +228,6 @@ static inline u32 arb_min_slot_weight(u32 w, unsigned int n)
  * on bad input.
  */
 u64 arb_bound_ns(const struct arb_params *p, unsigned int d, u32 wmin);
-
-/*
- * Largest power-of-two distance d whose bound (with the weight spread of W
- * units over 64/d slots) is <= latency_ns and whose slots can hold W.
- * Returns 0 when none, i.e. the latency is below the best possible bound.
- */
-unsigned int arb_distance_for_latency(const struct arb_params *p,
-				      u64 latency_ns, u32 w);
 
 /* Result of planning an admission (rate + latency or distance). */
 struct arb_plan {
@@ -365,7 +329,6 @@ enum {
 	ARB_CHK_NOT_NORMALIZED = -5,	/* two singular sets on a level */
 	ARB_CHK_WEIGHT = -6,		/* weights inconsistent */
 };
-int arb_alloc_check(const struct arb_alloc *a);
 
 static inline unsigned int arb_alloc_free_slots(const struct arb_alloc *a)
 {
@@ -380,9 +343,6 @@ static inline bool arb_alloc_has(const struct arb_alloc *a, unsigned int cls)
 /* Distance of an admitted class (0 if not admitted). */
 unsigned int arb_alloc_distance(const struct arb_alloc *a, unsigned int cls);
 
-/* Bitmask of the physical slots class cls occupies (0 if none). */
-u64 arb_alloc_slot_mask(const struct arb_alloc *a, unsigned int cls);
-
 /* Class in physical slot s, or ARB_NO_CLASS. */
 static inline u8 arb_alloc_slot_owner(const struct arb_alloc *a,
 				      unsigned int s)
@@ -393,10 +353,6 @@ static inline u8 arb_alloc_slot_owner(const struct arb_alloc *a,
 /* Weight of physical slot s (0 when free), from the class's spread. */
 u8 arb_alloc_slot_weight(const struct arb_alloc *a, unsigned int s);
 
-/* Bitmask of free sets (by first label) at a level; singular ones. */
-u64 arb_alloc_free_sets(const struct arb_alloc *a, unsigned int level);
-u64 arb_alloc_singular_sets(const struct arb_alloc *a, unsigned int level);
-
 /*
  * Current, placement-based bound of an admitted HIGH-table class: as
  * arb_bound_ns() but with the actual slots between the class's slots:
@@ -406,5 +362,25 @@ u64 arb_alloc_singular_sets(const struct arb_alloc *a, unsigned int level);
  */
 u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
 			       const struct arb_params *p, unsigned int cls);
+
+/* For the userspace tests only (ARBTABLE_TESTING, see arbtable_alloc.c) */
+#ifdef ARBTABLE_TESTING
+/*
+ * Largest power-of-two distance d whose bound (with the weight spread of W
+ * units over 64/d slots) is <= latency_ns and whose slots can hold W.
+ * Returns 0 when none, i.e. the latency is below the best possible bound.
+ */
+unsigned int arb_distance_for_latency(const struct arb_params *p,
+				      u64 latency_ns, u32 w);
+
+int arb_alloc_check(const struct arb_alloc *a);
+
+/* Bitmask of the physical slots class cls occupies (0 if none). */
+u64 arb_alloc_slot_mask(const struct arb_alloc *a, unsigned int cls);
+
+/* Bitmask of free sets (by first label) at a level; singular ones. */
+u64 arb_alloc_free_sets(const struct arb_alloc *a, unsigned int level);
+u64 arb_alloc_singular_sets(const struct arb_alloc *a, unsigned int level);
+#endif /* ARBTABLE_TESTING */
 
 #endif /* _ARBTABLE_ALLOC_H */

@@ -16,14 +16,18 @@
 #ifndef _ARBTABLE_ARBITER_H
 #define _ARBTABLE_ARBITER_H
 
-#include "arbtable_types.h"
+#include <linux/types.h>
+#include <linux/bitops.h>
+#include <linux/string.h>
+#include <linux/pkt_sched_arbtable.h>
 
-#define ARB_SLOTS		64
-#define ARB_MAX_CLASSES		64
-#define ARB_WEIGHT_UNIT		64	/* bytes per weight unit (IBA) */
-#define ARB_HIGHLIMIT_UNIT	4096	/* bytes per highlimit unit (IBA) */
-#define ARB_HIGHLIMIT_INF	255	/* unlimited high table */
-#define ARB_NO_CLASS		0xff
+/* the table's dimensions and units are the uapi's (IBA values) */
+#define ARB_SLOTS		TC_ARBTABLE_SLOTS
+#define ARB_MAX_CLASSES		TC_ARBTABLE_MAX_CLASSES
+#define ARB_WEIGHT_UNIT		TC_ARBTABLE_WEIGHT_UNIT
+#define ARB_HIGHLIMIT_UNIT	TC_ARBTABLE_HIGHLIMIT_UNIT
+#define ARB_HIGHLIMIT_INF	TC_ARBTABLE_HIGHLIMIT_MAX	/* unlimited */
+#define ARB_NO_CLASS		0xff	/* a slot or label nobody owns */
 #define ARB_MAX_PKT_LEN		(1U << 20)	/* charge cap, keeps s32 math safe */
 
 enum arb_table_id {

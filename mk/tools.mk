@@ -1,5 +1,5 @@
 # arbsim: what-if simulator on the module's own core (kernel/arbtable_arbiter.c,
-# kernel/arbtable_alloc.c through kernel/arbtable_types.h), in userspace.
+# kernel/arbtable_alloc.c, with the userspace kernel headers of tests/include), in userspace.
 #
 #   make arbsim        build/tools/arbsim
 #   make arbsim-san    build/tools/arbsim-san (ASan+UBSan)

@@ -307,7 +307,7 @@ static u64 dec_arg(const char *what, const char *s, u64 max)
 	u64 v;
 
 	if (parse_u64(s, 10, &v) || v > max)
-		die("bad %s \"%s\" (decimal, at most %" PRIu64 ")", what, s,
+		die("bad %s \"%s\" (decimal, at most %llu)", what, s,
 		    max);
 	return v;
 }
@@ -340,7 +340,7 @@ static char *fmt_ns(u64 ns, char *buf, size_t len)
 	else if (ns >= 1000)
 		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
 	else
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
+		snprintf(buf, len, "%lluns", ns);
 	return buf;
 }
 
@@ -349,13 +349,13 @@ static char *fmt_rate(u64 bytes, char *buf, size_t len)
 	u64 bits = bytes * 8;
 
 	if (bits && bits % 1000000000ULL == 0)
-		snprintf(buf, len, "%" PRIu64 "gbit", (u64)(bits / 1000000000ULL));
+		snprintf(buf, len, "%llugbit", (u64)(bits / 1000000000ULL));
 	else if (bits && bits % 1000000ULL == 0)
-		snprintf(buf, len, "%" PRIu64 "mbit", (u64)(bits / 1000000ULL));
+		snprintf(buf, len, "%llumbit", (u64)(bits / 1000000ULL));
 	else if (bits && bits % 1000ULL == 0)
-		snprintf(buf, len, "%" PRIu64 "kbit", (u64)(bits / 1000ULL));
+		snprintf(buf, len, "%llukbit", (u64)(bits / 1000ULL));
 	else
-		snprintf(buf, len, "%" PRIu64 "bit", bits);
+		snprintf(buf, len, "%llubit", bits);
 	return buf;
 }
 
@@ -887,25 +887,25 @@ static void do_table(struct sim *s, unsigned int t, const char *list)
 			goto out;
 		}
 		if (slot >= ARB_SLOTS) {
-			reject(d, "%s table: slot index %" PRIu64 " out of range 0..%d",
+			reject(d, "%s table: slot index %llu out of range 0..%d",
 			       name, slot, ARB_SLOTS - 1);
 			goto out;
 		}
 		if (seen & BIT_ULL(slot)) {
-			reject(d, "%s table: slot %" PRIu64 " given twice", name,
+			reject(d, "%s table: slot %llu given twice", name,
 			       slot);
 			goto out;
 		}
 		seen |= BIT_ULL(slot);
 		if (w > 255) {
-			reject(d, "%s table: slot %" PRIu64 " weight %" PRIu64 " out of range 0..255",
+			reject(d, "%s table: slot %llu weight %llu out of range 0..255",
 			       name, slot, w);
 			goto out;
 		}
 		if (!w)
 			continue;
 		if (!minor || minor > 0xffff) {
-			reject(d, "%s table: slot %" PRIu64 " class minor %#" PRIx64 " out of range 1..0xffff",
+			reject(d, "%s table: slot %llu class minor %#llx out of range 1..0xffff",
 			       name, slot, minor);
 			goto out;
 		}
@@ -1021,7 +1021,7 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 	if (s->autom) {
 		arb_admit_params(s->rate, s->mtu, s->maxweight, s->highlimit, 0, 0, &p);
 		if (arb_params_check(&p))
-			die("auto mode cannot use rate %" PRIu64 " bytes/s with mtu %u",
+			die("auto mode cannot use rate %llu bytes/s with mtu %u",
 			    s->rate, s->mtu);
 	}
 }
@@ -1508,7 +1508,7 @@ static void print_text(struct sim *s)
 	u64 ch;
 
 	n = sorted_classes(s, idx);
-	printf("qdisc %s rate %s (%" PRIu64 " bytes/s) highlimit %u accounting %s mtu %u maxweight %u\n",
+	printf("qdisc %s rate %s (%llu bytes/s) highlimit %u accounting %s mtu %u maxweight %u\n",
 	       s->autom ? "auto" : "manual", fmt_rate(s->rate, b1, sizeof(b1)),
 	       s->rate, s->highlimit,
 	       s->accounting == ARB_ACCT_IBA ? "iba" : "deficit", s->mtu,
@@ -1516,7 +1516,7 @@ static void print_text(struct sim *s)
 	if (s->autom) {
 		strict_params(s, &p);
 		ch = arb_high_capacity(&p);
-		printf("high-table guaranteed rate %s (%" PRIu64 " bytes/s), capacity %u units\n",
+		printf("high-table guaranteed rate %s (%llu bytes/s), capacity %u units\n",
 		       fmt_rate(ch, b1, sizeof(b1)), ch, 64U * s->maxweight);
 	}
 
@@ -1609,7 +1609,7 @@ static void print_text(struct sim *s)
 			snprintf(b3, sizeof(b3), "%u", c->distance);
 		else
 			snprintf(b3, sizeof(b3), "-");
-		printf("  1:%-5x %-5u %-6s %4s %-24s %6" PRIu64 " %11s %11s %11s ",
+		printf("  1:%-5x %-5u %-6s %4s %-24s %6llu %11s %11s %11s ",
 		       c->minor, c->index, tab, b3, sl,
 		       class_weight(s, ARB_HIGH, c->index) +
 		       class_weight(s, ARB_LOW, c->index),
@@ -1620,7 +1620,7 @@ static void print_text(struct sim *s)
 		printf("%s\n", c->ceil ? fmt_rate(c->ceil, b3, sizeof(b3)) : "-");
 	}
 
-	printf("\ndequeue order (first %" PRIu64 " of %" PRIu64 "):\n",
+	printf("\ndequeue order (first %llu of %llu):\n",
 	       s->norder, s->sent);
 	printf("  %6s %14s %-7s %-12s %4s %8s %6s\n", "#", "time", "class",
 	       "table", "slot", "credit", "len");
@@ -1632,7 +1632,7 @@ static void print_text(struct sim *s)
 		       table_name[o->table], o->slot, o->credit, o->len);
 	}
 
-	printf("\nsimulated %" PRIu64 " packets, %" PRIu64 " bytes in %s%s\n",
+	printf("\nsimulated %llu packets, %llu bytes in %s%s\n",
 	       s->sent, s->total_bytes, fmt_ns(s->now, b1, sizeof(b1)),
 	       s->stopped_early ? " (stopped early: no traffic left)" : "");
 
@@ -1651,7 +1651,7 @@ static void print_text(struct sim *s)
 				continue;
 			ws = tw ? 100.0 * (double)w / (double)tw : 0;
 			bs = tbt ? 100.0 * (double)c->tbytes[t] / (double)tbt : 0;
-			printf("  %-6s 1:%-5x %7" PRIu64 " %9.3f %14" PRIu64 " %9.3f %+9.3f\n",
+			printf("  %-6s 1:%-5x %7llu %9.3f %14llu %9.3f %+9.3f\n",
 			       table_name[t], c->minor, w, ws, c->tbytes[t], bs,
 			       bs - ws);
 		}
@@ -1666,7 +1666,7 @@ static void print_text(struct sim *s)
 
 		if (!c->tr.on)
 			continue;
-		printf("  1:%-5x %10" PRIu64 " %14" PRIu64 " %8.3f %10" PRIu64 " %11s %11s %11s %9" PRIu64 " %6" PRIu64 "\n",
+		printf("  1:%-5x %10llu %14llu %8.3f %10llu %11s %11s %11s %9llu %6llu\n",
 		       c->minor, c->pkts, c->bytes,
 		       s->total_bytes ? 100.0 * (double)c->bytes /
 					(double)s->total_bytes : 0,
@@ -1678,7 +1678,7 @@ static void print_text(struct sim *s)
 	for (k = 0; k < s->nuncl; k++) {
 		struct sim_class *c = &s->uncl[k];
 
-		printf("  1:%-5x %10" PRIu64 " %14" PRIu64 " %8.3f %10" PRIu64 " %11s %11s %11s %9s %6" PRIu64 "  (unclassified)\n",
+		printf("  1:%-5x %10llu %14llu %8.3f %10llu %11s %11s %11s %9s %6llu  (unclassified)\n",
 		       c->minor, c->pkts, c->bytes,
 		       s->total_bytes ? 100.0 * (double)c->bytes /
 					(double)s->total_bytes : 0,
@@ -1687,7 +1687,7 @@ static void print_text(struct sim *s)
 		       c->tr.drops);
 	}
 	if (s->swaps)
-		printf("\ndefragmentation swaps: %" PRIu64 "\n", s->swaps);
+		printf("\ndefragmentation swaps: %llu\n", s->swaps);
 }
 
 /* ---- JSON ---- */
@@ -1727,7 +1727,7 @@ static void json_bound(const char *key, u64 ns)
 	if (ns == ARB_BOUND_NONE)
 		printf("null");
 	else
-		printf("%" PRIu64, ns);
+		printf("%llu", ns);
 }
 
 static void print_json(struct sim *s)
@@ -1737,14 +1737,14 @@ static void print_json(struct sim *s)
 	char buf[32];
 
 	n = sorted_classes(s, idx);
-	printf("{\"qdisc\":{\"mode\":\"%s\",\"rate_bit\":%" PRIu64 ",\"rate_bytes\":%" PRIu64
+	printf("{\"qdisc\":{\"mode\":\"%s\",\"rate_bit\":%llu,\"rate_bytes\":%llu"
 	       ",\"highlimit\":%u,\"accounting\":\"%s\",\"mtu\":%u,\"maxweight\":%u",
 	       s->autom ? "auto" : "manual", s->rate_bits, s->rate,
 	       s->highlimit, s->accounting == ARB_ACCT_IBA ? "iba" : "deficit",
 	       s->mtu, s->maxweight);
 	if (s->autom) {
 		strict_params(s, &p);
-		printf(",\"high_capacity_bytes\":%" PRIu64 ",\"capacity_units\":%u",
+		printf(",\"high_capacity_bytes\":%llu,\"capacity_units\":%u",
 		       arb_high_capacity(&p), 64U * s->maxweight);
 	}
 	printf("},\n\"decisions\":[");
@@ -1793,7 +1793,7 @@ static void print_json(struct sim *s)
 	for (k = 0; k < n; k++) {
 		struct sim_class *c = &s->cls[idx[k]];
 
-		printf("%s\n {\"class\":\"1:%x\",\"index\":%u,\"strict\":%s,\"ceil_bytes\":%" PRIu64,
+		printf("%s\n {\"class\":\"1:%x\",\"index\":%u,\"strict\":%s,\"ceil_bytes\":%llu",
 		       k ? "," : "", c->minor, c->index,
 		       c->strict ? "true" : "false", c->ceil);
 		printf(",\"table\":");
@@ -1806,7 +1806,7 @@ static void print_json(struct sim *s)
 		json_slots(arb_class_slots(&s->arb, ARB_HIGH, c->index));
 		printf(",\"slots_low\":");
 		json_slots(arb_class_slots(&s->arb, ARB_LOW, c->index));
-		printf(",\"weight_high\":%" PRIu64 ",\"weight_low\":%" PRIu64,
+		printf(",\"weight_high\":%llu,\"weight_low\":%llu",
 		       class_weight(s, ARB_HIGH, c->index),
 		       class_weight(s, ARB_LOW, c->index));
 		if (c->table == ARB_HIGH) {
@@ -1819,14 +1819,14 @@ static void print_json(struct sim *s)
 				(double)c->bytes / (double)s->total_bytes : 0;
 
 			snprintf(buf, sizeof(buf), "%.6f", share);
-			printf(",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
-			       ",\"share\":%s,\"bytes_high\":%" PRIu64
-			       ",\"bytes_low\":%" PRIu64 ",\"bytes_strict\":%" PRIu64
-			       ",\"bytes_slotless\":%" PRIu64
-			       ",\"worst_gap_bytes\":%" PRIu64
-			       ",\"worst_gap_ns\":%" PRIu64
-			       ",\"max_hol_ns\":%" PRIu64
-			       ",\"throttled\":%" PRIu64 ",\"drops\":%" PRIu64,
+			printf(",\"packets\":%llu,\"bytes\":%llu"
+			       ",\"share\":%s,\"bytes_high\":%llu"
+			       ",\"bytes_low\":%llu,\"bytes_strict\":%llu"
+			       ",\"bytes_slotless\":%llu"
+			       ",\"worst_gap_bytes\":%llu"
+			       ",\"worst_gap_ns\":%llu"
+			       ",\"max_hol_ns\":%llu"
+			       ",\"throttled\":%llu,\"drops\":%llu",
 			       c->pkts, c->bytes, buf, c->tbytes[ARB_HIGH],
 			       c->tbytes[ARB_LOW], c->tbytes[ARB_STRICT],
 			       c->tbytes[ARB_SLOTLESS], c->gap_max,
@@ -1835,7 +1835,7 @@ static void print_json(struct sim *s)
 		}
 		printf("}");
 	}
-	printf("],\n\"unclassified\":{\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
+	printf("],\n\"unclassified\":{\"packets\":%llu,\"bytes\":%llu"
 	       ",\"sources\":[", s->uncl_pkts, s->uncl_bytes);
 	for (k = 0; k < s->nuncl; k++)
 		printf("%s\"1:%x\"", k ? "," : "", s->uncl[k].minor);
@@ -1854,8 +1854,8 @@ static void print_json(struct sim *s)
 				continue;
 			ws = tw ? (double)w / (double)tw : 0;
 			bs = tbt ? (double)c->tbytes[t] / (double)tbt : 0;
-			printf("%s\n  {\"class\":\"1:%x\",\"weight\":%" PRIu64
-			       ",\"weight_share\":%.6f,\"bytes\":%" PRIu64
+			printf("%s\n  {\"class\":\"1:%x\",\"weight\":%llu"
+			       ",\"weight_share\":%.6f,\"bytes\":%llu"
 			       ",\"byte_share\":%.6f,\"diff\":%.6f}",
 			       first ? "" : ",", c->minor, w, ws, c->tbytes[t],
 			       bs, bs - ws);
@@ -1867,14 +1867,14 @@ static void print_json(struct sim *s)
 	for (i = 0; i < s->norder; i++) {
 		struct order_ent *o = &s->order[i];
 
-		printf("%s\n {\"seq\":%u,\"time_ns\":%" PRIu64
+		printf("%s\n {\"seq\":%u,\"time_ns\":%llu"
 		       ",\"class\":\"1:%x\",\"table\":\"%s\",\"slot\":%u,\"credit\":%d,\"len\":%u}",
 		       i ? "," : "", i + 1, o->t, o->minor,
 		       table_name[o->table], o->slot, o->credit, o->len);
 	}
-	printf("],\n\"sim\":{\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
-	       ",\"duration_ns\":%" PRIu64 ",\"seed\":%" PRIu64
-	       ",\"stopped_early\":%s,\"swaps\":%" PRIu64 "}}\n",
+	printf("],\n\"sim\":{\"packets\":%llu,\"bytes\":%llu"
+	       ",\"duration_ns\":%llu,\"seed\":%llu"
+	       ",\"stopped_early\":%s,\"swaps\":%llu}}\n",
 	       s->sent, s->total_bytes, s->now, s->seed,
 	       s->stopped_early ? "true" : "false", s->swaps);
 }

@@ -719,6 +719,59 @@ static void test_property_random(void **state)
 }
 
 /*
+ * arb_muldiv() (mul_u64_u64_div_u64() behind an overflow guard, rounding
+ * up from the low 64 bits of the remainder) against a 128-bit reference:
+ * random operands of every magnitude, quotients that just fit and just
+ * do not, c = 0.
+ */
+static u64 ref_muldiv(u64 a, u64 b, u64 c, bool up)
+{
+	unsigned __int128 p = (unsigned __int128)a * b, q;
+
+	if (!c)
+		return ~0ULL;
+	q = p / c + (up && p % c);
+	return q > ~0ULL ? ~0ULL : (u64)q;
+}
+
+static u64 rnd_mag(void)
+{
+	unsigned int bits = (unsigned int)(rnd() % 65);
+
+	return bits == 64 ? rnd() : rnd() & ((1ULL << bits) - 1);
+}
+
+static void test_muldiv_reference(void **state)
+{
+	static const u64 edge[][3] = {
+		{ ~0ULL, ~0ULL, ~0ULL }, { ~0ULL, 2, 1 }, { 1ULL << 32, 1ULL << 32, 1 },
+		{ (1ULL << 32) - 1, (1ULL << 32) + 1, 1 }, { ~0ULL, 1, 1 },
+		{ ~0ULL, 3, 2 }, { 5, 7, 0 }, { 0, 0, 3 }, { 10, 10, 3 },
+	};
+	unsigned long i, sat = 0;
+	unsigned int k;
+
+	(void)state;
+	for (k = 0; k < sizeof(edge) / sizeof(edge[0]); k++) {
+		assert_int_equal(arb_muldiv(edge[k][0], edge[k][1], edge[k][2], false),
+				 ref_muldiv(edge[k][0], edge[k][1], edge[k][2], false));
+		assert_int_equal(arb_muldiv(edge[k][0], edge[k][1], edge[k][2], true),
+				 ref_muldiv(edge[k][0], edge[k][1], edge[k][2], true));
+	}
+	rng_state = 0x853c49e6748fea9bULL;
+	for (i = 0; i < 200000; i++) {
+		u64 a = rnd_mag(), b = rnd_mag(), c = rnd_mag();
+		bool up = rnd() & 1;
+		u64 r = ref_muldiv(a, b, c, up);
+
+		assert_int_equal(arb_muldiv(a, b, c, up), r);
+		sat += r == ~0ULL;
+	}
+	/* both the exact and the saturated cases were met */
+	assert_true(sat > 1000 && sat < 190000);
+}
+
+/*
  * arb_alloc_change() decides a move to a new distance from counts
  * (Theorem 4) and then works in place. Its reference here is what it
  * did before: release and insert on a copy, committed only on success.
@@ -824,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_current_bound),
 		cmocka_unit_test(test_property_random),
 		cmocka_unit_test(test_change_in_place),
+		cmocka_unit_test(test_muldiv_reference),
 	};
 
 	return cmocka_run_group_tests_name("alloc", tests, NULL, NULL);

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace <linux/kernel.h>: snprintf and scnprintf. */
+#ifndef _ARBT_SHIM_LINUX_KERNEL_H
+#define _ARBT_SHIM_LINUX_KERNEL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* the kernel's scnprintf: what was written, without the NUL */
+static inline __attribute__((format(printf, 3, 4)))
+int scnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list args;
+	int n;
+
+	if (!size)
+		return 0;
+	va_start(args, fmt);
+	n = vsnprintf(buf, size, fmt, args);
+	va_end(args);
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? n : (int)(size - 1);
+}
+
+#endif

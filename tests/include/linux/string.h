@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace <linux/string.h>: memset, memcpy. */
+#ifndef _ARBT_SHIM_LINUX_STRING_H
+#define _ARBT_SHIM_LINUX_STRING_H
+
+#include <string.h>
+
+#endif
