@@ -781,9 +781,9 @@ int arb_alloc_check(const struct arb_alloc *a)
 	memset(cnt, 0, sizeof(cnt));
 	for (l = 0; l < ARB_SLOTS; l++) {
 		u8 o = a->owner[l];
-		bool fr = (a->free >> l) & 1;
+		bool fr = (a->free >> l) & 1, nobody = o == ARB_NO_CLASS;
 
-		if (fr != (o == ARB_NO_CLASS))
+		if (fr != nobody)
 			return ARB_CHK_FREE_MISMATCH;
 		if (o == ARB_NO_CLASS)
 			continue;

@@ -50,13 +50,13 @@
 #include "arbtable_arbiter.h"	/* ARB_SLOTS and the other dimensions */
 
 #define ARB_LEVELS		7	/* distances 1, 2, 4, ..., 64 */
-#define ARB_RATE_MAX		(1ULL << 48)	/* bytes/s */
+#define ARB_RATE_MAX		BIT_ULL(48)	/* bytes/s */
 #define ARB_MTU_MIN		64
 /* Largest mtu: a GSO skb kept whole counts every segment's headers
  * (qdisc_pkt_len), ~68.5 KB for TCP's 64 KiB, more with BIG TCP; the
  * arbiter caps a charge at ARB_MAX_PKT_LEN (1 MiB) anyway.
  */
-#define ARB_MTU_MAX		(1U << 20)
+#define ARB_MTU_MAX		(1024U * 1024)
 #define ARB_MIN_PKT_DEFAULT	64
 #define ARB_BOUND_NONE		(~0ULL)	/* no finite bound */
 #define ARB_MAX_MOVES		64	/* >= 1+2+..+32 swaps */

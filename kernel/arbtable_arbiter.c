@@ -58,8 +58,6 @@ void arb_set_accounting(struct arb_sched *s, u8 accounting)
 	}
 }
 
-
-
 static void arb_slotted_update(struct arb_sched *s, u8 cls)
 {
 	if (cls >= ARB_MAX_CLASSES)
@@ -150,7 +148,6 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 	arb_slot_mask_update(s, t, b);
 	/* Both occupants stay in this table: cls_slotted is unchanged. */
 }
-
 
 void arb_set_strict(struct arb_sched *s, u8 cls)
 {

@@ -28,7 +28,7 @@
 #define ARB_HIGHLIMIT_UNIT	TC_ARBTABLE_HIGHLIMIT_UNIT
 #define ARB_HIGHLIMIT_INF	TC_ARBTABLE_HIGHLIMIT_MAX	/* unlimited */
 #define ARB_NO_CLASS		0xff	/* a slot or label nobody owns */
-#define ARB_MAX_PKT_LEN		(1U << 20)	/* charge cap, keeps s32 math safe */
+#define ARB_MAX_PKT_LEN		(1024U * 1024)	/* charge cap, keeps s32 math safe */
 
 enum arb_table_id {
 	ARB_HIGH = 0,

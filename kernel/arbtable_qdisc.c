@@ -32,7 +32,6 @@
 #define CREATE_TRACE_POINTS
 #include "arbtable_trace.h"
 
-
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MODE]		= { .type = NLA_U8 },
 	[TCA_ARBTABLE_RATE]		= { .type = NLA_U64 },
@@ -644,57 +643,57 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 
 		if (nla_type(a) != TCA_ARBTABLE_ENTRY) {
 			arbtable_errmsg(extack, a,
-						"%s table: unknown attribute type %d",
-						name, nla_type(a));
+					"%s table: unknown attribute type %d",
+					name, nla_type(a));
 			return -EINVAL;
 		}
 		if (++n > ARB_SLOTS) {
 			arbtable_errmsg(extack, NULL,
-					   "%s table: more than %d slots given",
-					   name, ARB_SLOTS);
+					"%s table: more than %d slots given",
+					name, ARB_SLOTS);
 			return -EINVAL;
 		}
 		if (e->slot >= ARB_SLOTS) {
 			arbtable_errmsg(extack, NULL,
-					   "%s table: slot index %u out of range 0..%d",
-					   name, e->slot, ARB_SLOTS - 1);
+					"%s table: slot index %u out of range 0..%d",
+					name, e->slot, ARB_SLOTS - 1);
 			return -EINVAL;
 		}
 		if (seen & BIT_ULL(e->slot)) {
 			arbtable_errmsg(extack, NULL,
-					   "%s table: slot %u given twice",
-					   name, e->slot);
+					"%s table: slot %u given twice",
+					name, e->slot);
 			return -EINVAL;
 		}
 		seen |= BIT_ULL(e->slot);
 		if (e->weight > TC_ARBTABLE_WEIGHT_MAX) {
 			arbtable_errmsg(extack, NULL,
-					   "%s table: slot %u weight %u out of range 0..%d",
-					   name, e->slot, e->weight,
-					   TC_ARBTABLE_WEIGHT_MAX);
+					"%s table: slot %u weight %u out of range 0..%d",
+					name, e->slot, e->weight,
+					TC_ARBTABLE_WEIGHT_MAX);
 			return -EINVAL;
 		}
 		if (!e->weight)
 			continue;	/* null slot */
 		if (!e->minor || e->minor > TC_H_MIN_MASK) {
 			arbtable_errmsg(extack, NULL,
-					   "%s table: slot %u class minor %#x out of range 1..0xffff",
-					   name, e->slot, e->minor);
+					"%s table: slot %u class minor %#x out of range 1..0xffff",
+					name, e->slot, e->minor);
 			return -EINVAL;
 		}
 		cl = arbtable_find_minor(sch, e->minor);
 		if (!cl) {
 			arbtable_errmsg(extack, NULL,
-					   "%s table: slot %u names class %x:%x, which does not exist",
-					   name, e->slot, TC_H_MAJ(sch->handle) >> 16,
-					   e->minor);
+					"%s table: slot %u names class %x:%x, which does not exist",
+					name, e->slot, TC_H_MAJ(sch->handle) >> 16,
+					e->minor);
 			return -ENOENT;
 		}
 		if (cl->strict) {
 			arbtable_errmsg(extack, NULL,
-					   "%s table: slot %u names strict class %x:%x; a strict class is served before the tables and takes no slot",
-					   name, e->slot, TC_H_MAJ(sch->handle) >> 16,
-					   e->minor);
+					"%s table: slot %u names strict class %x:%x; a strict class is served before the tables and takes no slot",
+					name, e->slot, TC_H_MAJ(sch->handle) >> 16,
+					e->minor);
 			return -EINVAL;
 		}
 		cfg->cls[t][e->slot] = cl->index;
@@ -724,23 +723,23 @@ static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
 		}
 		if (n >= TC_ARBTABLE_PRIO_BANDS) {
 			arbtable_errmsg(extack, NULL,
-					   "priomap: more than %d entries",
-					   TC_ARBTABLE_PRIO_BANDS);
+					"priomap: more than %d entries",
+					TC_ARBTABLE_PRIO_BANDS);
 			return -EINVAL;
 		}
 		minor = nla_get_u32(a);
 		if (minor > TC_H_MIN_MASK) {
 			arbtable_errmsg(extack, NULL,
-					   "priomap: entry %u class minor %#x out of range 0..0xffff",
-					   n, minor);
+					"priomap: entry %u class minor %#x out of range 0..0xffff",
+					n, minor);
 			return -EINVAL;
 		}
 		cfg->priomap[n++] = minor;
 	}
 	if (n != TC_ARBTABLE_PRIO_BANDS) {
 		arbtable_errmsg(extack, NULL,
-				   "priomap: %u entries given, exactly %d required",
-				   n, TC_ARBTABLE_PRIO_BANDS);
+				"priomap: %u entries given, exactly %d required",
+				n, TC_ARBTABLE_PRIO_BANDS);
 		return -EINVAL;
 	}
 	return 0;
@@ -819,8 +818,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 
 		if (mode >= __TC_ARBTABLE_MODE_MAX) {
 			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MODE],
-						"unknown mode %u (manual or auto)",
-						mode);
+					"unknown mode %u (manual or auto)",
+					mode);
 			return -EINVAL;
 		}
 		if (!create && mode != cfg->mode) {
@@ -838,8 +837,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		v = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
 		if (v > TC_ARBTABLE_HIGHLIMIT_MAX) {
 			arbtable_errmsg(extack, tb[TCA_ARBTABLE_HIGHLIMIT],
-						"highlimit %u out of range 0..%d (units of 4096 bytes, 255 = unlimited)",
-						v, TC_ARBTABLE_HIGHLIMIT_MAX);
+					"highlimit %u out of range 0..%d (units of 4096 bytes, 255 = unlimited)",
+					v, TC_ARBTABLE_HIGHLIMIT_MAX);
 			return -EINVAL;
 		}
 		cfg->highlimit = v;
@@ -848,8 +847,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		v = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
 		if (v >= __TC_ARBTABLE_ACCT_MAX) {
 			arbtable_errmsg(extack, tb[TCA_ARBTABLE_ACCOUNTING],
-						"unknown accounting mode %u (0 = deficit, 1 = iba)",
-						v);
+					"unknown accounting mode %u (0 = deficit, 1 = iba)",
+					v);
 			return -EINVAL;
 		}
 		cfg->accounting = v;
@@ -858,8 +857,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		v = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
 		if (v > TC_H_MIN_MASK) {
 			arbtable_errmsg(extack, tb[TCA_ARBTABLE_DEFAULT],
-						"default class minor %#x out of range 0..0xffff",
-						v);
+					"default class minor %#x out of range 0..0xffff",
+					v);
 			return -EINVAL;
 		}
 		cfg->default_minor = v;
@@ -868,8 +867,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		v = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
 		if (v < ARB_MTU_MIN || v > ARB_MTU_MAX) {
 			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MTU],
-						"mtu %u out of range %d..%d bytes",
-						v, ARB_MTU_MIN, ARB_MTU_MAX);
+					"mtu %u out of range %d..%d bytes",
+					v, ARB_MTU_MIN, ARB_MTU_MAX);
 			return -EINVAL;
 		}
 		cfg->mtu = v;
@@ -902,8 +901,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		v = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
 		if (!v || v > TC_ARBTABLE_WEIGHT_MAX) {
 			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MAXWEIGHT],
-						"maxweight %u out of range 1..%d",
-						v, TC_ARBTABLE_WEIGHT_MAX);
+					"maxweight %u out of range 1..%d",
+					v, TC_ARBTABLE_WEIGHT_MAX);
 			return -EINVAL;
 		}
 		cfg->maxweight = v;
@@ -1259,9 +1258,9 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 
 			if (o && o != cl && o->strict) {
 				arbtable_errmsg(extack, NULL,
-						   "class %x:%x is already the strict class; only one is allowed",
-						   TC_H_MAJ(o->common.classid) >> 16,
-						   TC_H_MIN(o->common.classid));
+						"class %x:%x is already the strict class; only one is allowed",
+						TC_H_MAJ(o->common.classid) >> 16,
+						TC_H_MIN(o->common.classid));
 				return -EINVAL;
 			}
 		}
@@ -1380,7 +1379,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	}
 	if (q->cls_used == U64_MAX) {
 		arbtable_errmsg(extack, NULL, "at most %d classes per qdisc",
-				   ARB_MAX_CLASSES);
+				ARB_MAX_CLASSES);
 		return -ENOSPC;
 	}
 	idx = ffz(q->cls_used);

@@ -17,7 +17,6 @@
 #include "arbtable_alloc.h"
 #include "arbtable_admit.h"
 
-
 #define ARBTABLE_DEFAULT_HIGHLIMIT	16	/* 64 KiB of high per low turn */
 #define ARBTABLE_DEFAULT_MAXWEIGHT	255
 #define ARBTABLE_TRACE_UNCLASSIFIED	4

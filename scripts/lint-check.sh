@@ -19,7 +19,7 @@ one() { # desc make-target...
 		printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /'
 	fi
 }
-one "checkpatch: kernel/*.[ch] and the uapi header have no error, warning or check" checkpatch
+one "checkpatch --strict: kernel/*.[ch] and the uapi header have no error, warning or check" checkpatch
 one "sparse (C=2, W=1): no warning on any kernel in KVERS" sparse
 one "stack (-fstack-usage): no frame above 256 bytes on any kernel in KVERS" stack
 echo "lint: $pass passed, $fail failed"

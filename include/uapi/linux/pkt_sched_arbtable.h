@@ -73,6 +73,7 @@ enum {
 					 */
 	__TCA_ARBTABLE_MAX,
 };
+
 #define TCA_ARBTABLE_MAX (__TCA_ARBTABLE_MAX - 1)
 
 /* Inside TCA_ARBTABLE_HIGH / TCA_ARBTABLE_LOW */
@@ -81,6 +82,7 @@ enum {
 	TCA_ARBTABLE_ENTRY,		/* struct tc_arbtable_entry */
 	__TCA_ARBTABLE_TBL_MAX,
 };
+
 #define TCA_ARBTABLE_TBL_MAX (__TCA_ARBTABLE_TBL_MAX - 1)
 
 /* Inside TCA_ARBTABLE_PRIOMAP: TC_ARBTABLE_PRIO_BANDS attributes in band
@@ -91,6 +93,7 @@ enum {
 	TCA_ARBTABLE_PRIOMAP_BAND,	/* u32 */
 	__TCA_ARBTABLE_PRIOMAP_MAX,
 };
+
 #define TCA_ARBTABLE_PRIOMAP_MAX (__TCA_ARBTABLE_PRIOMAP_MAX - 1)
 
 /* Class options */
@@ -108,6 +111,7 @@ enum {
 					 */
 	__TCA_ARBTABLE_C_MAX,
 };
+
 #define TCA_ARBTABLE_C_MAX (__TCA_ARBTABLE_C_MAX - 1)
 
 /* Qdisc xstats (gnet app stats). */
