@@ -527,8 +527,8 @@ static void arb_swap_sets(struct arb_alloc *a, unsigned int i,
  * Defragmentation ([F] 9.1 Figure 14, Theorem 6/7; [E] 4.3.3 Figure 24):
  * from the deepest level up, where a level holds two singular sets, swap
  * the left one with the occupied brother of the right one; the free pair
- * merges into their parent, on the right ([E]: "el nuevo conjunto de mayor
- * tamaño quede más a la derecha"), and the next level up is examined.
+ * merges into their parent, the larger free set ending up on the right
+ * ([E] 4.3.3), and the next level up is examined.
  */
 static void arb_defragment(struct arb_alloc *a, struct arb_moves *mv)
 {

@@ -17,7 +17,7 @@
  *   slots is admitted (Theorems 3 and 4).
  *
  * Management model: the evaluation study (table-management-evaluation.txt,
- * 5.3.4, Cuadros 3-6) found Model 1 (defragmentation only, no reordering)
+ * 5.3.4, tables 3-6) found Model 1 (defragmentation only, no reordering)
  * the cheapest: 29.0 us mean per operation and 0.0715 swaps per operation,
  * against 30.5/30.0 us and 0.12/0.11 swaps for Models 2 and 3 (which also
  * reorder). Its section 6 notes that with the "smart insertion" of 4.4
