@@ -1382,7 +1382,8 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 				ARB_MAX_CLASSES);
 		return -ENOSPC;
 	}
-	idx = ffz(q->cls_used);
+	/* not ffz(): it takes an unsigned long, 32 bits on i386 */
+	idx = __ffs64(~q->cls_used);
 	if (resv.rate || resv.share) {
 		err = arbtable_auto_plan(sch, idx, ARB_NO_CLASS, &resv, &plan,
 					 extack);

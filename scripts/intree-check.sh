@@ -10,6 +10,8 @@
 #
 #   scripts/intree-check.sh
 #
+# It also builds the module for i386 (i386_defconfig in $OUT-i386): the
+# 32-bit compile check.
 # The source tree is unpacked once into $CACHE/linux-source-6.12 (reused;
 # only our files are added to it, Kconfig/Makefile restored from saved
 # originals each run); objects go to $CACHE/linux-6.12-intree (O=).
@@ -103,6 +105,34 @@ if [ -f "$ko" ]; then
 		bash -c "[ \"\$(modinfo -F name '$ko')\" = sch_arbtable ] && [ \"\$(modinfo -F license '$ko')\" = GPL ] && [[ '$vm' == 6.12* ]]"
 	check "module registers the arbtable qdisc (register_qdisc referenced)" \
 		bash -c "nm '$ko' | grep -q ' U register_qdisc'"
+fi
+
+# ---------------------------------------------------------------- i386
+# A 32-bit build: a 64-bit division without div64_u64() leaves a call to
+# libgcc's __udivdi3 (which the kernel does not have: checked below), and
+# code that assumes a 64-bit
+# long meets a 32-bit one. It does not catch a u64 passed to an unsigned
+# long helper (ffz() truncates silently): review does, as for the class
+# index, which uses __ffs64(~mask). Its own objects in
+# $OUT-i386; prepare is cached there too.
+K32=(make -C "$SRC" O="$OUT-i386" ARCH=i386 -j"$JOBS")
+configure32() {
+	mkdir -p "$OUT-i386" &&
+	"${K32[@]}" i386_defconfig &&
+	"$SRC/scripts/config" --file "$OUT-i386/.config" -e NET_SCHED -m NET_SCH_ARBTABLE &&
+	"${K32[@]}" olddefconfig &&
+	grep -qx 'CONFIG_NET_SCH_ARBTABLE=m' "$OUT-i386/.config" &&
+	! grep -q '^CONFIG_64BIT=y' "$OUT-i386/.config"
+}
+if step "i386_defconfig + NET_SCH_ARBTABLE=m (32-bit)" configure32 &&
+	step "i386: make prepare" "${K32[@]}" prepare; then
+	rm -f "$OUT-i386"/net/sched/arbtable_*.o "$OUT-i386"/net/sched/sch_arbtable.*
+	step "i386: make W=1 KCFLAGS=-Werror net/sched/sch_arbtable.ko" \
+		"${K32[@]}" W=1 KCFLAGS=-Werror KBUILD_MODPOST_WARN=1 net/sched/sch_arbtable.ko
+	check "i386: sch_arbtable.ko is a 32-bit module" \
+		bash -c "file '$OUT-i386/net/sched/sch_arbtable.ko' | grep -q 'ELF 32-bit'"
+	check "i386: no libgcc 64-bit division or modulo (__udivdi3, __umoddi3, ...) called" \
+		bash -c "! nm '$OUT-i386/net/sched/sch_arbtable.ko' | grep -E ' U __u?(div|mod)di3'"
 fi
 
 # ---------------------------------------------------------------- uapi
