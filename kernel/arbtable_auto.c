@@ -16,7 +16,7 @@
 #include <linux/netdevice.h>
 
 #include "arbtable_qdisc.h"
-#include "arbtable_trace.h"
+#include <trace/events/arbtable.h>
 
 struct arbtable_plan {
 	struct arb_admission	adm;

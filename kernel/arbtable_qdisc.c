@@ -30,7 +30,7 @@
 #include "arbtable_qdisc.h"
 
 #define CREATE_TRACE_POINTS
-#include "arbtable_trace.h"
+#include <trace/events/arbtable.h>
 
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MODE]		= { .type = NLA_U8 },

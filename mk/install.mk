@@ -126,9 +126,11 @@ uninstall:
 
 # DKMS source package layout: what dkms.conf's MAKE line expects.
 dkms-src:
-	$(INSTALL) -d $(DESTDIR)$(DKMS_SRC_DIR)/kernel $(DESTDIR)$(DKMS_SRC_DIR)/include/uapi/linux
+	$(INSTALL) -d $(DESTDIR)$(DKMS_SRC_DIR)/kernel $(DESTDIR)$(DKMS_SRC_DIR)/include/uapi/linux \
+		$(DESTDIR)$(DKMS_SRC_DIR)/include/trace/events
 	$(INSTALL) -m 0644 $(wildcard kernel/*.c kernel/*.h) kernel/Kbuild $(DESTDIR)$(DKMS_SRC_DIR)/kernel/
 	$(INSTALL) -m 0644 include/uapi/linux/pkt_sched_arbtable.h $(DESTDIR)$(DKMS_SRC_DIR)/include/uapi/linux/
+	$(INSTALL) -m 0644 include/trace/events/arbtable.h $(DESTDIR)$(DKMS_SRC_DIR)/include/trace/events/
 	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(ARBTABLE_VERSION)"/' dkms.conf >$(DESTDIR)$(DKMS_SRC_DIR)/dkms.conf
 
 dkms-install: dkms-src

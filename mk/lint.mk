@@ -2,7 +2,8 @@
 # linux-source, unpacked by scripts/setup.sh) and sparse via Kbuild C=2.
 
 CHECKPATCH ?= $(CACHE)/checkpatch/checkpatch.pl
-LINT_FILES := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/pkt_sched_arbtable.h
+LINT_FILES := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/pkt_sched_arbtable.h \
+	      include/trace/events/arbtable.h
 
 .PHONY: lint checkpatch sparse stack
 lint: checkpatch sparse stack
@@ -12,7 +13,7 @@ lint: checkpatch sparse stack
 # (user-visible strings are not split, so they can be grepped), and in the
 # tracepoint header only, TRACE_EVENT's own layout (lines ending in '(',
 # its argument alignment) as in include/trace/events/.
-TRACE_HDR  := kernel/arbtable_trace.h
+TRACE_HDR  := include/trace/events/arbtable.h
 CP_IGNORE  := FILE_PATH_CHANGES,SPDX_LICENSE_TAG,TRACE_PRINTK,CAMELCASE,LONG_LINE_STRING
 checkpatch:
 	@test -x $(CHECKPATCH) || { echo "lint: $(CHECKPATCH) missing: run scripts/setup.sh"; exit 1; }

@@ -2,7 +2,8 @@
 # build/<kver>/kernel/sch_arbtable.ko (sources are copied so two kernels
 # never share objects). W=1 and -Werror: the build must stay warning-free.
 
-MODULE_SRCS := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/pkt_sched_arbtable.h
+MODULE_SRCS := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/pkt_sched_arbtable.h \
+	       include/trace/events/arbtable.h
 MODULE_KOS  := $(foreach k,$(KVERS),$(BUILD)/$(k)/sch_arbtable.ko)
 KBUILD_W    ?= 1
 
@@ -11,7 +12,7 @@ $(BUILD)/$(1)/sch_arbtable.ko: $(MODULE_SRCS)
 	@mkdir -p $(BUILD)/$(1)/src/kernel $(BUILD)/$(1)/src/include
 	@rm -f $(BUILD)/$(1)/src/kernel/*.[ch]
 	@cp kernel/*.c kernel/*.h kernel/Kbuild $(BUILD)/$(1)/src/kernel/
-	@cp -r include/uapi $(BUILD)/$(1)/src/include/
+	@cp -r include/uapi include/trace $(BUILD)/$(1)/src/include/
 	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src/kernel \
 		CONFIG_NET_SCH_ARBTABLE=m W=$(KBUILD_W) \
 		KCFLAGS="-Werror $(MODULE_KCFLAGS)" $(if $(C),C=$(C)) modules

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Drop sch_arbtable into a kernel source tree's net/sched the way a patch
 # for upstream would: sources in net/sched/, the uapi header in
-# include/uapi/linux/, the Kconfig entry inside "if NET_SCHED" (before
+# include/uapi/linux/, the tracepoints in include/trace/events/, the Kconfig entry inside "if NET_SCHED" (before
 # "menuconfig NET_SCH_DEFAULT", after the last qdisc) and
 # kernel/Makefile.intree appended to net/sched/Makefile.  Kconfig and
 # Makefile are restored from saved originals first, so it can run again
@@ -30,6 +30,7 @@ for f in "$ROOT"/kernel/*.c "$ROOT"/kernel/*.h; do
 	put "$f" "$sched/$(basename "$f")"
 done
 put "$ROOT/include/uapi/linux/pkt_sched_arbtable.h" "$SRC/include/uapi/linux/pkt_sched_arbtable.h"
+put "$ROOT/include/trace/events/arbtable.h" "$SRC/include/trace/events/arbtable.h"
 awk -v entry="$ROOT/Kconfig" '
 	/^menuconfig NET_SCH_DEFAULT/ && !done {
 		on = 0

@@ -11,8 +11,8 @@
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM arbtable
 
-#if !defined(_ARBTABLE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
-#define _ARBTABLE_TRACE_H
+#if !defined(_TRACE_ARBTABLE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_ARBTABLE_H
 
 #include <linux/tracepoint.h>
 
@@ -140,10 +140,7 @@ TRACE_EVENT(arbtable_swap,
 		  __entry->a, __entry->b)
 );
 
-#endif /* _ARBTABLE_TRACE_H */
+#endif /* _TRACE_ARBTABLE_H */
 
-#undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH .
-#undef TRACE_INCLUDE_FILE
-#define TRACE_INCLUDE_FILE arbtable_trace
+/* This part must be outside protection */
 #include <trace/define_trace.h>
