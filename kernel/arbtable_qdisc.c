@@ -1105,7 +1105,7 @@ static int arbtable_dump_table(struct sk_buff *skb, struct arbtable_sched *q,
 	struct nlattr *nest;
 	unsigned int i;
 
-	nest = nla_nest_start_noflag(skb, type);
+	nest = nla_nest_start(skb, type);
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < ARB_SLOTS; i++) {
@@ -1143,7 +1143,7 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    (q->burst && nla_put_u32(skb, TCA_ARBTABLE_BURST, q->burst)))
 		goto nla_put_failure;
 
-	prio = nla_nest_start_noflag(skb, TCA_ARBTABLE_PRIOMAP);
+	prio = nla_nest_start(skb, TCA_ARBTABLE_PRIOMAP);
 	if (!prio)
 		goto nla_put_failure;
 	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++)

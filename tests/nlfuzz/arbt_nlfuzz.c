@@ -19,7 +19,11 @@
  *   once each, weights 1..255, the occupancy and class count in the qdisc
  *   xstats match, each class's slot masks and weight sums match the
  *   tables, and in auto mode a class at distance d holds 64/d slots exactly
- *   d apart.
+ *   d apart;
+ * - the dump round-trips: the qdisc's dumped options, sent back as a
+ *   change (strict parsing, so nested tables must carry NLA_F_NESTED),
+ *   are accepted and dump the same bytes again (auto mode leaves the
+ *   tables out: the allocator owns them).
  *
  *   arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]
  * Exit status: 0 all checks held, 1 a check failed, 2 usage/setup error.
@@ -430,6 +434,8 @@ struct dumpstate {
 	uint32_t minors[TC_ARBTABLE_MAX_CLASSES + 8];
 	struct tc_arbtable_class_xstats cxs[TC_ARBTABLE_MAX_CLASSES + 8];
 	bool have_cxs[TC_ARBTABLE_MAX_CLASSES + 8];
+	uint8_t opts[4096];	/* the dumped TCA_OPTIONS payload */
+	int optlen;
 	char why[512];
 };
 
@@ -534,6 +540,10 @@ static bool on_qdisc(struct dumpstate *d, struct nlmsghdr *h)
 	d->have_qdisc = true;
 	if (!tca[TCA_OPTIONS])
 		return bad(d, "qdisc: no TCA_OPTIONS");
+	if (ALEN(tca[TCA_OPTIONS]) > (int)sizeof(d->opts))
+		return bad(d, "qdisc: %d bytes of options", ALEN(tca[TCA_OPTIONS]));
+	d->optlen = ALEN(tca[TCA_OPTIONS]);
+	memcpy(d->opts, ADATA(tca[TCA_OPTIONS]), d->optlen);
 	if (!attrs_ok(d, ADATA(tca[TCA_OPTIONS]), ALEN(tca[TCA_OPTIONS]), o,
 		      TCA_ARBTABLE_MAX))
 		return false;
@@ -688,6 +698,51 @@ static bool consistent(struct dumpstate *d)
 	return true;
 }
 
+/*
+ * Send the dumped options back as a change of the qdisc (auto mode: all
+ * but the tables). 0 accepted, else the errno, *msg the extack.
+ */
+static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
+{
+	static struct msg m;
+	static const char kind[] = "arbtable";
+	struct nlmsghdr *h = (struct nlmsghdr *)m.buf;
+	const uint8_t *p = d->opts;
+	struct nlattr *opts;
+	struct tcmsg *t;
+	int len = d->optlen;
+
+	memset(m.buf, 0, NLMSG_SPACE(sizeof(*t)));
+	m.len = NLMSG_SPACE(sizeof(*t));
+	h->nlmsg_type = RTM_NEWQDISC;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	h->nlmsg_seq = ++seq;
+	t = NLMSG_DATA(h);
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_parent = TC_H_ROOT;
+	t->tcm_handle = HANDLE;
+	put_attr(&m, TCA_KIND, kind, sizeof(kind));
+	opts = put_attr(&m, TCA_OPTIONS, NULL, 0);
+	while (len >= (int)NLA_HDRLEN) {
+		const struct nlattr *a = (const struct nlattr *)p;
+		int type = a->nla_type & NLA_TYPE_MASK;
+
+		if (d->mode != TC_ARBTABLE_MODE_AUTO ||
+		    (type != TCA_ARBTABLE_HIGH && type != TCA_ARBTABLE_LOW)) {
+			memcpy(m.buf + m.len, a, NLA_ALIGN(a->nla_len));
+			m.len += NLA_ALIGN(a->nla_len);
+		}
+		len -= NLA_ALIGN(a->nla_len);
+		p += NLA_ALIGN(a->nla_len);
+	}
+	nest_end(&m, opts);
+	h->nlmsg_len = (uint32_t)m.len;
+	if (send(fd, m.buf, m.len, 0) < 0)
+		return -errno;
+	return read_ack(fd, h->nlmsg_seq, msg, msglen);
+}
+
 /* ------------------------------------------------------------ main */
 static void usage(void)
 {
@@ -703,6 +758,8 @@ int main(int argc, char **argv)
 	unsigned long total = 100000, batch = 200, sent = 0, nbatch = 0;
 	unsigned long acc[OP_N] = { 0 }, rej[OP_N] = { 0 };
 	unsigned long nomsg_core[2] = { 0 }, nomsg_bad = 0, dump_bad = 0;
+	unsigned long replays = 0, replay_bad = 0;
+	static struct dumpstate d2;
 	bool verbose = false;
 	struct timespec t0, t1;
 	int fd, c, rc = 0;
@@ -778,6 +835,26 @@ int main(int argc, char **argv)
 			dump_bad++;
 			if (dump_bad <= 10)
 				printf("# batch %lu: dump: %s\n", nbatch, d.why);
+		} else if (d.have_qdisc) {
+			char msg[512];
+			int err = replay(fd, &d, msg, sizeof(msg));
+
+			replays++;
+			memset(&d2, 0, sizeof(d2));
+			if (err) {
+				replay_bad++;
+				if (replay_bad <= 10)
+					printf("# batch %lu: the dumped options sent back as a change: %s (%d)\n",
+					       nbatch, msg[0] ? msg : strerror(-err), err);
+			} else if (!dump(fd, &d2, RTM_GETQDISC) || !d2.have_qdisc ||
+				   d2.optlen != d.optlen ||
+				   memcmp(d2.opts, d.opts, d.optlen)) {
+				replay_bad++;
+				if (replay_bad <= 10)
+					printf("# batch %lu: after replaying its dump the qdisc dumps differently (%d vs %d bytes)%s%s\n",
+					       nbatch, d2.optlen, d.optlen,
+					       d2.why[0] ? ": " : "", d2.why);
+			}
 		}
 		if (nbatch % 50 == 0)
 			fprintf(stderr, "arbt_nlfuzz: %lu/%lu messages\n", sent, total);
@@ -793,7 +870,9 @@ int main(int argc, char **argv)
 	       nomsg_bad ? "not ok" : "ok", nomsg_bad);
 	printf("%s - nlfuzz: dump parses and is self-consistent after each of %lu batches (%lu bad)\n",
 	       dump_bad ? "not ok" : "ok", nbatch, dump_bad);
-	if (nomsg_bad || dump_bad)
+	printf("%s - nlfuzz: the qdisc's dump, sent back as a change, is accepted and dumps the same (%lu replays, %lu bad)\n",
+	       replay_bad || !replays ? "not ok" : "ok", replays, replay_bad);
+	if (nomsg_bad || dump_bad || replay_bad || !replays)
 		rc = 1;
 	close(fd);
 	return rc;
