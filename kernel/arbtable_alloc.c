@@ -55,8 +55,61 @@ static u64 arb_range(unsigned int first, unsigned int size)
 	return ((1ULL << size) - 1) << first;
 }
 
+/*
+ * @v in base units as tc prints it: the largest unit (steps of 1000) that
+ * keeps an integer part, up to three decimals, trailing zeros dropped,
+ * truncated as tc truncates ("9.765Gbit", "2.42ms", "64bit").
+ */
+static char *arb_fmt_unit(char *buf, size_t len, u64 v,
+			  const char *const *unit, unsigned int nunit)
+{
+	u64 div = 1, ip;
+	unsigned int i = 0, digits = 3;
+	u32 frac;
+
+	while (i + 1 < nunit && v >= div * 1000) {
+		div *= 1000;
+		i++;
+	}
+	ip = div64_u64(v, div);
+	frac = (u32)div64_u64((v - ip * div) * 1000, div);
+	if (!frac) {
+		scnprintf(buf, len, "%llu%s", ip, unit[i]);
+		return buf;
+	}
+	while (!(frac % 10)) {
+		frac /= 10;
+		digits--;
+	}
+	scnprintf(buf, len, "%llu.%0*u%s", ip, digits, frac, unit[i]);
+	return buf;
+}
+
+static const char *const arb_rate_unit[] = {
+	"bit", "Kbit", "Mbit", "Gbit", "Tbit"
+};
+
+static const char *const arb_time_unit[] = { "ns", "us", "ms", "s" };
+
+/*
+ * Two values compared in a message, each as tc prints it, or both in the
+ * base unit when they would print the same ("10Gbit above 10Gbit").
+ */
+static void arb_fmt_pair(char *a, char *b, size_t len, u64 va, u64 vb,
+			 const char *const *unit, unsigned int nunit)
+{
+	arb_fmt_unit(a, len, va, unit, nunit);
+	arb_fmt_unit(b, len, vb, unit, nunit);
+	if (!strcmp(a, b)) {
+		scnprintf(a, len, "%llu%s", va, unit[0]);
+		scnprintf(b, len, "%llu%s", vb, unit[0]);
+	}
+}
+
 size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 {
+	char a[24], b[24];
+
 	switch (r->code) {
 	case ARB_R_OK:
 		return scnprintf(buf, len, "ok");
@@ -70,14 +123,18 @@ size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 	case ARB_R_RATE_ZERO:
 		return scnprintf(buf, len, "rate 0: a guaranteed class needs a rate above 0");
 	case ARB_R_RATE_ABOVE_CAP:
-		return scnprintf(buf, len, "rate %llubit above the guaranteed high-table rate %llubit",
-				 r->rate * 8, r->cap_rate * 8);
+		arb_fmt_pair(a, b, sizeof(a), r->rate * 8, r->cap_rate * 8,
+			     arb_rate_unit, ARRAY_SIZE(arb_rate_unit));
+		return scnprintf(buf, len, "rate %s above the guaranteed high-table rate %s",
+				 a, b);
 	case ARB_R_LATENCY_LOW:
+		arb_fmt_pair(a, b, sizeof(a), r->latency_ns, r->best_ns,
+			     arb_time_unit, ARRAY_SIZE(arb_time_unit));
 		if (!r->distance)
-			return scnprintf(buf, len, "latency %lluns below the best possible bound %lluns",
-					 r->latency_ns, r->best_ns);
-		return scnprintf(buf, len, "latency %lluns below the best possible bound %lluns at distance <= %u",
-				 r->latency_ns, r->best_ns, r->distance);
+			return scnprintf(buf, len, "latency %s below the best possible bound %s",
+					 a, b);
+		return scnprintf(buf, len, "latency %s below the best possible bound %s at distance <= %u",
+				 a, b, r->distance);
 	case ARB_R_WEIGHT:
 		return scnprintf(buf, len, "needs %u weight units, %u slots at distance %u hold at most %u",
 				 r->weight, r->need_slots, r->distance,

@@ -117,8 +117,8 @@ def check_reject(d):
     rej = [x for x in d["decisions"] if x["result"] == "rejected"]
     texts = " | ".join(x["text"] for x in rej)
     for want in ("cannot admit the class: needs 32 slots at distance 2, 16 free; largest admissible distance 4",
-                 "cannot admit the class: rate 20000000bit above the guaranteed high-table rate",
-                 "cannot admit the class: latency 100000ns below the best possible bound",
+                 "cannot admit the class: rate 20Mbit above the guaranteed high-table rate 9.08Mbit",
+                 "cannot admit the class: latency 100us below the best possible bound 6.374ms",
                  "is already the strict class",
                  "manual high/low slots on an auto-mode qdisc"):
         if want not in texts:

@@ -333,6 +333,30 @@ static void test_bad_inputs(void **state)
 	arb_alloc_init(&a, 1);
 	assert_int_equal(arb_alloc_insert(&a, 0, 2, 33, NULL, &rj), -EINVAL);
 	assert_int_equal(arb_alloc_insert(&a, 0, 2, 32, NULL, &rj), 0);
+	/* Units as tc prints them: up to three decimals, truncated. */
+	memset(&rj, 0, sizeof(rj));
+	rj.code = ARB_R_RATE_ABOVE_CAP;
+	rj.rate = 125;			/* 1000 bit/s */
+	rj.cap_rate = 8;		/* 64 bit/s */
+	arb_reject_format(&rj, buf, sizeof(buf));
+	assert_string_equal(buf, "rate 1Kbit above the guaranteed high-table rate 64bit");
+	rj.rate = 1220703125ULL;	/* 9.765625 Gbit/s */
+	rj.cap_rate = 187500;		/* 1.5 Mbit/s */
+	arb_reject_format(&rj, buf, sizeof(buf));
+	assert_string_equal(buf, "rate 9.765Gbit above the guaranteed high-table rate 1.5Mbit");
+	rj.rate = 1ULL << 48;		/* the largest rate */
+	arb_reject_format(&rj, buf, sizeof(buf));
+	assert_string_equal(buf, "rate 2251.799Tbit above the guaranteed high-table rate 1.5Mbit");
+	rj.code = ARB_R_LATENCY_LOW;
+	rj.latency_ns = 1000000;
+	rj.best_ns = 2420999;
+	rj.distance = 8;
+	arb_reject_format(&rj, buf, sizeof(buf));
+	assert_string_equal(buf, "latency 1ms below the best possible bound 2.42ms at distance <= 8");
+	rj.latency_ns = 999;
+	rj.best_ns = 3000000000ULL;
+	arb_reject_format(&rj, buf, sizeof(buf));
+	assert_string_equal(buf, "latency 999ns below the best possible bound 3s at distance <= 8");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -518,12 +542,16 @@ static void test_plan(void **state)
 	assert_int_equal(rj.code, ARB_R_RATE_ZERO);
 	assert_int_equal(arb_plan(&p, 1250000001ULL, 0, 0, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_RATE_ABOVE_CAP);
+	/* 8 bit/s above: tc's units would print the same, so the bits */
 	arb_reject_format(&rj, buf, sizeof(buf));
 	assert_string_equal(buf, "rate 10000000008bit above the guaranteed high-table rate 10000000000bit");
+	assert_int_equal(arb_plan(&p, 2500000000ULL, 0, 0, &pl, &rj), -EINVAL);
+	arb_reject_format(&rj, buf, sizeof(buf));
+	assert_string_equal(buf, "rate 20Gbit above the guaranteed high-table rate 10Gbit");
 	assert_int_equal(arb_plan(&p, 1000, 1000, 0, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_LATENCY_LOW);
 	arb_reject_format(&rj, buf, sizeof(buf));
-	assert_string_equal(buf, "latency 1000ns below the best possible bound 1200ns");
+	assert_string_equal(buf, "latency 1us below the best possible bound 1.2us");
 	assert_int_equal(arb_plan(&p, 1000, 0, 65, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_BAD_DISTANCE);
 	p.maxweight = 0;

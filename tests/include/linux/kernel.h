@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Userspace <linux/kernel.h>: snprintf and scnprintf. */
+/* Userspace <linux/kernel.h>: ARRAY_SIZE, snprintf and scnprintf. */
 #ifndef _ARBT_SHIM_LINUX_KERNEL_H
 #define _ARBT_SHIM_LINUX_KERNEL_H
 
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* the kernel's scnprintf: what was written, without the NUL */
 static inline __attribute__((format(printf, 3, 4)))
