@@ -723,7 +723,8 @@ static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 	t->tcm_parent = TC_H_ROOT;
 	t->tcm_handle = HANDLE;
 	put_attr(&m, TCA_KIND, kind, sizeof(kind));
-	opts = put_attr(&m, TCA_OPTIONS, NULL, 0);
+	/* as tc sends it: the kernel parses TCA_OPTIONS as a nest */
+	opts = nest_start(&m, TCA_OPTIONS);
 	while (len >= (int)NLA_HDRLEN) {
 		const struct nlattr *a = (const struct nlattr *)p;
 		int type = a->nla_type & NLA_TYPE_MASK;
