@@ -15,9 +15,10 @@ CACHE     ?= /var/cache/arbtable
 IPROUTE2  ?= $(CACHE)/iproute2
 
 CC        ?= gcc
-CORE_SRCS := kernel/arbtable_arbiter.c kernel/arbtable_alloc.c kernel/arbtable_admit.c
-CORE_HDRS := $(wildcard tests/include/linux/*.h) kernel/arbtable_arbiter.h kernel/arbtable_alloc.h kernel/arbtable_admit.h
-USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -DARBTABLE_TESTING -Itests/include -Ikernel -Iinclude/uapi
+# the core as userspace builds it: kernel/arbtable_core.c through tests/core
+CORE_SRCS := tests/core/arbtable_core_test.c
+CORE_HDRS := $(wildcard tests/include/linux/*.h) kernel/arbtable_core.c kernel/arbtable_core.h tests/core/arbtable_core_test.h
+USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Itests/include -Itests/core -Ikernel -Iinclude/uapi
 SAN_FLAGS ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all clean

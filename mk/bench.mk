@@ -12,10 +12,10 @@
 BENCH_DIR    := $(BUILD)/bench
 BENCH_BIN    := $(BENCH_DIR)/arbbench
 BENCH_CFLAGS := $(filter-out -fsanitize=% -O%,$(USER_CFLAGS)) -O2
-BENCH_OBJS   := $(patsubst kernel/%.c,$(BENCH_DIR)/%.o,$(CORE_SRCS))
+BENCH_OBJS   := $(patsubst tests/core/%.c,$(BENCH_DIR)/%.o,$(CORE_SRCS))
 BENCH_ARGS   ?=
 
-$(BENCH_DIR)/%.o: kernel/%.c $(CORE_HDRS) mk/bench.mk
+$(BENCH_DIR)/%.o: tests/core/%.c $(CORE_HDRS) mk/bench.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
 

@@ -1,5 +1,5 @@
-# arbsim: what-if simulator on the module's own core (kernel/arbtable_arbiter.c,
-# kernel/arbtable_alloc.c, with the userspace kernel headers of tests/include), in userspace.
+# arbsim: what-if simulator on the module's own core (kernel/arbtable_core.c,
+# with the userspace kernel headers of tests/include), in userspace.
 #
 #   make arbsim        build/tools/arbsim
 #   make arbsim-san    build/tools/arbsim-san (ASan+UBSan)

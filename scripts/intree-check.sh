@@ -64,9 +64,14 @@ dropin() { bash "$ROOT/scripts/intree-dropin.sh" "$SRC"; }
 step "drop sources, uapi header, Kconfig entry and Makefile lines into net/sched" dropin || { summary; exit; }
 
 # The in-tree and out-of-tree object lists must agree.
-objs() { sed -n '/^sch_arbtable-y/,/[^\\]$/p' "$1" | tr -d '\\' | sed 's/.*:=//' | tr -s ' \t\n' '\n' | grep . | sort; }
-check "kernel/Makefile.intree and kernel/Kbuild list the same objects" \
-	diff <(objs "$ROOT/kernel/Makefile.intree") <(objs "$ROOT/kernel/Kbuild")
+objs() { grep -E "^(obj-|sch_arbtable-)" "$1" | sed "s/.*[:+]=//" | tr -s " \t" "\n" | grep . | sort; }
+same_objs() {
+	local a b
+	a=$(objs "$ROOT/kernel/Makefile.intree") b=$(objs "$ROOT/kernel/Kbuild")
+	[ -n "$a" ] || { echo "no objects in kernel/Makefile.intree"; return 1; }
+	[ "$a" = "$b" ] || { diff <(echo "$a") <(echo "$b"); return 1; }
+}
+check "kernel/Makefile.intree and kernel/Kbuild list the same objects" same_objs
 
 # ---------------------------------------------------------------- config
 K=(make -C "$SRC" O="$OUT" -j"$JOBS")

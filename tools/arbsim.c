@@ -2,7 +2,7 @@
 /*
  * arbsim: what-if analysis of an arbtable configuration in userspace, on the
  * same arbiter and allocator core the sch_arbtable module runs
- * (kernel/arbtable_arbiter.c, kernel/arbtable_alloc.c).
+ * (kernel/arbtable_core.c).
  *
  * It reads a scenario (qdisc options, manual tables or auto-mode
  * admissions in the tc syntax, traffic per class), prints the allocator's
@@ -58,9 +58,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "arbtable_arbiter.h"
-#include "arbtable_alloc.h"
-#include "arbtable_admit.h"
+#include "arbtable_core_test.h"
 #include <linux/pkt_sched_arbtable.h>
 
 #define NSEC_PER_SEC		1000000000ULL

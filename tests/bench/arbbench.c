@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * arbbench: userspace benchmarks of the kernel-independent core
- * (arbtable_alloc.c, arbtable_arbiter.c). Not a test: it asserts nothing
+ * (kernel/arbtable_core.c). Not a test: it asserts nothing
  * about time; tests/bench/run.py drives it and prints the tables.
  *
  *   arbbench alloc-time  SEEDS OPS   random allocator ops, ns per op
@@ -20,8 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "arbtable_arbiter.h"
-#include "arbtable_alloc.h"
+#include "arbtable_core_test.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)

@@ -274,7 +274,7 @@ def main():
     labels = [bucket_label(r) for r in by["insert"]]
 
     print()
-    print("Allocator (arbtable_alloc.c), maxweight 255, random distances and "
+    print("Allocator (arbtable_core.c), maxweight 255, random distances and "
           "weights that fit; %d ops timed (%d seeds), %s ops under callgrind"
           % (ameta["ops"], a.alloc_seeds, imeta["ops"] if imeta else "no"))
     print("ns = median wall time per op minus the clock_gettime pair overhead "
@@ -351,7 +351,7 @@ def main():
         r["instr_per_decision"] = bir.get(key)
         arb.append(r)
     print()
-    print("Arbiter (arbtable_arbiter.c): one dequeue decision = arb_select + "
+    print("Arbiter (arbtable_core.c): one dequeue decision = arb_select + "
           "arb_charge; HIGH table, deficit mode, all classes backlogged")
     print("instr = callgrind Ir per decision (%d decisions per config); "
           "ns = median of %d reps of %d decisions"

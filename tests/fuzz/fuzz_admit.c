@@ -13,7 +13,7 @@
  *   defragmentation moved it (DESIGN §4; fill-in paper §10).
  */
 #include <string.h>
-#include "arbtable_admit.h"
+#include "arbtable_core_test.h"
 #include "fuzz_input.h"
 
 #define NCLS 16

@@ -13,7 +13,7 @@
  *   does to its live table.
  */
 #include <string.h>
-#include "arbtable_alloc.h"
+#include "arbtable_core_test.h"
 #include "fuzz_input.h"
 
 static u8 shadow[ARB_SLOTS];

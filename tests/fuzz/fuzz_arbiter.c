@@ -10,7 +10,7 @@
  * Arbitration Description", BXIv3 Algorithm 2).
  */
 #include <string.h>
-#include "arbtable_arbiter.h"
+#include "arbtable_core_test.h"
 #include "fuzz_input.h"
 
 static void check_masks(const struct arb_sched *s, const char *after)

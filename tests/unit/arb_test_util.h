@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arbtable_arbiter.h"
+#include "arbtable_core_test.h"
 
 /* xorshift64*: deterministic, seedable, good enough for tests. */
 struct arb_rng {

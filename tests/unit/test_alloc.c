@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit and property tests of the allocator core (kernel/arbtable_alloc.c).
+ * Unit and property tests of the allocator core (kernel/arbtable_core.c).
  * [F] fill-in-arbitration-table.txt, [E] table-management-evaluation.txt,
  * [B] bxiv3-qos.txt.
  */
@@ -13,8 +13,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "arbtable_alloc.h"
-#include "arbtable_admit.h"
+#include "arbtable_core_test.h"
 
 /* Physical slots k0 + k*step, k = 0..n-1. */
 static u64 slots(unsigned int k0, unsigned int step, unsigned int n)

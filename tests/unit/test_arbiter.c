@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the arbiter core (kernel/arbtable_arbiter.c): the IBA
+ * Unit tests of the arbiter core (kernel/arbtable_core.c): the IBA
  * worked example, deficit vs iba byte shares, VLHighLimit edge cases,
  * strict preemption, skipping, reprogramming, the BXIv3 latency-tuning
  * layout, and a randomized property test of the arbiter's invariants.
@@ -14,7 +14,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "arbtable_arbiter.h"
+#include "arbtable_core_test.h"
 #include "arb_test_util.h"
 
 #define KB4	4096

@@ -4,7 +4,7 @@
  *
  * A classful qdisc: each class owns a child qdisc and is served through a
  * 64-slot HIGH and a 64-slot LOW table of (class, weight) slots walked with
- * per-slot deficit counters; see arbtable_arbiter.c for the walk and
+ * per-slot deficit counters; see arbtable_core.c for the walk and
  * Documentation/networking/arbtable.rst for the model.
  *
  * This file is the glue: netlink configuration, classes, classification,
@@ -27,10 +27,117 @@
 #include <net/pkt_cls.h>
 #include <net/sch_generic.h>
 
-#include "arbtable_qdisc.h"
+#include "arbtable_compat.h"
+/* The arbiter and allocator core is its own file because the userspace
+ * tests, fuzzers and arbsim compile it too (tests/core); it is built into
+ * this object, as kernel/sched/build_policy.c builds its parts, so that
+ * the module keeps the qdisc's name.
+ */
+#include "arbtable_core.c"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/arbtable.h>
+
+#define ARBTABLE_DEFAULT_HIGHLIMIT	16	/* 64 KiB of high per low turn */
+#define ARBTABLE_DEFAULT_MAXWEIGHT	255
+#define ARBTABLE_TRACE_UNCLASSIFIED	4
+
+struct arbtable_bucket {
+	struct psched_ratecfg	rate;
+	s64			tokens;		/* ns of transmission time */
+	s64			buffer;		/* max tokens, ns */
+	u64			t_c;		/* last refill */
+	u64			bps;		/* bytes/s, 0 = none */
+};
+
+struct arbtable_class {
+	struct Qdisc_class_common	common;
+	struct Qdisc			*qdisc;
+	struct gnet_stats_basic_sync	bstats;
+	struct gnet_stats_queue		qstats;
+	struct net_rate_estimator __rcu	*rate_est;
+	struct arbtable_bucket		ceil;
+	u64				unthrottle_at;	/* ns, when throttled */
+	u64				head_since;	/* ns the head became head,
+							 * 0: at an idle qdisc
+							 */
+	u64				max_hol_ns;
+	u64				throttled;
+	u32				cburst;		/* ceil depth, bytes;
+							 * 0: the default
+							 */
+	u32				filter_cnt;
+	u8				index;		/* arbiter class index */
+	bool				strict;
+
+	/* auto mode: what was asked, and what the allocator granted */
+	struct arb_resv		resv;
+	u8				table;		/* ARB_HIGH/LOW, or ARB_NO_CLASS */
+	u32				distance;	/* effective */
+	u32				weight;		/* units reserved */
+	u64				bound_ns;	/* guaranteed HOL bound */
+};
+
+struct arbtable_sched {
+	struct tcf_proto __rcu		*filter_list;
+	struct tcf_block		*block;
+	struct Qdisc_class_hash		clhash;
+	struct arbtable_class		*classes[ARB_MAX_CLASSES];
+	/* classes by minor % 64, for the skb->priority fast path; a minor
+	 * that collides with one already here is found by hash instead
+	 */
+	struct arbtable_class		*by_minor[ARB_MAX_CLASSES];
+	u64				cls_used;	/* indices in use */
+	u64				throttled;	/* by ceil */
+	u64				stalled;	/* child returned NULL */
+	u64				next_unthrottle;
+	u64				busy_since;	/* ns, first dequeue of the
+							 * busy period; 0 unknown
+							 */
+	struct arb_sched		arb;
+	struct arbtable_bucket		shaper;		/* qdisc rate */
+	struct qdisc_skb_head		unclassified;
+	struct qdisc_watchdog		watchdog;
+
+	u64				capacity;	/* bytes/s the tables share */
+	u32				priomap[TC_ARBTABLE_PRIO_BANDS];
+	u32				default_minor;
+	u32				mtu;
+	u32				burst;		/* qdisc rate, bytes;
+							 * 0: the default depth
+							 */
+	u8				mode;
+	u8				maxweight;
+
+	u64				unclassified_pkts;
+	u64				unclassified_drops;
+	u64				nthrottled;
+	u64				swaps;
+	u64				gso_split;	/* GSO skbs segmented */
+	u64				gso_segs;	/* segments queued */
+	u64				oversize_drops;	/* frames > mtu */
+
+	/* auto mode: the allocator's view of each table */
+	struct arb_alloc		alloc[ARB_NTABLES];
+};
+
+/* A qdisc configuration parsed and checked in full before anything is
+ * applied, so that a rejected change leaves the running one intact.
+ */
+struct arbtable_cfg {
+	u64	rate;
+	u32	priomap[TC_ARBTABLE_PRIO_BANDS];
+	u32	default_minor;
+	u32	mtu;
+	u32	burst;
+	u8	mode;
+	u8	highlimit;
+	u8	accounting;
+	u8	maxweight;
+	bool	set_tbl[ARB_NTABLES];
+	u8	cls[ARB_NTABLES][ARB_SLOTS];
+	u8	weight[ARB_NTABLES][ARB_SLOTS];
+};
 
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MODE]		= { .type = NLA_U8 },
@@ -75,8 +182,9 @@ static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
 static char arbtable_errbuf[ARBTABLE_ERRMSG_RING][ARBTABLE_ERRMSG_LEN];
 static atomic_t arbtable_errpos = ATOMIC_INIT(0);
 
-void arbtable_errmsg(struct netlink_ext_ack *extack,
-		     const struct nlattr *attr, const char *fmt, ...)
+static __printf(3, 4) void
+arbtable_errmsg(struct netlink_ext_ack *extack, const struct nlattr *attr,
+		const char *fmt, ...)
 {
 	unsigned int slot;
 	va_list args;
@@ -92,6 +200,306 @@ void arbtable_errmsg(struct netlink_ext_ack *extack,
 	va_end(args);
 	extack->_msg = buf;
 	extack->bad_attr = attr;
+}
+
+/* ---- auto mode ---- */
+
+/*
+ * sch_arbtable auto mode: classes are admitted from `rate` (+ `latency` or
+ * `distance`) into the HIGH table and from `share` into the LOW table by
+ * the allocator core (arbtable_core.c, DESIGN §4); released classes give
+ * their slots back and the table is defragmented.
+ *
+ * Every change is planned on copies of the allocators (may sleep, may
+ * fail, touches nothing live) and then committed under the tree lock
+ * (cannot fail): freeing the class's old slots, applying the
+ * defragmentation swaps to the live arbiter table (each swap moves a
+ * class's slot together with its credit, so no packet is split or
+ * lost), and filling the new slots.
+ */
+struct arbtable_plan {
+	struct arb_admission	adm;
+	char			why[200];	/* a refusal's reason, formatted
+						 * here rather than on the stack
+						 */
+};
+
+static struct arbtable_class *arbtable_strict_class(struct arbtable_sched *q)
+{
+	return q->arb.strict == ARB_NO_CLASS ? NULL :
+	       q->classes[q->arb.strict];
+}
+
+static void arbtable_auto_params(struct arbtable_sched *q, u64 capacity,
+				 u32 mtu, u8 maxweight, u8 highlimit,
+				 struct arb_params *p)
+{
+	struct arbtable_class *s = arbtable_strict_class(q);
+
+	arb_admit_params(capacity, mtu, maxweight, highlimit,
+			 s ? s->ceil.bps : 0, s ? s->cburst : 0, p);
+}
+
+static void arbtable_params(struct arbtable_sched *q, struct arb_params *p)
+{
+	arbtable_auto_params(q, q->capacity, q->mtu, q->maxweight,
+			     q->arb.highlimit, p);
+}
+
+static unsigned int arbtable_admitted(const struct arbtable_sched *q)
+{
+	return q->alloc[ARB_HIGH].nclasses + q->alloc[ARB_LOW].nclasses;
+}
+
+static void arbtable_auto_init(struct arbtable_sched *q)
+{
+	unsigned int t;
+
+	for (t = 0; t < ARB_NTABLES; t++)
+		arb_alloc_init(&q->alloc[t], q->maxweight);
+}
+
+/*
+ * The guarantees of admitted classes were computed from the rate, MTU,
+ * maxweight and highlimit: those stay fixed while any class holds a
+ * reservation, so no later change can break a guarantee.
+ */
+static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
+				     const struct arbtable_cfg *cfg,
+				     struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int n = arbtable_admitted(q);
+	struct arb_params p;
+
+	if (!capacity) {
+		arbtable_errmsg(extack, NULL,
+				"auto mode needs a rate: the link speed of %s is unknown; give 'rate'",
+				qdisc_dev(sch)->name);
+		return -EINVAL;
+	}
+	if (n && (capacity != q->capacity || cfg->mtu != q->mtu ||
+		  cfg->maxweight != q->maxweight ||
+		  cfg->highlimit != q->arb.highlimit)) {
+		arbtable_errmsg(extack, NULL,
+				"rate, mtu, maxweight and highlimit are fixed while %u classes hold reservations (their guarantees depend on them); delete those classes first",
+				n);
+		return -EBUSY;
+	}
+	arbtable_auto_params(q, capacity, cfg->mtu, cfg->maxweight,
+			     cfg->highlimit, &p);
+	if (arb_params_check(&p)) {
+		arbtable_errmsg(extack, NULL,
+				"auto mode cannot use rate %llu bytes/s with mtu %u (rate must be 1..2^48 bytes/s and above the strict ceil)",
+				capacity, cfg->mtu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
+			       struct arb_resv *resv, bool strict,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *a;
+
+	a = tb[TCA_ARBTABLE_C_RATE];
+	if (a) {
+		if (!nla_get_u64(a)) {
+			arbtable_errmsg(extack, a,
+					"rate must be greater than 0 bytes/s");
+			return -EINVAL;
+		}
+		arb_resv_set_rate(resv, nla_get_u64(a));
+	}
+	a = tb[TCA_ARBTABLE_C_SHARE];
+	if (a) {
+		if (tb[TCA_ARBTABLE_C_RATE]) {
+			arbtable_errmsg(extack, a,
+					"give either rate (HIGH table) or share (LOW table), not both");
+			return -EINVAL;
+		}
+		if (!nla_get_u32(a) ||
+		    nla_get_u32(a) > TC_ARBTABLE_WEIGHT_MAX) {
+			arbtable_errmsg(extack, a,
+					"share %u out of range 1..%d (LOW table weight units of 64 bytes)",
+					nla_get_u32(a), TC_ARBTABLE_WEIGHT_MAX);
+			return -EINVAL;
+		}
+		arb_resv_set_share(resv, nla_get_u32(a));
+	}
+	if (tb[TCA_ARBTABLE_C_LATENCY] && tb[TCA_ARBTABLE_C_DISTANCE]) {
+		arbtable_errmsg(extack, NULL,
+				"give either latency or distance, not both");
+		return -EINVAL;
+	}
+	a = tb[TCA_ARBTABLE_C_LATENCY];
+	if (a) {
+		resv->latency = nla_get_u64(a);
+		if (!resv->latency) {
+			arbtable_errmsg(extack, a,
+					"latency must be greater than 0");
+			return -EINVAL;
+		}
+		resv->distance = 0;
+	}
+	a = tb[TCA_ARBTABLE_C_DISTANCE];
+	if (a) {
+		resv->distance = nla_get_u32(a);
+		if (!resv->distance || resv->distance > ARB_SLOTS) {
+			arbtable_errmsg(extack, a,
+					"distance %u out of range 1..%d slots",
+					resv->distance, ARB_SLOTS);
+			return -EINVAL;
+		}
+		resv->latency = 0;
+	}
+	if (resv->latency && resv->share) {
+		arbtable_errmsg(extack, tb[TCA_ARBTABLE_C_LATENCY],
+				"latency bounds are for rate classes in the HIGH table; give a share class a distance instead");
+		return -EINVAL;
+	}
+	if ((resv->latency || resv->distance) && !resv->rate && !resv->share) {
+		arbtable_errmsg(extack, NULL,
+				"latency/distance need a rate (HIGH table) or a share (LOW table)");
+		return -EINVAL;
+	}
+	if (strict && (resv->rate || resv->share)) {
+		arbtable_errmsg(extack, NULL,
+				"the strict class is served before the tables and takes no rate or share");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int arbtable_auto_strict_check(struct Qdisc *sch,
+				      struct arbtable_class *cl, bool strict,
+				      u64 ceil, u32 cburst,
+				      struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	bool was = cl && cl->strict;
+	u64 old = was ? cl->ceil.bps : 0;
+	u32 old_burst = was ? arb_strict_burst(old, q->mtu, cl->cburst) : 0;
+
+	if (!strict)
+		return 0;
+	if (!ceil) {
+		arbtable_errmsg(extack, NULL,
+				"a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
+		return -EINVAL;
+	}
+	/* A lower ceil only helps the admitted classes; a higher one or a
+	 * new strict class would take bandwidth they were promised, and a
+	 * deeper bucket (cburst) would lengthen their bounds.
+	 */
+	if ((!was || ceil > old) && q->alloc[ARB_HIGH].nclasses) {
+		arbtable_errmsg(extack, NULL,
+				"cannot add or raise the strict class's ceil while %u classes hold HIGH-table guarantees; configure the strict class first",
+				q->alloc[ARB_HIGH].nclasses);
+		return -EBUSY;
+	}
+	if (arb_strict_burst(ceil, q->mtu, cburst) > old_burst &&
+	    q->alloc[ARB_HIGH].nclasses) {
+		arbtable_errmsg(extack, NULL,
+				"cannot deepen the strict class's cburst while %u classes hold HIGH-table guarantees: their bounds count its burst",
+				q->alloc[ARB_HIGH].nclasses);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
+			      const struct arb_resv *resv,
+			      struct arbtable_plan **planp,
+			      struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_plan *plan;
+	struct arb_params p;
+	int err;
+
+	plan = kzalloc(sizeof(*plan), GFP_KERNEL);
+	if (!plan) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the admission plan");
+		return -ENOMEM;
+	}
+	arbtable_params(q, &p);
+	err = arb_admit_plan(q->alloc, &p, q->maxweight, idx, old_table, resv,
+			     &plan->adm, plan->why, sizeof(plan->why));
+	if (err) {
+		arbtable_errmsg(extack, NULL, "%s", plan->why);
+		kfree(plan);
+		return err;
+	}
+	*planp = plan;
+	return 0;
+}
+
+struct arbtable_swap_ctx {
+	struct Qdisc	*sch;
+};
+
+static void arbtable_on_swap(void *ctx, unsigned int t, u8 a, u8 b)
+{
+	struct Qdisc *sch = ((struct arbtable_swap_ctx *)ctx)->sch;
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	q->swaps++;
+	trace_arbtable_swap(sch->handle, t, a, b);
+}
+
+/* Caller holds the tree lock; cannot fail; frees @plan. */
+static void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,
+				 struct arbtable_plan *plan)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	const struct arb_admission *adm = &plan->adm;
+	struct arbtable_swap_ctx ctx = { .sch = sch };
+
+	if (adm->old_table != ARB_NO_CLASS)
+		trace_arbtable_release(sch->handle, cl->common.classid,
+				       adm->old_table,
+				       arb_class_slots(&q->arb, adm->old_table,
+						       cl->index),
+				       adm->mv.n);
+	arb_admit_commit(&q->arb, q->alloc, cl->index, adm, arbtable_on_swap,
+			 &ctx);
+
+	cl->resv = adm->resv;
+	cl->table = adm->new_table;
+	cl->distance = cl->table == ARB_NO_CLASS ? 0 : adm->distance;
+	cl->weight = cl->table == ARB_NO_CLASS ? 0 : adm->weight;
+	cl->bound_ns = adm->bound_ns;
+	if (cl->table != ARB_NO_CLASS)
+		trace_arbtable_admit(sch->handle, cl->common.classid, cl->table,
+				     cl->distance, cl->weight,
+				     arb_class_slots(&q->arb, cl->table,
+						     cl->index),
+				     cl->bound_ns);
+	kfree(plan);
+}
+
+static void arbtable_auto_fill_xstats(struct Qdisc *sch,
+				      struct arbtable_class *cl,
+				      struct tc_arbtable_class_xstats *xs)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arb_params p;
+	u64 cur;
+
+	if (q->mode != TC_ARBTABLE_MODE_AUTO || cl->table == ARB_NO_CLASS)
+		return;
+	xs->distance = cl->distance;
+	xs->rate = cl->resv.rate;
+	xs->reserved_weight = cl->weight;
+	if (cl->table != ARB_HIGH)
+		return;
+	xs->guaranteed_bound_ns = cl->bound_ns;
+	arbtable_params(q, &p);
+	xs->guaranteed_rate = arb_weight_rate(&p, cl->weight);
+	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
+	xs->current_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
 }
 
 static const char *const arbtable_table_name[ARB_NTABLES] = { "high", "low" };

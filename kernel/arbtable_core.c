@@ -1,11 +1,186 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arbtable allocator core: see arbtable_alloc.h for the model, the
+ * sch_arbtable core: see arbtable_core.h. Paper references:
+ * [F] fill-in-arbitration-table.txt, [E] table-management-evaluation.txt.
+ */
+#include "arbtable_core.h"
+
+/*
+ * arbtable arbiter: IBA VL arbitration (ib-vl-arbitration.txt, "Data VL
+ * Arbitration Description") with BXIv3 per-entry deficit counters
+ * (bxiv3-qos.txt §3.3, Algorithm 2). See arbtable_core.h, which also
+ * holds the per-packet half (eligibility, select, charge) inline.
+ *
+ * Rules, as DESIGN §3 fixes them:
+ * - A slot may send while its credit is positive; a packet costs its length
+ *   and may drive the credit negative (IBA: "VL6 ... 63 - 64 = -1").
+ * - deficit mode: a visit starts with weight*64 plus the balance carried
+ *   from the slot's last visit, which is never positive: overshoot is debt,
+ *   positive leftover is dropped when the class stops being eligible
+ *   (Algorithm 2 lines 16-19). Long-run byte shares equal weight shares.
+ * - iba mode: a visit starts with weight*64, overshoot is forgiven.
+ * - The high table may send while its byte counter is not negative; the
+ *   packet that drives it negative is sent, then the counter is reset and
+ *   the low table is owed one packet (IBA HighPriCounter). highlimit 255 is
+ *   unlimited; 0 gives one high packet per low opportunity.
+ * - A low turn sends one packet from the current low slot, which keeps its
+ *   remaining credit; with nothing eligible in high, low runs on.
+ * - The slot being visited keeps its credit while the other table runs
+ *   (IBA "resume with this entry").
+ */
+void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting)
+{
+	memset(s, 0, sizeof(*s));
+	s->strict = ARB_NO_CLASS;
+	s->tbl[ARB_HIGH].dropped_slot = ARB_NO_CLASS;
+	s->tbl[ARB_LOW].dropped_slot = ARB_NO_CLASS;
+	s->highlimit = highlimit;
+	s->accounting = accounting;
+	s->hp_counter = arb_hp_limit(s);
+}
+
+void arb_set_highlimit(struct arb_sched *s, u8 highlimit)
+{
+	s->highlimit = highlimit;
+	s->hp_counter = arb_hp_limit(s);
+	s->low_turn = false;
+}
+
+void arb_set_accounting(struct arb_sched *s, u8 accounting)
+{
+	unsigned int t, i;
+
+	if (s->accounting == accounting)
+		return;
+	s->accounting = accounting;
+	/* Carried balances mean nothing across modes: start clean. */
+	for (t = 0; t < ARB_NTABLES; t++) {
+		for (i = 0; i < ARB_SLOTS; i++)
+			s->tbl[t].credit[i] = 0;
+		s->tbl[t].in_visit = false;
+		s->tbl[t].dropped_slot = ARB_NO_CLASS;
+	}
+}
+
+static void arb_slotted_update(struct arb_sched *s, u8 cls)
+{
+	if (cls >= ARB_MAX_CLASSES)
+		return;
+	if (s->cls_slots[ARB_HIGH][cls] | s->cls_slots[ARB_LOW][cls])
+		s->cls_slotted |= BIT_ULL(cls);
+	else
+		s->cls_slotted &= ~BIT_ULL(cls);
+}
+
+static void arb_slot_mask_update(struct arb_sched *s, unsigned int t,
+				 unsigned int slot)
+{
+	struct arb_table *tb = &s->tbl[t];
+	u64 bit = BIT_ULL(slot);
+
+	tb->used &= ~bit;
+	tb->eligible &= ~bit;
+	if (!tb->weight[slot])
+		return;
+	tb->used |= bit;
+	if (s->cls_eligible & BIT_ULL(tb->cls[slot]))
+		tb->eligible |= bit;
+}
+
+void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
+		  u8 cls, u8 weight)
+{
+	struct arb_table *tb = &s->tbl[t];
+	u64 bit = BIT_ULL(slot);
+	u8 old = tb->weight[slot] ? tb->cls[slot] : ARB_NO_CLASS;
+
+	tb->dropped_slot = ARB_NO_CLASS;
+	if (cls == ARB_NO_CLASS || cls >= ARB_MAX_CLASSES)
+		weight = 0;
+	if (tb->weight[slot])
+		s->cls_slots[t][tb->cls[slot]] &= ~bit;
+	if (!weight || tb->cls[slot] != cls) {
+		tb->credit[slot] = 0;
+		if (tb->cur == slot)
+			tb->in_visit = false;
+	}
+	tb->weight[slot] = weight;
+	tb->cls[slot] = weight ? cls : ARB_NO_CLASS;
+	if (weight)
+		s->cls_slots[t][cls] |= bit;
+	arb_slotted_update(s, old);
+	arb_slotted_update(s, tb->cls[slot]);
+	arb_slot_mask_update(s, t, slot);
+}
+
+void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
+		    unsigned int b)
+{
+	struct arb_table *tb = &s->tbl[t];
+	u8 ca = tb->cls[a], wa = tb->weight[a];
+	s32 cra = tb->credit[a];
+	u64 ba = BIT_ULL(a), bb = BIT_ULL(b);
+
+	if (a == b)
+		return;
+	tb->dropped_slot = ARB_NO_CLASS;
+	if (wa)
+		s->cls_slots[t][ca] &= ~ba;
+	if (tb->weight[b])
+		s->cls_slots[t][tb->cls[b]] &= ~bb;
+
+	tb->cls[a] = tb->cls[b];
+	tb->weight[a] = tb->weight[b];
+	tb->credit[a] = tb->credit[b];
+	tb->cls[b] = ca;
+	tb->weight[b] = wa;
+	tb->credit[b] = cra;
+
+	if (tb->weight[a])
+		s->cls_slots[t][tb->cls[a]] |= ba;
+	if (tb->weight[b])
+		s->cls_slots[t][tb->cls[b]] |= bb;
+	/* A visit belongs to the occupant, who just moved to the other
+	 * position with its credit: close the visit there; the occupant now
+	 * at @cur starts a fresh one.
+	 */
+	if (tb->in_visit && (tb->cur == a || tb->cur == b)) {
+		arb_close_credit(s, &tb->credit[tb->cur == a ? b : a]);
+		tb->in_visit = false;
+	}
+	arb_slot_mask_update(s, t, a);
+	arb_slot_mask_update(s, t, b);
+	/* Both occupants stay in this table: cls_slotted is unchanged. */
+}
+
+void arb_set_strict(struct arb_sched *s, u8 cls)
+{
+	s->strict = cls;
+}
+
+/* The slotless round robin behind arb_select(): rare, so out of line; the
+ * class by value (ARB_NO_CLASS: none) so the caller's pick stays in
+ * registers.
+ */
+u8 arb_select_slotless(struct arb_sched *s)
+{
+	u64 m = s->cls_eligible & ~s->cls_slotted;
+	u8 cls;
+
+	if (s->strict != ARB_NO_CLASS)
+		m &= ~BIT_ULL(s->strict);
+	if (!m)
+		return ARB_NO_CLASS;
+	cls = arb_next_slot(m, s->slotless_cur);
+	s->slotless_cur = (cls + 1) & (ARB_MAX_CLASSES - 1);
+	return cls;
+}
+
+/*
+ * arbtable allocator: see arbtable_core.h for the model, the
  * management model chosen and the formulas. Paper references:
  * [F] fill-in-arbitration-table.txt, [E] table-management-evaluation.txt.
  */
-#include "arbtable_alloc.h"
-
 /* Labels in a set of level i: 2^(6-i). */
 #define SET_SIZE(i)	(ARB_SLOTS >> (i))
 
@@ -766,126 +941,177 @@ u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
 }
 
 /*
- * Only the userspace tests, fuzzers and benchmarks call these (they define
- * ARBTABLE_TESTING): invariant checks and views of the allocator's state.
+ * arbtable admission: requests to allocator operations, planned on copies
+ * and committed to the live arbiter. See arbtable_core.h and DESIGN §4.
  */
-#ifdef ARBTABLE_TESTING
-u64 arb_alloc_free_sets(const struct arb_alloc *a, unsigned int level)
+u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
 {
-	u64 f[ARB_LEVELS];
+	u64 b = div64_u64(ceil * (ARB_MIN_BURST_NS / 1000), 1000000);
+	u64 lo = 2 * (u64)mtu;
 
-	if (level >= ARB_LEVELS)
-		return 0;
-	arb_free_levels(a->free, f);
-	return f[level];
+	if (cburst)
+		b = (u64)cburst + mtu;
+	else
+		b = (b > lo ? b : lo) + mtu;
+	return b > 0xffffffffULL ? 0xffffffffU : (u32)b;
 }
 
-u64 arb_alloc_singular_sets(const struct arb_alloc *a, unsigned int level)
+void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,
+		      u64 strict_ceil, u32 strict_cburst,
+		      struct arb_params *p)
 {
-	u64 f[ARB_LEVELS];
-
-	if (level == 0 || level >= ARB_LEVELS)
-		return 0;
-	arb_free_levels(a->free, f);
-	return arb_singular(f, level);
-}
-
-static unsigned int arb_dist_lat(const struct arb_params *p, u64 latency_ns,
-				 u32 w, unsigned int dmax)
-{
-	int i;
-
-	for (i = (int)arb_level(dmax); i >= 0; i--) {
-		unsigned int d = 1U << i, n = ARB_SLOTS >> i;
-		u32 we = arb_weight_eff(w, n, p->maxweight);
-
-		if (!we)
-			continue;
-		if (arb_bound_ns(p, d, we / n) <= latency_ns)
-			return d;
+	memset(p, 0, sizeof(*p));
+	p->rate = capacity;
+	p->mtu = mtu;
+	p->maxweight = maxweight;
+	p->highlimit = highlimit;
+	if (strict_ceil) {
+		p->strict_ceil = strict_ceil;
+		p->strict_burst = arb_strict_burst(strict_ceil, mtu,
+						   strict_cburst);
 	}
+}
+
+/* Table, distance and weight units asked for by @resv. */
+static int arb_admit_size(const struct arb_params *p, u8 maxweight,
+			  const struct arb_resv *resv,
+			  struct arb_admission *adm, struct arb_reject *rj,
+			  char *why, size_t len)
+{
+	struct arb_plan pl;
+	unsigned int d, n;
+	int err;
+
+	if (resv->rate) {
+		err = arb_plan(p, resv->rate, resv->latency, resv->distance,
+			       &pl, rj);
+		if (err)
+			return err;
+		adm->new_table = ARB_HIGH;
+		adm->distance = pl.distance;
+		adm->weight = pl.w_eff;
+		adm->bound_ns = pl.bound_ns;
+		return 0;
+	}
+	if (resv->share) {
+		/* LOW table: share units spread like a rate's W (section
+		 * 7.2 hypothesis 3), one slot unless a distance is given.
+		 */
+		d = resv->distance ? arb_round_distance(resv->distance) :
+				     ARB_SLOTS;
+		if (!d) {
+			snprintf(why, len, "distance %u out of range 1..%d",
+				 resv->distance, ARB_SLOTS);
+			return -EINVAL;
+		}
+		n = ARB_SLOTS / d;
+		adm->weight = arb_weight_eff(resv->share, n, maxweight);
+		if (!adm->weight) {
+			snprintf(why, len,
+				 "share %u cannot be spread over %u slots of at most weight %u",
+				 resv->share, n, maxweight);
+			return -EINVAL;
+		}
+		adm->new_table = ARB_LOW;
+		adm->distance = d;
+		adm->bound_ns = 0;
+		return 0;
+	}
+	adm->new_table = ARB_NO_CLASS;
 	return 0;
 }
 
-unsigned int arb_distance_for_latency(const struct arb_params *p,
-				      u64 latency_ns, u32 w)
+static void arb_admit_why(const struct arb_reject *rj, char *why, size_t len)
 {
-	return arb_dist_lat(p, latency_ns, w, ARB_SLOTS);
+	char buf[160];
+
+	arb_reject_format(rj, buf, sizeof(buf));
+	snprintf(why, len, "cannot admit the class: %s", buf);
 }
 
-u64 arb_alloc_slot_mask(const struct arb_alloc *a, unsigned int cls)
+int arb_admit_plan(const struct arb_alloc alloc[ARB_NTABLES],
+		   const struct arb_params *p, u8 maxweight, unsigned int idx,
+		   u8 old_table, const struct arb_resv *resv,
+		   struct arb_admission *adm, char *why, size_t len)
 {
-	unsigned int i, s0, d, k;
-	u64 m = 0;
+	struct arb_reject rj;
+	int err;
 
-	if (!arb_alloc_has(a, cls))
-		return 0;
-	i = a->cls[cls].level;
-	d = 1U << i;
-	s0 = arb_rev6(a->cls[cls].set);
-	for (k = 0; k < (64U >> i); k++)
-		m |= BIT_ULL(s0 + k * d);
-	return m;
-}
+	memset(adm, 0, sizeof(*adm));
+	memset(&rj, 0, sizeof(rj));
+	memcpy(adm->alloc, alloc, sizeof(adm->alloc));
+	adm->resv = *resv;
+	adm->old_table = old_table;
+	if (len)
+		why[0] = '\0';
 
-int arb_alloc_check(const struct arb_alloc *a)
-{
-	u8 cnt[ARB_MAX_CLASSES];
-	u64 f[ARB_LEVELS];
-	u32 total = 0;
-	unsigned int l, c, i;
-
-	memset(cnt, 0, sizeof(cnt));
-	for (l = 0; l < ARB_SLOTS; l++) {
-		u8 o = a->owner[l];
-		bool fr = (a->free >> l) & 1, nobody = o == ARB_NO_CLASS;
-
-		if (fr != nobody)
-			return ARB_CHK_FREE_MISMATCH;
-		if (o == ARB_NO_CLASS)
-			continue;
-		if (o >= ARB_MAX_CLASSES || !arb_alloc_has(a, o))
-			return ARB_CHK_STRAY_OWNER;
-		cnt[o]++;
+	err = arb_admit_size(p, maxweight, resv, adm, &rj, why, len);
+	if (err) {
+		if (rj.code != ARB_R_OK)
+			arb_admit_why(&rj, why, len);
+		return err;
 	}
-	for (c = 0; c < ARB_MAX_CLASSES; c++) {
-		const struct arb_alloc_class *k = &a->cls[c];
-		unsigned int size, n, d, s0, j;
-		u64 phys = 0;
-
-		if (k->level == ARB_NO_CLASS)
-			continue;
-		if (k->level >= ARB_LEVELS)
-			return ARB_CHK_CLASS_SET;
-		size = SET_SIZE(k->level);
-		if (k->set & (size - 1) || cnt[c] != size)
-			return ARB_CHK_CLASS_SET;
-		for (j = 0; j < size; j++) {
-			if (a->owner[k->set + j] != c)
-				return ARB_CHK_CLASS_SET;
-			phys |= BIT_ULL(arb_rev6(k->set + j));
+	if (old_table != ARB_NO_CLASS && old_table == adm->new_table) {
+		err = arb_alloc_change(&adm->alloc[old_table], idx,
+				       adm->distance, adm->weight, &adm->mv,
+				       &rj);
+	} else {
+		if (old_table != ARB_NO_CLASS) {
+			err = arb_alloc_release(&adm->alloc[old_table], idx,
+						&adm->mv, &rj);
+			if (err)
+				goto out;
 		}
-		/* Physical slots: exactly s0, s0 + d, s0 + 2d, ... */
-		n = size;
-		d = ARB_SLOTS / n;
-		s0 = (unsigned int)__ffs64(phys);
-		if (s0 >= d)
-			return ARB_CHK_SPACING;
-		for (j = 0; j < n; j++)
-			phys &= ~BIT_ULL(s0 + j * d);
-		if (phys)
-			return ARB_CHK_SPACING;
-		if (k->w < n || k->w > n * a->maxweight)
-			return ARB_CHK_WEIGHT;
-		total += k->w;
+		if (adm->new_table != ARB_NO_CLASS)
+			err = arb_alloc_insert(&adm->alloc[adm->new_table],
+					       idx, adm->distance, adm->weight,
+					       NULL, &rj);
 	}
-	if (total != a->total_w || total > ARB_SLOTS * a->maxweight)
-		return ARB_CHK_WEIGHT;
-	/* Normalized: at most one singular set per level (Definition 4). */
-	arb_free_levels(a->free, f);
-	for (i = 1; i < ARB_LEVELS; i++)
-		if (hweight64(arb_singular(f, i)) > 1)
-			return ARB_CHK_NOT_NORMALIZED;
-	return ARB_CHK_OK;
+out:
+	if (err)
+		arb_admit_why(&rj, why, len);
+	return err;
 }
-#endif /* ARBTABLE_TESTING */
+
+/* Make the live table @t hold what the allocator says, slot by slot. */
+static void arb_admit_sync(struct arb_sched *arb, const struct arb_alloc *a,
+			   unsigned int t)
+{
+	const struct arb_table *tb = &arb->tbl[t];
+	unsigned int s;
+
+	for (s = 0; s < ARB_SLOTS; s++) {
+		u8 owner = arb_alloc_slot_owner(a, s);
+		u8 w = owner == ARB_NO_CLASS ? 0 : arb_alloc_slot_weight(a, s);
+
+		if (tb->weight[s] != w || (w && tb->cls[s] != owner))
+			arb_set_slot(arb, t, s, owner, w);
+	}
+}
+
+void arb_admit_commit(struct arb_sched *arb,
+		      struct arb_alloc alloc[ARB_NTABLES], unsigned int idx,
+		      const struct arb_admission *adm,
+		      void (*on_swap)(void *ctx, unsigned int t, u8 a, u8 b),
+		      void *ctx)
+{
+	unsigned int i, t = adm->old_table;
+	u64 m;
+
+	if (t != ARB_NO_CLASS) {
+		m = arb_class_slots(arb, t, idx);
+		while (m) {
+			arb_set_slot(arb, t, __ffs64(m), ARB_NO_CLASS, 0);
+			m &= m - 1;
+		}
+		for (i = 0; i < adm->mv.n; i++) {
+			arb_swap_slots(arb, t, adm->mv.m[i].a, adm->mv.m[i].b);
+			if (on_swap)
+				on_swap(ctx, t, adm->mv.m[i].a,
+					adm->mv.m[i].b);
+		}
+	}
+	memcpy(alloc, adm->alloc, sizeof(adm->alloc));
+	for (t = 0; t < ARB_NTABLES; t++)
+		arb_admit_sync(arb, &alloc[t], t);
+}
