@@ -266,6 +266,16 @@ static const char *const arb_rate_unit[] = {
 
 static const char *const arb_time_unit[] = { "ns", "us", "ms", "s" };
 
+char *arb_fmt_rate(char *buf, size_t len, u64 bytes_per_s)
+{
+	if (bytes_per_s > U64_MAX / 8) {
+		scnprintf(buf, len, "%lluB/s", bytes_per_s);
+		return buf;
+	}
+	return arb_fmt_unit(buf, len, bytes_per_s * 8, arb_rate_unit,
+			    ARRAY_SIZE(arb_rate_unit));
+}
+
 /*
  * Two values compared in a message, each as tc prints it, or both in the
  * base unit when they would print the same ("10Gbit above 10Gbit").
@@ -289,7 +299,7 @@ size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 	case ARB_R_OK:
 		return scnprintf(buf, len, "ok");
 	case ARB_R_BAD_PARAMS:
-		return scnprintf(buf, len, "invalid parameters: rate 1..2^48 B/s, strict ceil below rate, mtu 64..65535, maxweight 1..255");
+		return scnprintf(buf, len, "invalid parameters: rate 1..2^48 B/s, strict ceil below rate, mtu 64..1048576, maxweight 1..255");
 	case ARB_R_BAD_DISTANCE:
 		return scnprintf(buf, len, "distance %u invalid: must be 1..64",
 				 r->distance);

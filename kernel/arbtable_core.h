@@ -432,6 +432,9 @@ struct arb_reject {
  */
 size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len);
 
+/* @bytes_per_s as tc prints a rate ("9.08Mbit"); returns @buf. */
+char *arb_fmt_rate(char *buf, size_t len, u64 bytes_per_s);
+
 /* ---------------------------------------------------------------------- */
 /* Weights, admission arithmetic and latency bounds (pure functions)       */
 
@@ -439,7 +442,7 @@ struct arb_params {
 	u64 rate;		/* C: link/qdisc rate, bytes/s, 1..2^48 */
 	u64 strict_ceil;	/* strict class ceil, bytes/s, < rate */
 	u32 strict_burst;	/* strict class burst, bytes */
-	u32 mtu;		/* largest packet, bytes, 64..65535 */
+	u32 mtu;		/* largest packet, bytes, 64..1048576 */
 	u32 min_pkt;		/* smallest packet, bytes (0: 64) */
 	u8 maxweight;		/* per-slot weight cap, 1..255 */
 	u8 highlimit;		/* IBA VLHighLimit, 4096-byte units */

@@ -289,9 +289,11 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 	arbtable_auto_params(q, capacity, cfg->mtu, cfg->maxweight,
 			     cfg->highlimit, &p);
 	if (arb_params_check(&p)) {
+		char r[24];
+
 		arbtable_errmsg(extack, NULL,
-				"auto mode cannot use rate %llu bytes/s with mtu %u (rate must be 1..2^48 bytes/s and above the strict ceil)",
-				capacity, cfg->mtu);
+				"auto mode cannot use rate %s with mtu %u (rate must be 1..2^48 bytes/s and above the strict ceil)",
+				arb_fmt_rate(r, sizeof(r), capacity), cfg->mtu);
 		return -EINVAL;
 	}
 	return 0;

@@ -356,6 +356,12 @@ static void test_bad_inputs(void **state)
 	rj.best_ns = 3000000000ULL;
 	arb_reject_format(&rj, buf, sizeof(buf));
 	assert_string_equal(buf, "latency 999ns below the best possible bound 3s at distance <= 8");
+	/* a rate alone (the qdisc's messages), bits overflowing 64 */
+	assert_string_equal(arb_fmt_rate(buf, sizeof(buf), 1250000), "10Mbit");
+	assert_string_equal(arb_fmt_rate(buf, sizeof(buf), U64_MAX / 8),
+			    "18446744.073Tbit");
+	assert_string_equal(arb_fmt_rate(buf, sizeof(buf), U64_MAX / 8 + 1),
+			    "2305843009213693952B/s");
 }
 
 /* ---------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Userspace <linux/kernel.h>: ARRAY_SIZE, snprintf and scnprintf. */
+/* Userspace <linux/kernel.h>: ARRAY_SIZE, U64_MAX, snprintf and scnprintf. */
 #ifndef _ARBT_SHIM_LINUX_KERNEL_H
 #define _ARBT_SHIM_LINUX_KERNEL_H
 
@@ -8,6 +8,8 @@
 #include <stdio.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* <linux/limits.h>, which the kernel's kernel.h includes */
+#define U64_MAX		((unsigned long long)~0ULL)
 
 /* the kernel's scnprintf: what was written, without the NUL */
 static inline __attribute__((format(printf, 3, 4)))
