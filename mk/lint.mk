@@ -5,8 +5,8 @@ CHECKPATCH ?= $(CACHE)/checkpatch/checkpatch.pl
 LINT_FILES := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/pkt_sched_arbtable.h \
 	      include/trace/events/arbtable.h
 
-.PHONY: lint checkpatch sparse stack
-lint: checkpatch sparse stack
+.PHONY: lint checkpatch kerneldoc sparse stack
+lint: checkpatch kerneldoc sparse stack
 
 # --strict, as net/ maintainers run it. Ignored: CAMELCASE (the kernel's
 # own Qdisc types, which --no-tree cannot tell from ours), LONG_LINE_STRING
@@ -21,6 +21,14 @@ checkpatch:
 		-f $(filter-out $(TRACE_HDR),$(LINT_FILES))
 	$(CHECKPATCH) --no-tree --terse --show-types --strict \
 		--ignore $(CP_IGNORE),OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT -f $(TRACE_HDR)
+
+# kernel-doc comments (the uapi structs and enums) complete and well-formed:
+# every member described, no stray parameter (scripts/kernel-doc of the
+# 6.12 headers package, which setup installs).
+KERNEL_DOC ?= $(firstword $(wildcard /usr/src/linux-headers-6.12*-common/scripts/kernel-doc))
+kerneldoc:
+	@test -n "$(KERNEL_DOC)" || { echo "lint: scripts/kernel-doc missing: run scripts/setup.sh"; exit 1; }
+	perl $(KERNEL_DOC) -none -Wall -Werror $(LINT_FILES)
 
 sparse:
 	@command -v sparse >/dev/null || { echo "lint: sparse missing: run scripts/setup.sh"; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make lint` inside `make test` (issue 15): checkpatch on the kernel
-# sources and the uapi header, sparse (C=2, W=1) against each kernel in
+# sources and the uapi header, kernel-doc, sparse (C=2, W=1) against each kernel in
 # KVERS, and no stack frame above 256 bytes (-fstack-usage).  The W=1 -Werror module builds themselves are part of `make all`.
 # Any new warning fails.  Ends with "N passed, N failed".
 set -u
@@ -20,6 +20,7 @@ one() { # desc make-target...
 	fi
 }
 one "checkpatch --strict: kernel/*.[ch] and the uapi header have no error, warning or check" checkpatch
+one "kernel-doc -Wall: the uapi header's structs and enums fully described" kerneldoc
 one "sparse (C=2, W=1): no warning on any kernel in KVERS" sparse
 one "stack (-fstack-usage): no frame above 256 bytes on any kernel in KVERS" stack
 echo "lint: $pass passed, $fail failed"

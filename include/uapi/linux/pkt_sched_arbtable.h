@@ -21,32 +21,59 @@
 #define TC_ARBTABLE_HIGHLIMIT_MAX	255	/* 255 = unlimited */
 #define TC_ARBTABLE_HIGHLIMIT_UNIT	4096
 
+/**
+ * enum tc_arbtable_table - the two arbitration tables
+ * @TC_ARBTABLE_HIGH: served first, up to highlimit bytes per low turn
+ * @TC_ARBTABLE_LOW: served when high has nothing or is owed a turn
+ * @TC_ARBTABLE_NTABLES: number of tables
+ */
 enum tc_arbtable_table {
 	TC_ARBTABLE_HIGH,
 	TC_ARBTABLE_LOW,
 	TC_ARBTABLE_NTABLES,
 };
 
+/**
+ * enum tc_arbtable_accounting - what a slot's credit carries between visits
+ * @TC_ARBTABLE_ACCT_DEFICIT: a packet's overshoot is debt paid at the
+ *	slot's next visit (BXIv3 Algorithm 2): byte shares equal weight shares
+ * @TC_ARBTABLE_ACCT_IBA: each visit starts from the weight, overshoot is
+ *	forgiven (the IBA specification's rule)
+ * @__TC_ARBTABLE_ACCT_MAX: number of modes
+ */
 enum tc_arbtable_accounting {
-	TC_ARBTABLE_ACCT_DEFICIT,	/* BXIv3 Algorithm 2: carry debt */
-	TC_ARBTABLE_ACCT_IBA,		/* IBA-literal: overshoot forgiven */
+	TC_ARBTABLE_ACCT_DEFICIT,
+	TC_ARBTABLE_ACCT_IBA,
 	__TC_ARBTABLE_ACCT_MAX,
 };
 
+/**
+ * enum tc_arbtable_mode - who programs the tables (fixed at creation)
+ * @TC_ARBTABLE_MODE_MANUAL: the administrator, with TCA_ARBTABLE_HIGH/LOW
+ * @TC_ARBTABLE_MODE_AUTO: the allocator, from each class's rate and
+ *	latency/distance (HIGH) or share (LOW)
+ * @__TC_ARBTABLE_MODE_MAX: number of modes
+ */
 enum tc_arbtable_mode {
-	TC_ARBTABLE_MODE_MANUAL,	/* administrator programs the slots */
-	TC_ARBTABLE_MODE_AUTO,		/* allocator admits classes */
+	TC_ARBTABLE_MODE_MANUAL,
+	TC_ARBTABLE_MODE_AUTO,
 	__TC_ARBTABLE_MODE_MAX,
 };
 
-/* One slot of a manual table (TCA_ARBTABLE_ENTRY inside HIGH/LOW). The
- * fields are u32 so that out-of-range values reach the kernel and are
+/**
+ * struct tc_arbtable_entry - one slot of a manual table
+ * @slot: slot index, 0..63
+ * @minor: minor id of the class the slot serves, 1..0xffff
+ * @weight: 64-byte units per visit, 0..255; 0 makes the slot null
+ *
+ * Sent as TCA_ARBTABLE_ENTRY inside TCA_ARBTABLE_HIGH or TCA_ARBTABLE_LOW.
+ * The fields are u32 so that out-of-range values reach the kernel and are
  * rejected with a message instead of being truncated by the sender.
  */
 struct tc_arbtable_entry {
-	__u32	slot;		/* 0..63 */
-	__u32	minor;		/* class minor id, 1..0xffff */
-	__u32	weight;		/* 0..255, 0 = null slot */
+	__u32	slot;
+	__u32	minor;
+	__u32	weight;
 };
 
 /* Largest qdisc burst and class cburst, bytes (keeps the token
@@ -114,45 +141,80 @@ enum {
 
 #define TCA_ARBTABLE_C_MAX (__TCA_ARBTABLE_C_MAX - 1)
 
-/* Qdisc xstats (gnet app stats). */
+/**
+ * struct tc_arbtable_xstats - qdisc statistics (TCA_STATS_APP)
+ * @unclassified_pkts: packets sent from the queue of packets no class took
+ * @unclassified_drops: packets dropped there (queue at the qdisc limit)
+ * @swaps: slot swaps made by the allocator's defragmentation
+ * @throttled: times a class's ceil made it ineligible
+ * @unclassified_qlen: packets in the unclassified queue now
+ * @high_used: non-null slots of the HIGH table
+ * @low_used: non-null slots of the LOW table
+ * @high_cur: HIGH slot being visited or next to visit
+ * @low_cur: LOW slot being visited or next to visit
+ * @hp_counter: bytes HIGH may still send before LOW is owed a turn
+ * @nclasses: classes of the qdisc
+ * @pad: zero
+ * @high_credit: credit of each HIGH slot, bytes (negative: debt)
+ * @low_credit: credit of each LOW slot, bytes
+ * @gso_split: GSO packets longer than the mtu, segmented at enqueue
+ * @gso_segs: segments of those packets queued
+ * @oversize_drops: packets longer than the mtu that could not be
+ *	segmented, dropped
+ */
 struct tc_arbtable_xstats {
-	__u64	unclassified_pkts;	/* sent from the internal BE queue */
+	__u64	unclassified_pkts;
 	__u64	unclassified_drops;
-	__u64	swaps;			/* allocator defragmentation swaps */
-	__u64	throttled;		/* times a class ceil throttled a class */
+	__u64	swaps;
+	__u64	throttled;
 	__u32	unclassified_qlen;
-	__u32	high_used;		/* non-null slots */
+	__u32	high_used;
 	__u32	low_used;
-	__u32	high_cur;		/* slot pointers */
+	__u32	high_cur;
 	__u32	low_cur;
-	__s32	hp_counter;		/* bytes left before a low turn */
+	__s32	hp_counter;
 	__u32	nclasses;
 	__u32	pad;
-	__s32	high_credit[TC_ARBTABLE_SLOTS];	/* bytes, per slot */
+	__s32	high_credit[TC_ARBTABLE_SLOTS];
 	__s32	low_credit[TC_ARBTABLE_SLOTS];
-	__u64	gso_split;		/* GSO skbs longer than mtu, segmented */
-	__u64	gso_segs;		/* segments of those queued */
-	__u64	oversize_drops;		/* frames longer than mtu, dropped */
+	__u64	gso_split;
+	__u64	gso_segs;
+	__u64	oversize_drops;
 };
 
-/* Class xstats */
+/**
+ * struct tc_arbtable_class_xstats - class statistics (TCA_STATS_APP)
+ * @high_slots: bitmask of the HIGH slots that name the class
+ * @low_slots: bitmask of the LOW slots that name the class
+ * @high_weight: sum of the weights of its HIGH slots
+ * @low_weight: sum of the weights of its LOW slots
+ * @distance: auto mode: distance between its slots, else 0
+ * @index: the qdisc's internal class index, 0..63
+ * @rate: auto mode: the rate asked, bytes/s
+ * @guaranteed_bound_ns: auto mode: head-of-line bound that holds
+ *	wherever the allocator places the class's slots, ns
+ * @current_bound_ns: auto mode: bound for the slots as placed now, ns
+ * @max_hol_ns: longest head-of-line wait measured, ns
+ * @throttled: times its ceil made it ineligible
+ * @guaranteed_rate: auto mode: bytes/s its reserved weight guarantees
+ *	(at least @rate: weights round up, a latency may raise them)
+ * @reserved_weight: auto mode: weight units reserved
+ * @pad: zero
+ */
 struct tc_arbtable_class_xstats {
-	__u64	high_slots;		/* bitmask of HIGH slots naming it */
+	__u64	high_slots;
 	__u64	low_slots;
-	__u32	high_weight;		/* sum of weights over its slots */
+	__u32	high_weight;
 	__u32	low_weight;
-	__u32	distance;		/* auto mode: effective distance, else 0 */
-	__u32	index;			/* internal class index 0..63 */
-	__u64	rate;			/* auto: reserved bytes/s */
-	__u64	guaranteed_bound_ns;	/* auto: placement-independent bound */
-	__u64	current_bound_ns;	/* auto: bound for the current placement */
-	__u64	max_hol_ns;		/* measured max head-of-line wait */
-	__u64	throttled;		/* times ceil made it ineligible */
-	__u64	guaranteed_rate;	/* auto: bytes/s its reserved weight
-					 * guarantees (>= rate: rounding,
-					 * latency boost)
-					 */
-	__u32	reserved_weight;	/* auto: weight units reserved */
+	__u32	distance;
+	__u32	index;
+	__u64	rate;
+	__u64	guaranteed_bound_ns;
+	__u64	current_bound_ns;
+	__u64	max_hol_ns;
+	__u64	throttled;
+	__u64	guaranteed_rate;
+	__u32	reserved_weight;
 	__u32	pad;
 };
 
