@@ -5,8 +5,7 @@
 # rest (work-conserving) and share it by weight.  The buckets are deeper
 # than the default (burst 30k, cburst 15k): under TCG the watchdog often
 # fires more than 10 ms late, and a 10 ms bucket then loses ~4% of a rate
-# measured in wall-clock time (Documentation/networking/arbtable.rst,
-# Shaping).
+# measured in wall-clock time (README.rst here, "Rates under emulation").
 . "$(dirname "$0")/lib.sh"
 tap_begin "class ceil under a 10 Mbit/s qdisc rate"
 tmp=$(mktemp -d)
