@@ -956,7 +956,8 @@ u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
  */
 u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
 {
-	u64 b = div64_u64(ceil * (ARB_MIN_BURST_NS / 1000), 1000000);
+	/* saturates: the strict class's burst enters every HIGH bound */
+	u64 b = arb_muldiv(ceil, ARB_MIN_BURST_NS, NSEC_PER_SEC, false);
 	u64 lo = 2 * (u64)mtu;
 
 	if (cburst)

@@ -15,6 +15,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 #include <linux/pkt_sched_arbtable.h>
 
 /*

@@ -1627,6 +1627,15 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 					    "ceil must be greater than 0; omit it for no ceiling");
 			return -EINVAL;
 		}
+		if (*ceil > ARB_RATE_MAX) {
+			char c[24], m[24];
+
+			arbtable_errmsg(extack, tb[TCA_ARBTABLE_C_CEIL],
+					"ceil %s above the largest rate %s",
+					arb_fmt_rate(c, sizeof(c), *ceil),
+					arb_fmt_rate(m, sizeof(m), ARB_RATE_MAX));
+			return -EINVAL;
+		}
 	}
 	if (tb[TCA_ARBTABLE_C_CBURST]) {
 		*cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);

@@ -61,7 +61,6 @@
 #include "arbtable_core_test.h"
 #include <linux/pkt_sched_arbtable.h>
 
-#define NSEC_PER_SEC		1000000000ULL
 #define SIM_QLIMIT		1000	/* pfifo default (txqueuelen) */
 #define SIM_MAX_SIZES		32
 #define SIM_UNCLASSIFIED	4	/* table id in the order output */

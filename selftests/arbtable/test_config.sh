@@ -125,6 +125,9 @@ bad "unknown accounting (tc rejects the word)" - "${Q[@]}" accounting bogus
 bad "priomap minor 0x10000 > 0xffff" 'priomap|minor|band|class|range' "${Q[@]}" priomap 10000 $zeros15
 bad "duplicate classid 1:10 (EEXIST from the tc core)" EEXIST tc class add dev $DEV parent 1: classid 1:10 arbtable
 bad "class ceil 0" 'ceil' tc class add dev $DEV parent 1: classid 1:20 arbtable ceil 0
+# 2^48 bytes/s bounds every rate (the strict class's burst is 10 ms of its ceil)
+bad "class ceil 3000tbit above 2^48 bytes/s" 'ceil 3000Tbit above the largest rate 2251.799Tbit' \
+	tc class change dev $DEV classid 1:14 arbtable ceil 3000tbit
 # only one strict class may exist: remove the round-trip's 1:15 first so the
 # rejection below is about the missing ceil
 run tc class del dev $DEV classid 1:15 || diag "tc class del classid 1:15: $RUN_ERR"

@@ -507,6 +507,9 @@ static void test_strict_burst(void **state)
 	/* cburst given: exactly it, + mtu, whatever the ceil */
 	assert_int_equal(arb_strict_burst(250000000ULL, 1500, 30000), 31500);
 	assert_int_equal(arb_strict_burst(1250000ULL, 1500, 4000), 5500);
+	/* a ceil whose 10 ms overflow 64 bits saturates, never wraps */
+	assert_int_equal(arb_strict_burst(~0ULL, 1500, 0), 0xffffffffU);
+	assert_int_equal(arb_strict_burst(1ULL << 62, 1500, 0), 0xffffffffU);
 	arb_admit_params(1000000000ULL, 1500, 255, 16, 250000000ULL, 30000, &p);
 	assert_int_equal(p.strict_burst, 31500);
 	assert_true(p.strict_ceil == 250000000ULL);

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace <linux/time64.h>: NSEC_PER_SEC, which the core uses. */
+#ifndef _ARBT_SHIM_LINUX_TIME64_H
+#define _ARBT_SHIM_LINUX_TIME64_H
+
+#define NSEC_PER_SEC	1000000000L
+
+#endif
