@@ -17,7 +17,7 @@
  *         [accounting deficit|iba] [mtu BYTES] [maxweight 1..255]
  *       First statement. RATE in tc units (bit, kbit, mbit, gbit, tbit,
  *       kibit.., Bps, KBps, MBps, ...; a bare number is bit/s). Defaults
- *       as the module: manual, highlimit 16, deficit, mtu 1514,
+ *       as the module: auto, highlimit 16, deficit, mtu 1514,
  *       maxweight 255. The rate is the link: simulated time advances by
  *       len / rate per packet.
  *   high LIST | low LIST          (manual mode)
@@ -957,6 +957,7 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 	if (s->have_qdisc)
 		die("only one qdisc statement");
 	s->have_qdisc = true;
+	s->autom = true;	/* the module's default mode */
 	s->highlimit = 16;
 	s->accounting = ARB_ACCT_DEFICIT;
 	s->mtu = 1514;
@@ -1910,7 +1911,7 @@ static void usage(FILE *f)
 "        [offered RATE]   backlogged unless offered (CBR into a 1000-packet\n"
 "                         FIFO); idle-after: stop after N packets\n"
 "  ID: MAJ:MIN or MIN (hex). RATE: tc units (kbit, mbit, gbit, bit, Bps, ...).\n"
-"  TIME: ns, us, ms, s (bare = ns). Defaults: manual, highlimit 16, deficit,\n"
+"  TIME: ns, us, ms, s (bare = ns). Defaults: auto, highlimit 16, deficit,\n"
 "  mtu 1514, maxweight 255, size = mtu.\n"
 "\n"
 "example:\n"

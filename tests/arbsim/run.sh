@@ -131,17 +131,23 @@ err() {
 err "no qdisc" 'high 10:1\n' "-:1: the first statement must be 'qdisc"
 err "no rate" 'qdisc manual\n' "needs a rate"
 err "bad rate unit" 'qdisc rate 10mbits\n' 'illegal "rate" "10mbits"'
-err "bad table entry" 'qdisc rate 1mbit\nhigh 10=5\n' \
+err "bad table entry" 'qdisc manual rate 1mbit\nhigh 10=5\n' \
 	'-:2: bad "high" entry "10=5": expected MINOR:WEIGHT[@SLOT] or -'
 err "unknown statement" 'qdisc rate 1mbit\nfoo 1\n' 'unknown statement "foo"'
 err "bad latency" 'qdisc auto rate 1mbit\nclass 1:10 rate 1kbit latency 5min\n' \
 	'illegal "latency" "5min"'
 err "bad class id" 'qdisc rate 1mbit\ntraffic 1:xyz\n' 'bad class id'
-out=$(printf 'qdisc rate 1mbit\nhigh 10:300,11:1@64\n' | "$ARBSIM" -o 0 - 2>&1)
+out=$(printf 'qdisc manual rate 1mbit\nhigh 10:300,11:1@64\n' | "$ARBSIM" -o 0 - 2>&1)
 if grep -qF "rejected: high table: slot 0 weight 300 out of range 0..255" <<<"$out"; then
 	ok "kernel table checks (weight over 255) are reported as a decision"
 else
 	nok "kernel table checks" "$out"
+fi
+out=$(printf 'qdisc rate 1mbit\nclass 1:10 share 3\n' | "$ARBSIM" -o 0 - 2>&1)
+if grep -q "^qdisc auto rate 1mbit" <<<"$out" && grep -qF "class 1:10: admitted, low table" <<<"$out"; then
+	ok "the default mode is the module's: auto (a share admitted)"
+else
+	nok "the default mode is auto" "$out"
 fi
 out=$(printf 'qdisc manual rate 1mbit\nclass 1:10 rate 1kbit\n' | "$ARBSIM" -o 0 - 2>&1)
 if grep -qF "rate/latency/distance/share need an auto-mode qdisc" <<<"$out"; then
