@@ -23,4 +23,33 @@
 #include <net/gso.h>
 #endif
 
+/*
+ * A message with numbers in it: 6.2 gave every netlink request 80 bytes to
+ * format one into (NL_SET_ERR_MSG_FMT). 6.1 has no such room, and the text
+ * must outlive the handler (netlink_ack copies it after RTNL is dropped),
+ * so there the message is @fixed, a constant text saying the same without
+ * the numbers. @attr (may be NULL) is the offending attribute.
+ */
+#ifdef NL_SET_ERR_MSG_FMT
+#define arbtable_err(extack, attr, fixed, fmt, ...) do {		\
+	struct netlink_ext_ack *__ext = (extack);			\
+									\
+	(void)sizeof(fixed);						\
+	NL_SET_ERR_MSG_FMT(__ext, fmt, ##__VA_ARGS__);			\
+	NL_SET_BAD_ATTR(__ext, attr);					\
+} while (0)
+#else
+#define arbtable_err(extack, attr, fixed, fmt, ...) do {		\
+	struct netlink_ext_ack *__ext = (extack);			\
+	const char *__fixed = (fixed);					\
+									\
+	do_trace_netlink_extack(__fixed);				\
+	if (__ext) {							\
+		__ext->_msg = __fixed;					\
+		__ext->bad_attr = (attr);				\
+	}								\
+	no_printk(fmt, ##__VA_ARGS__);					\
+} while (0)
+#endif
+
 #endif /* _ARBTABLE_COMPAT_H */

@@ -299,7 +299,7 @@ size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 	case ARB_R_OK:
 		return scnprintf(buf, len, "ok");
 	case ARB_R_BAD_PARAMS:
-		return scnprintf(buf, len, "invalid parameters: rate 1..2^48 B/s, strict ceil below rate, mtu 64..1048576, maxweight 1..255");
+		return scnprintf(buf, len, "invalid: rate 1..2^48 B/s above strict ceil, mtu 64..1048576, maxweight 1..255");
 	case ARB_R_BAD_DISTANCE:
 		return scnprintf(buf, len, "distance %u invalid: must be 1..64",
 				 r->distance);
@@ -341,9 +341,45 @@ size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 		return scnprintf(buf, len, "class already admitted");
 	case ARB_R_UNKNOWN:
 		return scnprintf(buf, len, "unknown class");
+	case ARB_R_SHARE_SPREAD:
+		return scnprintf(buf, len, "share %u cannot be spread over %u slots of at most weight %u",
+				 r->share, r->need_slots, r->weight);
 	default:
 		return scnprintf(buf, len, "rejected");
 	}
+}
+
+const char *arb_reason_text(enum arb_reason code)
+{
+	switch (code) {
+	case ARB_R_OK:
+		return "ok";
+	case ARB_R_BAD_PARAMS:
+		return "invalid parameters (rate, strict ceil, mtu or maxweight)";
+	case ARB_R_BAD_DISTANCE:
+		return "distance invalid: must be 1..64";
+	case ARB_R_BAD_CLASS:
+		return "class index out of range (at most 64 classes)";
+	case ARB_R_RATE_ZERO:
+		return "rate 0: a guaranteed class needs a rate above 0";
+	case ARB_R_RATE_ABOVE_CAP:
+		return "rate above the guaranteed high-table rate";
+	case ARB_R_LATENCY_LOW:
+		return "latency below the best possible bound";
+	case ARB_R_WEIGHT:
+		return "needs more weight units than the slots at its distance hold";
+	case ARB_R_NO_SLOTS:
+		return "needs more slots at its distance than the table has free";
+	case ARB_R_CAPACITY:
+		return "needs more weight units than the table has free";
+	case ARB_R_EXISTS:
+		return "class already admitted";
+	case ARB_R_UNKNOWN:
+		return "unknown class";
+	case ARB_R_SHARE_SPREAD:
+		return "share cannot be spread over its slots at maxweight";
+	}
+	return "rejected";
 }
 
 static void arb_rj(struct arb_reject *rj, enum arb_reason code)
@@ -986,8 +1022,7 @@ void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,
 /* Table, distance and weight units asked for by @resv. */
 static int arb_admit_size(const struct arb_params *p, u8 maxweight,
 			  const struct arb_resv *resv,
-			  struct arb_admission *adm, struct arb_reject *rj,
-			  char *why, size_t len)
+			  struct arb_admission *adm, struct arb_reject *rj)
 {
 	struct arb_plan pl;
 	unsigned int d, n;
@@ -1011,16 +1046,17 @@ static int arb_admit_size(const struct arb_params *p, u8 maxweight,
 		d = resv->distance ? arb_round_distance(resv->distance) :
 				     ARB_SLOTS;
 		if (!d) {
-			snprintf(why, len, "distance %u out of range 1..%d",
-				 resv->distance, ARB_SLOTS);
+			arb_rj(rj, ARB_R_BAD_DISTANCE);
+			rj->distance = resv->distance;
 			return -EINVAL;
 		}
 		n = ARB_SLOTS / d;
 		adm->weight = arb_weight_eff(resv->share, n, maxweight);
 		if (!adm->weight) {
-			snprintf(why, len,
-				 "share %u cannot be spread over %u slots of at most weight %u",
-				 resv->share, n, maxweight);
+			arb_rj(rj, ARB_R_SHARE_SPREAD);
+			rj->share = resv->share;
+			rj->need_slots = n;
+			rj->weight = maxweight;
 			return -EINVAL;
 		}
 		adm->new_table = ARB_LOW;
@@ -1030,14 +1066,6 @@ static int arb_admit_size(const struct arb_params *p, u8 maxweight,
 	}
 	adm->new_table = ARB_NO_CLASS;
 	return 0;
-}
-
-static void arb_admit_why(const struct arb_reject *rj, char *why, size_t len)
-{
-	char buf[160];
-
-	arb_reject_format(rj, buf, sizeof(buf));
-	snprintf(why, len, "cannot admit the class: %s", buf);
 }
 
 int arb_admit_plan(const struct arb_alloc alloc[ARB_NTABLES],
@@ -1056,12 +1084,9 @@ int arb_admit_plan(const struct arb_alloc alloc[ARB_NTABLES],
 	if (len)
 		why[0] = '\0';
 
-	err = arb_admit_size(p, maxweight, resv, adm, &rj, why, len);
-	if (err) {
-		if (rj.code != ARB_R_OK)
-			arb_admit_why(&rj, why, len);
-		return err;
-	}
+	err = arb_admit_size(p, maxweight, resv, adm, &rj);
+	if (err)
+		goto out;
 	if (old_table != ARB_NO_CLASS && old_table == adm->new_table) {
 		err = arb_alloc_change(&adm->alloc[old_table], idx,
 				       adm->distance, adm->weight, &adm->mv,
@@ -1079,8 +1104,10 @@ int arb_admit_plan(const struct arb_alloc alloc[ARB_NTABLES],
 					       NULL, &rj);
 	}
 out:
-	if (err)
-		arb_admit_why(&rj, why, len);
+	if (err) {
+		adm->reason = rj.code;
+		arb_reject_format(&rj, why, len);
+	}
 	return err;
 }
 

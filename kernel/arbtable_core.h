@@ -406,6 +406,7 @@ enum arb_reason {
 	ARB_R_CAPACITY,		/* weights would exceed capacity */
 	ARB_R_EXISTS,		/* class already admitted */
 	ARB_R_UNKNOWN,		/* class not admitted */
+	ARB_R_SHARE_SPREAD,	/* share above its slots' total weight */
 };
 
 /* A rejection with the numbers that explain it and what would fit. */
@@ -417,6 +418,7 @@ struct arb_reject {
 	u32 fit_distance;	/* smallest distance that would fit, 0 none */
 	u32 weight;		/* weight units the request needs */
 	u32 capacity;		/* units free (ARB_R_CAPACITY) */
+	u32 share;		/* requested share (ARB_R_SHARE_SPREAD) */
 	u64 rate;		/* requested rate, bytes/s */
 	u64 cap_rate;		/* guaranteed high-table rate, bytes/s */
 	u64 latency_ns;		/* requested latency */
@@ -432,6 +434,12 @@ struct arb_reject {
  * Returns the length written (excluding the NUL).
  */
 size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len);
+
+/*
+ * The rejection without its numbers, a constant text: for kernels without
+ * per-request storage for formatted netlink messages (6.1).
+ */
+const char *arb_reason_text(enum arb_reason code);
 
 /* @bytes_per_s as tc prints a rate ("9.08Mbit"); returns @buf. */
 char *arb_fmt_rate(char *buf, size_t len, u64 bytes_per_s);
@@ -725,6 +733,7 @@ struct arb_admission {
 	u32			distance;	/* effective */
 	u32			weight;		/* units reserved */
 	u64			bound_ns;	/* guaranteed bound, HIGH only */
+	enum arb_reason		reason;		/* why it failed, or ARB_R_OK */
 };
 
 /* Bytes the strict class may send in a burst under a ceil: its bucket
@@ -743,7 +752,8 @@ void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,
 /*
  * Plan what @resv asks for class index @idx, now in @old_table (ARB_NO_CLASS
  * if none), on copies of @alloc; a zero @resv releases. Returns 0 or a
- * negative errno with the reason in @why ("cannot admit the class: ...").
+ * negative errno with the reason in @why (arb_reject_format()'s text, at
+ * most 79 characters: a netlink message's room) and @adm->reason.
  */
 int arb_admit_plan(const struct arb_alloc alloc[ARB_NTABLES],
 		   const struct arb_params *p, u8 maxweight, unsigned int idx,

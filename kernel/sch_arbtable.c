@@ -171,36 +171,13 @@ static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
 	[TCA_ARBTABLE_C_SHARE]		= { .type = NLA_U32 },
 };
 
-/*
- * Formatted extack messages on every kernel we build for: 6.1 has no
- * NL_SET_ERR_MSG_FMT and 6.12 truncates it at 80 bytes, too short to say
- * what would fit. The text must outlive the handler (netlink_ack copies it
- * after RTNL is dropped), so it goes to a small ring of buffers.
- */
-#define ARBTABLE_ERRMSG_LEN	256
-#define ARBTABLE_ERRMSG_RING	16
-static char arbtable_errbuf[ARBTABLE_ERRMSG_RING][ARBTABLE_ERRMSG_LEN];
-static atomic_t arbtable_errpos = ATOMIC_INIT(0);
-
-static __printf(3, 4) void
-arbtable_errmsg(struct netlink_ext_ack *extack, const struct nlattr *attr,
-		const char *fmt, ...)
-{
-	unsigned int slot;
-	va_list args;
-	char *buf;
-
-	if (!extack)
-		return;
-	slot = (unsigned int)atomic_inc_return(&arbtable_errpos) %
-	       ARBTABLE_ERRMSG_RING;
-	buf = arbtable_errbuf[slot];
-	va_start(args, fmt);
-	vscnprintf(buf, ARBTABLE_ERRMSG_LEN, fmt, args);
-	va_end(args);
-	extack->_msg = buf;
-	extack->bad_attr = attr;
-}
+/* Constant messages below spell these limits out. */
+static_assert(TC_ARBTABLE_BURST_MAX == 256 << 20);
+static_assert(ARB_MTU_MIN == 64 && ARB_MTU_MAX == 1048576);
+static_assert(TC_ARBTABLE_SLOTS == 64 && TC_ARBTABLE_MAX_CLASSES == 64);
+static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 &&
+	      TC_ARBTABLE_HIGHLIMIT_MAX == 255);
+static_assert(TC_ARBTABLE_PRIO_BANDS == 16);
 
 /* ---- auto mode ---- */
 
@@ -273,17 +250,15 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 	struct arb_params p;
 
 	if (!capacity) {
-		arbtable_errmsg(extack, NULL,
-				"auto mode needs a rate: the link speed of %s is unknown; give 'rate'",
-				qdisc_dev(sch)->name);
+		NL_SET_ERR_MSG(extack,
+			       "auto mode needs a rate: the device's link speed is unknown; give 'rate'");
 		return -EINVAL;
 	}
 	if (n && (capacity != q->capacity || cfg->mtu != q->mtu ||
 		  cfg->maxweight != q->maxweight ||
 		  cfg->highlimit != q->arb.highlimit)) {
-		arbtable_errmsg(extack, NULL,
-				"rate, mtu, maxweight and highlimit are fixed while %u classes hold reservations (their guarantees depend on them); delete those classes first",
-				n);
+		NL_SET_ERR_MSG(extack,
+			       "rate, mtu, maxweight and highlimit are fixed while classes hold reservations (their guarantees depend on them); delete those classes first");
 		return -EBUSY;
 	}
 	arbtable_auto_params(q, capacity, cfg->mtu, cfg->maxweight,
@@ -291,9 +266,10 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 	if (arb_params_check(&p)) {
 		char r[24];
 
-		arbtable_errmsg(extack, NULL,
-				"auto mode cannot use rate %s with mtu %u (rate must be 1..2^48 bytes/s and above the strict ceil)",
-				arb_fmt_rate(r, sizeof(r), capacity), cfg->mtu);
+		arbtable_err(extack, NULL,
+			     "auto mode needs a rate of 1..2^48 bytes/s above the strict class's ceil",
+			     "rate %s: auto mode needs 1..2^48 bytes/s above the strict ceil",
+			     arb_fmt_rate(r, sizeof(r), capacity));
 		return -EINVAL;
 	}
 	return 0;
@@ -308,8 +284,8 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	a = tb[TCA_ARBTABLE_C_RATE];
 	if (a) {
 		if (!nla_get_u64(a)) {
-			arbtable_errmsg(extack, a,
-					"rate must be greater than 0 bytes/s");
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "rate must be greater than 0 bytes/s");
 			return -EINVAL;
 		}
 		arb_resv_set_rate(resv, nla_get_u64(a));
@@ -317,30 +293,29 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	a = tb[TCA_ARBTABLE_C_SHARE];
 	if (a) {
 		if (tb[TCA_ARBTABLE_C_RATE]) {
-			arbtable_errmsg(extack, a,
-					"give either rate (HIGH table) or share (LOW table), not both");
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "give either rate (HIGH table) or share (LOW table), not both");
 			return -EINVAL;
 		}
 		if (!nla_get_u32(a) ||
 		    nla_get_u32(a) > TC_ARBTABLE_WEIGHT_MAX) {
-			arbtable_errmsg(extack, a,
-					"share %u out of range 1..%d (LOW table weight units of 64 bytes)",
-					nla_get_u32(a), TC_ARBTABLE_WEIGHT_MAX);
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "share out of range 1..255 (LOW table weight, units of 64 bytes)");
 			return -EINVAL;
 		}
 		arb_resv_set_share(resv, nla_get_u32(a));
 	}
 	if (tb[TCA_ARBTABLE_C_LATENCY] && tb[TCA_ARBTABLE_C_DISTANCE]) {
-		arbtable_errmsg(extack, NULL,
-				"give either latency or distance, not both");
+		NL_SET_ERR_MSG(extack,
+			       "give either latency or distance, not both");
 		return -EINVAL;
 	}
 	a = tb[TCA_ARBTABLE_C_LATENCY];
 	if (a) {
 		resv->latency = nla_get_u64(a);
 		if (!resv->latency) {
-			arbtable_errmsg(extack, a,
-					"latency must be greater than 0");
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "latency must be greater than 0");
 			return -EINVAL;
 		}
 		resv->distance = 0;
@@ -349,26 +324,25 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	if (a) {
 		resv->distance = nla_get_u32(a);
 		if (!resv->distance || resv->distance > ARB_SLOTS) {
-			arbtable_errmsg(extack, a,
-					"distance %u out of range 1..%d slots",
-					resv->distance, ARB_SLOTS);
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "distance out of range 1..64 slots");
 			return -EINVAL;
 		}
 		resv->latency = 0;
 	}
 	if (resv->latency && resv->share) {
-		arbtable_errmsg(extack, tb[TCA_ARBTABLE_C_LATENCY],
-				"latency bounds are for rate classes in the HIGH table; give a share class a distance instead");
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_LATENCY],
+				    "latency bounds are for rate classes in the HIGH table; give a share class a distance instead");
 		return -EINVAL;
 	}
 	if ((resv->latency || resv->distance) && !resv->rate && !resv->share) {
-		arbtable_errmsg(extack, NULL,
-				"latency/distance need a rate (HIGH table) or a share (LOW table)");
+		NL_SET_ERR_MSG(extack,
+			       "latency/distance need a rate (HIGH table) or a share (LOW table)");
 		return -EINVAL;
 	}
 	if (strict && (resv->rate || resv->share)) {
-		arbtable_errmsg(extack, NULL,
-				"the strict class is served before the tables and takes no rate or share");
+		NL_SET_ERR_MSG(extack,
+			       "the strict class is served before the tables and takes no rate or share");
 		return -EINVAL;
 	}
 	return 0;
@@ -387,8 +361,8 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 	if (!strict)
 		return 0;
 	if (!ceil) {
-		arbtable_errmsg(extack, NULL,
-				"a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
+		NL_SET_ERR_MSG(extack,
+			       "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
 		return -EINVAL;
 	}
 	/* A lower ceil only helps the admitted classes; a higher one or a
@@ -396,16 +370,14 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 	 * deeper bucket (cburst) would lengthen their bounds.
 	 */
 	if ((!was || ceil > old) && q->alloc[ARB_HIGH].nclasses) {
-		arbtable_errmsg(extack, NULL,
-				"cannot add or raise the strict class's ceil while %u classes hold HIGH-table guarantees; configure the strict class first",
-				q->alloc[ARB_HIGH].nclasses);
+		NL_SET_ERR_MSG(extack,
+			       "cannot add or raise the strict class's ceil while classes hold HIGH-table guarantees; configure the strict class first");
 		return -EBUSY;
 	}
 	if (arb_strict_burst(ceil, q->mtu, cburst) > old_burst &&
 	    q->alloc[ARB_HIGH].nclasses) {
-		arbtable_errmsg(extack, NULL,
-				"cannot deepen the strict class's cburst while %u classes hold HIGH-table guarantees: their bounds count its burst",
-				q->alloc[ARB_HIGH].nclasses);
+		NL_SET_ERR_MSG(extack,
+			       "cannot deepen the strict class's cburst while classes hold HIGH-table guarantees: their bounds count its burst");
 		return -EBUSY;
 	}
 	return 0;
@@ -430,7 +402,8 @@ static int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
 	err = arb_admit_plan(q->alloc, &p, q->maxweight, idx, old_table, resv,
 			     &plan->adm, plan->why, sizeof(plan->why));
 	if (err) {
-		arbtable_errmsg(extack, NULL, "%s", plan->why);
+		arbtable_err(extack, NULL, arb_reason_text(plan->adm.reason),
+			     "%s", plan->why);
 		kfree(plan);
 		return err;
 	}
@@ -1052,58 +1025,62 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 		struct arbtable_class *cl;
 
 		if (nla_type(a) != TCA_ARBTABLE_ENTRY) {
-			arbtable_errmsg(extack, a,
-					"%s table: unknown attribute type %d",
-					name, nla_type(a));
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "unknown attribute in a slot table");
 			return -EINVAL;
 		}
 		if (++n > ARB_SLOTS) {
-			arbtable_errmsg(extack, NULL,
-					"%s table: more than %d slots given",
-					name, ARB_SLOTS);
+			NL_SET_ERR_MSG(extack,
+				       "a slot table has more than 64 entries");
 			return -EINVAL;
 		}
 		if (e->slot >= ARB_SLOTS) {
-			arbtable_errmsg(extack, NULL,
-					"%s table: slot index %u out of range 0..%d",
-					name, e->slot, ARB_SLOTS - 1);
+			arbtable_err(extack, NULL,
+				     "slot index out of range 0..63",
+				     "%s table: slot index %u out of range 0..%d",
+				     name, e->slot, ARB_SLOTS - 1);
 			return -EINVAL;
 		}
 		if (seen & BIT_ULL(e->slot)) {
-			arbtable_errmsg(extack, NULL,
-					"%s table: slot %u given twice",
-					name, e->slot);
+			arbtable_err(extack, NULL,
+				     "slot given twice in a table",
+				     "%s table: slot %u given twice", name,
+				     e->slot);
 			return -EINVAL;
 		}
 		seen |= BIT_ULL(e->slot);
 		if (e->weight > TC_ARBTABLE_WEIGHT_MAX) {
-			arbtable_errmsg(extack, NULL,
-					"%s table: slot %u weight %u out of range 0..%d",
-					name, e->slot, e->weight,
-					TC_ARBTABLE_WEIGHT_MAX);
+			arbtable_err(extack, NULL,
+				     "slot weight out of range 0..255",
+				     "%s table: slot %u weight %u out of range 0..%d",
+				     name, e->slot, e->weight,
+				     TC_ARBTABLE_WEIGHT_MAX);
 			return -EINVAL;
 		}
 		if (!e->weight)
 			continue;	/* null slot */
 		if (!e->minor || e->minor > TC_H_MIN_MASK) {
-			arbtable_errmsg(extack, NULL,
-					"%s table: slot %u class minor %#x out of range 1..0xffff",
-					name, e->slot, e->minor);
+			arbtable_err(extack, NULL,
+				     "slot class minor out of range 1..0xffff",
+				     "%s table: slot %u class minor %#x out of range 1..0xffff",
+				     name, e->slot, e->minor);
 			return -EINVAL;
 		}
 		cl = arbtable_find_minor(sch, e->minor);
 		if (!cl) {
-			arbtable_errmsg(extack, NULL,
-					"%s table: slot %u names class %x:%x, which does not exist",
-					name, e->slot, TC_H_MAJ(sch->handle) >> 16,
-					e->minor);
+			arbtable_err(extack, NULL,
+				     "a table slot names a class that does not exist",
+				     "%s table: slot %u names class %x:%x, which does not exist",
+				     name, e->slot, TC_H_MAJ(sch->handle) >> 16,
+				     e->minor);
 			return -ENOENT;
 		}
 		if (cl->strict) {
-			arbtable_errmsg(extack, NULL,
-					"%s table: slot %u names strict class %x:%x; a strict class is served before the tables and takes no slot",
-					name, e->slot, TC_H_MAJ(sch->handle) >> 16,
-					e->minor);
+			arbtable_err(extack, NULL,
+				     "a table slot names the strict class; a strict class is served before the tables and takes no slot",
+				     "%s table: slot %u names strict class %x:%x, which takes no slot",
+				     name, e->slot, TC_H_MAJ(sch->handle) >> 16,
+				     e->minor);
 			return -EINVAL;
 		}
 		cfg->cls[t][e->slot] = cl->index;
@@ -1132,24 +1109,25 @@ static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
 			return -EINVAL;
 		}
 		if (n >= TC_ARBTABLE_PRIO_BANDS) {
-			arbtable_errmsg(extack, NULL,
-					"priomap: more than %d entries",
-					TC_ARBTABLE_PRIO_BANDS);
+			NL_SET_ERR_MSG(extack,
+				       "priomap: more than 16 entries");
 			return -EINVAL;
 		}
 		minor = nla_get_u32(a);
 		if (minor > TC_H_MIN_MASK) {
-			arbtable_errmsg(extack, NULL,
-					"priomap: entry %u class minor %#x out of range 0..0xffff",
-					n, minor);
+			arbtable_err(extack, NULL,
+				     "priomap: class minor out of range 0..0xffff",
+				     "priomap: entry %u class minor %#x out of range 0..0xffff",
+				     n, minor);
 			return -EINVAL;
 		}
 		cfg->priomap[n++] = minor;
 	}
 	if (n != TC_ARBTABLE_PRIO_BANDS) {
-		arbtable_errmsg(extack, NULL,
-				"priomap: %u entries given, exactly %d required",
-				n, TC_ARBTABLE_PRIO_BANDS);
+		arbtable_err(extack, NULL,
+			     "priomap: exactly 16 entries required",
+			     "priomap: %u entries given, exactly %d required",
+			     n, TC_ARBTABLE_PRIO_BANDS);
 		return -EINVAL;
 	}
 	return 0;
@@ -1201,10 +1179,11 @@ static int arbtable_check_strict_ceil(struct Qdisc *sch,
 	if (s->ceil.bps || (!arbtable_cfg_has_slots(sch, cfg, ARB_HIGH) &&
 			    !arbtable_cfg_has_slots(sch, cfg, ARB_LOW)))
 		return 0;
-	arbtable_errmsg(extack, NULL,
-			"strict class %x:%x has no ceil and would starve the table slots; give it a ceil first",
-			TC_H_MAJ(s->common.classid) >> 16,
-			TC_H_MIN(s->common.classid));
+	arbtable_err(extack, NULL,
+		     "the strict class has no ceil and would starve the table slots; give it a ceil first",
+		     "strict class %x:%x has no ceil and would starve the table slots",
+		     TC_H_MAJ(s->common.classid) >> 16,
+		     TC_H_MIN(s->common.classid));
 	return -EINVAL;
 }
 
@@ -1227,9 +1206,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		u8 mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
 
 		if (mode >= __TC_ARBTABLE_MODE_MAX) {
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MODE],
-					"unknown mode %u (manual or auto)",
-					mode);
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
+					    "unknown mode (manual or auto)");
 			return -EINVAL;
 		}
 		if (!create && mode != cfg->mode) {
@@ -1246,9 +1224,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_ARBTABLE_HIGHLIMIT]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
 		if (v > TC_ARBTABLE_HIGHLIMIT_MAX) {
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_HIGHLIMIT],
-					"highlimit %u out of range 0..%d (units of 4096 bytes, 255 = unlimited)",
-					v, TC_ARBTABLE_HIGHLIMIT_MAX);
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_HIGHLIMIT],
+					    "highlimit out of range 0..255 (units of 4096 bytes, 255 = unlimited)");
 			return -EINVAL;
 		}
 		cfg->highlimit = v;
@@ -1256,9 +1233,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_ARBTABLE_ACCOUNTING]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
 		if (v >= __TC_ARBTABLE_ACCT_MAX) {
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_ACCOUNTING],
-					"unknown accounting mode %u (0 = deficit, 1 = iba)",
-					v);
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_ACCOUNTING],
+					    "unknown accounting mode (0 = deficit, 1 = iba)");
 			return -EINVAL;
 		}
 		cfg->accounting = v;
@@ -1266,9 +1242,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_ARBTABLE_DEFAULT]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
 		if (v > TC_H_MIN_MASK) {
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_DEFAULT],
-					"default class minor %#x out of range 0..0xffff",
-					v);
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_DEFAULT],
+					    "default class minor out of range 0..0xffff");
 			return -EINVAL;
 		}
 		cfg->default_minor = v;
@@ -1276,9 +1251,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_ARBTABLE_MTU]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
 		if (v < ARB_MTU_MIN || v > ARB_MTU_MAX) {
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MTU],
-					"mtu %u out of range %d..%d bytes",
-					v, ARB_MTU_MIN, ARB_MTU_MAX);
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MTU],
+					    "mtu out of range 64..1048576 bytes");
 			return -EINVAL;
 		}
 		cfg->mtu = v;
@@ -1286,9 +1260,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_ARBTABLE_BURST]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
 		if (v > TC_ARBTABLE_BURST_MAX) {
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_BURST],
-					"burst %u out of range: at most %u bytes (0 = default)",
-					v, TC_ARBTABLE_BURST_MAX);
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_BURST],
+					    "burst out of range: at most 256 MiB (0 = default)");
 			return -EINVAL;
 		}
 		cfg->burst = v;
@@ -1297,9 +1270,10 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	 * message
 	 */
 	if (cfg->burst && cfg->burst < cfg->mtu) {
-		arbtable_errmsg(extack, tb[TCA_ARBTABLE_BURST],
-				"burst %u is below the mtu %u: the rate must let one whole packet through",
-				cfg->burst, cfg->mtu);
+		arbtable_err(extack, tb[TCA_ARBTABLE_BURST],
+			     "burst is below the mtu: the rate must let one whole packet through",
+			     "burst %u is below the mtu %u: one whole packet must fit",
+			     cfg->burst, cfg->mtu);
 		return -EINVAL;
 	}
 	if (cfg->burst && !cfg->rate) {
@@ -1310,9 +1284,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_ARBTABLE_MAXWEIGHT]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
 		if (!v || v > TC_ARBTABLE_WEIGHT_MAX) {
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_MAXWEIGHT],
-					"maxweight %u out of range 1..%d",
-					v, TC_ARBTABLE_WEIGHT_MAX);
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MAXWEIGHT],
+					    "maxweight out of range 1..255");
 			return -EINVAL;
 		}
 		cfg->maxweight = v;
@@ -1630,19 +1603,19 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 		if (*ceil > ARB_RATE_MAX) {
 			char c[24], m[24];
 
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_C_CEIL],
-					"ceil %s above the largest rate %s",
-					arb_fmt_rate(c, sizeof(c), *ceil),
-					arb_fmt_rate(m, sizeof(m), ARB_RATE_MAX));
+			arbtable_err(extack, tb[TCA_ARBTABLE_C_CEIL],
+				     "ceil above the largest rate, 2^48 bytes/s",
+				     "ceil %s above the largest rate %s",
+				     arb_fmt_rate(c, sizeof(c), *ceil),
+				     arb_fmt_rate(m, sizeof(m), ARB_RATE_MAX));
 			return -EINVAL;
 		}
 	}
 	if (tb[TCA_ARBTABLE_C_CBURST]) {
 		*cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);
 		if (*cburst > TC_ARBTABLE_BURST_MAX) {
-			arbtable_errmsg(extack, tb[TCA_ARBTABLE_C_CBURST],
-					"cburst %u out of range: at most %u bytes (0 = default)",
-					*cburst, TC_ARBTABLE_BURST_MAX);
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CBURST],
+					    "cburst out of range: at most 256 MiB (0 = default)");
 			return -EINVAL;
 		}
 	}
@@ -1652,9 +1625,10 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 		return -EINVAL;
 	}
 	if (*cburst && *cburst < q->mtu) {
-		arbtable_errmsg(extack, tb[TCA_ARBTABLE_C_CBURST],
-				"cburst %u is below the mtu %u: the ceil must let one whole packet through",
-				*cburst, q->mtu);
+		arbtable_err(extack, tb[TCA_ARBTABLE_C_CBURST],
+			     "cburst is below the mtu: the ceil must let one whole packet through",
+			     "cburst %u is below the mtu %u: one whole packet must fit",
+			     *cburst, q->mtu);
 		return -EINVAL;
 	}
 	if (q->mode == TC_ARBTABLE_MODE_MANUAL) {
@@ -1676,10 +1650,11 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 			struct arbtable_class *o = q->classes[i];
 
 			if (o && o != cl && o->strict) {
-				arbtable_errmsg(extack, NULL,
-						"class %x:%x is already the strict class; only one is allowed",
-						TC_H_MAJ(o->common.classid) >> 16,
-						TC_H_MIN(o->common.classid));
+				arbtable_err(extack, NULL,
+					     "another class is already the strict class; only one is allowed",
+					     "class %x:%x is already the strict class; only one is allowed",
+					     TC_H_MAJ(o->common.classid) >> 16,
+					     TC_H_MIN(o->common.classid));
 				return -EINVAL;
 			}
 		}
@@ -1797,8 +1772,8 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		return -EINVAL;
 	}
 	if (q->cls_used == U64_MAX) {
-		arbtable_errmsg(extack, NULL, "at most %d classes per qdisc",
-				ARB_MAX_CLASSES);
+		NL_SET_ERR_MSG(extack,
+			       "at most 64 classes per qdisc");
 		return -ENOSPC;
 	}
 	/* not ffz(): it takes an unsigned long, 32 bits on i386 */
@@ -1863,23 +1838,6 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	return 0;
 }
 
-/* all 64 slots: 10 one-digit and 54 two-digit numbers, 63 commas, NUL */
-#define ARBTABLE_SLOT_LIST_LEN	200
-
-/* Format "3,17,40" into @buf; returns @buf. */
-static char *arbtable_slot_list(u64 m, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	while (m && n + 4 < size) {
-		n += scnprintf(buf + n, size - n, n ? ",%u" : "%u",
-			       (unsigned int)__ffs64(m));
-		m &= m - 1;
-	}
-	return buf;
-}
-
 static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 				 struct netlink_ext_ack *extack)
 {
@@ -1889,15 +1847,14 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	u64 lo = arb_class_slots(&q->arb, ARB_LOW, cl->index);
 	struct arbtable_plan *plan = NULL;
 	struct arb_resv none = {};
-	char *buf;
 	int err;
 
 	if (cl->filter_cnt) {
-		arbtable_errmsg(extack, NULL,
-				"class %x:%x is still the target of %u tc filter(s); list them with 'tc filter show dev %s parent %x:' and delete or replace them first",
-				TC_H_MAJ(cl->common.classid) >> 16,
-				TC_H_MIN(cl->common.classid), cl->filter_cnt,
-				qdisc_dev(sch)->name, TC_H_MAJ(sch->handle) >> 16);
+		arbtable_err(extack, NULL,
+			     "filters still point at the class; list them with 'tc filter show dev DEV parent HANDLE:' and delete or replace them first",
+			     "%u filters still point at %x:%x: tc filter show dev %s",
+			     cl->filter_cnt, TC_H_MAJ(cl->common.classid) >> 16,
+			     TC_H_MIN(cl->common.classid), qdisc_dev(sch)->name);
 		return -EBUSY;
 	}
 	if (q->mode == TC_ARBTABLE_MODE_AUTO && cl->table != ARB_NO_CLASS) {
@@ -1907,23 +1864,15 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 		if (err)
 			return err;
 	} else if (hi || lo) {
-		/* the two slot lists (up to 64 numbers each) off the stack */
-		buf = kmalloc(2 * ARBTABLE_SLOT_LIST_LEN, GFP_KERNEL);
-		if (!buf) {
-			NL_SET_ERR_MSG(extack,
-				       "class is still named by table slots; reprogram the tables first");
-			return -EBUSY;
-		}
-		arbtable_errmsg(extack, NULL,
-				"class %x:%x is still named by high slots [%s] and low slots [%s]; reprogram the tables first",
-				TC_H_MAJ(cl->common.classid) >> 16,
-				TC_H_MIN(cl->common.classid),
-				arbtable_slot_list(hi, buf,
-						   ARBTABLE_SLOT_LIST_LEN),
-				arbtable_slot_list(lo,
-						   buf + ARBTABLE_SLOT_LIST_LEN,
-						   ARBTABLE_SLOT_LIST_LEN));
-		kfree(buf);
+		unsigned int n = hweight64(hi) + hweight64(lo);
+		unsigned int first = __ffs64(hi ? hi : lo);
+
+		arbtable_err(extack, NULL,
+			     "the class is still named by table slots; reprogram the tables first",
+			     "class %x:%x is in %u table slot(s), first: %s %u; reprogram the tables",
+			     TC_H_MAJ(cl->common.classid) >> 16,
+			     TC_H_MIN(cl->common.classid),
+			     n, hi ? "high" : "low", first);
 		return -EBUSY;
 	}
 

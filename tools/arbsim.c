@@ -736,7 +736,7 @@ static void do_class(struct sim *s, bool create, u32 minor,
 		if (arb_admit_plan(s->alloc, &p, s->maxweight, idx,
 			      c ? c->table : ARB_NO_CLASS, &resv, &plan, why,
 			      sizeof(why))) {
-			reject(d, "%s", why);
+			reject(d, "cannot admit the class: %s", why);
 			return;
 		}
 	}
@@ -798,7 +798,7 @@ static void do_del(struct sim *s, u32 minor)
 		strict_params(s, &p);
 		if (arb_admit_plan(s->alloc, &p, s->maxweight, c->index, c->table,
 			      &none, &plan, why, sizeof(why))) {
-			reject(d, "%s", why);
+			reject(d, "cannot admit the class: %s", why);
 			return;
 		}
 		arb_admit_commit(&s->arb, s->alloc, c->index, &plan, NULL, NULL);

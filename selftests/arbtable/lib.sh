@@ -75,6 +75,23 @@ now() { date +%s.%N; }
 fcmp() { awk "BEGIN { exit !($*) }"; }
 fcalc() { awk "BEGIN { printf \"%.6f\", $* }"; }
 
+# extack_fmt: the kernel gives each request room for a formatted message
+# (NL_SET_ERR_MSG_FMT, 6.2+); on 6.1 the module's refusals that carry
+# numbers are its constant texts instead (kernel/arbtable_compat.h)
+extack_fmt() {
+	local maj min
+	IFS=. read -r maj min _ <<<"$(uname -r)"
+	[ "$maj" -gt 6 ] || { [ "$maj" = 6 ] && [ "$min" -ge 2 ]; }
+}
+# ext FORMATTED CONSTANT: what to expect in an extack message on this kernel
+ext() {
+	if extack_fmt; then printf '%s' "$1"; else printf '%s' "$2"; fi
+}
+# an allocator's refusal ("needs 16 slots at distance 4, 10 free; ...",
+# "rate 20Mbit above the guaranteed high-table rate 9.08Mbit", ...; on 6.1
+# the same without numbers), as tc prints it
+ARB_REFUSAL_RE='^Error: (needs |rate ([^ ]+ )?above the guaranteed high-table rate|latency ([^ ]+ )?below the best possible bound|share ([0-9]+ )?cannot be spread)'
+
 # run CMD...: run, capture stdout/stderr/rc into RUN_OUT RUN_ERR RUN_RC
 run() {
 	local e

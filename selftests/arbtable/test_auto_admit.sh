@@ -107,10 +107,10 @@ A=(tc class add dev $DEV parent 1: classid 1:40 arbtable)
 rejects "reject rate above capacity" "above the guaranteed high-table rate" "${A[@]}" rate 20mbit
 rejects "reject latency below best bound" "below the best possible bound" "${A[@]}" rate 1mbit latency 1ns
 rejects "reject rate 0" "rate must be greater than 0" "${A[@]}" rate 0
-rejects "reject share 300" "share 300 out of range 1..255" "${A[@]}" share 300
-rejects "reject share 0" "share 0 out of range 1..255" "${A[@]}" share 0
-rejects "reject distance 0" "distance 0 out of range 1..64" "${A[@]}" rate 1mbit distance 0
-rejects "reject distance 65" "distance 65 out of range" "${A[@]}" rate 1mbit distance 65
+rejects "reject share 300" "share out of range 1..255" "${A[@]}" share 300
+rejects "reject share 0" "share out of range 1..255" "${A[@]}" share 0
+rejects "reject distance 0" "distance out of range 1..64" "${A[@]}" rate 1mbit distance 0
+rejects "reject distance 65" "distance out of range 1..64" "${A[@]}" rate 1mbit distance 65
 rejects "reject latency 0" "latency must be greater than 0" "${A[@]}" rate 1mbit latency 0
 rejects "reject latency and distance" "give either latency or distance, not both" "${A[@]}" rate 1mbit latency 50ms distance 8
 rejects "reject strict class without ceil" "a strict class needs a ceil on an auto-mode qdisc" "${A[@]}" strict
@@ -127,7 +127,7 @@ tap_check "change of unknown class 1:77 created nothing" test -z "$(tc class sho
 # a class needing more slots than are free: the extack says what fits
 read -r oh _ <<<"$(auto_occ)"
 rejects "reject class needing 32 slots with $((64 - oh)) free" \
-	"needs 32 slots at distance 2, $((64 - oh)) free" "${A[@]}" rate 100kbit distance 2
+	"$(ext "needs 32 slots at distance 2, $((64 - oh)) free" "needs more slots at its distance than the table has free")" "${A[@]}" rate 100kbit distance 2
 
 # rejected `class change`: old rate/latency/slots intact
 o10=$(arb_class_opts 10) s10=$(acl_field 1:10 3)
@@ -135,7 +135,7 @@ o11=$(arb_class_opts 11) s11=$(acl_field 1:11 3)
 rejects "reject change 1:10 to rate 20mbit" "above the guaranteed high-table rate" \
 	tc class change dev $DEV classid 1:10 arbtable rate 20mbit latency 50ms
 # 1:11 holds 8 slots; with its own slots back there are 8 + free < 64
-rejects "reject change 1:11 to distance 1 (too few slots even with its own)" "needs 64 slots at distance 1" \
+rejects "reject change 1:11 to distance 1 (too few slots even with its own)" "$(ext "needs 64 slots at distance 1" "needs more slots at its distance")" \
 	tc class change dev $DEV classid 1:11 arbtable rate 1mbit distance 1
 rejects "reject change 1:10 latency 1ns" "below the best possible bound" \
 	tc class change dev $DEV classid 1:10 arbtable rate 500kbit latency 1ns
@@ -178,7 +178,7 @@ nadd=$((free0 - $(grep -c '^Command failed' "$tmp/fill.err")))
 read -r oh _ <<<"$(auto_occ)"
 tap_check "fill: $free0 single-slot classes admitted into the $free0 free slots, occupancy $oh/64" \
 	test "$nadd/$oh" = "$free0/64"
-rejects "full table: further admission rejected" "needs 1 slots at distance 64, 0 free; table full" \
+rejects "full table: further admission rejected" "$(ext "needs 1 slots at distance 64, 0 free; table full" "needs more slots at its distance")" \
 	"${A[@]}" rate 10kbit distance 64
 tap_check "full table: layout exact" auto_layout
 
@@ -206,7 +206,7 @@ run tc class add dev $DEV parent 1: classid 1:50 arbtable rate 100kbit distance 
 tap_check "Theorem 4: distance-8 class admitted into the 8 freed slots (${RUN_ERR:-ok})" test "$RUN_RC" = 0
 tap_check "Theorem 4: layout exact, table full again ($(auto_occ | cut -d' ' -f1)/64)" \
 	eval 'auto_layout && [ "$(auto_occ | cut -d" " -f1)" = 64 ]'
-rejects "full again: further admission rejected" "0 free; table full" "${A[@]}" rate 10kbit distance 64
+rejects "full again: further admission rejected" "$(ext "0 free; table full" "needs more slots at its distance")" "${A[@]}" rate 10kbit distance 64
 c=$(awk 'NR == 1 { print $1 }' <(auto_cls | awk '$1 ~ /^1:1[0-9a-f][0-9a-f]$/ && $2 == 1'))
 tc class del dev $DEV classid "$c"
 run tc class add dev $DEV parent 1: classid 1:51 arbtable rate 10kbit distance 64

@@ -5,7 +5,7 @@
 # >= 280 class add/change/delete operations (pseudo-random, seed
 # ARBT_CHURN_SEED) run on 16 other classes, interleaved with rate/distance
 # changes of the backlogged classes.  Every rejection must be an admission rejection
-# ("cannot admit the class: ..."), the layout stays exact (slots d apart,
+# (the allocator's reason, ARB_REFUSAL_RE in lib.sh), the layout stays exact (slots d apart,
 # no slot shared) at every check, the backlogged classes keep sending,
 # and after traffic stops the qdisc drains to backlog 0 / qlen 0, the
 # per-class Sent counters add up to the qdisc's, the swap counter moved
@@ -93,8 +93,8 @@ while ((nops < NOPS)); do
 	tc -force -batch "$tmp/batch" 2>"$tmp/err" >/dev/null
 	nbatch=$((nbatch + 1))
 	f=$(grep -c '^Command failed' "$tmp/err")
-	r=$(grep -c '^Error: cannot admit the class: ' "$tmp/err")
-	o=$(grep -v '^Command failed' "$tmp/err" | grep -vc '^Error: cannot admit the class: ')
+	r=$(grep -cE "$ARB_REFUSAL_RE" "$tmp/err")
+	o=$(grep -v '^Command failed' "$tmp/err" | grep -vcE "$ARB_REFUSAL_RE")
 	# failed backlogged-class changes: line numbers n-1 and n
 	fb=$(grep -cE "^Command failed [^:]*:($((n - 1))|$n)\$" "$tmp/err")
 	nops=$((nops + n)) nfail=$((nfail + f)) nrej=$((nrej + r)) nback=$((nback + 2 - fb))

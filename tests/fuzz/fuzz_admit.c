@@ -105,6 +105,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "planning changed the live allocators");
 		if (rc) {
 			FUZZ_CHECK(why[0] != '\0', "refusal %d without a reason", rc);
+			FUZZ_CHECK(adm.reason != ARB_R_OK,
+				   "refusal %d without a reason code", rc);
+			/* the module sends it as a formatted netlink message:
+			 * 80 bytes with the NUL (NETLINK_MAX_FMTMSG_LEN)
+			 */
+			FUZZ_CHECK(strlen(why) < 80,
+				   "reason of %zu characters: %s", strlen(why), why);
 			continue;
 		}
 		arb_admit_commit(&arb, alloc, c, &adm, NULL, NULL);

@@ -268,6 +268,59 @@ static void test_bxiv3_layout(void **state)
 						 (s + (2U << c)) % 64), c);
 }
 
+/*
+ * The module sends a refusal as a formatted netlink message, 80 bytes with
+ * the NUL on 6.2+ (NETLINK_MAX_FMTMSG_LEN): every reason must fit for every
+ * value its fields can take (slots and distances up to 64, weights up to
+ * 64 * 255, rates up to 2^48 bytes/s; times up to 10^6 s, the bound at 8
+ * bit/s with the largest mtu), and each has a constant text for 6.1. Not
+ * covered: two rates above 1000Tbit less than 1Mbit apart print alike and
+ * then exactly, 16 digits each, 81 characters (the tail is cut).
+ */
+static void test_reject_fits_netlink(void **state)
+{
+	static const u64 rates[] = { 1, 123456789, 999999999999ULL,
+				     (1ULL << 40) + 1, 1ULL << 48 };
+	static const u64 times[] = { 1, 999999, 123456789,
+				     999999999999999ULL };
+	static const u32 small[] = { 0, 1, 63, 64 };
+	struct arb_reject rj;
+	unsigned int code, i, j, k;
+	char buf[256];
+	size_t n, longest = 0;
+
+	(void)state;
+	for (code = ARB_R_OK; code <= ARB_R_SHARE_SPREAD; code++) {
+		assert_true(strlen(arb_reason_text(code)) > 0);
+		for (k = 0; k < code; k++)
+			assert_string_not_equal(arb_reason_text(code),
+						arb_reason_text(k));
+		for (i = 0; i < ARRAY_SIZE(small); i++) {
+			memset(&rj, 0, sizeof(rj));
+			rj.code = code;
+			rj.need_slots = small[i];
+			rj.distance = small[ARRAY_SIZE(small) - 1 - i];
+			rj.free_slots = small[i] ? small[i] - 1 : 0;
+			rj.fit_distance = small[i];
+			rj.weight = 64 * 255;
+			rj.capacity = 64 * 255 - 1;
+			rj.share = 255;
+			for (j = 0; j < ARRAY_SIZE(rates) * ARRAY_SIZE(times); j++) {
+				rj.rate = rates[j % ARRAY_SIZE(rates)];
+				rj.cap_rate = rates[(j + 1) % ARRAY_SIZE(rates)];
+				rj.latency_ns = times[j % ARRAY_SIZE(times)];
+				rj.best_ns = times[(j + 1) % ARRAY_SIZE(times)];
+				n = arb_reject_format(&rj, buf, sizeof(buf));
+				if (n >= 80)
+					fail_msg("%zu characters: %s", n, buf);
+				if (n > longest)
+					longest = n;
+			}
+		}
+	}
+	print_message("longest refusal: %zu characters\n", longest);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Edge and bad input                                                      */
 
@@ -905,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_eval_example11),
 		cmocka_unit_test(test_bxiv3_layout),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_reject_fits_netlink),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_latency_boost),
 		cmocka_unit_test(test_bounds),
