@@ -18,6 +18,9 @@ CC        ?= gcc
 # the core as userspace builds it: kernel/arbtable_core.c through tests/core
 CORE_SRCS := tests/core/arbtable_core_test.c
 CORE_HDRS := $(wildcard tests/include/linux/*.h) kernel/arbtable_core.c kernel/arbtable_core.h tests/core/arbtable_core_test.h
+# the one parser of units and table lists of the plugin, arbtablectl, arbsim
+PARSE_SRCS := lib/arbtable_parse.c
+PARSE_HDRS := lib/arbtable_parse.h
 USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Itests/include -Itests/core -Ikernel -Iinclude/uapi
 SAN_FLAGS ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

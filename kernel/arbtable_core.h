@@ -107,6 +107,48 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 		    unsigned int b);
 void arb_set_strict(struct arb_sched *s, u8 cls);
 
+/*
+ * The checks of one manual-table entry, in the order the qdisc makes them
+ * (a slot given twice is found before its weight is looked at). arbsim
+ * makes the same checks through this function and says the same words:
+ * ARB_ENTRY_MSG_* are the formats (table name, slot, then the value), the
+ * _FIXED texts what a kernel without formatted extack messages says.
+ */
+enum arb_entry_err {
+	ARB_ENTRY_OK = 0,
+	ARB_ENTRY_SLOT,		/* slot index above 63 */
+	ARB_ENTRY_TWICE,	/* slot given twice */
+	ARB_ENTRY_WEIGHT,	/* weight above 255 */
+	ARB_ENTRY_MINOR,	/* weighted slot without a valid class minor */
+};
+
+#define ARB_ENTRY_MSG_SLOT	"%s table: slot index %u out of range 0..63"
+#define ARB_ENTRY_FIXED_SLOT	"slot index out of range 0..63"
+#define ARB_ENTRY_MSG_TWICE	"%s table: slot %u given twice"
+#define ARB_ENTRY_FIXED_TWICE	"slot given twice in a table"
+#define ARB_ENTRY_MSG_WEIGHT	"%s table: slot %u weight %u out of range 0..255"
+#define ARB_ENTRY_FIXED_WEIGHT	"slot weight out of range 0..255"
+#define ARB_ENTRY_MSG_MINOR	"%s table: slot %u class minor %#x out of range 1..0xffff"
+#define ARB_ENTRY_FIXED_MINOR	"slot class minor out of range 1..0xffff"
+#define ARB_ENTRY_MSG_TOO_MANY	"a slot table has more than 64 entries"
+/* after the checks above, on a slot naming the strict class */
+#define ARB_ENTRY_MSG_STRICT	"%s table: slot %u names strict class %x:%x, which takes no slot"
+
+static inline enum arb_entry_err arb_entry_check(u64 *seen, u32 slot,
+						 u32 weight, u32 minor)
+{
+	if (slot >= ARB_SLOTS)
+		return ARB_ENTRY_SLOT;
+	if (*seen & BIT_ULL(slot))
+		return ARB_ENTRY_TWICE;
+	*seen |= BIT_ULL(slot);
+	if (weight > TC_ARBTABLE_WEIGHT_MAX)
+		return ARB_ENTRY_WEIGHT;
+	if (weight && (!minor || minor > 0xffff))
+		return ARB_ENTRY_MINOR;
+	return ARB_ENTRY_OK;
+}
+
 static inline bool arb_class_eligible(const struct arb_sched *s,
 				      unsigned int cls)
 {

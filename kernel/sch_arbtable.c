@@ -1030,42 +1030,33 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 			return -EINVAL;
 		}
 		if (++n > ARB_SLOTS) {
-			NL_SET_ERR_MSG(extack,
-				       "a slot table has more than 64 entries");
+			NL_SET_ERR_MSG(extack, ARB_ENTRY_MSG_TOO_MANY);
 			return -EINVAL;
 		}
-		if (e->slot >= ARB_SLOTS) {
-			arbtable_err(extack, NULL,
-				     "slot index out of range 0..63",
-				     "%s table: slot index %u out of range 0..%d",
-				     name, e->slot, ARB_SLOTS - 1);
+		switch (arb_entry_check(&seen, e->slot, e->weight, e->minor)) {
+		case ARB_ENTRY_OK:
+			break;
+		case ARB_ENTRY_SLOT:
+			arbtable_err(extack, NULL, ARB_ENTRY_FIXED_SLOT,
+				     ARB_ENTRY_MSG_SLOT, name, e->slot);
 			return -EINVAL;
-		}
-		if (seen & BIT_ULL(e->slot)) {
-			arbtable_err(extack, NULL,
-				     "slot given twice in a table",
-				     "%s table: slot %u given twice", name,
-				     e->slot);
+		case ARB_ENTRY_TWICE:
+			arbtable_err(extack, NULL, ARB_ENTRY_FIXED_TWICE,
+				     ARB_ENTRY_MSG_TWICE, name, e->slot);
 			return -EINVAL;
-		}
-		seen |= BIT_ULL(e->slot);
-		if (e->weight > TC_ARBTABLE_WEIGHT_MAX) {
-			arbtable_err(extack, NULL,
-				     "slot weight out of range 0..255",
-				     "%s table: slot %u weight %u out of range 0..%d",
-				     name, e->slot, e->weight,
-				     TC_ARBTABLE_WEIGHT_MAX);
+		case ARB_ENTRY_WEIGHT:
+			arbtable_err(extack, NULL, ARB_ENTRY_FIXED_WEIGHT,
+				     ARB_ENTRY_MSG_WEIGHT, name, e->slot,
+				     e->weight);
+			return -EINVAL;
+		case ARB_ENTRY_MINOR:
+			arbtable_err(extack, NULL, ARB_ENTRY_FIXED_MINOR,
+				     ARB_ENTRY_MSG_MINOR, name, e->slot,
+				     e->minor);
 			return -EINVAL;
 		}
 		if (!e->weight)
 			continue;	/* null slot */
-		if (!e->minor || e->minor > TC_H_MIN_MASK) {
-			arbtable_err(extack, NULL,
-				     "slot class minor out of range 1..0xffff",
-				     "%s table: slot %u class minor %#x out of range 1..0xffff",
-				     name, e->slot, e->minor);
-			return -EINVAL;
-		}
 		cl = arbtable_find_minor(sch, e->minor);
 		if (!cl) {
 			arbtable_err(extack, NULL,
@@ -1078,7 +1069,7 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 		if (cl->strict) {
 			arbtable_err(extack, NULL,
 				     "a table slot names the strict class; a strict class is served before the tables and takes no slot",
-				     "%s table: slot %u names strict class %x:%x, which takes no slot",
+				     ARB_ENTRY_MSG_STRICT,
 				     name, e->slot, TC_H_MAJ(sch->handle) >> 16,
 				     e->minor);
 			return -EINVAL;

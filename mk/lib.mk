@@ -58,9 +58,9 @@ $(LIB_EXAMPLE): Documentation/libarbtable-example.c $(LIB_HDR) $(LIB_SO_LINKS)
 	$(CC) $(LIB_CFLAGS) -Ilib/include -o $@ $< -L$(LIB_OUT) -larbtable \
 		-Wl,-rpath,'$$ORIGIN'
 
-$(ARBTABLECTL): tools/arbtablectl.c $(LIB_HDR) $(LIB_SO_LINKS)
+$(ARBTABLECTL): tools/arbtablectl.c $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib/include -o $@ $< -L$(LIB_OUT) -larbtable -lm \
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -o $@ $< $(PARSE_SRCS) -L$(LIB_OUT) -larbtable -lm \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
 .PHONY: lib lib-install lib-check
@@ -76,8 +76,8 @@ lib-install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' \
 	    lib/libarbtable.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libarbtable.pc
-	$(CC) $(LIB_CFLAGS) -Ilib/include -o $(DESTDIR)$(BINDIR)/arbtablectl \
-		tools/arbtablectl.c -L$(LIB_OUT) -larbtable -lm
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -o $(DESTDIR)$(BINDIR)/arbtablectl \
+		tools/arbtablectl.c $(PARSE_SRCS) -L$(LIB_OUT) -larbtable -lm
 	install -m 0644 Documentation/arbtablectl.8 $(DESTDIR)$(MANDIR)/man8/
 
 lib-check: lib

@@ -7,13 +7,13 @@
 #   TC_LIB_DIR=$(BUILD)/tc tc qdisc add dev X root handle 1: arbtable help
 
 PLUGIN_SO     := $(BUILD)/tc/q_arbtable.so
-PLUGIN_SRCS   := tc/q_arbtable.c
-PLUGIN_HDRS   := include/uapi/linux/pkt_sched_arbtable.h
+PLUGIN_SRCS   := tc/q_arbtable.c $(PARSE_SRCS)
+PLUGIN_HDRS   := include/uapi/linux/pkt_sched_arbtable.h $(PARSE_HDRS)
 # Our uapi header first, then iproute2's own copies of the kernel uapi
 # headers (the ones tc was built with, as iproute2's own Makefile does).
 PLUGIN_CFLAGS ?= -O2 -g -fPIC -Wall -Wextra -Werror \
 		 -Wmissing-prototypes -Wstrict-prototypes -std=gnu11 \
-		 -D_GNU_SOURCE -Iinclude/uapi -I$(IPROUTE2)/include \
+		 -D_GNU_SOURCE -Iinclude/uapi -Ilib -I$(IPROUTE2)/include \
 		 -I$(IPROUTE2)/tc -I$(IPROUTE2)/include/uapi
 
 $(PLUGIN_SO): $(PLUGIN_SRCS) $(PLUGIN_HDRS) mk/plugin.mk

@@ -5,19 +5,25 @@
 #   make arbsim-san    build/tools/arbsim-san (ASan+UBSan)
 #   make arbsim-test   tests/arbsim/run.sh on the ASan+UBSan build
 #                      (ARBSIM=... to test another binary)
+#   make front-ends-check  tc, arbtablectl and arbsim fed the same values
 
 ARBSIM_SRCS := tools/arbsim.c
 ARBSIM_HDRS :=
 ARBSIM      := $(BUILD)/tools/arbsim
 ARBSIM_SAN  := $(BUILD)/tools/arbsim-san
 
-$(ARBSIM): $(ARBSIM_SRCS) $(ARBSIM_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+$(ARBSIM): $(ARBSIM_SRCS) $(ARBSIM_HDRS) $(CORE_SRCS) $(CORE_HDRS) $(PARSE_SRCS) $(PARSE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -Itools -o $@ $(ARBSIM_SRCS) $(CORE_SRCS)
+	$(CC) $(USER_CFLAGS) -Itools -Ilib -o $@ $(ARBSIM_SRCS) $(CORE_SRCS) $(PARSE_SRCS)
 
-$(ARBSIM_SAN): $(ARBSIM_SRCS) $(ARBSIM_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+$(ARBSIM_SAN): $(ARBSIM_SRCS) $(ARBSIM_HDRS) $(CORE_SRCS) $(CORE_HDRS) $(PARSE_SRCS) $(PARSE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Itools -o $@ $(ARBSIM_SRCS) $(CORE_SRCS)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Itools -Ilib -o $@ $(ARBSIM_SRCS) $(CORE_SRCS) $(PARSE_SRCS)
+
+# tc, arbtablectl and arbsim given the same values (tests/parse)
+.PHONY: front-ends-check
+front-ends-check: $(ARBSIM) plugin lib
+	@bash tests/parse/front-ends.sh $(BUILD)
 
 .PHONY: arbsim arbsim-san arbsim-test
 arbsim: $(ARBSIM)

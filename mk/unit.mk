@@ -10,6 +10,17 @@ $(BUILD)/unit/%: tests/unit/%.c $(CORE_SRCS) $(CORE_HDRS) $(wildcard tests/unit/
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(CORE_SRCS) $(UNIT_LIBS)
 
+# The shared parser, checked against tc's own get_rate64()/get_size()
+# compiled from the iproute2 source the plugin is built against.
+$(BUILD)/unit/tc_utils_math.o: $(IPROUTE2)/lib/utils_math.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -D_GNU_SOURCE -I$(IPROUTE2)/include -I$(IPROUTE2)/include/uapi -c -o $@ $<
+
+$(BUILD)/unit/test_parse: tests/unit/test_parse.c $(PARSE_SRCS) $(PARSE_HDRS) $(BUILD)/unit/tc_utils_math.o $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilib -o $@ $< $(PARSE_SRCS) $(CORE_SRCS) \
+		$(BUILD)/unit/tc_utils_math.o $(UNIT_LIBS)
+
 .PHONY: unit unit-build
 unit-build: $(UNIT_BINS)
 unit: unit-build

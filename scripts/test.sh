@@ -113,6 +113,8 @@ host_suite() { # name command...
 }
 if [ -z "$vm_only" ]; then
 	host_suite plugin-check bash tests/plugin/parse-check.sh
+	# the same values through tc, arbtablectl and arbsim (one parser)
+	host_suite front-ends bash tests/parse/front-ends.sh
 	host_suite arbsim-test make --no-print-directory arbsim-test
 	# the per-packet functions of the built modules: no division, no
 	# calls outside the clock/trace/thunk/watchdog allow-list

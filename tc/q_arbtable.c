@@ -25,6 +25,8 @@
 
 #include <linux/pkt_sched_arbtable.h>
 
+#include "arbtable_parse.h"
+
 /* Space tc gives us: tc_qdisc.c sends from a TCA_BUF_MAX (64 KiB) buffer,
  * tc_class.c from a 4 KiB one.
  */
@@ -99,124 +101,62 @@ static void cexplain(void)
 
 /* --- parsing ----------------------------------------------------------- */
 
+/* Values go through the parser arbtablectl and arbsim use
+ * (lib/arbtable_parse.c: tc's units, overflow refused); only a percent
+ * rate, which needs the device's speed, is tc's own.
+ */
 static int arb_get_rate(__u64 *rate, const char *arg, const char *dev)
 {
+	uint64_t v;
+
 	if (arg[0] == '-')
 		return -1;
 	if (strchr(arg, '%'))
 		return get_percent_rate64(rate, arg, dev);
-	return get_rate64(rate, arg);
-}
-
-static int arb_get_minor(__u32 *minor, const char *arg)
-{
-	if (arg[0] == '-' || arg[0] == '+')
+	if (arbt_parse_rate(arg, &v))
 		return -1;
-	return get_u32(minor, arg, 16);
+	*rate = v;
+	return 0;
 }
 
 static int arb_get_dec(__u32 *val, const char *arg)
 {
-	if (arg[0] == '-' || arg[0] == '+')
-		return -1;
-	return get_u32(val, arg, 10);
+	return arbt_parse_u32(arg, 10, val);
 }
 
 /*
- * Parse "none" or "MINOR:WEIGHT[@SLOT]|-[,...]" and append the nest
- * TCA_ARBTABLE_HIGH/LOW with one TCA_ARBTABLE_ENTRY per non-null entry.
+ * Parse "none" or "MINOR:WEIGHT[@SLOT]|-[,...]" (lib/arbtable_parse.c) and
+ * append the nest TCA_ARBTABLE_HIGH/LOW with one TCA_ARBTABLE_ENTRY per
+ * entry; the kernel checks the ranges and slots given twice.
  */
 static int arb_parse_table(struct nlmsghdr *n, int type, const char *name,
 			   const char *arg)
 {
-	__u64 pos = 0;	/* slot of the next entry without @SLOT */
+	struct tc_arbtable_entry e = {};
+	struct arbt_table_iter it;
+	struct arbt_table_entry te;
 	struct rtattr *nest;
-	char *copy, *tok, *next;
-	int ret = -1;
-
-	if (!*arg) {
-		fprintf(stderr, "arbtable: empty \"%s\" list\n", name);
-		return -1;
-	}
-
-	copy = strdup(arg);
-	if (!copy) {
-		fprintf(stderr, "arbtable: out of memory\n");
-		return -1;
-	}
+	int rc;
 
 	nest = addattr_nest(n, ARB_QDISC_MSG_MAX, type | NLA_F_NESTED);
-	if (strcmp(arg, "none") == 0)
-		goto done;
-
-	for (tok = copy; tok; tok = next) {
-		struct tc_arbtable_entry e = {};
-		char *colon, *at;
-
-		next = strchr(tok, ',');
-		if (next)
-			*next++ = '\0';
-
-		if (strcmp(tok, "-") == 0) {
-			pos++;
-			continue;
-		}
-
-		colon = strchr(tok, ':');
-		if (!*tok || !colon) {
-			fprintf(stderr,
-				"arbtable: bad \"%s\" entry \"%s\": expected MINOR:WEIGHT[@SLOT] or -\n",
-				name, tok);
-			goto out;
-		}
-		*colon = '\0';
-		at = strchr(colon + 1, '@');
-		if (at)
-			*at = '\0';
-
-		if (arb_get_minor(&e.minor, tok)) {
-			fprintf(stderr,
-				"arbtable: bad class minor \"%s\" in \"%s\" (hex, e.g. 10 for class 1:10)\n",
-				tok, name);
-			goto out;
-		}
-		if (arb_get_dec(&e.weight, colon + 1)) {
-			fprintf(stderr,
-				"arbtable: bad weight \"%s\" in \"%s\" (decimal, 64-byte units)\n",
-				colon + 1, name);
-			goto out;
-		}
-		if (at) {
-			if (arb_get_dec(&e.slot, at + 1)) {
-				fprintf(stderr,
-					"arbtable: bad slot \"%s\" in \"%s\" (decimal)\n",
-					at + 1, name);
-				goto out;
-			}
-		} else {
-			if (pos > UINT32_MAX) {
-				fprintf(stderr,
-					"arbtable: slot position overflows in \"%s\"\n",
-					name);
-				goto out;
-			}
-			e.slot = pos;
-		}
-		pos = (__u64)e.slot + 1;
-
+	arbt_table_iter_init(&it, arg);
+	while ((rc = arbt_table_next(&it, &te)) > 0) {
+		e.minor = te.minor;
+		e.weight = te.weight;
+		e.slot = te.slot;
 		if (addattr_l(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_ENTRY,
 			      &e, sizeof(e)) < 0) {
 			fprintf(stderr, "arbtable: \"%s\" list too long\n",
 				name);
-			goto out;
+			return -1;
 		}
 	}
-done:
+	if (rc < 0) {
+		fprintf(stderr, "arbtable: \"%s\" list: %s\n", name, it.err);
+		return -1;
+	}
 	addattr_nest_end(n, nest);
-	ret = 0;
-out:
-	free(copy);
-	return ret;
+	return 0;
 }
 
 static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv,
@@ -282,7 +222,7 @@ static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv
 			have_acct = true;
 		} else if (strcmp(*argv, "default") == 0) {
 			NEXT_ARG();
-			if (arb_get_minor(&defcls, *argv)) {
+			if (arbt_parse_u32(*argv, 16, &defcls)) {
 				fprintf(stderr,
 					"arbtable: illegal \"default\" \"%s\" (class minor in hex)\n",
 					*argv);
@@ -293,7 +233,7 @@ static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv
 		} else if (strcmp(*argv, "priomap") == 0) {
 			for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++) {
 				if (argc <= 1 ||
-				    arb_get_minor(&priomap[i], argv[1])) {
+				    arbt_parse_u32(argv[1], 16, &priomap[i])) {
 					fprintf(stderr,
 						"arbtable: \"priomap\" needs %d class minors (hex, 0 = unmapped); element %d is %s%s%s\n",
 						TC_ARBTABLE_PRIO_BANDS, i,
@@ -318,7 +258,7 @@ static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv
 			have_mtu = true;
 		} else if (strcmp(*argv, "burst") == 0) {
 			NEXT_ARG();
-			if (*argv[0] == '-' || get_size(&burst, *argv)) {
+			if (arbt_parse_size(*argv, &burst)) {
 				fprintf(stderr,
 					"arbtable: illegal \"burst\" \"%s\" (bytes, tc sizes: 30k)\n",
 					*argv);
@@ -422,7 +362,7 @@ static int arb_parse_copt(struct qdisc_util *qu ARB_UNUSED, int argc, char **arg
 			have_ceil = true;
 		} else if (strcmp(*argv, "cburst") == 0) {
 			NEXT_ARG();
-			if (*argv[0] == '-' || get_size(&cburst, *argv)) {
+			if (arbt_parse_size(*argv, &cburst)) {
 				fprintf(stderr,
 					"arbtable: illegal \"cburst\" \"%s\" (bytes, tc sizes: 30k)\n",
 					*argv);
@@ -440,10 +380,10 @@ static int arb_parse_copt(struct qdisc_util *qu ARB_UNUSED, int argc, char **arg
 			}
 			have_rate = true;
 		} else if (strcmp(*argv, "latency") == 0) {
-			__s64 t;
+			uint64_t t;
 
 			NEXT_ARG();
-			if (get_time64(&t, *argv) || t < 0) {
+			if (arbt_parse_time(*argv, &t)) {
 				fprintf(stderr,
 					"arbtable: illegal \"latency\" \"%s\" (e.g. 50us, 2ms)\n",
 					*argv);

@@ -59,6 +59,7 @@
 #include <strings.h>
 
 #include "arbtable_core_test.h"
+#include "arbtable_parse.h"
 #include <linux/pkt_sched_arbtable.h>
 
 #define SIM_QLIMIT		1000	/* pfifo default (txqueuelen) */
@@ -157,11 +158,13 @@ struct sim {
 	/* qdisc */
 	bool have_qdisc;
 	bool autom;
+	u32 major;		/* of the qdisc handle, as tc's "handle 1:" */
 	u64 rate;		/* bytes/s */
 	u64 rate_bits;
 	u8 highlimit;
 	u8 accounting;
 	u32 mtu;
+	u32 burst;		/* as given (0 = default); no effect here */
 	u8 maxweight;
 	struct arb_sched arb;
 	struct arb_alloc alloc[ARB_NTABLES];
@@ -213,79 +216,36 @@ static void *xcalloc(size_t n, size_t sz)
 /* ---------------------------------------------------------------------- */
 /* tc-style value parsing                                                  */
 
-/* iproute2 get_rate64(): bits/s with suffixes, result in bytes/s. */
+/* tc's units through the parser the plugin and arbtablectl use
+ * (lib/arbtable_parse.c); u64 is unsigned long long here
+ */
 static int parse_rate(const char *str, u64 *rate)
 {
-	static const struct { const char *name; double scale; } sfx[] = {
-		{ "bit", 1. }, { "kibit", 1024. }, { "kbit", 1000. },
-		{ "mibit", 1024. * 1024. }, { "mbit", 1000000. },
-		{ "gibit", 1024. * 1024. * 1024. }, { "gbit", 1000000000. },
-		{ "tibit", 1024. * 1024. * 1024. * 1024. },
-		{ "tbit", 1000000000000. },
-		{ "bps", 8. }, { "kibps", 8. * 1024. }, { "kbps", 8000. },
-		{ "mibps", 8. * 1024. * 1024. }, { "mbps", 8000000. },
-		{ "gibps", 8. * 1024. * 1024. * 1024. },
-		{ "gbps", 8000000000. },
-		{ "tibps", 8. * 1024. * 1024. * 1024. * 1024. },
-		{ "tbps", 8000000000000. },
-	};
-	double bps;
-	char *p;
-	size_t i;
+	uint64_t v;
 
-	if (!*str || *str == '-' || *str == '+')
+	if (arbt_parse_rate(str, &v))
 		return -1;
-	errno = 0;
-	bps = strtod(str, &p);
-	if (p == str || errno || bps < 0)
-		return -1;
-	if (*p) {
-		for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-			if (!strcasecmp(sfx[i].name, p)) {
-				bps *= sfx[i].scale;
-				break;
-			}
-		}
-		if (i == sizeof(sfx) / sizeof(sfx[0]))
-			return -1;
-	}
-	bps /= 8;
-	if (bps >= 18446744073709551615.0)
-		return -1;
-	*rate = (u64)bps;
+	*rate = v;
 	return 0;
 }
 
-/* iproute2 get_time64(): s, ms, us, ns; a bare number is ns. */
 static int parse_time(const char *str, u64 *ns)
 {
-	double t;
-	char *p;
+	uint64_t v;
 
-	if (!*str || *str == '-' || *str == '+')
+	if (arbt_parse_time(str, &v))
 		return -1;
-	errno = 0;
-	t = strtod(str, &p);
-	if (p == str || errno || t < 0)
-		return -1;
-	if (*p) {
-		if (!strcasecmp(p, "s") || !strcasecmp(p, "sec") ||
-		    !strcasecmp(p, "secs"))
-			t *= 1e9;
-		else if (!strcasecmp(p, "ms") || !strcasecmp(p, "msec") ||
-			 !strcasecmp(p, "msecs"))
-			t *= 1e6;
-		else if (!strcasecmp(p, "us") || !strcasecmp(p, "usec") ||
-			 !strcasecmp(p, "usecs"))
-			t *= 1e3;
-		else if (strcasecmp(p, "ns") && strcasecmp(p, "nsec") &&
-			 strcasecmp(p, "nsecs"))
-			return -1;
-	}
-	if (t >= 18446744073709551615.0)
-		return -1;
-	*ns = (u64)t;
+	*ns = v;
 	return 0;
+}
+
+static u32 size_arg(const char *what, const char *s)
+{
+	uint32_t v;
+
+	if (arbt_parse_size(s, &v))
+		die("bad %s \"%s\" (bytes, tc sizes: 30k)", what, s);
+	return v;
 }
 
 static int parse_u64(const char *s, int base, u64 *v)
@@ -309,17 +269,29 @@ static u64 dec_arg(const char *what, const char *s, u64 max)
 	return v;
 }
 
-/* "1:10" or "10": the minor, hex. */
-static u32 parse_classid(const char *s)
+/* "1:10", ":10" or "10": the minor, hex; a major must be the qdisc's. */
+static u32 parse_classid(const struct sim *sim, const char *s)
 {
 	const char *c = strchr(s, ':');
-	u64 v;
+	u64 maj, v;
 
+	if (c && c != s) {
+		char buf[8];
+		size_t n = (size_t)(c - s);
+
+		if (n >= sizeof(buf))
+			die("bad class id \"%s\" (MAJ:MIN or MIN, hex)", s);
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		if (parse_u64(buf, 16, &maj) || maj != sim->major)
+			die("class id \"%s\" is not a class of the qdisc %x:",
+			    s, sim->major);
+	}
 	if (c)
 		s = c + 1;
 	if (parse_u64(s, 16, &v) || !v || v > 0xffff)
 		die("bad class id \"%s\" (MAJ:MIN or MIN, minor hex 1..ffff)",
-		    c ? c + 1 : s);
+		    s);
 	return (u32)v;
 }
 
@@ -386,6 +358,45 @@ static char *fmt_slots(u64 m, char *buf, size_t len)
 		m &= m - 1;
 	}
 	return buf;
+}
+
+/*
+ * The classes table's slots column, the same shape for every class: the
+ * count, then the slots with runs as ranges ("64: 0-63", "8: 0,8,...,56",
+ * "1: 5"), cut with "..." to fit @width; "-" for none.
+ */
+static void fmt_slot_column(u64 m, char *buf, size_t width)
+{
+	char list[400];
+	size_t n = 0, w;
+	unsigned int a, b;
+	u64 r = m;
+
+	if (!m) {
+		snprintf(buf, width + 1, "-");
+		return;
+	}
+	list[0] = '\0';
+	while (r) {
+		a = __ffs64(r);
+		b = a;
+		while (b + 1 < ARB_SLOTS && (r & BIT_ULL(b + 1)))
+			b++;
+		n += (size_t)snprintf(list + n, sizeof(list) - n,
+				      b > a + 1 ? "%s%u-%u" : b > a ? "%s%u,%u" : "%s%u",
+				      n ? "," : "", a, b);
+		while (a <= b)
+			r &= ~BIT_ULL(a++);
+	}
+	w = (size_t)snprintf(buf, width + 1, "%u: %s", hweight64(m), list);
+	if (w > width) {
+		/* cut after a whole slot number */
+		char *cut = buf + width - 3;
+
+		while (cut > buf && cut[-1] != ',')
+			cut--;
+		strcpy(cut, "...");
+	}
 }
 
 static const char *tname(u8 t)
@@ -536,7 +547,7 @@ static void parse_copts(char **tok, int n, struct copts *o)
 				die("illegal \"ceil\" \"%s\"", v);
 			o->has_ceil = true;
 		} else if (!strcmp(k, "cburst")) {
-			o->cburst = (u32)dec_arg("cburst", v, 0xffffffffULL);
+			o->cburst = size_arg("cburst", v);
 			o->has_cburst = true;
 		} else if (!strcmp(k, "rate")) {
 			if (parse_rate(v, &o->rate))
@@ -579,11 +590,11 @@ static void do_class(struct sim *s, bool create, u32 minor,
 	char why[256];
 
 	if (create && c) {
-		reject(d, "class 1:%x exists; use 'change'", minor);
+		reject(d, "class %x:%x exists; use 'change'", s->major, minor);
 		return;
 	}
 	if (!create && !c) {
-		reject(d, "class 1:%x does not exist", minor);
+		reject(d, "class %x:%x does not exist", s->major, minor);
 		return;
 	}
 	if (o->has_strict)
@@ -597,8 +608,7 @@ static void do_class(struct sim *s, bool create, u32 minor,
 	}
 	if (o->has_cburst) {
 		if (o->cburst > TC_ARBTABLE_BURST_MAX) {
-			reject(d, "cburst %u out of range: at most %u bytes (0 = default)",
-			       o->cburst, TC_ARBTABLE_BURST_MAX);
+			reject(d, "cburst out of range: at most 256 MiB (0 = default)");
 			return;
 		}
 		cburst = o->cburst;
@@ -621,8 +631,8 @@ static void do_class(struct sim *s, bool create, u32 minor,
 		for (i = 0; i < ARB_MAX_CLASSES; i++) {
 			if (s->cls[i].used && &s->cls[i] != c &&
 			    s->cls[i].strict) {
-				reject(d, "class 1:%x is already the strict class; only one is allowed",
-				       s->cls[i].minor);
+				reject(d, "class %x:%x is already the strict class; only one is allowed",
+				       s->major, s->cls[i].minor);
 				return;
 			}
 		}
@@ -788,7 +798,7 @@ static void do_del(struct sim *s, u32 minor)
 	u64 hi, lo;
 
 	if (!c) {
-		reject(d, "class 1:%x does not exist", minor);
+		reject(d, "class %x:%x does not exist", s->major, minor);
 		return;
 	}
 	hi = arb_class_slots(&s->arb, ARB_HIGH, c->index);
@@ -806,8 +816,8 @@ static void do_del(struct sim *s, u32 minor)
 		d->moves = plan.mv.n;
 		d->admission = true;
 	} else if (hi || lo) {
-		reject(d, "class 1:%x is still named by high slots [%s] and low slots [%s]; reprogram the tables first",
-		       minor, fmt_slots(hi, hb, sizeof(hb)),
+		reject(d, "class %x:%x is still named by high slots [%s] and low slots [%s]; reprogram the tables first",
+		       s->major, minor, fmt_slots(hi, hb, sizeof(hb)),
 		       fmt_slots(lo, lb, sizeof(lb)));
 		return;
 	}
@@ -826,10 +836,12 @@ static void do_table(struct sim *s, unsigned int t, const char *list)
 	struct decision *d = decide(s, t == ARB_HIGH ? "high" : "low", 0);
 	u8 cls[ARB_SLOTS], wt[ARB_SLOTS];
 	u32 mins[ARB_SLOTS];
-	u64 seen = 0, pos = 0;
+	struct arbt_table_iter it;
+	struct arbt_table_entry e;
+	u64 seen = 0;
 	unsigned int n = 0, i;
-	char *copy, *tok, *next;
 	const char *name = table_name[t];
+	int rc;
 
 	if (s->autom) {
 		reject(d, "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
@@ -838,77 +850,36 @@ static void do_table(struct sim *s, unsigned int t, const char *list)
 	memset(cls, ARB_NO_CLASS, sizeof(cls));
 	memset(wt, 0, sizeof(wt));
 	memset(mins, 0, sizeof(mins));
-	copy = strdup(list);
-	if (!copy)
-		die("out of memory");
-	if (!strcmp(list, "none"))
-		goto apply;
-	for (tok = copy; tok; tok = next) {
-		char *colon, *at;
-		u64 minor, w, slot;
-
-		next = strchr(tok, ',');
-		if (next)
-			*next++ = '\0';
-		if (!strcmp(tok, "-")) {
-			pos++;
-			continue;
-		}
-		colon = strchr(tok, ':');
-		if (!*tok || !colon)
-			die("bad \"%s\" entry \"%s\": expected MINOR:WEIGHT[@SLOT] or -",
-			    name, tok);
-		*colon = '\0';
-		at = strchr(colon + 1, '@');
-		if (at)
-			*at = '\0';
-		if (parse_u64(tok, 16, &minor) || minor > 0xffffffffULL)
-			die("bad class minor \"%s\" in \"%s\" (hex, e.g. 10 for class 1:10)",
-			    tok, name);
-		if (parse_u64(colon + 1, 10, &w) || w > 0xffffffffULL)
-			die("bad weight \"%s\" in \"%s\" (decimal, 64-byte units)",
-			    colon + 1, name);
-		if (at) {
-			if (parse_u64(at + 1, 10, &slot) ||
-			    slot > 0xffffffffULL)
-				die("bad slot \"%s\" in \"%s\" (decimal)",
-				    at + 1, name);
-		} else {
-			slot = pos;
-		}
-		pos = slot + 1;
-		/* kernel checks */
+	/* the parser of the plugin and arbtablectl, the kernel's checks */
+	arbt_table_iter_init(&it, list);
+	while ((rc = arbt_table_next(&it, &e)) > 0) {
 		if (++n > ARB_SLOTS) {
-			reject(d, "%s table: more than %d slots given", name,
-			       ARB_SLOTS);
-			goto out;
+			reject(d, ARB_ENTRY_MSG_TOO_MANY);
+			return;
 		}
-		if (slot >= ARB_SLOTS) {
-			reject(d, "%s table: slot index %llu out of range 0..%d",
-			       name, slot, ARB_SLOTS - 1);
-			goto out;
+		switch (arb_entry_check(&seen, e.slot, e.weight, e.minor)) {
+		case ARB_ENTRY_OK:
+			break;
+		case ARB_ENTRY_SLOT:
+			reject(d, ARB_ENTRY_MSG_SLOT, name, e.slot);
+			return;
+		case ARB_ENTRY_TWICE:
+			reject(d, ARB_ENTRY_MSG_TWICE, name, e.slot);
+			return;
+		case ARB_ENTRY_WEIGHT:
+			reject(d, ARB_ENTRY_MSG_WEIGHT, name, e.slot, e.weight);
+			return;
+		case ARB_ENTRY_MINOR:
+			reject(d, ARB_ENTRY_MSG_MINOR, name, e.slot, e.minor);
+			return;
 		}
-		if (seen & BIT_ULL(slot)) {
-			reject(d, "%s table: slot %llu given twice", name,
-			       slot);
-			goto out;
-		}
-		seen |= BIT_ULL(slot);
-		if (w > 255) {
-			reject(d, "%s table: slot %llu weight %llu out of range 0..255",
-			       name, slot, w);
-			goto out;
-		}
-		if (!w)
+		if (!e.weight)
 			continue;
-		if (!minor || minor > 0xffff) {
-			reject(d, "%s table: slot %llu class minor %#llx out of range 1..0xffff",
-			       name, slot, minor);
-			goto out;
-		}
-		mins[slot] = (u32)minor;
-		wt[slot] = (u8)w;
+		mins[e.slot] = e.minor;
+		wt[e.slot] = (u8)e.weight;
 	}
+	if (rc < 0)
+		die("\"%s\" list: %s", name, it.err);
 	/* Classes named by the list: create the missing ones. */
 	for (i = 0; i < ARB_SLOTS; i++) {
 		struct sim_class *c;
@@ -917,9 +888,8 @@ static void do_table(struct sim *s, unsigned int t, const char *list)
 			continue;
 		c = find_class(s, mins[i]);
 		if (c && c->strict) {
-			reject(d, "%s table: slot %u names strict class 1:%x; a strict class is served before the tables and takes no slot",
-			       name, i, mins[i]);
-			goto out;
+			reject(d, ARB_ENTRY_MSG_STRICT, name, i, s->major, mins[i]);
+			return;
 		}
 	}
 	for (i = 0; i < ARB_SLOTS; i++) {
@@ -933,18 +903,15 @@ static void do_table(struct sim *s, unsigned int t, const char *list)
 		if (!c) {
 			reject(d, "at most %d classes per qdisc",
 			       ARB_MAX_CLASSES);
-			goto out;
+			return;
 		}
 		cls[i] = c->index;
 	}
-apply:
 	for (i = 0; i < ARB_SLOTS; i++)
 		arb_set_slot(&s->arb, t, i, cls[i], wt[i]);
 	d->ok = true;
 	snprintf(d->text, sizeof(d->text), "%u slots programmed",
 		 hweight64(s->arb.tbl[t].used));
-out:
-	free(copy);
 }
 
 static void do_qdisc(struct sim *s, char **tok, int n)
@@ -958,6 +925,7 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 		die("only one qdisc statement");
 	s->have_qdisc = true;
 	s->autom = true;	/* the module's default mode */
+	s->major = 1;
 	s->highlimit = 16;
 	s->accounting = ARB_ACCT_DEFICIT;
 	s->mtu = 1514;
@@ -973,7 +941,21 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 		if (!v)
 			die("\"%s\" needs a value", k);
 		i++;
-		if (!strcmp(k, "rate")) {
+		if (!strcmp(k, "handle")) {
+			u64 maj;
+			size_t len = strlen(v);
+
+			/* "2:" as tc writes it, or "2" */
+			if (len && v[len - 1] == ':')
+				len--;
+			if (!len || len > 4 || !isxdigit((unsigned char)v[0]) ||
+			    strspn(v, "0123456789abcdefABCDEF") != len)
+				die("bad handle \"%s\" (MAJ:, hex 1..ffff)", v);
+			maj = strtoull(v, NULL, 16);
+			if (!maj)
+				die("bad handle \"%s\" (MAJ:, hex 1..ffff)", v);
+			s->major = (u32)maj;
+		} else if (!strcmp(k, "rate")) {
 			if (parse_rate(v, &s->rate) || !s->rate)
 				die("illegal \"rate\" \"%s\" (e.g. 10mbit)", v);
 			have_rate = true;
@@ -1000,16 +982,19 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 			 * exactly the rate and never pauses, so the qdisc
 			 * bucket's depth changes nothing here
 			 */
-			burst = (u32)dec_arg("burst", v, TC_ARBTABLE_BURST_MAX);
+			burst = size_arg("burst", v);
 		} else {
 			die("unknown qdisc option \"%s\"", k);
 		}
 	}
 	if (!have_rate)
 		die("the qdisc needs a rate: arbsim simulates a link of that speed");
+	if (burst > TC_ARBTABLE_BURST_MAX)
+		die("burst out of range: at most 256 MiB (0 = default)");
 	if (burst && burst < s->mtu)
 		die("burst %u is below the mtu %u: the rate must let one whole packet through",
 		    burst, s->mtu);
+	s->burst = burst;
 	if (s->rate > ARB_RATE_MAX)
 		die("rate above 2^48 bytes/s");
 	s->rate_bits = s->rate * 8;
@@ -1033,7 +1018,7 @@ static void do_traffic(struct sim *s, char **tok, int n)
 
 	if (n < 1)
 		die("traffic needs a class id");
-	minor = parse_classid(tok[0]);
+	minor = parse_classid(s, tok[0]);
 	memset(&tr, 0, sizeof(tr));
 	tr.on = true;
 	for (i = 1; i < n; i++) {
@@ -1104,8 +1089,8 @@ static void do_traffic(struct sim *s, char **tok, int n)
 		c->table = ARB_NO_CLASS;
 		c->used = true;
 		fprintf(stderr,
-			"arbsim: %s:%d: note: class 1:%x does not exist; its traffic goes to the unclassified queue\n",
-			scen_name, scen_line, minor);
+			"arbsim: %s:%d: note: class %x:%x does not exist; its traffic goes to the unclassified queue\n",
+			scen_name, scen_line, s->major, minor);
 	}
 	for (i = 0; i < (int)tr.nsizes; i++)
 		if (tr.sizes[i] > s->mtu)
@@ -1158,13 +1143,13 @@ static void parse_scenario(struct sim *s, FILE *f)
 
 			if (n < 2)
 				die("%s needs a class id", tok[0]);
-			minor = parse_classid(tok[1]);
+			minor = parse_classid(s, tok[1]);
 			parse_copts(tok + 2, n - 2, &o);
 			do_class(s, tok[0][1] == 'l', minor, &o);
 		} else if (!strcmp(tok[0], "del")) {
 			if (n != 2)
 				die("del takes one class id");
-			do_del(s, parse_classid(tok[1]));
+			do_del(s, parse_classid(s, tok[1]));
 		} else if (!strcmp(tok[0], "traffic")) {
 			do_traffic(s, tok + 1, n - 1);
 		} else {
@@ -1506,8 +1491,9 @@ static void print_text(struct sim *s)
 	u64 ch;
 
 	n = sorted_classes(s, idx);
-	printf("qdisc %s rate %s (%llu bytes/s) highlimit %u accounting %s mtu %u maxweight %u\n",
-	       s->autom ? "auto" : "manual", fmt_rate(s->rate, b1, sizeof(b1)),
+	printf("qdisc %x: %s rate %s (%llu bytes/s) highlimit %u accounting %s mtu %u maxweight %u\n",
+	       s->major, s->autom ? "auto" : "manual",
+	       fmt_rate(s->rate, b1, sizeof(b1)),
 	       s->rate, s->highlimit,
 	       s->accounting == ARB_ACCT_IBA ? "iba" : "deficit", s->mtu,
 	       s->maxweight);
@@ -1524,7 +1510,7 @@ static void print_text(struct sim *s)
 
 		printf("  line %d: %s", d->line, d->cmd);
 		if (d->minor)
-			printf(" 1:%x", d->minor);
+			printf(" %x:%x", s->major, d->minor);
 		if (!d->ok) {
 			printf(": rejected: %s\n", d->text);
 			continue;
@@ -1592,23 +1578,13 @@ static void print_text(struct sim *s)
 				  hm && lm ? "both" : hm ? "high" :
 				  lm ? "low" : "none";
 
-		snprintf(sl, sizeof(sl), "%s", "-");
-		if (hm || lm) {
-			char h[200];
-
-			fmt_slots(hm | lm, h, sizeof(h));
-			if (strlen(h) > 24)
-				snprintf(sl, sizeof(sl), "%u slots",
-					 hweight64(hm) + hweight64(lm));
-			else
-				snprintf(sl, sizeof(sl), "%s", h);
-		}
+		fmt_slot_column(hm | lm, sl, 24);
 		if (c->table != ARB_NO_CLASS)
 			snprintf(b3, sizeof(b3), "%u", c->distance);
 		else
 			snprintf(b3, sizeof(b3), "-");
-		printf("  1:%-5x %-5u %-6s %4s %-24s %6llu %11s %11s %11s ",
-		       c->minor, c->index, tab, b3, sl,
+		printf("  %x:%-5x %-5u %-6s %4s %-24s %6llu %11s %11s %11s ",
+		       s->major, c->minor, c->index, tab, b3, sl,
 		       class_weight(s, ARB_HIGH, c->index) +
 		       class_weight(s, ARB_LOW, c->index),
 		       c->table == ARB_HIGH ?
@@ -1625,8 +1601,8 @@ static void print_text(struct sim *s)
 	for (i = 0; i < s->norder; i++) {
 		struct order_ent *o = &s->order[i];
 
-		printf("  %6u %14s 1:%-5x %-12s %4u %8d %6u\n", i + 1,
-		       fmt_ns(o->t, b1, sizeof(b1)), o->minor,
+		printf("  %6u %14s %x:%-5x %-12s %4u %8d %6u\n", i + 1,
+		       fmt_ns(o->t, b1, sizeof(b1)), s->major, o->minor,
 		       table_name[o->table], o->slot, o->credit, o->len);
 	}
 
@@ -1649,8 +1625,8 @@ static void print_text(struct sim *s)
 				continue;
 			ws = tw ? 100.0 * (double)w / (double)tw : 0;
 			bs = tbt ? 100.0 * (double)c->tbytes[t] / (double)tbt : 0;
-			printf("  %-6s 1:%-5x %7llu %9.3f %14llu %9.3f %+9.3f\n",
-			       table_name[t], c->minor, w, ws, c->tbytes[t], bs,
+			printf("  %-6s %x:%-5x %7llu %9.3f %14llu %9.3f %+9.3f\n",
+			       table_name[t], s->major, c->minor, w, ws, c->tbytes[t], bs,
 			       bs - ws);
 		}
 	}
@@ -1664,8 +1640,8 @@ static void print_text(struct sim *s)
 
 		if (!c->tr.on)
 			continue;
-		printf("  1:%-5x %10llu %14llu %8.3f %10llu %11s %11s %11s %9llu %6llu\n",
-		       c->minor, c->pkts, c->bytes,
+		printf("  %x:%-5x %10llu %14llu %8.3f %10llu %11s %11s %11s %9llu %6llu\n",
+		       s->major, c->minor, c->pkts, c->bytes,
 		       s->total_bytes ? 100.0 * (double)c->bytes /
 					(double)s->total_bytes : 0,
 		       c->gap_max, fmt_ns(gap_ns(s, c->gap_max), b1, sizeof(b1)),
@@ -1676,8 +1652,8 @@ static void print_text(struct sim *s)
 	for (k = 0; k < s->nuncl; k++) {
 		struct sim_class *c = &s->uncl[k];
 
-		printf("  1:%-5x %10llu %14llu %8.3f %10llu %11s %11s %11s %9s %6llu  (unclassified)\n",
-		       c->minor, c->pkts, c->bytes,
+		printf("  %x:%-5x %10llu %14llu %8.3f %10llu %11s %11s %11s %9s %6llu  (unclassified)\n",
+		       s->major, c->minor, c->pkts, c->bytes,
 		       s->total_bytes ? 100.0 * (double)c->bytes /
 					(double)s->total_bytes : 0,
 		       c->gap_max, fmt_ns(gap_ns(s, c->gap_max), b1, sizeof(b1)),
@@ -1735,11 +1711,12 @@ static void print_json(struct sim *s)
 	char buf[32];
 
 	n = sorted_classes(s, idx);
-	printf("{\"qdisc\":{\"mode\":\"%s\",\"rate_bit\":%llu,\"rate_bytes\":%llu"
-	       ",\"highlimit\":%u,\"accounting\":\"%s\",\"mtu\":%u,\"maxweight\":%u",
-	       s->autom ? "auto" : "manual", s->rate_bits, s->rate,
+	printf("{\"qdisc\":{\"handle\":\"%x:\",\"mode\":\"%s\",\"rate_bit\":%llu,\"rate_bytes\":%llu"
+	       ",\"highlimit\":%u,\"accounting\":\"%s\",\"mtu\":%u,\"maxweight\":%u"
+	       ",\"burst\":%u",
+	       s->major, s->autom ? "auto" : "manual", s->rate_bits, s->rate,
 	       s->highlimit, s->accounting == ARB_ACCT_IBA ? "iba" : "deficit",
-	       s->mtu, s->maxweight);
+	       s->mtu, s->maxweight, s->burst);
 	if (s->autom) {
 		strict_params(s, &p);
 		printf(",\"high_capacity_bytes\":%llu,\"capacity_units\":%u",
@@ -1752,7 +1729,7 @@ static void print_json(struct sim *s)
 		printf("%s\n {\"line\":%d,\"cmd\":\"%s\"", i ? "," : "",
 		       d->line, d->cmd);
 		if (d->minor)
-			printf(",\"class\":\"1:%x\"", d->minor);
+			printf(",\"class\":\"%x:%x\"", s->major, d->minor);
 		printf(",\"result\":\"%s\",\"text\":",
 		       d->ok ? "ok" : "rejected");
 		json_str(d->text);
@@ -1780,8 +1757,8 @@ static void print_json(struct sim *s)
 		for (k = 0; k < ARB_SLOTS; k++) {
 			if (!tb->weight[k])
 				continue;
-			printf("%s{\"slot\":%u,\"class\":\"1:%x\",\"weight\":%u}",
-			       first ? "" : ",", k, s->cls[tb->cls[k]].minor,
+			printf("%s{\"slot\":%u,\"class\":\"%x:%x\",\"weight\":%u}",
+			       first ? "" : ",", k, s->major, s->cls[tb->cls[k]].minor,
 			       tb->weight[k]);
 			first = false;
 		}
@@ -1791,8 +1768,8 @@ static void print_json(struct sim *s)
 	for (k = 0; k < n; k++) {
 		struct sim_class *c = &s->cls[idx[k]];
 
-		printf("%s\n {\"class\":\"1:%x\",\"index\":%u,\"strict\":%s,\"ceil_bytes\":%llu",
-		       k ? "," : "", c->minor, c->index,
+		printf("%s\n {\"class\":\"%x:%x\",\"index\":%u,\"strict\":%s,\"ceil_bytes\":%llu",
+		       k ? "," : "", s->major, c->minor, c->index,
 		       c->strict ? "true" : "false", c->ceil);
 		printf(",\"table\":");
 		if (c->table == ARB_NO_CLASS)
@@ -1836,7 +1813,7 @@ static void print_json(struct sim *s)
 	printf("],\n\"unclassified\":{\"packets\":%llu,\"bytes\":%llu"
 	       ",\"sources\":[", s->uncl_pkts, s->uncl_bytes);
 	for (k = 0; k < s->nuncl; k++)
-		printf("%s\"1:%x\"", k ? "," : "", s->uncl[k].minor);
+		printf("%s\"%x:%x\"", k ? "," : "", s->major, s->uncl[k].minor);
 	printf("]},\n\"shares\":{");
 	for (t = 0; t < ARB_NTABLES; t++) {
 		u64 tw = table_weight(s, t), tbt = table_bytes(s, t);
@@ -1852,10 +1829,10 @@ static void print_json(struct sim *s)
 				continue;
 			ws = tw ? (double)w / (double)tw : 0;
 			bs = tbt ? (double)c->tbytes[t] / (double)tbt : 0;
-			printf("%s\n  {\"class\":\"1:%x\",\"weight\":%llu"
+			printf("%s\n  {\"class\":\"%x:%x\",\"weight\":%llu"
 			       ",\"weight_share\":%.6f,\"bytes\":%llu"
 			       ",\"byte_share\":%.6f,\"diff\":%.6f}",
-			       first ? "" : ",", c->minor, w, ws, c->tbytes[t],
+			       first ? "" : ",", s->major, c->minor, w, ws, c->tbytes[t],
 			       bs, bs - ws);
 			first = false;
 		}
@@ -1866,8 +1843,8 @@ static void print_json(struct sim *s)
 		struct order_ent *o = &s->order[i];
 
 		printf("%s\n {\"seq\":%u,\"time_ns\":%llu"
-		       ",\"class\":\"1:%x\",\"table\":\"%s\",\"slot\":%u,\"credit\":%d,\"len\":%u}",
-		       i ? "," : "", i + 1, o->t, o->minor,
+		       ",\"class\":\"%x:%x\",\"table\":\"%s\",\"slot\":%u,\"credit\":%d,\"len\":%u}",
+		       i ? "," : "", i + 1, o->t, s->major, o->minor,
 		       table_name[o->table], o->slot, o->credit, o->len);
 	}
 	printf("],\n\"sim\":{\"packets\":%llu,\"bytes\":%llu"
@@ -1896,8 +1873,10 @@ static void usage(FILE *f)
 "  -h, --help        this text\n"
 "\n"
 "scenario (one statement a line, # comments):\n"
-"  qdisc [manual|auto] rate RATE [highlimit 0..255] [accounting deficit|iba]\n"
-"        [mtu BYTES] [maxweight 1..255]          first line; rate = the link\n"
+"  qdisc [manual|auto] [handle MAJ:] rate RATE [highlimit 0..255]\n"
+"        [accounting deficit|iba]\n"
+"        [mtu BYTES] [maxweight 1..255]          first line; rate = the link;\n"
+"                                                handle: class ids' major (1:)\n"
 "        [burst BYTES]                           (accepted, no effect: the\n"
 "                                                simulated link never pauses)\n"
 "  high LIST      manual mode: LIST := none | MINOR:WEIGHT[@SLOT]|-[,...]\n"

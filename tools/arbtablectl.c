@@ -22,6 +22,8 @@
 
 #include <arbtable/arbtable.h>
 
+#include "arbtable_parse.h"
+
 #define EX_OK		0
 #define EX_FAIL		1
 #define EX_NODEV	2
@@ -94,89 +96,6 @@ static int failed(struct arbtable *h, int err, const char *what)
 
 /* ------------------------------------------------------------ parsing */
 
-struct unit {
-	const char	*name;
-	double		mult;
-};
-
-/* tc's rate units; the result is bytes/s */
-static int parse_rate(const char *s, uint64_t *bytes)
-{
-	static const struct unit u[] = {
-		{ "", 1 }, { "bit", 1 },
-		{ "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 }, { "tbit", 1e12 },
-		{ "kibit", 1024. }, { "mibit", 1048576. },
-		{ "gibit", 1073741824. }, { "tibit", 1099511627776. },
-		{ "bps", 8 }, { "kbps", 8e3 }, { "mbps", 8e6 }, { "gbps", 8e9 },
-		{ "tbps", 8e12 }, { "kibps", 8 * 1024. }, { "mibps", 8 * 1048576. },
-		{ "gibps", 8 * 1073741824. }, { "tibps", 8 * 1099511627776. },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	if (!s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
-		return -1;
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (strcasecmp(end, u[i].name))
-			continue;
-		v = v * u[i].mult / 8;
-		if (v >= 18446744073709551615.0)
-			return -1;
-		*bytes = (uint64_t)llround(v);
-		return 0;
-	}
-	return -1;
-}
-
-static int parse_time(const char *s, uint64_t *ns)
-{
-	static const struct unit u[] = {
-		{ "", 1 }, { "ns", 1 }, { "nsec", 1 },
-		{ "us", 1e3 }, { "usec", 1e3 }, { "ms", 1e6 }, { "msec", 1e6 },
-		{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	if (!s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
-		return -1;
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (strcasecmp(end, u[i].name))
-			continue;
-		v *= u[i].mult;
-		if (v >= 18446744073709551615.0)
-			return -1;
-		*ns = (uint64_t)llround(v);
-		return 0;
-	}
-	return -1;
-}
-
-static int parse_u32(const char *s, int base, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, base);
-	if (*end || errno || v > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* "1:10", ":10" or "10" (minor only, the device's arbtable qdisc) */
 static int parse_classid(const char *s, uint32_t *id)
 {
@@ -191,11 +110,11 @@ static int parse_classid(const char *s, uint32_t *id)
 			return -1;
 		memcpy(buf, s, n);
 		buf[n] = '\0';
-		if (n && (parse_u32(buf, 16, &maj) || maj > 0xffff || !maj))
+		if (n && (arbt_parse_u32(buf, 16, &maj) || maj > 0xffff || !maj))
 			return -1;
 		s = colon + 1;
 	}
-	if (parse_u32(s, 16, &min) || !min || min > 0xffff)
+	if (arbt_parse_u32(s, 16, &min) || !min || min > 0xffff)
 		return -1;
 	*id = ARBTABLE_CLASSID(maj, min);
 	return 0;
@@ -790,27 +709,27 @@ static void parse_class_opts(const char *cmd, int argc, char **argv,
 			usage("%s: \"%s\" needs a value", cmd, k);
 		i++;
 		if (!strcmp(k, "rate")) {
-			if (parse_rate(v, &o->rate))
+			if (arbt_parse_rate(v, &o->rate))
 				usage("%s: bad rate \"%s\" (e.g. 500kbit, 10mbit)", cmd, v);
 			o->set |= ARBTABLE_C_RATE;
 		} else if (!strcmp(k, "ceil")) {
-			if (parse_rate(v, &o->ceil))
+			if (arbt_parse_rate(v, &o->ceil))
 				usage("%s: bad ceil \"%s\" (e.g. 100mbit)", cmd, v);
 			o->set |= ARBTABLE_C_CEIL;
 		} else if (!strcmp(k, "cburst")) {
-			if (parse_u32(v, 10, &o->cburst))
-				usage("%s: bad cburst \"%s\" (bytes)", cmd, v);
+			if (arbt_parse_size(v, &o->cburst))
+				usage("%s: bad cburst \"%s\" (bytes, tc sizes: 30k)", cmd, v);
 			o->set |= ARBTABLE_C_CBURST;
 		} else if (!strcmp(k, "latency")) {
-			if (parse_time(v, &o->latency_ns))
+			if (arbt_parse_time(v, &o->latency_ns))
 				usage("%s: bad latency \"%s\" (e.g. 50us, 2ms)", cmd, v);
 			o->set |= ARBTABLE_C_LATENCY;
 		} else if (!strcmp(k, "distance")) {
-			if (parse_u32(v, 10, &o->distance))
+			if (arbt_parse_u32(v, 10, &o->distance))
 				usage("%s: bad distance \"%s\" (1, 2, 4 ... 64)", cmd, v);
 			o->set |= ARBTABLE_C_DISTANCE;
 		} else if (!strcmp(k, "share")) {
-			if (parse_u32(v, 10, &o->share))
+			if (arbt_parse_u32(v, 10, &o->share))
 				usage("%s: bad share \"%s\" (1..255)", cmd, v);
 			o->set |= ARBTABLE_C_SHARE;
 		} else {
@@ -890,15 +809,15 @@ static int cmd_create(struct arbtable *h, int argc, char **argv)
 				usage("create: bad handle \"%s\" (e.g. 1:)", val);
 			memcpy(buf, val, n);
 			buf[n] = '\0';
-			if (parse_u32(buf, 16, &v) || !v || v > 0xffff)
+			if (arbt_parse_u32(buf, 16, &v) || !v || v > 0xffff)
 				usage("create: bad handle \"%s\" (e.g. 1:)", val);
 			handle = ARBTABLE_CLASSID(v, 0);
 		} else if (!strcmp(k, "rate")) {
-			if (parse_rate(val, &o.rate))
+			if (arbt_parse_rate(val, &o.rate))
 				usage("create: bad rate \"%s\"", val);
 			o.set |= ARBTABLE_Q_RATE;
 		} else if (!strcmp(k, "highlimit")) {
-			if (parse_u32(val, 10, &o.highlimit))
+			if (arbt_parse_u32(val, 10, &o.highlimit))
 				usage("create: bad highlimit \"%s\"", val);
 			o.set |= ARBTABLE_Q_HIGHLIMIT;
 		} else if (!strcmp(k, "accounting")) {
@@ -910,19 +829,19 @@ static int cmd_create(struct arbtable *h, int argc, char **argv)
 				usage("create: accounting is deficit or iba");
 			o.set |= ARBTABLE_Q_ACCOUNTING;
 		} else if (!strcmp(k, "mtu")) {
-			if (parse_u32(val, 10, &o.mtu))
+			if (arbt_parse_u32(val, 10, &o.mtu))
 				usage("create: bad mtu \"%s\"", val);
 			o.set |= ARBTABLE_Q_MTU;
 		} else if (!strcmp(k, "burst")) {
-			if (parse_u32(val, 10, &o.burst))
-				usage("create: bad burst \"%s\" (bytes)", val);
+			if (arbt_parse_size(val, &o.burst))
+				usage("create: bad burst \"%s\" (bytes, tc sizes: 30k)", val);
 			o.set |= ARBTABLE_Q_BURST;
 		} else if (!strcmp(k, "maxweight")) {
-			if (parse_u32(val, 10, &o.maxweight))
+			if (arbt_parse_u32(val, 10, &o.maxweight))
 				usage("create: bad maxweight \"%s\"", val);
 			o.set |= ARBTABLE_Q_MAXWEIGHT;
 		} else if (!strcmp(k, "default")) {
-			if (parse_u32(val, 16, &o.default_minor))
+			if (arbt_parse_u32(val, 16, &o.default_minor))
 				usage("create: bad default minor \"%s\"", val);
 			o.set |= ARBTABLE_Q_DEFAULT;
 		} else {
@@ -950,10 +869,12 @@ static int cmd_delete(struct arbtable *h, int argc, char **argv)
 static int cmd_table(struct arbtable *h, int argc, char **argv)
 {
 	struct arbtable_slot slots[ARBTABLE_SLOTS];
+	struct arbt_table_iter it;
+	struct arbt_table_entry e;
 	enum arbtable_table t;
-	char *copy, *tok, *next, what[64];
-	uint32_t pos = 0;
-	int err;
+	uint64_t seen = 0;
+	char what[64];
+	int err, rc;
 
 	if (argc != 3)
 		usage("table: expected DEV high|low LIST");
@@ -964,42 +885,22 @@ static int cmd_table(struct arbtable *h, int argc, char **argv)
 	else
 		usage("table: \"%s\" is neither high nor low", argv[1]);
 	memset(slots, 0, sizeof(slots));
-	if (strcmp(argv[2], "none")) {
-		copy = strdup(argv[2]);
-		if (!copy)
-			return EX_FAIL;
-		for (tok = copy; tok; tok = next) {
-			char *colon, *at;
-			uint32_t minor, weight, slot;
-
-			next = strchr(tok, ',');
-			if (next)
-				*next++ = '\0';
-			if (!strcmp(tok, "-")) {
-				pos++;
-				continue;
-			}
-			colon = strchr(tok, ':');
-			if (!colon)
-				usage("table: bad entry \"%s\" (MINOR:WEIGHT[@SLOT])", tok);
-			*colon = '\0';
-			at = strchr(colon + 1, '@');
-			if (at)
-				*at++ = '\0';
-			if (parse_u32(tok, 16, &minor) || parse_u32(colon + 1, 10, &weight))
-				usage("table: bad entry \"%s:%s\"", tok, colon + 1);
-			slot = pos;
-			if (at && parse_u32(at, 10, &slot))
-				usage("table: bad slot \"%s\"", at);
-			if (slot >= ARBTABLE_SLOTS)
-				usage("table: slot %u out of range 0..%d", slot,
-				      ARBTABLE_SLOTS - 1);
-			slots[slot].minor = minor;
-			slots[slot].weight = weight;
-			pos = slot + 1;
-		}
-		free(copy);
+	arbt_table_iter_init(&it, argv[2]);
+	while ((rc = arbt_table_next(&it, &e)) > 0) {
+		/* the library takes the table as 64 slots, so the two
+		 * checks that shape needs are made here, in the kernel's words
+		 */
+		if (e.slot >= ARBTABLE_SLOTS)
+			usage("%s table: slot index %u out of range 0..%d",
+			      argv[1], e.slot, ARBTABLE_SLOTS - 1);
+		if (seen & (1ULL << e.slot))
+			usage("%s table: slot %u given twice", argv[1], e.slot);
+		seen |= 1ULL << e.slot;
+		slots[e.slot].minor = e.minor;
+		slots[e.slot].weight = e.weight;
 	}
+	if (rc < 0)
+		usage("\"%s\" list: %s", argv[1], it.err);
 	snprintf(what, sizeof(what), "table %s on %s", argv[1], argv[0]);
 	err = arbtable_set_table(h, argv[0], t, slots);
 	return err ? failed(h, err, what) : EX_OK;

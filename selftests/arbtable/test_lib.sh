@@ -245,6 +245,67 @@ expect "manual: table high none" 0 "" "$CTL" table $DEV2 high none
 expect "delete $DEV2's qdisc" 0 "" "$CTL" delete $DEV2
 expect "delete: again -> not an arbtable qdisc" 3 "not an arbtable qdisc" "$CTL" delete $DEV2
 
+# ------------------------------------------------------- one parser
+# tc (the plugin) and arbtablectl share lib/arbtable_parse.c: the same
+# words program the same qdisc, classes and table (tests/parse/front-ends.sh
+# compares what they send on the host; here the kernel's view of both).
+cat >"$tmp/proj.py" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+q = {k: d[k] for k in ("mode", "rate", "burst")}
+t = [(s["slot"], s["class"], s["weight"]) for s in d["tables"]["high"]["slots"]]
+c = sorted((x["class"], x["rate"], x["latency_ns"], x["distance_asked"],
+            x["share"], x["ceil"], x["distance"]) for x in d["classes"])
+print(q, t, c)
+PY
+same_config() { # DESC: tc's configuration of $DEV2 ($tmp/by-tc) == arbtablectl's
+	run "$CTL" --json show $DEV2
+	python3 "$tmp/proj.py" "$RUN_OUT" >"$tmp/by-ctl" 2>&1
+	if [ -s "$tmp/by-tc" ] && cmp -s "$tmp/by-tc" "$tmp/by-ctl"; then
+		tap_ok "$1: $(cut -c1-150 "$tmp/by-ctl")"
+	else
+		diag "by tc:          $(cat "$tmp/by-tc")"
+		diag "by arbtablectl: $(cat "$tmp/by-ctl")"
+		tap_fail "$1"
+	fi
+}
+ok=0
+tc qdisc add dev $DEV2 root handle 1: arbtable manual rate 10.5mbit burst 30k || ok=1
+tc class add dev $DEV2 parent 1: classid 1:10 arbtable ceil 1.5Mbit || ok=1
+tc class add dev $DEV2 parent 1: classid 1:11 arbtable || ok=1
+tc qdisc change dev $DEV2 root handle 1: arbtable high 10:20,-,11:30@5,-,10:7 || ok=1
+run "$CTL" --json show $DEV2
+python3 "$tmp/proj.py" "$RUN_OUT" >"$tmp/by-tc" 2>&1 || ok=1
+tc qdisc del dev $DEV2 root 2>/dev/null
+expect "one parser: arbtablectl create manual rate 10.5mbit burst 30k" 0 "" \
+	"$CTL" create $DEV2 manual rate 10.5mbit burst 30k
+expect "one parser: arbtablectl admit 1:10 ceil 1.5Mbit" 0 "" "$CTL" admit $DEV2 1:10 ceil 1.5Mbit
+expect "one parser: arbtablectl admit 1:11" 0 "" "$CTL" admit $DEV2 1:11
+expect "one parser: arbtablectl table high 10:20,-,11:30@5,-,10:7" 0 "" \
+	"$CTL" table $DEV2 high 10:20,-,11:30@5,-,10:7
+[ $ok = 0 ] || diag "tc's manual configuration failed"
+same_config "one parser: manual qdisc, ceil and table list alike through tc and arbtablectl"
+tc qdisc del dev $DEV2 root 2>/dev/null
+ok=0
+tc qdisc add dev $DEV2 root handle 1: arbtable rate 1.25gbit || ok=1
+tc class add dev $DEV2 parent 1: classid 1:10 arbtable rate 123.4567mbit latency 250.5us ceil 1gibit || ok=1
+tc class add dev $DEV2 parent 1: classid 1:11 arbtable rate 10MBps distance 16 || ok=1
+tc class add dev $DEV2 parent 1: classid 1:30 arbtable share 7 || ok=1
+run "$CTL" --json show $DEV2
+python3 "$tmp/proj.py" "$RUN_OUT" >"$tmp/by-tc" 2>&1 || ok=1
+tc qdisc del dev $DEV2 root 2>/dev/null
+[ $ok = 0 ] || diag "tc's auto configuration failed"
+expect "one parser: arbtablectl create rate 1.25gbit" 0 "" "$CTL" create $DEV2 rate 1.25gbit
+expect "one parser: arbtablectl admit 1:10 rate 123.4567mbit latency 250.5us ceil 1gibit" 0 "" \
+	"$CTL" admit $DEV2 1:10 rate 123.4567mbit latency 250.5us ceil 1gibit
+expect "one parser: arbtablectl admit 1:11 rate 10MBps distance 16" 0 "" \
+	"$CTL" admit $DEV2 1:11 rate 10MBps distance 16
+expect "one parser: arbtablectl admit 1:30 share 7" 0 "" "$CTL" admit $DEV2 1:30 share 7
+same_config "one parser: auto admissions (rate, latency, distance, share, ceil) alike through tc and arbtablectl"
+expect "one parser: arbtablectl refuses a slot given twice in the kernel's words" 64 \
+	"high table: slot 3 given twice" "$CTL" table $DEV2 high 10:5@3,11:6@3
+tc qdisc del dev $DEV2 root 2>/dev/null
+
 # ------------------------------------------------------- example program
 expect "example: creates, admits, shows, releases on $DEV2" 0 "released 10 and 20" "$EX" $DEV2 --create 10
 diag "$RUN_OUT"

@@ -132,7 +132,7 @@ err "no qdisc" 'high 10:1\n' "-:1: the first statement must be 'qdisc"
 err "no rate" 'qdisc manual\n' "needs a rate"
 err "bad rate unit" 'qdisc rate 10mbits\n' 'illegal "rate" "10mbits"'
 err "bad table entry" 'qdisc manual rate 1mbit\nhigh 10=5\n' \
-	'-:2: bad "high" entry "10=5": expected MINOR:WEIGHT[@SLOT] or -'
+	'-:2: "high" list: bad entry "10=5": expected MINOR:WEIGHT[@SLOT] or -'
 err "unknown statement" 'qdisc rate 1mbit\nfoo 1\n' 'unknown statement "foo"'
 err "bad latency" 'qdisc auto rate 1mbit\nclass 1:10 rate 1kbit latency 5min\n' \
 	'illegal "latency" "5min"'
@@ -144,11 +144,32 @@ else
 	nok "kernel table checks" "$out"
 fi
 out=$(printf 'qdisc rate 1mbit\nclass 1:10 share 3\n' | "$ARBSIM" -o 0 - 2>&1)
-if grep -q "^qdisc auto rate 1mbit" <<<"$out" && grep -qF "class 1:10: admitted, low table" <<<"$out"; then
+if grep -q "^qdisc 1: auto rate 1mbit" <<<"$out" && grep -qF "class 1:10: admitted, low table" <<<"$out"; then
 	ok "the default mode is the module's: auto (a share admitted)"
 else
 	nok "the default mode is auto" "$out"
 fi
+# class ids with the qdisc's major (issue 16 item 4), one slots column shape
+out=$(printf 'qdisc manual handle 2: rate 10mbit burst 30k\nclass 2:10 ceil 1mbit cburst 16k\nclass 11\nhigh 10:5,11:3@8,10:1@9,10:1@10,10:1@11\ntraffic 2:10\n' |
+	"$ARBSIM" -n 100 -o 1 - 2>&1)
+if grep -q "^qdisc 2: manual rate 10mbit" <<<"$out" && grep -qF "class 2:11: created" <<<"$out" &&
+   grep -qE "^  2:10 +0 +high +- 4: 0,9-11 " <<<"$out" && grep -qE "^  2:11 +1 +high +- 1: 8 " <<<"$out" &&
+   ! grep -q " 1:1[01]" <<<"$out"; then
+	ok "handle 2: class ids print as 2:N everywhere; slots column 'count: slots'"
+else
+	nok "handle 2: class ids and slots column" "$out"
+fi
+j=$(printf 'qdisc manual handle 2: rate 10mbit burst 30k\nclass 2:10 ceil 1mbit\n' | "$ARBSIM" -j -n 0 - 2>&1)
+if grep -qF '"handle":"2:"' <<<"$j" && grep -qF '"burst":30720' <<<"$j" && grep -qF '"class":"2:10"' <<<"$j"; then
+	ok "--json: handle, burst in tc size units, class 2:10"
+else
+	nok "--json handle/burst/class" "$j"
+fi
+err "class of another qdisc" 'qdisc manual handle 2: rate 1mbit\nclass 1:10\n' \
+	'class id "1:10" is not a class of the qdisc 2:'
+err "bad handle" 'qdisc manual handle 0: rate 1mbit\n' 'bad handle "0:"'
+err "burst above 256 MiB, in the module's words" 'qdisc manual rate 1mbit burst 300m\n' \
+	'burst out of range: at most 256 MiB (0 = default)'
 out=$(printf 'qdisc manual rate 1mbit\nclass 1:10 rate 1kbit\n' | "$ARBSIM" -o 0 - 2>&1)
 if grep -qF "rate/latency/distance/share need an auto-mode qdisc" <<<"$out"; then
 	ok "manual mode refuses rate/share like the module"

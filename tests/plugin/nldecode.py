@@ -26,7 +26,8 @@ QDISC = {1: ("MODE", "B"), 2: ("RATE", "Q"), 3: ("HIGHLIMIT", "I"),
          7: ("MTU", "I"), 8: ("MAXWEIGHT", "I"), 9: ("HIGH", "table"),
          10: ("LOW", "table"), 12: ("BURST", "I")}
 CLASS = {1: ("STRICT", "B"), 2: ("CEIL", "Q"), 3: ("RATE", "Q"),
-         4: ("LATENCY", "Q"), 5: ("DISTANCE", "I"), 6: ("SHARE", "I")}
+         4: ("LATENCY", "Q"), 5: ("DISTANCE", "I"), 6: ("SHARE", "I"),
+         8: ("CBURST", "I")}
 
 
 def attrs(buf):

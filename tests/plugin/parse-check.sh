@@ -119,6 +119,15 @@ bad "bad slot" $Q high 10:5@x
 bad "trailing comma" $Q high 10:5,
 bad "empty entry" $Q low 10:5,,11:1
 bad "weight overflows u32" $Q high 10:4294967296
+# the shared parser (lib/arbtable_parse.c): what tc's own get_rate64 would
+# have wrapped or taken as infinite is refused
+bad "rate above 2^64 bytes/s (tc alone wraps it)" $Q rate 1e20tbit
+bad "rate inf" $Q rate inf
+bad "burst above 4 GiB" $Q burst 4g
+bad "empty table list" $Q high ""
+good "rate truncated as tc does (15bit = 1 byte/s)" "RATE=1" $Q rate 15bit
+good "rate in IEC bytes" "RATE=131072" $Q rate 128kibps
+good "burst in kbit (tc size)" "BURST=8192" $Q burst 64kbit
 
 # ---- class: valid ----
 good "class all options" \
@@ -136,6 +145,10 @@ bad "class bad latency" $C latency soon
 bad "class negative latency" $C latency -5us
 bad "class bad distance" $C distance far
 bad "class bad ceil" $C ceil lots
+bad "class latency above 2^63 ns" $C latency 1e10s
+bad "class cburst above 4 GiB" $C cburst 5g
+good "class latency truncated to ns" "LATENCY=2500" $C latency 2.5009us
+good "class cburst in tc size units" "CBURST=30720" $C cburst 30k
 bad "class help" $C help
 
 # ---- printing (tc monitor file) and round trip ----

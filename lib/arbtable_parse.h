@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * arbtable_parse.h - the one parser of values and table lists shared by
+ * the tc plugin (tc/q_arbtable.c), arbtablectl and arbsim, so that the
+ * three front ends accept the same words and mean the same numbers.
+ *
+ * Units follow tc(8) (iproute2's get_rate64, get_size, get_time64):
+ * a number, optionally followed by a unit matched without regard to
+ * case, converted and truncated toward zero.  Unlike tc, a value that
+ * does not fit the result, a sign, "inf" or "nan" is an error instead of
+ * an undefined conversion.
+ *
+ * Internal to the project (compiled into each tool, not exported by
+ * libarbtable): no ABI promise.
+ */
+#ifndef ARBTABLE_PARSE_H
+#define ARBTABLE_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* RATE in bits/s ("10mbit", "1gbit", "125kBps", a bare number is bit/s)
+ * into bytes/s.  tc's percent rates ("5%") need the device and are
+ * left to the caller: they are refused here.
+ */
+int arbt_parse_rate(const char *s, uint64_t *bytes_per_sec);
+
+/* SIZE in bytes ("1514", "30k", "1mb", "64kbit"; k, m and g are powers
+ * of 1024, as in tc) into a u32.
+ */
+int arbt_parse_size(const char *s, uint32_t *bytes);
+
+/* TIME ("50us", "2ms", "1s"; a bare number is nanoseconds) into ns,
+ * at most INT64_MAX as in tc.
+ */
+int arbt_parse_time(const char *s, uint64_t *ns);
+
+/* An unsigned 32-bit integer in @base (10, or 16 for class minors), no
+ * sign, no trailing characters.
+ */
+int arbt_parse_u32(const char *s, int base, uint32_t *v);
+
+/*
+ * Table lists: "none" or ENTRY[,ENTRY...], ENTRY := MINOR:WEIGHT[@SLOT] | -
+ * MINOR is hexadecimal (10 = class 1:10), WEIGHT and SLOT decimal; an
+ * entry without @SLOT takes the slot after the previous entry (the first
+ * slot 0) and "-" skips one.  The parser checks syntax only: the ranges,
+ * the number of entries and a slot given twice are the kernel's to
+ * refuse, in its words (a front end that checks them itself, because it
+ * cannot send them, uses the same words).
+ */
+struct arbt_table_entry {
+	uint32_t minor;
+	uint32_t weight;
+	uint32_t slot;
+};
+
+struct arbt_table_iter {
+	const char *next;	/* the rest of the list; NULL at its end */
+	uint64_t pos;		/* slot of the next entry without @SLOT */
+	char err[160];		/* why arbt_table_next() returned -1 */
+};
+
+/* Starts a walk of @list; "" is refused by the first arbt_table_next(). */
+void arbt_table_iter_init(struct arbt_table_iter *it, const char *list);
+
+/* 1: @e is the next entry; 0: the end of the list ("none" has no entry);
+ * -1: a syntax error described in it->err (the table's name is the
+ * caller's to add).
+ */
+int arbt_table_next(struct arbt_table_iter *it, struct arbt_table_entry *e);
+
+#endif /* ARBTABLE_PARSE_H */

@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The same values fed to the three front ends: the tc plugin, arbtablectl
+# and arbsim, which share lib/arbtable_parse.c.  What each would send to
+# the kernel is read from the request itself (strace + the plugin
+# checks' netlink decoder, in a throwaway network namespace: no module
+# needed), arbsim's from its JSON.  Compared:
+#  - qdisc rate and burst: tc, arbtablectl create, arbsim;
+#  - class ceil: tc, arbsim (arbtablectl's class commands need the module:
+#    selftests/arbtable/test_lib.sh compares them in the VM);
+#  - table lists: tc, arbsim;
+#  - values all of them must refuse.
+#
+# usage: tests/parse/front-ends.sh [BUILD_DIR]   (default build)
+
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+B=$(cd "${1:-$HERE/../../build}" && pwd)
+export TC_LIB_DIR=$B/tc
+CTL=$B/tools/arbtablectl
+SIM=$B/tools/arbsim
+DEC=$HERE/../plugin/nldecode.py
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+for f in "$TC_LIB_DIR/q_arbtable.so" "$CTL" "$SIM"; do
+	[ -x "$f" ] || [ -f "$f" ] || { echo "missing $f (make all)"; echo "0 passed, 1 failed"; exit 1; }
+done
+for tool in tc strace python3 unshare; do
+	command -v $tool >/dev/null || { echo "missing $tool"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+ko() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+# request CMD...: the decoded arbtable options of the request CMD sends
+request() {
+	unshare -n strace -f -o "$TMP/trace" -e trace=sendmsg,sendto -e write=all \
+		"$@" >/dev/null 2>&1
+	python3 "$DEC" <"$TMP/trace"
+}
+
+# field NAME DECODED: the value of NAME=... in a decoded request
+field() {
+	tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -n1
+}
+
+# sim_json SCENARIO: arbsim's JSON, or nothing when it refused
+sim_json() {
+	printf '%b' "$1" | "$SIM" -j -n 0 - 2>/dev/null
+}
+
+sim_get() { # python-expression over j
+	python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"
+}
+
+# ---- qdisc rate and burst
+for pair in "10mbit 30k" "10.5mbit 1514" "1gbit 64kbit" "15bit 1mb" \
+	    "125kBps 2047.9" "1.23456789gbit 0x800" "40GBIT 1M" "3mibit 16K" \
+	    "999999999999 200m" "1e6 100000"; do
+	set -- $pair
+	rate=$1 burst=$2
+	t=$(request tc qdisc add dev lo root handle 1: arbtable manual rate "$rate" burst "$burst")
+	c=$(request "$CTL" create lo manual rate "$rate" burst "$burst")
+	tr=$(field RATE "$t") tb=$(field BURST "$t")
+	cr=$(field RATE "$c") cb=$(field BURST "$c")
+	s=$(sim_json "qdisc manual rate $rate burst $burst mtu 64\n")
+	if [ -n "$s" ]; then
+		sr=$(sim_get 'j["qdisc"]["rate_bytes"]' <<<"$s")
+		sb=$(sim_get 'j["qdisc"]["burst"]' <<<"$s")
+	else
+		sr=refused sb=refused
+	fi
+	if [ -n "$tr" ] && [ "$tr" = "$cr" ] && [ "$tr" = "$sr" ] &&
+	   [ -n "$tb" ] && [ "$tb" = "$cb" ] && [ "$tb" = "$sb" ]; then
+		ok "rate $rate burst $burst: $tr bytes/s, $tb bytes in all three"
+	else
+		ko "rate $rate burst $burst: tc $tr/$tb, arbtablectl $cr/$cb, arbsim $sr/$sb"
+	fi
+done
+
+# ---- class ceil
+for ceil in 100mbit 40gbit 1.5Mbit 12345bit 1tibps; do
+	t=$(request tc class add dev lo parent 1: classid 1:10 arbtable ceil "$ceil")
+	s=$(sim_json "qdisc manual rate 100tbit\nclass 1:10 ceil $ceil\n")
+	tc_v=$(field CEIL "$t")
+	sim_v=$([ -n "$s" ] && sim_get '[c["ceil_bytes"] for c in j["classes"]][0]' <<<"$s")
+	if [ -n "$tc_v" ] && [ "$tc_v" = "$sim_v" ]; then
+		ok "ceil $ceil: $tc_v bytes/s in tc and arbsim"
+	else
+		ko "ceil $ceil: tc '$tc_v', arbsim '$sim_v'"
+	fi
+done
+
+# ---- table lists: tc's entries against arbsim's programmed slots
+for list in "10:127,11:63,-,12:5" "10:20,-,11:30@5,12:1" "a:1@63" "-,-,10:7" \
+	    "10:255@0,11:1@32,10:2"; do
+	t=$(request tc qdisc add dev lo root handle 1: arbtable manual rate 10mbit high "$list")
+	tc_v=$(field HIGHN "$t" | python3 -c '
+import sys
+v = sys.stdin.read().strip().strip("[]")
+e = [x.split(":") for x in v.split(",") if x]
+print("".join("%d:%x:%d " % (int(a), int(b, 16), int(c))
+              for a, b, c in sorted(e, key=lambda x: int(x[0])) if int(c)), end="")')
+	s=$(sim_json "qdisc manual rate 10mbit\nhigh $list\n")
+	sim_v=$([ -n "$s" ] && sim_get '" ".join("%d:%s:%d" % (e["slot"], e["class"].split(":")[1], e["weight"]) for e in sorted(j["tables"]["high"], key=lambda e: e["slot"])) + " "' <<<"$s")
+	if [ -n "$tc_v" ] && [ "$tc_v" = "$sim_v" ]; then
+		ok "high $list: ${tc_v% } in tc and arbsim"
+	else
+		ko "high $list: tc '$tc_v', arbsim '$sim_v'"
+	fi
+done
+
+# ---- refused by every front end
+for rate in 1e20tbit inf -5mbit 10mbits "10 mbit" 5min; do
+	t=$(request tc qdisc add dev lo root handle 1: arbtable manual rate "$rate")
+	c=$(request "$CTL" create lo manual rate "$rate")
+	s=$(sim_json "qdisc manual rate $rate\n")
+	if [ "$t" = "no request" ] && [ "$c" = "no request" ] && [ -z "$s" ]; then
+		ok "rate '$rate' refused by all three"
+	else
+		ko "rate '$rate': tc [$t], arbtablectl [$c], arbsim [${s:0:60}]"
+	fi
+done
+for burst in 4g -1 30kB/s nan; do
+	t=$(request tc qdisc add dev lo root handle 1: arbtable manual rate 10mbit burst "$burst")
+	c=$(request "$CTL" create lo manual rate 10mbit burst "$burst")
+	s=$(sim_json "qdisc manual rate 10mbit burst $burst\n")
+	if [ "$t" = "no request" ] && [ "$c" = "no request" ] && [ -z "$s" ]; then
+		ok "burst '$burst' refused by all three"
+	else
+		ko "burst '$burst': tc [$t], arbtablectl [$c], arbsim [${s:0:60}]"
+	fi
+done
+for list in "10=5" "10:5," "zz:5" "10:0x5" "10:5@x" ""; do
+	t=$(request tc qdisc add dev lo root handle 1: arbtable manual rate 10mbit high "$list")
+	s=$(sim_json "qdisc manual rate 10mbit\nhigh $list\n")
+	if [ "$t" = "no request" ] && [ -z "$s" ]; then
+		ok "high '$list' refused by tc and arbsim"
+	else
+		ko "high '$list': tc [$t], arbsim [${s:0:60}]"
+	fi
+done
+# the kernel's entry checks, said in the kernel's words by arbsim
+# (kernel/arbtable_core.h ARB_ENTRY_MSG_*) and arbtablectl
+out=$(printf 'qdisc manual rate 10mbit\nhigh 10:5@3,11:6@3\n' | "$SIM" -n 0 - 2>&1)
+if grep -q 'high table: slot 3 given twice' <<<"$out"; then
+	ok "arbsim: a slot given twice is refused in the kernel's words"
+else
+	ko "arbsim on a slot given twice: $out"
+fi
+out=$(unshare -n "$CTL" table lo high 10:5@3,11:6@3 2>&1)
+if grep -q 'high table: slot 3 given twice' <<<"$out"; then
+	ok "arbtablectl: a slot given twice is refused in the kernel's words (it kept the last one before)"
+else
+	ko "arbtablectl on a slot given twice: $out"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
