@@ -466,7 +466,7 @@ static void arbtable_auto_fill_xstats(struct Qdisc *sch,
 	if (q->mode != TC_ARBTABLE_MODE_AUTO || cl->table == ARB_NO_CLASS)
 		return;
 	xs->distance = cl->distance;
-	xs->rate = cl->resv.rate;
+	xs->reserved_rate = cl->resv.rate;
 	xs->reserved_weight = cl->weight;
 	if (cl->table != ARB_HIGH)
 		return;
@@ -1544,7 +1544,8 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 	xs = kzalloc(sizeof(*xs), GFP_ATOMIC);
 	if (!xs)
-		return -1;
+		return -ENOMEM;
+	xs->type = TCA_ARBTABLE_XSTATS_QDISC;
 	xs->unclassified_pkts = q->unclassified_pkts;
 	xs->unclassified_drops = q->unclassified_drops;
 	xs->unclassified_qlen = q->unclassified.qlen;
@@ -2004,7 +2005,9 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl = (struct arbtable_class *)arg;
-	struct tc_arbtable_class_xstats xs = {};
+	struct tc_arbtable_class_xstats xs = {
+		.type = TCA_ARBTABLE_XSTATS_CLASS,
+	};
 	unsigned int t, i;
 	__u32 qlen;
 

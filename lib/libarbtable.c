@@ -369,6 +369,29 @@ static struct nla_policy arb_stats_policy[TCA_STATS_MAX + 1] = {
 	[TCA_STATS_PKT64]	= { .type = NLA_U64 },
 };
 
+/*
+ * The arbtable xstats of @type from TCA_STATS_APP into @dst (@size bytes,
+ * zeroed first): at most what this library knows of a longer blob from a
+ * newer kernel, the fields present of a shorter one. False when absent,
+ * shorter than its type or of another type.
+ */
+static int arb_take_xstats(const struct nlattr *app, __u32 type, void *dst,
+			   size_t size)
+{
+	size_t len;
+	__u32 t;
+
+	memset(dst, 0, size);
+	if (!app || nla_len(app) < (int)sizeof(t))
+		return 0;
+	memcpy(&t, nla_data(app), sizeof(t));
+	if (t != type)
+		return 0;
+	len = (size_t)nla_len(app);
+	memcpy(dst, nla_data(app), len < size ? len : size);
+	return 1;
+}
+
 /* TCA_STATS2 into @s; returns the TCA_STATS_APP attribute or NULL. */
 static struct nlattr *arb_parse_stats(struct nlattr *nest,
 				      struct arbtable_stats *s)
@@ -587,6 +610,7 @@ static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
 
 	if (is_arb && d->st) {
 		struct arbtable_state *st = d->st;
+		struct tc_arbtable_xstats qx;
 		struct nlattr *app;
 
 		memset(&st->opts, 0, sizeof(st->opts));
@@ -597,25 +621,24 @@ static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
 		arb_parse_qopts(tb[TCA_OPTIONS], st);
 		app = arb_parse_stats(tb[TCA_STATS2], &st->stats);
 		st->has_xstats = 0;
-		if (app && nla_len(app) >= (int)sizeof(struct tc_arbtable_xstats)) {
-			struct tc_arbtable_xstats x;
+		if (arb_take_xstats(app, TCA_ARBTABLE_XSTATS_QDISC, &qx,
+				    sizeof(qx))) {
 			int i;
 
-			memcpy(&x, nla_data(app), sizeof(x));
 			st->has_xstats = 1;
-			st->unclassified_pkts = x.unclassified_pkts;
-			st->unclassified_drops = x.unclassified_drops;
-			st->unclassified_qlen = x.unclassified_qlen;
-			st->swaps = x.swaps;
-			st->throttled = x.throttled;
-			st->used[ARBTABLE_HIGH] = x.high_used;
-			st->used[ARBTABLE_LOW] = x.low_used;
-			st->cur[ARBTABLE_HIGH] = x.high_cur;
-			st->cur[ARBTABLE_LOW] = x.low_cur;
-			st->hp_counter = x.hp_counter;
+			st->unclassified_pkts = qx.unclassified_pkts;
+			st->unclassified_drops = qx.unclassified_drops;
+			st->unclassified_qlen = qx.unclassified_qlen;
+			st->swaps = qx.swaps;
+			st->throttled = qx.throttled;
+			st->used[ARBTABLE_HIGH] = qx.high_used;
+			st->used[ARBTABLE_LOW] = qx.low_used;
+			st->cur[ARBTABLE_HIGH] = qx.high_cur;
+			st->cur[ARBTABLE_LOW] = qx.low_cur;
+			st->hp_counter = qx.hp_counter;
 			for (i = 0; i < ARBTABLE_SLOTS; i++) {
-				st->credit[ARBTABLE_HIGH][i] = x.high_credit[i];
-				st->credit[ARBTABLE_LOW][i] = x.low_credit[i];
+				st->credit[ARBTABLE_HIGH][i] = qx.high_credit[i];
+				st->credit[ARBTABLE_LOW][i] = qx.low_credit[i];
 			}
 		}
 	}
@@ -1008,6 +1031,7 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 	struct arbtable_state *st = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct nlattr *tb[TCA_MAX + 1], *app;
+	struct tc_arbtable_class_xstats x;
 	struct arbtable_class_state *c;
 	struct tcmsg *tcm;
 
@@ -1028,10 +1052,7 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 	c->leaf = tcm->tcm_info;
 	arb_parse_copts(tb[TCA_OPTIONS], &c->opts);
 	app = arb_parse_stats(tb[TCA_STATS2], &c->stats);
-	if (app && nla_len(app) >= (int)sizeof(struct tc_arbtable_class_xstats)) {
-		struct tc_arbtable_class_xstats x;
-
-		memcpy(&x, nla_data(app), sizeof(x));
+	if (arb_take_xstats(app, TCA_ARBTABLE_XSTATS_CLASS, &x, sizeof(x))) {
 		c->has_xstats = 1;
 		c->slots[ARBTABLE_HIGH] = x.high_slots;
 		c->slots[ARBTABLE_LOW] = x.low_slots;
@@ -1039,7 +1060,7 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 		c->weight[ARBTABLE_LOW] = x.low_weight;
 		c->distance = x.distance;
 		c->index = x.index;
-		c->reserved_rate = x.rate;
+		c->reserved_rate = x.reserved_rate;
 		c->guaranteed_bound_ns = x.guaranteed_bound_ns;
 		c->current_bound_ns = x.current_bound_ns;
 		c->max_hol_ns = x.max_hol_ns;

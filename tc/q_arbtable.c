@@ -842,10 +842,12 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 	else
 		print_uint(PRINT_JSON, "distance", NULL, 0);
 	print_uint(PRINT_ANY, "index", " index %u", st->index);
-	if (st->rate)
-		tc_print_rate(PRINT_ANY, "rate", " rate %s", st->rate);
+	/* "reserved_rate": tc's "stats" object has the estimator's "rate" */
+	if (st->reserved_rate)
+		tc_print_rate(PRINT_ANY, "reserved_rate", " rate %s",
+			      st->reserved_rate);
 	else
-		print_u64(PRINT_JSON, "rate", NULL, 0);
+		print_u64(PRINT_JSON, "reserved_rate", NULL, 0);
 	/* what its weight guarantees: above the rate asked when the
 	 * latency needed a heavier slot (see tc-arbtable(8), "rate")
 	 */
@@ -940,31 +942,38 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 
 /*
  * tc calls the same hook for qdisc and class xstats; they are told apart
- * by size: the qdisc struct (with its two credit arrays) is much larger.
- * Larger structs from newer kernels are tolerated: only the known prefix
- * is read.
+ * by their leading type (as fq_codel's). A blob longer than the struct
+ * (a newer kernel appending fields) is read up to what this plugin knows;
+ * a shorter one only if it holds at least the type, the rest read as 0.
  */
 static int arb_print_xstats(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED,
 			    struct rtattr *xstats)
 {
 	size_t len;
+	__u32 type;
 
 	if (!xstats)
 		return 0;
 
 	len = RTA_PAYLOAD(xstats);
-	if (len >= sizeof(struct tc_arbtable_xstats)) {
-		struct tc_arbtable_xstats st;
+	if (len < sizeof(type)) {
+		print_string(PRINT_FP, NULL, " %s", "(arbtable xstats too short)");
+		return -1;
+	}
+	memcpy(&type, RTA_DATA(xstats), sizeof(type));
+	if (type == TCA_ARBTABLE_XSTATS_QDISC) {
+		struct tc_arbtable_xstats st = {};
 
-		memcpy(&st, RTA_DATA(xstats), sizeof(st));
+		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
 		arb_print_qdisc_xstats(&st);
-	} else if (len >= sizeof(struct tc_arbtable_class_xstats)) {
-		struct tc_arbtable_class_xstats st;
+	} else if (type == TCA_ARBTABLE_XSTATS_CLASS) {
+		struct tc_arbtable_class_xstats st = {};
 
-		memcpy(&st, RTA_DATA(xstats), sizeof(st));
+		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
 		arb_print_class_xstats(&st);
 	} else {
-		print_string(PRINT_FP, NULL, " %s", "(arbtable xstats too short)");
+		print_uint(PRINT_FP, NULL, " (arbtable xstats of unknown type %u)",
+			   type);
 		return -1;
 	}
 	return 0;

@@ -509,8 +509,10 @@ static bool parse_table(struct dumpstate *d, struct nlattr *nest, int t)
 }
 
 static bool take_xstats(struct dumpstate *d, struct nlattr **tca, void *dst,
-			size_t size, const char *what)
+			size_t size, __u32 type, const char *what)
 {
+	__u32 t;
+
 	struct nlattr *st[TCA_STATS_MAX + 1] = { 0 };
 
 	if (!tca[TCA_STATS2])
@@ -522,6 +524,9 @@ static bool take_xstats(struct dumpstate *d, struct nlattr **tca, void *dst,
 		return bad(d, "%s: xstats %d bytes, want %zu", what,
 			   st[TCA_STATS_APP] ? ALEN(st[TCA_STATS_APP]) : -1, size);
 	memcpy(dst, ADATA(st[TCA_STATS_APP]), size);
+	memcpy(&t, dst, sizeof(t));	/* both structs start with their type */
+	if (t != type)
+		return bad(d, "%s: xstats type %u, want %u", what, t, type);
 	return true;
 }
 
@@ -556,7 +561,8 @@ static bool on_qdisc(struct dumpstate *d, struct nlmsghdr *h)
 		return false;
 	if (o[TCA_ARBTABLE_LOW] && !parse_table(d, o[TCA_ARBTABLE_LOW], 1))
 		return false;
-	if (!take_xstats(d, tca, &d->xs, sizeof(d->xs), "qdisc"))
+	if (!take_xstats(d, tca, &d->xs, sizeof(d->xs),
+			 TCA_ARBTABLE_XSTATS_QDISC, "qdisc"))
 		return false;
 	d->have_xs = true;
 	return true;
@@ -578,7 +584,8 @@ static bool on_class(struct dumpstate *d, struct nlmsghdr *h)
 	if (i >= TC_ARBTABLE_MAX_CLASSES)
 		return bad(d, "more than %d classes dumped", TC_ARBTABLE_MAX_CLASSES);
 	d->minors[i] = TC_H_MIN(t->tcm_handle);
-	if (!take_xstats(d, tca, &d->cxs[i], sizeof(d->cxs[i]), "class"))
+	if (!take_xstats(d, tca, &d->cxs[i], sizeof(d->cxs[i]),
+			 TCA_ARBTABLE_XSTATS_CLASS, "class"))
 		return false;
 	d->have_cxs[i] = true;
 	d->nclasses++;

@@ -47,9 +47,14 @@ def stats(app):
                 attr(TCA_STATS_QUEUE, queue), attr(TCA_STATS_APP, app))
 
 
+XSTATS_QDISC, XSTATS_CLASS = 0, 1
+
+
 def qdisc_xstats(high_used, low_used, extra=b""):
-    head = struct.pack("<QQQQIIIIIiII", 7, 1, 3, 9, 2, high_used, low_used,
-                       2, 0, -1200, 4, 0)
+    # type, nclasses, unclassified pkts/drops, swaps, throttled,
+    # unclassified qlen, used, pointers, hp_counter
+    head = struct.pack("<IIQQQQIIIIIi", XSTATS_QDISC, 4, 7, 1, 3, 9, 2,
+                       high_used, low_used, 2, 0, -1200)
     hc = [0] * 64
     lc = [0] * 64
     hc[0], hc[1], hc[3], lc[0] = 8128, -300, 320, 128
@@ -71,12 +76,13 @@ def qdisc(mode, high, low, priomap=None, default=0x30):
     return msg(RTM_NEWQDISC, 0x10000, 0xFFFFFFFF, 1, body)
 
 
-def klass(minor, opts, high_slots, low_slots):
-    xs = struct.pack("<QQIIIIQQQQQ", high_slots, low_slots,
-                     127 * bin(high_slots).count("1"),
-                     2 * bin(low_slots).count("1"), 16, 1,
-                     250000000, 12345, 11000, 5200, 17)
-    xs += struct.pack("<QII", 262500000, 3427, 0)  # guaranteed rate, reserved weight
+def klass(minor, opts, high_slots, low_slots, xtype=XSTATS_CLASS, extra=b""):
+    # type, index, slots, weights, distance, reserved weight, reserved
+    # and guaranteed rates, guaranteed/current bounds, max HOL, throttled
+    xs = struct.pack("<IIQQIIIIQQQQQQ", xtype, 1, high_slots,
+                     low_slots, 127 * bin(high_slots).count("1"),
+                     2 * bin(low_slots).count("1"), 16, 3427,
+                     250000000, 262500000, 12345, 11000, 5200, 17) + extra
     body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
             stats(xs))
     return msg(RTM_NEWTCLASS, 0x10000 | minor, 0x10000, 0x80010000, body)
@@ -99,6 +105,11 @@ def build(which):
     if which in ("class-strict", "all"):
         out += klass(0x11, [u8(1, 1), u64(2, 12500000), u32(5, 8),
                             u32(6, 3)], 0, 1 << 5)
+    if which == "class-newer":
+        # a newer kernel's longer class xstats: the known prefix is read
+        out += klass(0x12, [u32(6, 4)], 0, 1 << 7, extra=b"\xff" * 24)
+    if which == "class-badtype":
+        out += klass(0x13, [u32(6, 4)], 0, 1 << 7, xtype=7)
     return out
 
 

@@ -169,7 +169,15 @@ chk "class xstats slots" "slots: high 4 [0,16,32,48] weight 508 low 0 [-] weight
 chk "class bounds" "bound: guaranteed 12.3us current 11us max_hol_wait 5.2us"
 chk "class guaranteed rate" "rate 2Gbit guaranteed 2100Mbit (3427 units) throttled 17"
 chk "qdisc gso" "gso: split 5 segments 40 oversize_drops 1"
-if grep -qiE 'cannot parse|too short|malformed' <<<"$OUT"; then ko "print: errors in output"; else ok "print: no errors"; fi
+if grep -qiE 'cannot parse|too short|malformed|unknown type' <<<"$OUT"; then ko "print: errors in output"; else ok "print: no errors"; fi
+# xstats carry their type (qdisc/class) first: a longer blob from a newer
+# kernel prints its known fields, an unknown type is reported, not guessed
+python3 "$HERE/mkdump.py" "$TMP/newer.dump" class-newer
+OUT=$(tc -s monitor file "$TMP/newer.dump" 2>&1)
+chk "longer class xstats (newer kernel): known fields" "slots: high 0 [-] weight 0 low 1 [7] weight 2"
+python3 "$HERE/mkdump.py" "$TMP/badtype.dump" class-badtype
+OUT=$(tc -s monitor file "$TMP/badtype.dump" 2>&1)
+chk "xstats of an unknown type are reported" "(arbtable xstats of unknown type 7)"
 
 python3 "$HERE/mkdump.py" "$TMP/q.dump" qdisc-manual
 LINE=$(tc monitor file "$TMP/q.dump" | head -n1 | sed 's/.* root //')

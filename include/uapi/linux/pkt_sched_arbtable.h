@@ -142,7 +142,23 @@ enum {
 #define TCA_ARBTABLE_C_MAX (__TCA_ARBTABLE_C_MAX - 1)
 
 /**
+ * enum tc_arbtable_xstats_type - what a TCA_STATS_APP blob of arbtable holds
+ * @TCA_ARBTABLE_XSTATS_QDISC: struct tc_arbtable_xstats
+ * @TCA_ARBTABLE_XSTATS_CLASS: struct tc_arbtable_class_xstats
+ *
+ * Both structs start with this type (as fq_codel's xstats do), so a reader
+ * tells them apart without relying on their sizes; a newer kernel may
+ * append fields, which older readers ignore.
+ */
+enum tc_arbtable_xstats_type {
+	TCA_ARBTABLE_XSTATS_QDISC,
+	TCA_ARBTABLE_XSTATS_CLASS,
+};
+
+/**
  * struct tc_arbtable_xstats - qdisc statistics (TCA_STATS_APP)
+ * @type: TCA_ARBTABLE_XSTATS_QDISC
+ * @nclasses: classes of the qdisc
  * @unclassified_pkts: packets sent from the queue of packets no class took
  * @unclassified_drops: packets dropped there (queue at the qdisc limit)
  * @swaps: slot swaps made by the allocator's defragmentation
@@ -153,8 +169,6 @@ enum {
  * @high_cur: HIGH slot being visited or next to visit
  * @low_cur: LOW slot being visited or next to visit
  * @hp_counter: bytes HIGH may still send before LOW is owed a turn
- * @nclasses: classes of the qdisc
- * @pad: zero
  * @high_credit: credit of each HIGH slot, bytes (negative: debt)
  * @low_credit: credit of each LOW slot, bytes
  * @gso_split: GSO packets longer than the mtu, segmented at enqueue
@@ -163,6 +177,8 @@ enum {
  *	segmented, dropped
  */
 struct tc_arbtable_xstats {
+	__u32	type;
+	__u32	nclasses;
 	__u64	unclassified_pkts;
 	__u64	unclassified_drops;
 	__u64	swaps;
@@ -173,8 +189,6 @@ struct tc_arbtable_xstats {
 	__u32	high_cur;
 	__u32	low_cur;
 	__s32	hp_counter;
-	__u32	nclasses;
-	__u32	pad;
 	__s32	high_credit[TC_ARBTABLE_SLOTS];
 	__s32	low_credit[TC_ARBTABLE_SLOTS];
 	__u64	gso_split;
@@ -184,38 +198,38 @@ struct tc_arbtable_xstats {
 
 /**
  * struct tc_arbtable_class_xstats - class statistics (TCA_STATS_APP)
+ * @type: TCA_ARBTABLE_XSTATS_CLASS
+ * @index: the qdisc's internal class index, 0..63
  * @high_slots: bitmask of the HIGH slots that name the class
  * @low_slots: bitmask of the LOW slots that name the class
  * @high_weight: sum of the weights of its HIGH slots
  * @low_weight: sum of the weights of its LOW slots
  * @distance: auto mode: distance between its slots, else 0
- * @index: the qdisc's internal class index, 0..63
- * @rate: auto mode: the rate asked, bytes/s
+ * @reserved_weight: auto mode: weight units reserved
+ * @reserved_rate: auto mode: the rate asked (TCA_ARBTABLE_C_RATE), bytes/s
+ * @guaranteed_rate: auto mode: bytes/s its reserved weight guarantees
+ *	(at least @reserved_rate: weights round up, a latency may raise them)
  * @guaranteed_bound_ns: auto mode: head-of-line bound that holds
  *	wherever the allocator places the class's slots, ns
  * @current_bound_ns: auto mode: bound for the slots as placed now, ns
  * @max_hol_ns: longest head-of-line wait measured, ns
  * @throttled: times its ceil made it ineligible
- * @guaranteed_rate: auto mode: bytes/s its reserved weight guarantees
- *	(at least @rate: weights round up, a latency may raise them)
- * @reserved_weight: auto mode: weight units reserved
- * @pad: zero
  */
 struct tc_arbtable_class_xstats {
+	__u32	type;
+	__u32	index;
 	__u64	high_slots;
 	__u64	low_slots;
 	__u32	high_weight;
 	__u32	low_weight;
 	__u32	distance;
-	__u32	index;
-	__u64	rate;
+	__u32	reserved_weight;
+	__u64	reserved_rate;
+	__u64	guaranteed_rate;
 	__u64	guaranteed_bound_ns;
 	__u64	current_bound_ns;
 	__u64	max_hol_ns;
 	__u64	throttled;
-	__u64	guaranteed_rate;
-	__u32	reserved_weight;
-	__u32	pad;
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_ARBTABLE_H */
