@@ -2099,3 +2099,6 @@ module_init(arbtable_module_init);
 module_exit(arbtable_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("InfiniBand-style VL arbitration table scheduler");
+#ifdef ARBTABLE_VERSION
+MODULE_VERSION(ARBTABLE_VERSION);	/* out-of-tree builds (kernel/Kbuild) */
+#endif

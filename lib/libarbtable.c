@@ -44,7 +44,8 @@
 #endif
 
 #define ARB_KIND		"arbtable"
-#define ARB_VERSION		"0.1.0"
+/* from the top-level VERSION file (mk/lib.mk) */
+#define ARB_VERSION		ARBTABLE_VERSION
 #define ARB_EXPORT		__attribute__((visibility("default")))
 
 /* The public header restates uapi values; keep them in step. */

@@ -8,7 +8,7 @@ BPF_CLANG  ?= clang
 BPF_SRCS   := $(wildcard selftests/arbtable/bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst selftests/arbtable/bpf/%.c,$(BUILD)/bpf/%.o,$(BPF_SRCS))
 # asm/types.h lives under the host's multiarch include directory
-BPF_CFLAGS ?= -O2 -g -target bpf -Wall -Werror \
+BPF_CFLAGS ?= -O2 -g -target bpf -Wall $(WERROR_FLAG) \
 	      -I/usr/include/$(shell $(CC) -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 
 $(BUILD)/bpf/%.o: selftests/arbtable/bpf/%.c mk/bpf.mk

@@ -9,7 +9,7 @@
 FUZZ_CC       ?= clang
 FUZZ_DIR      := $(BUILD)/fuzz
 FUZZ_TARGETS  := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_CFLAGS   := -g -O1 -Wall -Wextra -Werror -std=gnu11 -Itests/include -Itests/core -Ikernel -Iinclude/uapi -Itests/fuzz \
+FUZZ_CFLAGS   := -g -O1 -Wall -Wextra $(WERROR_FLAG) -std=gnu11 -Itests/include -Itests/core -Ikernel -Iinclude/uapi -Itests/fuzz \
 		 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS       ?= 300
 FUZZ_SHORT_SECONDS ?= 20

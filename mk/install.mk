@@ -20,7 +20,6 @@
 # (default: KVERS), INSTALL_MOD_DIR (updates).  Built outputs only: run make
 # first (as your user), then make install (as root).
 
-ARBTABLE_VERSION ?= 0.1.0
 DKMS_NAME        := sch-arbtable
 
 PREFIX        ?= /usr/local
@@ -42,7 +41,7 @@ DKMS_SRC_DIR    ?= /usr/src/$(DKMS_NAME)-$(ARBTABLE_VERSION)
 INSTALL       ?= install
 # Optional pieces built by other parts of the tree: installed if present.
 INST_LIB_REAL  = $(wildcard $(BUILD)/lib/libarbtable.so.*.*.*)
-INST_TOOLS     = $(wildcard $(BUILD)/tools/arbtablectl $(BUILD)/tools/arbsim)
+INST_TOOLS     = $(wildcard $(BUILD)/tools/install/arbtablectl $(BUILD)/tools/arbsim)
 INST_MAN1      = $(wildcard Documentation/*.1)
 INST_MAN8      = $(wildcard Documentation/*.8)
 INST_LIB_HDR   = $(wildcard lib/include/arbtable/arbtable.h)
@@ -100,7 +99,9 @@ else
 	@echo "install: libarbtable not built (make lib), skipped"
 endif
 
-# The tools carry an $ORIGIN/../lib rpath, right for BINDIR/../lib.
+# The tools as built for installing: arbtablectl without the build tree's
+# rpath (the library is found where ldconfig or the system puts it),
+# arbsim (static on the core).
 install-tools:
 ifneq ($(INST_TOOLS),)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
@@ -131,7 +132,8 @@ dkms-src:
 	$(INSTALL) -m 0644 $(wildcard kernel/*.c kernel/*.h) kernel/Kbuild $(DESTDIR)$(DKMS_SRC_DIR)/kernel/
 	$(INSTALL) -m 0644 include/uapi/linux/pkt_sched_arbtable.h $(DESTDIR)$(DKMS_SRC_DIR)/include/uapi/linux/
 	$(INSTALL) -m 0644 include/trace/events/arbtable.h $(DESTDIR)$(DKMS_SRC_DIR)/include/trace/events/
-	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(ARBTABLE_VERSION)"/' dkms.conf >$(DESTDIR)$(DKMS_SRC_DIR)/dkms.conf
+	echo "$(ARBTABLE_VERSION)" >$(DESTDIR)$(DKMS_SRC_DIR)/VERSION
+	sed 's/@VERSION@/$(ARBTABLE_VERSION)/g' dkms.conf >$(DESTDIR)$(DKMS_SRC_DIR)/dkms.conf
 
 dkms-install: dkms-src
 	@test -z "$(DESTDIR)" || { echo "dkms-install: DESTDIR makes no sense here (use dkms-src)" >&2; exit 1; }

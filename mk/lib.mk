@@ -3,14 +3,17 @@
 #
 #   make lib           build/lib/libarbtable.so.0 (+ .so link, header, .pc),
 #                      build/lib/libarbtable-example, build/tools/arbtablectl
-#   make lib-install   install them (DESTDIR, PREFIX=/usr/local, LIBDIR, ...)
+#   make lib-install   install-lib + install-tools + install-man of
+#                      mk/install.mk (DESTDIR, PREFIX=/usr/local, LIBDIR, ...)
 #   make lib-check     host-side checks: exported symbols, man page render,
-#                      example built against the installed tree
+#                      example built against the installed tree, installed
+#                      binaries without rpath
 #
-# The binaries find the built library through an $ORIGIN rpath, so they run
-# from build/ without installing.
+# The binaries in build/ find the built library through an $ORIGIN rpath,
+# so they run without installing; build/tools/install/arbtablectl is the
+# same program without it, the one make install copies.
 
-LIB_VERSION    := 0.1.0
+LIB_VERSION    := $(ARBTABLE_VERSION)
 LIB_SOMAJOR    := 0
 LIB_OUT        := $(BUILD)/lib
 TOOLS_OUT      := $(BUILD)/tools
@@ -23,11 +26,13 @@ LIB_SRCS       := lib/libarbtable.c
 LIB_MAP        := lib/libarbtable.map
 LIB_EXAMPLE    := $(LIB_OUT)/libarbtable-example
 ARBTABLECTL    := $(TOOLS_OUT)/arbtablectl
+# the same program without the build tree's rpath: what make install copies
+ARBTABLECTL_INST := $(TOOLS_OUT)/install/arbtablectl
 
 NL_CFLAGS      := $(shell pkg-config --cflags libnl-3.0 libnl-route-3.0 2>/dev/null)
 NL_LIBS        := $(shell pkg-config --libs libnl-3.0 libnl-route-3.0 2>/dev/null)
 
-LIB_WARN       := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes
+LIB_WARN       := -Wall -Wextra $(WERROR_FLAG) -Wmissing-prototypes -Wstrict-prototypes
 LIB_CFLAGS     ?= -O2 -g -std=gnu11 -D_GNU_SOURCE $(LIB_WARN)
 LIB_LDFLAGS    ?=
 
@@ -38,10 +43,11 @@ BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
 PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
 
-$(LIB_REAL): $(LIB_SRCS) $(LIB_HDR) $(LIB_MAP) include/uapi/linux/pkt_sched_arbtable.h mk/lib.mk
+$(LIB_REAL): $(LIB_SRCS) $(LIB_HDR) $(LIB_MAP) include/uapi/linux/pkt_sched_arbtable.h mk/lib.mk VERSION
 	@test -n "$(NL_LIBS)" || { echo "libnl-3 / libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -Ilib/include -Iinclude/uapi $(NL_CFLAGS) \
+		-DARBTABLE_VERSION='"$(ARBTABLE_VERSION)"' \
 		-shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) -Wl,-z,defs \
 		$(LIB_LDFLAGS) -o $@ $(LIB_SRCS) $(NL_LIBS)
 
@@ -63,22 +69,17 @@ $(ARBTABLECTL): tools/arbtablectl.c $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -o $@ $< $(PARSE_SRCS) -L$(LIB_OUT) -larbtable -lm \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: lib lib-install lib-check
-lib: $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_PC) $(LIB_EXAMPLE) $(ARBTABLECTL)
+$(ARBTABLECTL_INST): tools/arbtablectl.c $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -o $@ $< $(PARSE_SRCS) -L$(LIB_OUT) -larbtable -lm \
+		$(LIB_LDFLAGS)
 
-lib-install: lib
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/arbtable \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
-	install -m 0755 $(LIB_REAL) $(DESTDIR)$(LIBDIR)/
-	ln -sf $(notdir $(LIB_REAL)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
-	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libarbtable.so
-	install -m 0644 $(LIB_HDR) $(DESTDIR)$(INCLUDEDIR)/arbtable/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIB_VERSION)|' \
-	    lib/libarbtable.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libarbtable.pc
-	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -o $(DESTDIR)$(BINDIR)/arbtablectl \
-		tools/arbtablectl.c $(PARSE_SRCS) -L$(LIB_OUT) -larbtable -lm
-	install -m 0644 Documentation/arbtablectl.8 $(DESTDIR)$(MANDIR)/man8/
+.PHONY: lib lib-install lib-check
+lib: $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_PC) $(LIB_EXAMPLE) $(ARBTABLECTL) $(ARBTABLECTL_INST)
+
+# the one install path (mk/install.mk): library, tools, man pages
+lib-install: lib arbsim
+	@$(MAKE) --no-print-directory install-lib install-tools install-man
 
 lib-check: lib
 	@bash -c 'set -e; syms=$$(nm -D --defined-only $(LIB_REAL) | awk "\$$2 == \"T\" { print \$$3 }" | sort | tr "\n" " "); \
@@ -95,5 +96,12 @@ lib-check: lib
 		$(CC) $(LIB_CFLAGS) -o $(BUILD)/lib-install-check/example Documentation/libarbtable-example.c $$f \
 		-Wl,-rpath,$(BUILD)/lib-install-check/usr/lib; \
 		$(BUILD)/lib-install-check/example --help >/dev/null; echo "example builds against the installed tree"'
+	@set -e; d=$(BUILD)/lib-install-check/usr; \
+		for f in $$d/bin/arbtablectl $$d/bin/arbsim $$d/share/man/man8/arbtablectl.8 $$d/share/man/man1/arbsim.1; do \
+			test -e $$f || { echo "not installed: $$f"; exit 1; }; done; \
+		for f in $$d/bin/arbtablectl $$d/bin/arbsim $$d/lib/libarbtable.so.$(LIB_VERSION); do \
+			! readelf -d $$f | grep -qE "RPATH|RUNPATH" || { echo "$$f carries an rpath"; exit 1; }; done; \
+		LD_LIBRARY_PATH=$$d/lib $$d/bin/arbtablectl --version | grep -q "libarbtable $(LIB_VERSION)"; \
+		echo "installed arbtablectl, arbsim, man pages; no RPATH/RUNPATH in the installed binaries"
 
 all: lib

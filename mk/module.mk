@@ -1,8 +1,9 @@
 # The kernel module, built out of tree for every kernel in KVERS into
 # build/<kver>/kernel/sch_arbtable.ko (sources are copied so two kernels
-# never share objects). W=1 and -Werror: the build must stay warning-free.
+# never share objects). W=1, and -Werror under WERROR=1 (make test, CI):
+# the build must stay warning-free.
 
-MODULE_SRCS := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/pkt_sched_arbtable.h \
+MODULE_SRCS := $(wildcard kernel/*.c kernel/*.h kernel/Kbuild) include/uapi/linux/pkt_sched_arbtable.h VERSION \
 	       include/trace/events/arbtable.h
 MODULE_KOS  := $(foreach k,$(KVERS),$(BUILD)/$(k)/sch_arbtable.ko)
 KBUILD_W    ?= 1
@@ -13,9 +14,10 @@ $(BUILD)/$(1)/sch_arbtable.ko: $(MODULE_SRCS)
 	@rm -f $(BUILD)/$(1)/src/kernel/*.[ch]
 	@cp kernel/*.c kernel/*.h kernel/Kbuild $(BUILD)/$(1)/src/kernel/
 	@cp -r include/uapi include/trace $(BUILD)/$(1)/src/include/
+	@cp VERSION $(BUILD)/$(1)/src/VERSION
 	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src/kernel \
 		CONFIG_NET_SCH_ARBTABLE=m W=$(KBUILD_W) \
-		KCFLAGS="-Werror $(MODULE_KCFLAGS)" $(if $(C),C=$(C)) modules
+		KCFLAGS="$(WERROR_FLAG) $(MODULE_KCFLAGS)" $(if $(C),C=$(C)) modules
 	@cp $(BUILD)/$(1)/src/kernel/sch_arbtable.ko $$@
 endef
 $(foreach k,$(KVERS),$(eval $(call module_rule,$(k))))

@@ -11,7 +11,7 @@ PLUGIN_SRCS   := tc/q_arbtable.c $(PARSE_SRCS)
 PLUGIN_HDRS   := include/uapi/linux/pkt_sched_arbtable.h $(PARSE_HDRS)
 # Our uapi header first, then iproute2's own copies of the kernel uapi
 # headers (the ones tc was built with, as iproute2's own Makefile does).
-PLUGIN_CFLAGS ?= -O2 -g -fPIC -Wall -Wextra -Werror \
+PLUGIN_CFLAGS ?= -O2 -g -fPIC -Wall -Wextra $(WERROR_FLAG) \
 		 -Wmissing-prototypes -Wstrict-prototypes -std=gnu11 \
 		 -D_GNU_SOURCE -Iinclude/uapi -Ilib -I$(IPROUTE2)/include \
 		 -I$(IPROUTE2)/tc -I$(IPROUTE2)/include/uapi

@@ -35,7 +35,7 @@ fi
 [ ${#kvers[@]} -gt 0 ] || { bad "kernel headers installed"; summary; exit; }
 
 name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$ROOT/dkms.conf")
-ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$ROOT/dkms.conf")
+ver=$(cat "$ROOT/VERSION")
 arch=$(uname -m)
 tmp=$(mktemp -d /tmp/arbtable-dkms.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,7 +44,8 @@ mkdir -p "$src" "$tmp/dkms" "$tmp/modules"
 D=(dkms --sourcetree="$src" --dkmstree="$tmp/dkms" --installtree="$tmp/modules")
 echo "dkms-check: $(dkms --version), $name $ver, kernels: ${kvers[*]}, private trees in $tmp"
 
-check "dkms.conf names package sch-arbtable with a version" [ "$name" = sch-arbtable ] && [ -n "$ver" ]
+check "dkms.conf names package sch-arbtable with the VERSION placeholder" \
+	[ "$name" = sch-arbtable ] && [ -n "$ver" ] && grep -q '^PACKAGE_VERSION="@VERSION@"$' "$ROOT/dkms.conf"
 
 # the source package, as `make dkms-src` lays it out
 if ! make -s -C "$ROOT" --no-print-directory dkms-src DKMS_SRC_DIR="$src/$name-$ver" \

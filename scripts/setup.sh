@@ -5,7 +5,7 @@ set -euo pipefail
 
 CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
 K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
-STAMP=$CACHE/setup.v4.done
+STAMP=$CACHE/setup.v5.done
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup.sh: must run as root (apt-get)" >&2
@@ -18,7 +18,10 @@ link_checkpatch() { # where review tooling looks for it
 		ln -sfn "$CACHE/checkpatch" "$HOME/.cache/arbtable/checkpatch"
 	fi
 }
-if [ -f "$STAMP" ] && [ -z "${ARBTABLE_FORCE_SETUP:-}" ]; then
+# the stamp records the tc it was made for: a tc upgrade re-runs setup
+# (the plugin needs that tc's source)
+if [ -f "$STAMP" ] && [ -z "${ARBTABLE_FORCE_SETUP:-}" ] &&
+   [ "$(cat "$STAMP")" = "$(dpkg-query -W -f='${Version}' iproute2 2>/dev/null)" ]; then
 	link_checkpatch
 	exit 0
 fi
@@ -48,7 +51,7 @@ apt-get install -y -qq --no-install-recommends \
 	build-essential pkg-config dpkg-dev kmod bc cpio flex bison \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static iperf3 ethtool procps \
-	libnl-3-dev libnl-route-3-dev libcmocka-dev libmnl-dev libelf-dev \
+	libnl-3-dev libnl-route-3-dev libcmocka-dev libelf-dev \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
 	nftables libbpf-dev bpftool >/dev/null
@@ -56,15 +59,20 @@ apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 >/dev/null
 apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
 
-# iproute2 source of the installed tc, for the plugin's private headers.
-if [ ! -d "$CACHE/iproute2" ]; then
-	echo "setup: fetching iproute2 source"
+# iproute2 source of the installed tc, for the plugin's private headers:
+# the very version tc was built from (its debian/changelog says which), so
+# the plugin's view of tc's structs matches the binary that loads it.
+tcver=$(dpkg-query -W -f='${Version}' iproute2)
+have=$(sed -n '1s/^iproute2 (\(.*\)).*/\1/p' "$CACHE/iproute2/debian/changelog" 2>/dev/null || true)
+if [ "$have" != "$tcver" ]; then
+	echo "setup: fetching iproute2 $tcver source${have:+ (cached: $have)}"
 	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get source -qq iproute2 >/dev/null 2>&1)
+	(cd "$tmp" && apt-get source -qq "iproute2=$tcver" >/dev/null 2>&1)
 	src=$(find "$tmp" -maxdepth 1 -type d -name 'iproute2-*' | head -n1)
 	[ -n "$src" ] || { echo "setup: apt-get source iproute2 failed" >&2; exit 1; }
 	rm -rf "$CACHE/iproute2.tmp"
 	mv "$src" "$CACHE/iproute2.tmp"
+	rm -rf "$CACHE/iproute2"
 	mv "$CACHE/iproute2.tmp" "$CACHE/iproute2"
 	rm -rf "$tmp"
 fi
@@ -85,5 +93,5 @@ link_checkpatch
 # Upstream tc-testing (tdc.py) for the VM suite's tdc cases.
 bash "$(dirname "$0")/../selftests/tdc/prepare.sh"
 
-touch "$STAMP"
+dpkg-query -W -f='${Version}' iproute2 >"$STAMP"
 echo "setup: done"

@@ -23,6 +23,8 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
+# a warning fails make test (distribution builds do not pass -Werror)
+export WERROR=${WERROR:-1}
 vm_only=
 setup=1
 for a in "$@"; do
@@ -115,6 +117,10 @@ if [ -z "$vm_only" ]; then
 	host_suite plugin-check bash tests/plugin/parse-check.sh
 	# the same values through tc, arbtablectl and arbsim (one parser)
 	host_suite front-ends bash tests/parse/front-ends.sh
+	# libarbtable: exported symbols, the one install path (library, tools,
+	# man pages, no rpath), the example built against the installed tree
+	host_suite lib-check bash -c 'make --no-print-directory lib-check &&
+		echo "1 passed, 0 failed" || { echo "0 passed, 1 failed"; exit 1; }'
 	host_suite arbsim-test make --no-print-directory arbsim-test
 	# the per-packet functions of the built modules: no division, no
 	# calls outside the clock/trace/thunk/watchdog allow-list
