@@ -105,15 +105,22 @@ ARB_EXPORT const char *arbtable_version(void)
 
 /* ------------------------------------------------------------ handle */
 
+/* NULL with errno set (ENOMEM, or what socket()/bind() said) */
 static struct nl_sock *arb_socket(void)
 {
 	struct nl_sock *sk = nl_socket_alloc();
-	int one = 1;
+	int one = 1, e;
 
-	if (!sk)
+	if (!sk) {
+		errno = ENOMEM;
 		return NULL;
+	}
+	errno = 0;
 	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
+		/* libnl leaves the socket call's errno in place */
+		e = errno ? errno : EIO;
 		nl_socket_free(sk);
+		errno = e;
 		return NULL;
 	}
 	/* Best effort: kernels without them still answer, just say less. */
@@ -135,10 +142,12 @@ ARB_EXPORT struct arbtable *arbtable_open(void)
 	h->sk = arb_socket();
 	h->link_sk = h->sk ? arb_socket() : NULL;
 	if (!h->sk || !h->link_sk) {
+		int e = errno;
+
 		if (h->sk)
 			nl_socket_free(h->sk);
 		free(h);
-		errno = EIO;
+		errno = e;
 		return NULL;
 	}
 	return h;
@@ -160,6 +169,7 @@ struct arb_req {
 	uint32_t	seq;
 	int		done;
 	int		err;		/* -errno from the kernel */
+	int		bad_attr;	/* an answer had a malformed attribute */
 	const char	*what;		/* "admit class 1:10 on d0" */
 	nl_recvmsg_msg_cb_t parse;
 	void		*arg;
@@ -177,8 +187,11 @@ static int arb_valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct arb_req *r = arg;
 
-	if (r->parse)
-		r->parse(msg, r->arg);
+	/* a parser returns < 0 for an attribute of unexpected size: the
+	 * read fails loudly instead of leaving that part zeroed
+	 */
+	if (r->parse && r->parse(msg, r->arg) < 0)
+		r->bad_attr = 1;
 	return NL_OK;
 }
 
@@ -191,19 +204,43 @@ static int arb_ack_cb(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/* The extack message of an NLMSG_DONE (a dump's error), if any. */
+static const char *arb_done_extack(struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(int));
+	const char *s;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || nlh->nlmsg_len <= off)
+		return NULL;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
+		      nlh->nlmsg_len - off, NULL) < 0 ||
+	    !tb[NLMSGERR_ATTR_MSG] || nla_len(tb[NLMSGERR_ATTR_MSG]) < 2)
+		return NULL;
+	s = nla_data(tb[NLMSGERR_ATTR_MSG]);
+	return s[nla_len(tb[NLMSGERR_ATTR_MSG]) - 1] == '\0' ? s : NULL;
+}
+
 static int arb_finish_cb(struct nl_msg *msg, void *arg)
 {
 	struct arb_req *r = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 
-	/* A dump that failed half-way says so in the DONE payload. */
+	/* A dump that failed half-way says so in the DONE payload: the
+	 * error, then (NLM_F_ACK_TLVS) the extack attributes.
+	 */
 	if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
 		int e = *(int *)nlmsg_data(nlh);
 
 		if (e < 0 && !r->err) {
+			const char *ext = arb_done_extack(nlh);
+
 			r->err = e;
-			snprintf(r->h->msg, sizeof(r->h->msg), "%s: %s",
-				 r->what, strerror(-e));
+			if (ext)
+				snprintf(r->h->msg, sizeof(r->h->msg), "%s", ext);
+			else
+				snprintf(r->h->msg, sizeof(r->h->msg), "%s: %s",
+					 r->what, strerror(-e));
 			r->h->from_kernel = 1;
 		}
 	}
@@ -300,6 +337,10 @@ static int arb_talk(struct arbtable *h, struct nl_msg *msg, const char *what,
 		}
 	}
 	nl_cb_put(cb);
+	if (!r.err && r.bad_attr)
+		return arb_fail(h, -EPROTO,
+				"%s: the kernel's answer has an arbtable attribute of unexpected size (module and libarbtable %s from different releases?)",
+				what, ARB_VERSION);
 	return r.err;
 }
 
@@ -441,36 +482,40 @@ static struct nlattr *arb_parse_stats(struct nlattr *nest,
 	return tb[TCA_STATS_APP];
 }
 
-static void arb_parse_table(struct nlattr *nest, struct arbtable_slot *t)
+static int arb_parse_table(struct nlattr *nest, struct arbtable_slot *t)
 {
 	struct nlattr *a;
 	int rem;
 
 	memset(t, 0, sizeof(*t) * ARBTABLE_SLOTS);
 	if (!nest)
-		return;
+		return 0;
 	nla_for_each_nested(a, nest, rem) {
 		struct tc_arbtable_entry e;
 
-		if (nla_type(a) != TCA_ARBTABLE_ENTRY ||
-		    nla_len(a) < (int)sizeof(e))
+		if (nla_type(a) != TCA_ARBTABLE_ENTRY)
 			continue;
+		if (nla_len(a) != (int)sizeof(e))
+			return -EPROTO;
 		memcpy(&e, nla_data(a), sizeof(e));
 		if (e.slot >= ARBTABLE_SLOTS)
 			continue;
 		t[e.slot].minor = e.minor;
 		t[e.slot].weight = e.weight;
 	}
+	return 0;
 }
 
-static void arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
+/* < 0: an attribute of unexpected size (libnl's policy check) */
+static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 {
 	struct nlattr *tb[TCA_ARBTABLE_MAX + 1];
 	struct arbtable_qdisc_opts *o = &st->opts;
 
-	if (!nest || nla_parse_nested(tb, TCA_ARBTABLE_MAX, nest,
-				      arb_qopt_policy) < 0)
-		return;
+	if (!nest)
+		return 0;
+	if (nla_parse_nested(tb, TCA_ARBTABLE_MAX, nest, arb_qopt_policy) < 0)
+		return -EPROTO;
 	if (tb[TCA_ARBTABLE_MODE]) {
 		o->mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
 		o->set |= ARBTABLE_Q_MODE;
@@ -510,22 +555,27 @@ static void arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 		nla_for_each_nested(a, tb[TCA_ARBTABLE_PRIOMAP], rem) {
 			if (i >= ARBTABLE_PRIO_BANDS)
 				break;
-			if (nla_type(a) == TCA_ARBTABLE_PRIOMAP_BAND &&
-			    nla_len(a) >= 4)
-				st->priomap[i++] = nla_get_u32(a);
+			if (nla_type(a) != TCA_ARBTABLE_PRIOMAP_BAND)
+				continue;
+			if (nla_len(a) != 4)
+				return -EPROTO;
+			st->priomap[i++] = nla_get_u32(a);
 		}
 	}
-	arb_parse_table(tb[TCA_ARBTABLE_HIGH], st->table[ARBTABLE_HIGH]);
-	arb_parse_table(tb[TCA_ARBTABLE_LOW], st->table[ARBTABLE_LOW]);
+	if (arb_parse_table(tb[TCA_ARBTABLE_HIGH], st->table[ARBTABLE_HIGH]) ||
+	    arb_parse_table(tb[TCA_ARBTABLE_LOW], st->table[ARBTABLE_LOW]))
+		return -EPROTO;
+	return 0;
 }
 
-static void arb_parse_copts(struct nlattr *nest, struct arbtable_class_opts *o)
+static int arb_parse_copts(struct nlattr *nest, struct arbtable_class_opts *o)
 {
 	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1];
 
-	if (!nest || nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, nest,
-				      arb_copt_policy) < 0)
-		return;
+	if (!nest)
+		return 0;
+	if (nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, nest, arb_copt_policy) < 0)
+		return -EPROTO;
 	if (tb[TCA_ARBTABLE_C_STRICT]) {
 		o->strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
 		o->set |= ARBTABLE_C_STRICT;
@@ -554,6 +604,7 @@ static void arb_parse_copts(struct nlattr *nest, struct arbtable_class_opts *o)
 		o->share = nla_get_u32(tb[TCA_ARBTABLE_C_SHARE]);
 		o->set |= ARBTABLE_C_SHARE;
 	}
+	return 0;
 }
 
 /* One qdisc of the device, as the qdisc dump found it. */
@@ -613,13 +664,14 @@ static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
 		struct arbtable_state *st = d->st;
 		struct tc_arbtable_xstats qx;
 		struct nlattr *app;
+		int bad;
 
 		memset(&st->opts, 0, sizeof(st->opts));
 		memset(st->priomap, 0, sizeof(st->priomap));
 		memset(&st->stats, 0, sizeof(st->stats));
 		st->handle = tcm->tcm_handle;
 		st->parent = tcm->tcm_parent;
-		arb_parse_qopts(tb[TCA_OPTIONS], st);
+		bad = arb_parse_qopts(tb[TCA_OPTIONS], st);
 		app = arb_parse_stats(tb[TCA_STATS2], &st->stats);
 		st->has_xstats = 0;
 		if (arb_take_xstats(app, TCA_ARBTABLE_XSTATS_QDISC, &qx,
@@ -642,6 +694,8 @@ static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
 				st->credit[ARBTABLE_LOW][i] = qx.low_credit[i];
 			}
 		}
+		if (bad)
+			return bad;
 	}
 	return NL_OK;
 }
@@ -850,6 +904,46 @@ ARB_EXPORT int arbtable_qdisc_delete(struct arbtable *h, const char *ifname)
 	return err;
 }
 
+ARB_EXPORT int arbtable_set_priomap(struct arbtable *h, const char *ifname,
+				    const uint32_t priomap[ARBTABLE_PRIO_BANDS])
+{
+	struct nlattr *opts, *nest;
+	struct arb_qinfo qi;
+	struct nl_msg *msg;
+	char what[96];
+	int ifindex, err, i;
+
+	if (!h)
+		return -EINVAL;
+	arb_clear(h);
+	if (!priomap)
+		return arb_fail(h, -EINVAL, "set_priomap: no priomap");
+	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
+	if (ifindex < 0)
+		return ifindex;
+	msg = arb_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle);
+	if (!msg || nla_put_string(msg, TCA_KIND, ARB_KIND) < 0)
+		goto nomem;
+	opts = nla_nest_start(msg, TCA_OPTIONS);
+	if (!opts)
+		goto nomem;
+	nest = nla_nest_start(msg, TCA_ARBTABLE_PRIOMAP);
+	if (!nest)
+		goto nomem;
+	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
+		if (nla_put_u32(msg, TCA_ARBTABLE_PRIOMAP_BAND, priomap[i]) < 0)
+			goto nomem;
+	nla_nest_end(msg, nest);
+	nla_nest_end(msg, opts);
+	snprintf(what, sizeof(what), "set the priomap of %s", ifname);
+	err = arb_talk(h, msg, what, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+nomem:
+	nlmsg_free(msg);
+	return arb_fail(h, -ENOMEM, "out of memory");
+}
+
 ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
 				  enum arbtable_table table,
 				  const struct arbtable_slot slots[ARBTABLE_SLOTS])
@@ -1035,6 +1129,7 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 	struct tc_arbtable_class_xstats x;
 	struct arbtable_class_state *c;
 	struct tcmsg *tcm;
+	int bad;
 
 	if (nlh->nlmsg_type != RTM_NEWTCLASS ||
 	    nlmsg_parse(nlh, sizeof(*tcm), tb, TCA_MAX, arb_tca_policy) < 0)
@@ -1051,7 +1146,7 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 	memset(c, 0, sizeof(*c));
 	c->classid = tcm->tcm_handle;
 	c->leaf = tcm->tcm_info;
-	arb_parse_copts(tb[TCA_OPTIONS], &c->opts);
+	bad = arb_parse_copts(tb[TCA_OPTIONS], &c->opts);
 	app = arb_parse_stats(tb[TCA_STATS2], &c->stats);
 	if (arb_take_xstats(app, TCA_ARBTABLE_XSTATS_CLASS, &x, sizeof(x))) {
 		c->has_xstats = 1;
@@ -1069,7 +1164,7 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 		c->reserved_weight = x.reserved_weight;
 		c->guaranteed_rate = x.guaranteed_rate;
 	}
-	return NL_OK;
+	return bad ? bad : NL_OK;
 }
 
 static int arb_cmp_class(const void *a, const void *b)

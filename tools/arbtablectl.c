@@ -51,6 +51,7 @@ static void usage_text(FILE *f)
 		"              [burst BYTES]\n"
 		"              [default MINOR]\n"
 		"  table   DEV { high | low } { none | MINOR:WEIGHT[@SLOT]|-[,...] }\n"
+		"  priomap DEV MINOR0 ... MINOR15   (hex minors by skb->priority, 0 = none)\n"
 		"  delete  DEV\n"
 		"CLASSID is MAJOR:MINOR in hex (1:10) or a bare minor; RATE in tc units\n"
 		"(10mbit, 500kbit, 1gbit; a bare number is bit/s); TIME 50us, 2ms, 1s\n"
@@ -263,6 +264,7 @@ static void json_slot_array(uint64_t mask)
 static void json_qdisc_head(const struct arbtable_state *st)
 {
 	char b[32];
+	int i;
 
 	printf("\"dev\":");
 	json_str(st->ifname);
@@ -277,6 +279,13 @@ static void json_qdisc_head(const struct arbtable_state *st)
 	       st->opts.default_minor ?
 	       fmt_classid(st->handle | st->opts.default_minor, b, sizeof(b)) :
 	       "");
+	/* class ids as strings, "" where a priority maps to no class */
+	printf(",\"priomap\":[");
+	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
+		printf("%s\"%s\"", i ? "," : "",
+		       st->priomap[i] ? fmt_classid(st->handle | st->priomap[i],
+						    b, sizeof(b)) : "");
+	putchar(']');
 }
 
 static void json_class_common(const struct arbtable_state *st,
@@ -906,6 +915,24 @@ static int cmd_table(struct arbtable *h, int argc, char **argv)
 	return err ? failed(h, err, what) : EX_OK;
 }
 
+static int cmd_priomap(struct arbtable *h, int argc, char **argv)
+{
+	uint32_t map[ARBTABLE_PRIO_BANDS];
+	char what[64];
+	int i, err;
+
+	if (argc != 1 + ARBTABLE_PRIO_BANDS)
+		usage("priomap: expected DEV and %d class minors (hex, 0 = none), %d given",
+		      ARBTABLE_PRIO_BANDS, argc - 1 < 0 ? 0 : argc - 1);
+	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
+		if (arbt_parse_u32(argv[1 + i], 16, &map[i]))
+			usage("priomap: bad class minor \"%s\" (hex, 0 = none)",
+			      argv[1 + i]);
+	snprintf(what, sizeof(what), "priomap on %s", argv[0]);
+	err = arbtable_set_priomap(h, argv[0], map);
+	return err ? failed(h, err, what) : EX_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct arbtable *h;
@@ -938,7 +965,7 @@ int main(int argc, char **argv)
 	    strcmp(cmd, "release") && strcmp(cmd, "show") &&
 	    strcmp(cmd, "watch") && strcmp(cmd, "create") &&
 	    strcmp(cmd, "delete") && strcmp(cmd, "table") &&
-	    strcmp(cmd, "help"))
+	    strcmp(cmd, "priomap") && strcmp(cmd, "help"))
 		usage("unknown command \"%s\"", cmd);
 	if (!strcmp(cmd, "help")) {
 		usage_text(stdout);
@@ -961,6 +988,8 @@ int main(int argc, char **argv)
 		rc = cmd_delete(h, argc, argv);
 	else if (!strcmp(cmd, "table"))
 		rc = cmd_table(h, argc, argv);
+	else if (!strcmp(cmd, "priomap"))
+		rc = cmd_priomap(h, argc, argv);
 	else
 		rc = cmd_class(h, cmd, argc, argv);
 	arbtable_close(h);

@@ -235,6 +235,15 @@ expect "manual: table high 10:20,-,11:30@5" 0 "" "$CTL" table $DEV2 high 10:20,-
 run "$CTL" --json show $DEV2
 jcheck "$RUN_OUT" "manual: HIGH slots 0 -> 1:10/20, 5 -> 1:11/30" \
 	'[(s["slot"], s["class"], s["weight"]) for s in d["tables"]["high"]["slots"]] == [(0, "1:10", 20), (5, "1:11", 30)] and d["mode"] == "manual"'
+expect "priomap: 16 class minors set" 0 "" "$CTL" priomap $DEV2 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 11
+run "$CTL" --json show $DEV2
+jcheck "$RUN_OUT" "priomap: show --json gives its 16 class ids" \
+	'd["priomap"] == ["1:10", "1:10", "", "", "1:11"] + [""] * 10 + ["1:11"]'
+tap_check "priomap: tc shows the same map" \
+	grep -q "priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 11" <<<"$(tc qdisc show dev $DEV2)"
+expect "priomap: 3 minors is a usage error" 64 "16 class minors" "$CTL" priomap $DEV2 1 2 3
+expect "priomap: a minor above 0xffff is refused by the kernel" 4 "rejected by the kernel" \
+	"$CTL" priomap $DEV2 10000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 expect "manual: unknown class in a table is refused with the kernel's reason" 4 "rejected by the kernel" \
 	"$CTL" table $DEV2 low 99:5
 expect "manual: rate on a manual qdisc is refused" 4 "need an auto-mode qdisc" \

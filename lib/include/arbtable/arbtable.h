@@ -240,6 +240,13 @@ int arbtable_change(struct arbtable *h, const char *ifname, uint32_t classid,
 int arbtable_release(struct arbtable *h, const char *ifname,
 		     uint32_t classid);
 
+/* Replace the priomap: @priomap[p] is the class minor (hex in tc, 0 =
+ * none) that packets of skb->priority p & 15 go to when no filter and no
+ * priority naming a class took them. Any mode.
+ */
+int arbtable_set_priomap(struct arbtable *h, const char *ifname,
+			 const uint32_t priomap[ARBTABLE_PRIO_BANDS]);
+
 /* Manual mode: replace table @table with @slots (ARBTABLE_SLOTS entries;
  * null slots are skipped). The classes must exist.
  */
