@@ -42,7 +42,7 @@ static const char *const arb_table_name[TC_ARBTABLE_NTABLES] = {
 	[TC_ARBTABLE_LOW] = "low",
 };
 
-static void explain(void)
+static void explain_full(void)
 {
 	fprintf(stderr,
 		"Usage: ... arbtable [ manual | auto ] [ rate RATE [ burst BYTES ] ]\n"
@@ -79,7 +79,7 @@ static void explain(void)
 		"Example: ... arbtable manual rate 10mbit highlimit 4 high 10:127,11:63,-,12:5 low 30:2\n");
 }
 
-static void cexplain(void)
+static void cexplain_full(void)
 {
 	fprintf(stderr,
 		"Usage: ... arbtable [ strict | nostrict ] [ ceil RATE [ cburst BYTES ] ]\n"
@@ -97,6 +97,19 @@ static void cexplain(void)
 		"  distance   auto mode: slot spacing instead of latency, power of two\n"
 		"             1..64 (64/D slots)\n"
 		"  share      auto mode: best-effort weight in the LOW table, 1..255\n");
+}
+
+/* After a parse error: the error line, then one line of usage (q_ets). */
+static void explain(void)
+{
+	fprintf(stderr,
+		"Usage: ... arbtable [ manual | auto ] [ rate RATE [ burst BYTES ] ] [ high LIST ] [ low LIST ] ... (\"arbtable help\" for all)\n");
+}
+
+static void cexplain(void)
+{
+	fprintf(stderr,
+		"Usage: ... arbtable [ strict ] [ ceil RATE ] [ rate RATE ] [ latency TIME | distance D ] [ share N ] ... (\"arbtable help\" for all)\n");
 }
 
 /* --- parsing ----------------------------------------------------------- */
@@ -283,7 +296,7 @@ static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv
 			NEXT_ARG();
 			table_arg[t] = *argv;
 		} else if (strcmp(*argv, "help") == 0) {
-			explain();
+			explain_full();
 			return -1;
 		} else {
 			fprintf(stderr, "arbtable: what is \"%s\"?\n", *argv);
@@ -413,7 +426,7 @@ static int arb_parse_copt(struct qdisc_util *qu ARB_UNUSED, int argc, char **arg
 			}
 			have_share = true;
 		} else if (strcmp(*argv, "help") == 0) {
-			cexplain();
+			cexplain_full();
 			return -1;
 		} else {
 			fprintf(stderr, "arbtable: what is \"%s\"?\n", *argv);
@@ -566,7 +579,7 @@ static void arb_row_flush(struct arb_row *r)
 static void arb_print_slot_map(const char *name, const struct arb_table *t)
 {
 	struct arb_row row = {};
-	int s;
+	int s, n = 0;
 
 	print_nl();
 	print_string(PRINT_FP, NULL, " %s table", name);
@@ -574,21 +587,23 @@ static void arb_print_slot_map(const char *name, const struct arb_table *t)
 		   " slots used)", __builtin_popcountll(t->used));
 	if (!t->used)
 		return;
+	/* the used slots only, eight to a line: null slots are the gaps */
 	print_string(PRINT_FP, NULL, "%s", ":");
 	for (s = 0; s < TC_ARBTABLE_SLOTS; s++) {
 		char cell[32];
 
-		if (s % 8 == 0)
-			arb_row_add(&row, "", 0);
-		if (t->used & (1ULL << s))
-			snprintf(cell, sizeof(cell), "%u:%x/%u", s, t->minor[s],
-				 t->weight[s]);
-		else
-			snprintf(cell, sizeof(cell), "%u:-", s);
-		arb_row_add(&row, cell, 11);
-		if (s % 8 == 7)
+		if (!(t->used & (1ULL << s)))
+			continue;
+		if (n % 8 == 0) {
 			arb_row_flush(&row);
+			arb_row_add(&row, "", 0);
+		}
+		snprintf(cell, sizeof(cell), "%u:%x/%u", s, t->minor[s],
+			 t->weight[s]);
+		arb_row_add(&row, cell, 11);
+		n++;
 	}
+	arb_row_flush(&row);
 }
 
 static void arb_print_priomap(const struct rtattr *nest)
@@ -911,6 +926,10 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 		  (uint64_t)st->unclassified_drops);
 	print_uint(PRINT_ANY, "qlen", " qlen %u", st->unclassified_qlen);
 	close_json_object();
+	/* the unclassified queue's line is its own; then the allocator's
+	 * defragmentation swaps and the class ceilings' throttles
+	 */
+	print_nl();
 	print_u64(PRINT_ANY, "swaps", " swaps %" PRIu64, (uint64_t)st->swaps);
 	print_u64(PRINT_ANY, "throttled", " throttled %" PRIu64,
 		  (uint64_t)st->throttled);

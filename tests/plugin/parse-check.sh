@@ -53,12 +53,14 @@ good() {
 	fi
 }
 
-# bad "DESC" tc-args...: tc must refuse it itself, with the usage text
+# bad "DESC" tc-args...: tc must refuse it itself, with one line saying
+# why and one line of usage (as q_ets does; the full text is for "help")
 bad() {
 	local desc=$1
 	shift
 	run "$@"
-	if [ "$RC" -ne 0 ] && [ "$NL" = "no request" ] && grep -q "Usage:" <<<"$ERR"; then
+	if [ "$RC" -ne 0 ] && [ "$NL" = "no request" ] && grep -q "Usage:" <<<"$ERR" &&
+	   [ "$(wc -l <<<"$ERR")" -le 2 ]; then
 		ok "$desc"
 	else
 		ko "$desc: rc $RC, request [$NL], stderr [$(echo "$ERR" | head -n2 | tr '\n' ' ')]"
@@ -98,7 +100,14 @@ n=$(grep -o 'HIGHN=\[[^]]*\]' <<<"$NL" | tr ',' '\n' | grep -c ':0x')
 
 # ---- qdisc: parse errors ----
 bad "unknown keyword" $Q bogus
-bad "help" $Q help
+# help: the full text, every option
+run $Q help
+if [ "$RC" -ne 0 ] && [ "$NL" = "no request" ] && grep -q "LIST  := none" <<<"$ERR" &&
+   grep -q "maxweight" <<<"$ERR" && [ "$(wc -l <<<"$ERR")" -gt 20 ]; then
+	ok "help prints every qdisc option"
+else
+	ko "help: rc $RC, [$(head -c 200 <<<"$ERR")]"
+fi
 bad "manual and auto" $Q manual auto
 bad "bad rate" $Q rate fast
 bad "negative rate" $Q rate -5mbit
@@ -149,7 +158,12 @@ bad "class latency above 2^63 ns" $C latency 1e10s
 bad "class cburst above 4 GiB" $C cburst 5g
 good "class latency truncated to ns" "LATENCY=2500" $C latency 2.5009us
 good "class cburst in tc size units" "CBURST=30720" $C cburst 30k
-bad "class help" $C help
+run $C help
+if [ "$RC" -ne 0 ] && grep -q "share      auto mode" <<<"$ERR" && [ "$(wc -l <<<"$ERR")" -gt 10 ]; then
+	ok "class help prints every class option"
+else
+	ko "class help: rc $RC, [$(head -c 200 <<<"$ERR")]"
+fi
 
 # ---- printing (tc monitor file) and round trip ----
 python3 "$HERE/mkdump.py" "$TMP/all.dump" all
@@ -159,8 +173,13 @@ chk() {
 }
 chk "manual qdisc line" "manual rate 10Mbit burst 30Kb highlimit 4 accounting deficit default 30 priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12 mtu 1514 maxweight 255 high 10:127,11:63,-,12:5 low 30:2"
 chk "auto qdisc line" "auto rate 10Mbit highlimit 4 accounting deficit mtu 1514 maxweight 255"
-chk "slot map" "0:10/127    1:11/63     2:-         3:12/5"
-chk "qdisc xstats" "unclassified: pkts 7 drops 1 qlen 2 swaps 3 throttled 9"
+chk "slot map: the used slots only" "0:10/127    1:11/63     3:12/5"
+if grep -qE '(^| )[0-9]+:-( |$)' <<<"$OUT"; then ko "print: slot map lists null slots"; else ok "print: slot map without null slots"; fi
+if grep -qx -- " unclassified: pkts 7 drops 1 qlen 2 *" <<<"$OUT" && grep -qx -- " swaps 3 throttled 9 *" <<<"$OUT"; then
+	ok "print: qdisc xstats, the unclassified queue on its own line"
+else
+	ko "print: qdisc xstats lines: $(grep -E 'unclassified|swaps' <<<"$OUT" | tr '\n' '|')"
+fi
 chk "occupancy" "occupancy: high 3/64 low 1/64 pointers: high 2 low 0 hp_counter -1200 classes 4"
 chk "credits" "high credit: 0:8128     1:-300     3:320"
 chk "class options" "class arbtable 1:10 dev lo parent 1: leaf 8001: rate 2Gbit latency 50us"
