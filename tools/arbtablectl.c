@@ -8,6 +8,8 @@
  * qdisc, 4 rejected by the kernel (its reason is printed), 64 usage.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -37,12 +39,14 @@ static int json;
 static void usage_text(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [--json] COMMAND ...\n"
+		"Usage: %s [--json] [-n NETNS] COMMAND ...\n"
 		"  admit   DEV CLASSID rate RATE [latency TIME | distance D] [ceil RATE]\n"
 		"  admit   DEV CLASSID share N [distance D] [ceil RATE]\n"
 		"  admit   DEV CLASSID strict ceil RATE\n"
 		"  change  DEV CLASSID [rate RATE] [latency TIME | distance D] [share N]\n"
 		"                      [ceil RATE [cburst BYTES]] [strict | nostrict]\n"
+		"  change  DEV QDISC-OPTION...   (rate, burst, highlimit, accounting, mtu,\n"
+		"                                maxweight, default: as for create)\n"
 		"  release DEV CLASSID\n"
 		"  show    DEV\n"
 		"  watch   DEV [-i SECONDS] [-n COUNT]\n"
@@ -70,7 +74,7 @@ static void usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	usage_text(stderr);
+	fprintf(stderr, "(\"%s help\" lists the commands and options)\n", prog);
 	exit(EX_USAGE);
 }
 
@@ -747,6 +751,22 @@ static void parse_class_opts(const char *cmd, int argc, char **argv,
 	}
 }
 
+static int cmd_qdisc_change(struct arbtable *h, int argc, char **argv);
+
+static int is_qdisc_option(const char *k)
+{
+	static const char *const opts[] = {
+		"rate", "burst", "highlimit", "accounting", "mtu", "maxweight",
+		"default", "auto", "manual",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!strcmp(k, opts[i]))
+			return 1;
+	return 0;
+}
+
 static int cmd_class(struct arbtable *h, const char *cmd, int argc,
 		     char **argv)
 {
@@ -757,6 +777,11 @@ static int cmd_class(struct arbtable *h, const char *cmd, int argc,
 
 	if (argc < 2)
 		usage("%s: expected DEV CLASSID", cmd);
+	/* change DEV rate 10mbit ...: a qdisc option where the class id
+	 * would be (no option name is a class id)
+	 */
+	if (!strcmp(cmd, "change") && is_qdisc_option(argv[1]))
+		return cmd_qdisc_change(h, argc, argv);
 	if (parse_classid(argv[1], &id))
 		usage("%s: bad class id \"%s\" (MAJOR:MINOR in hex, e.g. 1:10)",
 		      cmd, argv[1]);
@@ -789,74 +814,103 @@ static int cmd_class(struct arbtable *h, const char *cmd, int argc,
 	return EX_OK;
 }
 
-static int cmd_create(struct arbtable *h, int argc, char **argv)
+/*
+ * Qdisc options of create and change; @handle NULL: no handle option
+ * (change). Returns nothing: bad input is a usage error.
+ */
+static void parse_qdisc_opts(const char *cmd, int argc, char **argv,
+			     struct arbtable_qdisc_opts *o, uint32_t *handle)
 {
-	struct arbtable_qdisc_opts o = { 0 };
-	uint32_t handle = ARBTABLE_CLASSID(1, 0), v;
-	char what[64];
-	int i, err;
+	uint32_t v;
+	int i;
 
-	if (argc < 1)
-		usage("create: expected DEV");
-	for (i = 1; i < argc; i++) {
+	for (i = 0; i < argc; i++) {
 		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(k, "auto") || !strcmp(k, "manual")) {
-			o.mode = !strcmp(k, "auto") ? ARBTABLE_MODE_AUTO :
-				 ARBTABLE_MODE_MANUAL;
-			o.set |= ARBTABLE_Q_MODE;
+			o->mode = !strcmp(k, "auto") ? ARBTABLE_MODE_AUTO :
+				  ARBTABLE_MODE_MANUAL;
+			o->set |= ARBTABLE_Q_MODE;
 			continue;
 		}
 		if (!val)
-			usage("create: \"%s\" needs a value", k);
+			usage("%s: \"%s\" needs a value", cmd, k);
 		i++;
-		if (!strcmp(k, "handle")) {
+		if (!strcmp(k, "handle") && handle) {
 			char buf[16];
 			size_t n = strcspn(val, ":");
 
 			if (n >= sizeof(buf) || (val[n] && val[n + 1]))
-				usage("create: bad handle \"%s\" (e.g. 1:)", val);
+				usage("%s: bad handle \"%s\" (e.g. 1:)", cmd, val);
 			memcpy(buf, val, n);
 			buf[n] = '\0';
 			if (arbt_parse_u32(buf, 16, &v) || !v || v > 0xffff)
-				usage("create: bad handle \"%s\" (e.g. 1:)", val);
-			handle = ARBTABLE_CLASSID(v, 0);
+				usage("%s: bad handle \"%s\" (e.g. 1:)", cmd, val);
+			*handle = ARBTABLE_CLASSID(v, 0);
 		} else if (!strcmp(k, "rate")) {
-			if (arbt_parse_rate(val, &o.rate))
-				usage("create: bad rate \"%s\"", val);
-			o.set |= ARBTABLE_Q_RATE;
+			if (arbt_parse_rate(val, &o->rate))
+				usage("%s: bad rate \"%s\"", cmd, val);
+			o->set |= ARBTABLE_Q_RATE;
 		} else if (!strcmp(k, "highlimit")) {
-			if (arbt_parse_u32(val, 10, &o.highlimit))
-				usage("create: bad highlimit \"%s\"", val);
-			o.set |= ARBTABLE_Q_HIGHLIMIT;
+			if (arbt_parse_u32(val, 10, &o->highlimit))
+				usage("%s: bad highlimit \"%s\"", cmd, val);
+			o->set |= ARBTABLE_Q_HIGHLIMIT;
 		} else if (!strcmp(k, "accounting")) {
 			if (!strcmp(val, "deficit"))
-				o.accounting = ARBTABLE_ACCT_DEFICIT;
+				o->accounting = ARBTABLE_ACCT_DEFICIT;
 			else if (!strcmp(val, "iba"))
-				o.accounting = ARBTABLE_ACCT_IBA;
+				o->accounting = ARBTABLE_ACCT_IBA;
 			else
-				usage("create: accounting is deficit or iba");
-			o.set |= ARBTABLE_Q_ACCOUNTING;
+				usage("%s: accounting is deficit or iba", cmd);
+			o->set |= ARBTABLE_Q_ACCOUNTING;
 		} else if (!strcmp(k, "mtu")) {
-			if (arbt_parse_u32(val, 10, &o.mtu))
-				usage("create: bad mtu \"%s\"", val);
-			o.set |= ARBTABLE_Q_MTU;
+			if (arbt_parse_u32(val, 10, &o->mtu))
+				usage("%s: bad mtu \"%s\"", cmd, val);
+			o->set |= ARBTABLE_Q_MTU;
 		} else if (!strcmp(k, "burst")) {
-			if (arbt_parse_size(val, &o.burst))
-				usage("create: bad burst \"%s\" (bytes, tc sizes: 30k)", val);
-			o.set |= ARBTABLE_Q_BURST;
+			if (arbt_parse_size(val, &o->burst))
+				usage("%s: bad burst \"%s\" (bytes, tc sizes: 30k)",
+				      cmd, val);
+			o->set |= ARBTABLE_Q_BURST;
 		} else if (!strcmp(k, "maxweight")) {
-			if (arbt_parse_u32(val, 10, &o.maxweight))
-				usage("create: bad maxweight \"%s\"", val);
-			o.set |= ARBTABLE_Q_MAXWEIGHT;
+			if (arbt_parse_u32(val, 10, &o->maxweight))
+				usage("%s: bad maxweight \"%s\"", cmd, val);
+			o->set |= ARBTABLE_Q_MAXWEIGHT;
 		} else if (!strcmp(k, "default")) {
-			if (arbt_parse_u32(val, 16, &o.default_minor))
-				usage("create: bad default minor \"%s\"", val);
-			o.set |= ARBTABLE_Q_DEFAULT;
+			if (arbt_parse_u32(val, 16, &o->default_minor))
+				usage("%s: bad default minor \"%s\"", cmd, val);
+			o->set |= ARBTABLE_Q_DEFAULT;
 		} else {
-			usage("create: unknown option \"%s\"", k);
+			usage("%s: unknown option \"%s\"", cmd, k);
 		}
 	}
+}
+
+/* change DEV QDISC-OPTIONS: the qdisc's own options (tc qdisc change) */
+static int cmd_qdisc_change(struct arbtable *h, int argc, char **argv)
+{
+	struct arbtable_qdisc_opts o = { 0 };
+	char what[64];
+	int err;
+
+	parse_qdisc_opts("change", argc - 1, argv + 1, &o, NULL);
+	if (!o.set)
+		usage("change: nothing to change");
+	snprintf(what, sizeof(what), "change of %s's qdisc", argv[0]);
+	err = arbtable_qdisc_change(h, argv[0], &o);
+	return err ? failed(h, err, what) : EX_OK;
+}
+
+static int cmd_create(struct arbtable *h, int argc, char **argv)
+{
+	struct arbtable_qdisc_opts o = { 0 };
+	uint32_t handle = ARBTABLE_CLASSID(1, 0);
+	char what[64];
+	int err;
+
+	if (argc < 1)
+		usage("create: expected DEV");
+	parse_qdisc_opts("create", argc - 1, argv + 1, &o, &handle);
 	snprintf(what, sizeof(what), "create on %s", argv[0]);
 	err = arbtable_qdisc_create(h, argv[0], handle, &o);
 	return err ? failed(h, err, what) : EX_OK;
@@ -933,6 +987,34 @@ static int cmd_priomap(struct arbtable *h, int argc, char **argv)
 	return err ? failed(h, err, what) : EX_OK;
 }
 
+/* -n NAME: the namespace `ip netns add NAME` created (as ip -n does) */
+static int enter_netns(const char *name)
+{
+	char path[256];
+	int fd;
+
+	if (!*name || strchr(name, '/')) {
+		fprintf(stderr, "%s: bad network namespace name \"%s\"\n", prog,
+			name);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s: network namespace %s: %s\n", prog, name,
+			strerror(errno));
+		return -1;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "%s: cannot enter network namespace %s: %s\n",
+			prog, name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct arbtable *h;
@@ -950,6 +1032,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[0], "--version") || !strcmp(argv[0], "-V")) {
 			printf("arbtablectl (libarbtable %s)\n", arbtable_version());
 			return EX_OK;
+		} else if (!strcmp(argv[0], "-n") || !strcmp(argv[0], "--netns")) {
+			if (argc < 2)
+				usage("%s needs a network namespace name", argv[0]);
+			if (enter_netns(argv[1]))
+				return EX_FAIL;
+			argv++;
+			argc--;
 		} else {
 			usage("unknown option \"%s\"", argv[0]);
 		}

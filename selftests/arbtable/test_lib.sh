@@ -244,6 +244,13 @@ tap_check "priomap: tc shows the same map" \
 expect "priomap: 3 minors is a usage error" 64 "16 class minors" "$CTL" priomap $DEV2 1 2 3
 expect "priomap: a minor above 0xffff is refused by the kernel" 4 "rejected by the kernel" \
 	"$CTL" priomap $DEV2 10000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+expect "change DEV rate 20mbit burst 40k: the qdisc's own options" 0 "" \
+	"$CTL" change $DEV2 rate 20mbit burst 40k highlimit 8
+run "$CTL" --json show $DEV2
+jcheck "$RUN_OUT" "change: rate, burst and highlimit changed, tables kept" \
+	'd["rate"] == 2500000 and d["burst"] == 40960 and d["highlimit"] == 8 and len(d["tables"]["high"]["slots"]) == 2'
+expect "change: a qdisc option the kernel refuses (highlimit 300)" 4 "rejected by the kernel" \
+	"$CTL" change $DEV2 highlimit 300
 expect "manual: unknown class in a table is refused with the kernel's reason" 4 "rejected by the kernel" \
 	"$CTL" table $DEV2 low 99:5
 expect "manual: rate on a manual qdisc is refused" 4 "need an auto-mode qdisc" \
@@ -314,6 +321,21 @@ same_config "one parser: auto admissions (rate, latency, distance, share, ceil) 
 expect "one parser: arbtablectl refuses a slot given twice in the kernel's words" 64 \
 	"high table: slot 3 given twice" "$CTL" table $DEV2 high 10:5@3,11:6@3
 tc qdisc del dev $DEV2 root 2>/dev/null
+
+# ------------------------------------------------------- -n NETNS
+ns=arbt-ctl-ns
+ip netns del $ns 2>/dev/null
+if ip netns add $ns && ip -n $ns link add dn0 type dummy && ip -n $ns link set dn0 up; then
+	expect "-n NETNS: create on a device of another namespace" 0 "" \
+		"$CTL" -n $ns create dn0 rate 5mbit
+	run "$CTL" -n $ns --json show dn0
+	jcheck "$RUN_OUT" "-n NETNS: show there gives its qdisc" 'd["dev"] == "dn0" and d["rate"] == 625000'
+	expect "-n NETNS: the device is not in this namespace" 2 "no such device" "$CTL" show dn0
+	expect "-n NETNS: a namespace that does not exist" 1 "nosuch-ns" "$CTL" -n nosuch-ns show dn0
+else
+	tap_fail "-n NETNS: ip netns add $ns with a dummy device"
+fi
+ip netns del $ns 2>/dev/null
 
 # ------------------------------------------------------- example program
 expect "example: creates, admits, shows, releases on $DEV2" 0 "released 10 and 20" "$EX" $DEV2 --create 10
