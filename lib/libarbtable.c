@@ -904,29 +904,46 @@ ARB_EXPORT int arbtable_qdisc_delete(struct arbtable *h, const char *ifname)
 	return err;
 }
 
+/*
+ * A change of the device's arbtable qdisc: the RTM_NEWQDISC message with
+ * its kind and an open TCA_OPTIONS nest in *@opts. Returns 0, or the
+ * error already reported through arb_fail().
+ */
+static int arb_qdisc_change_msg(struct arbtable *h, const char *ifname,
+				struct nl_msg **msg, struct nlattr **opts)
+{
+	struct arb_qinfo qi;
+	int ifindex;
+
+	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
+	if (ifindex < 0)
+		return ifindex;
+	*msg = arb_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle);
+	if (*msg && nla_put_string(*msg, TCA_KIND, ARB_KIND) >= 0) {
+		*opts = nla_nest_start(*msg, TCA_OPTIONS);
+		if (*opts)
+			return 0;
+	}
+	nlmsg_free(*msg);
+	return arb_fail(h, -ENOMEM, "out of memory");
+}
+
 ARB_EXPORT int arbtable_set_priomap(struct arbtable *h, const char *ifname,
 				    const uint32_t priomap[ARBTABLE_PRIO_BANDS])
 {
 	struct nlattr *opts, *nest;
-	struct arb_qinfo qi;
-	struct nl_msg *msg;
+	struct nl_msg *msg = NULL;
 	char what[96];
-	int ifindex, err, i;
+	int err, i;
 
 	if (!h)
 		return -EINVAL;
 	arb_clear(h);
 	if (!priomap)
 		return arb_fail(h, -EINVAL, "set_priomap: no priomap");
-	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
-	if (ifindex < 0)
-		return ifindex;
-	msg = arb_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle);
-	if (!msg || nla_put_string(msg, TCA_KIND, ARB_KIND) < 0)
-		goto nomem;
-	opts = nla_nest_start(msg, TCA_OPTIONS);
-	if (!opts)
-		goto nomem;
+	err = arb_qdisc_change_msg(h, ifname, &msg, &opts);
+	if (err)
+		return err;
 	nest = nla_nest_start(msg, TCA_ARBTABLE_PRIOMAP);
 	if (!nest)
 		goto nomem;
@@ -949,25 +966,18 @@ ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
 				  const struct arbtable_slot slots[ARBTABLE_SLOTS])
 {
 	struct nlattr *opts, *nest;
-	struct arb_qinfo qi;
-	struct nl_msg *msg;
+	struct nl_msg *msg = NULL;
 	char what[96];
-	int ifindex, err, i;
+	int err, i;
 
 	if (!h)
 		return -EINVAL;
 	arb_clear(h);
 	if (!slots || (table != ARBTABLE_HIGH && table != ARBTABLE_LOW))
 		return arb_fail(h, -EINVAL, "set_table: bad table or no slots");
-	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
-	if (ifindex < 0)
-		return ifindex;
-	msg = arb_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle);
-	if (!msg || nla_put_string(msg, TCA_KIND, ARB_KIND) < 0)
-		goto nomem;
-	opts = nla_nest_start(msg, TCA_OPTIONS);
-	if (!opts)
-		goto nomem;
+	err = arb_qdisc_change_msg(h, ifname, &msg, &opts);
+	if (err)
+		return err;
 	nest = nla_nest_start(msg, table == ARBTABLE_HIGH ?
 			      TCA_ARBTABLE_HIGH : TCA_ARBTABLE_LOW);
 	if (!nest)
