@@ -223,6 +223,35 @@ static inline void arb_set_eligible(struct arb_sched *s, unsigned int cls,
 		arb_table_drop(s, &s->tbl[ARB_LOW], s->cls_slots[ARB_LOW][cls]);
 }
 
+/*
+ * @cls was just picked and sent its last packet, which has been charged:
+ * arb_set_eligible(s, cls, false) without its two tests, whether the class
+ * is eligible (it was picked; if a ceil has made it ineligible since, all
+ * this does is idempotent) and what a late charge would need (there is
+ * none: arb_table_drop()'s record is for a visit closed between select and
+ * charge). The dequeue's per-packet path.
+ */
+static inline void arb_set_drained(struct arb_sched *s, unsigned int cls)
+{
+	u64 hi = s->cls_slots[ARB_HIGH][cls];
+	u64 lo = s->cls_slots[ARB_LOW][cls];
+	struct arb_table *tb;
+
+	s->cls_eligible &= ~BIT_ULL(cls);
+	if (hi) {
+		tb = &s->tbl[ARB_HIGH];
+		tb->eligible &= ~hi;
+		if (tb->in_visit && (hi & BIT_ULL(tb->cur)))
+			arb_end_visit(s, tb);
+	}
+	if (lo) {
+		tb = &s->tbl[ARB_LOW];
+		tb->eligible &= ~lo;
+		if (tb->in_visit && (lo & BIT_ULL(tb->cur)))
+			arb_end_visit(s, tb);
+	}
+}
+
 /* First set bit of @m at or after @from, wrapping around: O(1). */
 static inline unsigned int arb_next_slot(u64 m, unsigned int from)
 {
@@ -290,16 +319,22 @@ static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 		p->cls = s->strict;
 		return true;
 	}
-	if (s->low_turn && !lo)
+	if (unlikely(s->low_turn)) {
+		if (lo) {
+			if (!hi)	/* IBA: high has nothing, reset its counter */
+				s->hp_counter = arb_hp_limit(s);
+			arb_table_pick(s, ARB_LOW, p);
+			return true;
+		}
 		s->low_turn = false;	/* nobody to take the owed turn */
-	if (s->low_turn || (!hi && lo)) {
-		if (!hi)	/* IBA: high has nothing, reset its counter */
-			s->hp_counter = arb_hp_limit(s);
-		arb_table_pick(s, ARB_LOW, p);
-		return true;
 	}
 	if (hi) {
 		arb_table_pick(s, ARB_HIGH, p);
+		return true;
+	}
+	if (lo) {
+		s->hp_counter = arb_hp_limit(s);	/* as above */
+		arb_table_pick(s, ARB_LOW, p);
 		return true;
 	}
 	p->cls = arb_select_slotless(s);

@@ -756,11 +756,14 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 	if (idle)
 		q->busy_since = 0;
 	/* a class that held packets keeps its eligibility: only a class
-	 * that becomes backlogged can change it
+	 * that becomes backlogged can change it, and an empty class is never
+	 * eligible (drained at dequeue, qlen_notify, reset), so the ceil and
+	 * a stalled child are all there is left to ask
 	 */
 	if (was_empty && cl->qdisc->q.qlen) {
 		cl->head_since = idle ? 0 : ktime_get_ns();
-		arbtable_update_eligible(q, cl);
+		if (!((q->throttled | q->stalled) & BIT_ULL(cl->index)))
+			arb_set_eligible(&q->arb, cl->index, true);
 	}
 
 	sch->qstats.backlog += *len;
@@ -891,10 +894,12 @@ static void arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
 				 u64 *now)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	u64 start = cl->head_since ?: q->busy_since;
+	u64 start;
 
-	if (!start && sch->q.qlen == 1)
+	/* the unloaded link: alone, and nothing read the clock */
+	if (sch->q.qlen == 1 && !(cl->head_since | q->busy_since))
 		return;
+	start = cl->head_since ?: q->busy_since;
 	if (!*now)
 		*now = ktime_get_ns();
 	if (start && *now - start > cl->max_hol_ns)
@@ -963,7 +968,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 						  (u64)-cl->ceil.tokens);
 		}
 		if (!cl->qdisc->q.qlen)
-			arb_set_eligible(&q->arb, cl->index, false);
+			arb_set_drained(&q->arb, cl->index);
 
 		segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 		_bstats_update(&cl->bstats, len, segs);

@@ -1405,7 +1405,7 @@ static void simulate(struct sim *s)
 		}
 		if (!c->tr.qlen) {
 			c->active = false;
-			arb_set_eligible(&s->arb, c->index, false);
+			arb_set_drained(&s->arb, c->index);
 		}
 		transmit(s, len);
 		/* The class stays backlogged: its next packet is head now. */

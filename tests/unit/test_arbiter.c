@@ -1201,6 +1201,102 @@ static void test_random_properties_swaps(void **state)
 		random_props(seed, true, 20000);
 }
 
+/*
+ * arb_set_drained() is the dequeue's shortcut for arb_set_eligible(.., false)
+ * after the charge of a class's last packet: both must leave the arbiter in
+ * the same state, whatever the tables, mode, strict class and visit. Only
+ * dropped_slot/dropped_credit may differ: the long way records them for a
+ * late charge, which a class whose packet was charged cannot get.
+ */
+static void arb_state_equal(const struct arb_sched *a,
+			    const struct arb_sched *b, uint64_t seed,
+			    unsigned int step)
+{
+	unsigned int t;
+
+	for (t = 0; t < ARB_NTABLES; t++) {
+		const struct arb_table *x = &a->tbl[t], *y = &b->tbl[t];
+
+		if (memcmp(x->credit, y->credit, sizeof(x->credit)) ||
+		    x->eligible != y->eligible || x->used != y->used ||
+		    x->cur != y->cur || x->in_visit != y->in_visit)
+			fail_msg("seed %llu step %u: table %u differs (cur %u/%u visit %d/%d eligible %llx/%llx)",
+				 (unsigned long long)seed, step, t, x->cur,
+				 y->cur, x->in_visit, y->in_visit,
+				 (unsigned long long)x->eligible,
+				 (unsigned long long)y->eligible);
+	}
+	if (a->cls_eligible != b->cls_eligible ||
+	    a->hp_counter != b->hp_counter || a->low_turn != b->low_turn ||
+	    a->slotless_cur != b->slotless_cur)
+		fail_msg("seed %llu step %u: scheduler state differs",
+			 (unsigned long long)seed, step);
+}
+
+static void test_set_drained_equals_set_eligible(void **state)
+{
+	static struct arb_sched a, b;
+	unsigned int drained = 0, both_tables = 0, closed = 0;
+	uint64_t seed;
+
+	(void)state;
+	for (seed = 1; seed <= 200; seed++) {
+		struct arb_rng r;
+		unsigned int ncls, i, c;
+
+		arb_rng_seed(&r, seed);
+		ncls = arb_rng_range(&r, 1, 12);
+		arb_init(&a, arb_rng_chance(&r, 30) ? ARB_HIGHLIMIT_INF :
+			 (u8)arb_rng_range(&r, 0, 8),
+			 arb_rng_chance(&r, 50) ? ARB_ACCT_DEFICIT :
+						  ARB_ACCT_IBA);
+		random_tables(&a, &r, ncls);
+		if (arb_rng_chance(&r, 20))
+			arb_set_strict(&a, arb_rng_range(&r, 0, ncls - 1));
+		for (c = 0; c < ncls; c++)
+			arb_set_eligible(&a, c, arb_rng_chance(&r, 70));
+		b = a;
+		for (i = 0; i < 3000; i++) {
+			struct arb_pick pa, pb;
+			bool sa, sb;
+			u32 len;
+
+			if (arb_rng_chance(&r, 20)) {
+				bool on = arb_rng_chance(&r, 50);
+
+				c = arb_rng_range(&r, 0, ncls - 1);
+				arb_set_eligible(&a, c, on);
+				arb_set_eligible(&b, c, on);
+			}
+			sa = arb_select(&a, &pa);
+			sb = arb_select(&b, &pb);
+			assert_int_equal(sa, sb);
+			if (!sa)
+				continue;
+			assert_memory_equal(&pa, &pb, sizeof(pa));
+			len = arb_rng_range(&r, 1, RP_MAXLEN);
+			assert_int_equal(arb_charge(&a, &pa, len),
+					 arb_charge(&b, &pb, len));
+			if (arb_rng_chance(&r, 30)) {
+				drained++;
+				if (arb_class_slots(&a, ARB_HIGH, pa.cls) &&
+				    arb_class_slots(&a, ARB_LOW, pa.cls))
+					both_tables++;
+				if (pa.table < ARB_NTABLES &&
+				    a.tbl[pa.table].in_visit)
+					closed++;
+				arb_set_drained(&a, pa.cls);
+				arb_set_eligible(&b, pb.cls, false);
+			}
+			arb_state_equal(&a, &b, seed, i);
+		}
+	}
+	/* the shortcut ran, closing visits, for classes in both tables */
+	assert_true(drained > 10000);
+	assert_true(closed > 1000);
+	assert_true(both_tables > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1227,6 +1323,7 @@ int main(void)
 		cmocka_unit_test(test_select_empty),
 		cmocka_unit_test(test_bxiv3_latency_layout),
 		cmocka_unit_test(test_random_properties),
+		cmocka_unit_test(test_set_drained_equals_set_eligible),
 		cmocka_unit_test(test_random_properties_swaps),
 	};
 

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Userspace <linux/kernel.h>: ARRAY_SIZE, U64_MAX, snprintf and scnprintf. */
+/* Userspace <linux/kernel.h>: ARRAY_SIZE, U64_MAX, likely/unlikely and
+ * scnprintf.
+ */
 #ifndef _ARBT_SHIM_LINUX_KERNEL_H
 #define _ARBT_SHIM_LINUX_KERNEL_H
 
@@ -10,6 +12,9 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 /* <linux/limits.h>, which the kernel's kernel.h includes */
 #define U64_MAX		((unsigned long long)~0ULL)
+/* <linux/compiler.h>, which it includes too */
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /* the kernel's scnprintf: what was written, without the NUL */
 static inline __attribute__((format(printf, 3, 4)))
