@@ -343,25 +343,21 @@ static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 	return p->cls != ARB_NO_CLASS;
 }
 
-/* Account a packet of @len bytes sent for @p; returns the slot's credit
- * after the charge (0 for the strict class).
- */
-static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
-			     u32 len)
+/* arb_charge() for a slot of table @t (a constant where it is inlined) */
+static __always_inline s32 arb_charge_slot(struct arb_sched *s,
+					   unsigned int t, unsigned int slot,
+					   u32 len)
 {
-	struct arb_table *tb;
+	struct arb_table *tb = &s->tbl[t];
 	s32 credit;
 
-	if (p->table >= ARB_NTABLES)
-		return 0;	/* strict and slotless use no credit */
-	tb = &s->tbl[p->table];
 	if (len > ARB_MAX_PKT_LEN)
 		len = ARB_MAX_PKT_LEN;
 
 	/* every high packet counts against VLHighLimit (IB arbitration
 	 * paper, HighPriCounter: each packet's length is deducted)
 	 */
-	if (p->table == ARB_HIGH) {
+	if (t == ARB_HIGH) {
 		if (s->highlimit != ARB_HIGHLIMIT_INF) {
 			s->hp_counter -= (s32)len;
 			if (s->hp_counter < 0) {
@@ -373,26 +369,41 @@ static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
 		s->low_turn = false;
 	}
 
-	if (!tb->in_visit || tb->cur != p->slot) {
+	if (!tb->in_visit || tb->cur != slot) {
 		/* The class went ineligible while this packet was being
 		 * dequeued (a child dropping its last packets notified
 		 * the qdisc) and its visit was closed: close it again with
 		 * the packet counted, so the debt carries as if the
 		 * packet had come first.
 		 */
-		if (tb->dropped_slot != p->slot)
+		if (tb->dropped_slot != slot)
 			return 0;
 		credit = tb->dropped_credit - (s32)len;
 		tb->dropped_credit = credit;
-		tb->credit[p->slot] = credit;
-		arb_close_credit(s, &tb->credit[p->slot]);
+		tb->credit[slot] = credit;
+		arb_close_credit(s, &tb->credit[slot]);
 		return credit;
 	}
-	credit = tb->credit[p->slot] - (s32)len;
-	tb->credit[p->slot] = credit;
+	credit = tb->credit[slot] - (s32)len;
+	tb->credit[slot] = credit;
 	if (credit <= 0)
 		arb_end_visit(s, tb);
 	return credit;
+}
+
+/*
+ * Account a packet of @len bytes sent for @p; returns the slot's credit
+ * after the charge (0 for the strict class). One inlined copy per table,
+ * so that the table's fields are at constant offsets.
+ */
+static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
+			     u32 len)
+{
+	if (p->table == ARB_HIGH)
+		return arb_charge_slot(s, ARB_HIGH, p->slot, len);
+	if (p->table == ARB_LOW)
+		return arb_charge_slot(s, ARB_LOW, p->slot, len);
+	return 0;	/* strict and slotless use no credit */
 }
 
 /*
