@@ -226,8 +226,12 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 		log=$LOG/vm-sanitizer.tap
 		# KASAN under TCG: timing checks run at rates the slowed guest
 		# keeps backlogged (ARBT_SLOW_KERNEL scales them, lib.sh).
+		# Sizes that keep a cold make test under 60 minutes: stress
+		# with 2 root replaces and 1 down/up, fault injection at 100,
+		# 50 and 25 % (make check-debug runs the full sizes).
 		ARBT_SLOW_KERNEL=1 ARBT_STRESS_CYCLES=${ARBT_SAN_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_SAN_STRESS_MANUAL:-30} \
-			ARBT_STRESS_DOWNUP=${ARBT_SAN_STRESS_DOWNUP:-2} ARBT_STRESS_REPLACE=${ARBT_SAN_STRESS_REPLACE:-3} \
+			ARBT_STRESS_DOWNUP=${ARBT_SAN_STRESS_DOWNUP:-1} ARBT_STRESS_REPLACE=${ARBT_SAN_STRESS_REPLACE:-2} \
+			ARBT_FAULT_TRIALS=${ARBT_SAN_FAULT_TRIALS:-3} \
 			ARBT_NLFUZZ_MSGS=${ARBT_SAN_NLFUZZ_MSGS:-10000} ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} \
 			bash scripts/vm.sh -n -K "$src" -t "${ARBT_SAN_VM_TIMEOUT:-3000}" -- \
 			make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests 2>&1 | tee "$log"
