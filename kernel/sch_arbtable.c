@@ -139,26 +139,32 @@ struct arbtable_cfg {
 	u8	weight[ARB_NTABLES][ARB_SLOTS];
 };
 
-static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
-	[TCA_ARBTABLE_MODE]		= { .type = NLA_U8 },
-	[TCA_ARBTABLE_RATE]		= { .type = NLA_U64 },
-	[TCA_ARBTABLE_HIGHLIMIT]	= { .type = NLA_U32 },
-	[TCA_ARBTABLE_ACCOUNTING]	= { .type = NLA_U32 },
-	[TCA_ARBTABLE_DEFAULT]		= { .type = NLA_U32 },
-	[TCA_ARBTABLE_PRIOMAP]		= { .type = NLA_NESTED },
-	[TCA_ARBTABLE_MTU]		= { .type = NLA_U32 },
-	[TCA_ARBTABLE_MAXWEIGHT]	= { .type = NLA_U32 },
-	[TCA_ARBTABLE_HIGH]		= { .type = NLA_NESTED },
-	[TCA_ARBTABLE_LOW]		= { .type = NLA_NESTED },
-	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
-};
-
 static const struct nla_policy arbtable_tbl_policy[TCA_ARBTABLE_TBL_MAX + 1] = {
 	[TCA_ARBTABLE_ENTRY] = NLA_POLICY_EXACT_LEN(sizeof(struct tc_arbtable_entry)),
 };
 
 static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1] = {
 	[TCA_ARBTABLE_PRIOMAP_BAND] = { .type = NLA_U32 },
+};
+
+/*
+ * Values that only a raw netlink client can get wrong (tc sends words for
+ * mode and accounting, and nests the tables) are checked by the policy;
+ * numbers a tc user types are passed through by the plugin and checked
+ * below, so that the refusal names the option and its range.
+ */
+static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
+	[TCA_ARBTABLE_MODE]	= NLA_POLICY_MAX(NLA_U8, __TC_ARBTABLE_MODE_MAX - 1),
+	[TCA_ARBTABLE_RATE]		= { .type = NLA_U64 },
+	[TCA_ARBTABLE_HIGHLIMIT]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_ACCOUNTING] = NLA_POLICY_MAX(NLA_U32, __TC_ARBTABLE_ACCT_MAX - 1),
+	[TCA_ARBTABLE_DEFAULT]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_PRIOMAP]	= NLA_POLICY_NESTED(arbtable_prio_policy),
+	[TCA_ARBTABLE_MTU]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_MAXWEIGHT]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_HIGH]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
+	[TCA_ARBTABLE_LOW]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
+	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -1014,12 +1020,7 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	u64 seen = 0;
 	unsigned int n = 0;
 	struct nlattr *a;
-	int rem, err;
-
-	err = nla_validate_nested(nest, TCA_ARBTABLE_TBL_MAX,
-				  arbtable_tbl_policy, extack);
-	if (err < 0)
-		return err;
+	int rem;
 
 	memset(cfg->cls[t], ARB_NO_CLASS, ARB_SLOTS);
 	memset(cfg->weight[t], 0, ARB_SLOTS);
@@ -1029,11 +1030,6 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 		const struct tc_arbtable_entry *e = nla_data(a);
 		struct arbtable_class *cl;
 
-		if (nla_type(a) != TCA_ARBTABLE_ENTRY) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "unknown attribute in a slot table");
-			return -EINVAL;
-		}
 		if (++n > ARB_SLOTS) {
 			NL_SET_ERR_MSG(extack, ARB_ENTRY_MSG_TOO_MANY);
 			return -EINVAL;
@@ -1090,20 +1086,11 @@ static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
 {
 	unsigned int n = 0;
 	struct nlattr *a;
-	int rem, err;
+	int rem;
 
-	err = nla_validate_nested(nest, TCA_ARBTABLE_PRIOMAP_MAX,
-				  arbtable_prio_policy, extack);
-	if (err < 0)
-		return err;
 	nla_for_each_nested(a, nest, rem) {
 		u32 minor;
 
-		if (nla_type(a) != TCA_ARBTABLE_PRIOMAP_BAND) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "priomap: unknown attribute type");
-			return -EINVAL;
-		}
 		if (n >= TC_ARBTABLE_PRIO_BANDS) {
 			NL_SET_ERR_MSG(extack,
 				       "priomap: more than 16 entries");
@@ -1201,11 +1188,6 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_ARBTABLE_MODE]) {
 		u8 mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
 
-		if (mode >= __TC_ARBTABLE_MODE_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
-					    "unknown mode (manual or auto)");
-			return -EINVAL;
-		}
 		if (!create && mode != cfg->mode) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
 					    "the mode (manual/auto) is fixed at creation; delete and re-add the qdisc to change it");
@@ -1226,15 +1208,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		}
 		cfg->highlimit = v;
 	}
-	if (tb[TCA_ARBTABLE_ACCOUNTING]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
-		if (v >= __TC_ARBTABLE_ACCT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_ACCOUNTING],
-					    "unknown accounting mode (0 = deficit, 1 = iba)");
-			return -EINVAL;
-		}
-		cfg->accounting = v;
-	}
+	if (tb[TCA_ARBTABLE_ACCOUNTING])
+		cfg->accounting = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
 	if (tb[TCA_ARBTABLE_DEFAULT]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
 		if (v > TC_H_MIN_MASK) {
@@ -2038,7 +2013,7 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_rate_est(d, &cl->rate_est) < 0 ||
 	    gnet_stats_copy_queue(d, NULL, &cl->qstats, qlen) < 0)
-		return -1;
+		return -EMSGSIZE;
 	return gnet_stats_copy_app(d, &xs, sizeof(xs));
 }
 
