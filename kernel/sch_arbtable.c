@@ -1336,32 +1336,42 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 	}
 }
 
-static int arbtable_change(struct Qdisc *sch, struct nlattr *opt,
-			   struct netlink_ext_ack *extack)
+/* init and change: see struct arbtable_cfg */
+static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
+			      bool create, struct netlink_ext_ack *extack)
 {
 	struct arbtable_cfg *cfg;
+	u64 link;
 	int err;
 
 	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
-	if (!cfg)
+	if (!cfg) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the configuration");
 		return -ENOMEM;
+	}
 	arbtable_cfg_from_sched(sch, cfg);
-	err = arbtable_parse(sch, opt, cfg, false, extack);
-	if (!err) {
-		u64 link = arbtable_link_capacity(sch);
-
-		if (cfg->mode == TC_ARBTABLE_MODE_AUTO)
-			err = arbtable_auto_check_qdisc(sch, cfg->rate ? : link,
-							cfg, extack);
+	err = arbtable_parse(sch, opt, cfg, create, extack);
+	if (err)
+		goto out;
+	link = arbtable_link_capacity(sch);
+	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
+		err = arbtable_auto_check_qdisc(sch, cfg->rate ? : link, cfg,
+						extack);
 		if (err)
 			goto out;
-		sch_tree_lock(sch);
-		arbtable_apply(sch, cfg, link);
-		sch_tree_unlock(sch);
 	}
+	sch_tree_lock(sch);
+	arbtable_apply(sch, cfg, link);
+	sch_tree_unlock(sch);
 out:
 	kfree(cfg);
 	return err;
+}
+
+static int arbtable_change(struct Qdisc *sch, struct nlattr *opt,
+			   struct netlink_ext_ack *extack)
+{
+	return arbtable_configure(sch, opt, false, extack);
 }
 
 static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
@@ -1369,7 +1379,6 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
-	struct arbtable_cfg *cfg;
 	int err;
 
 	/* First: destroy() runs after a failed init and cancels it. */
@@ -1389,23 +1398,7 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	q->maxweight = ARBTABLE_DEFAULT_MAXWEIGHT;
 	q->mode = TC_ARBTABLE_MODE_AUTO;
 	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
-
-	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
-	if (!cfg)
-		return -ENOMEM;
-	arbtable_cfg_from_sched(sch, cfg);
-	err = arbtable_parse(sch, opt, cfg, true, extack);
-	if (!err) {
-		u64 link = arbtable_link_capacity(sch);
-
-		if (cfg->mode == TC_ARBTABLE_MODE_AUTO)
-			err = arbtable_auto_check_qdisc(sch, cfg->rate ? : link,
-							cfg, extack);
-		if (!err)
-			arbtable_apply(sch, cfg, link);
-	}
-	kfree(cfg);
-	return err;
+	return arbtable_configure(sch, opt, true, extack);
 }
 
 static void arbtable_reset(struct Qdisc *sch)
