@@ -443,6 +443,7 @@ int acni_filter_del(struct acni_nl *n, int ifindex, uint32_t parent,
 	/* no qdisc (or no block) at the parent: the filter is gone too */
 	if (err == -EINVAL && n->kernel &&
 	    (strstr(n->msg, "not find") || strstr(n->msg, "not found") ||
+	     strstr(n->msg, "doesn't exist") ||
 	     strstr(n->msg, "does not exist")))
 		return 0;
 	return err;

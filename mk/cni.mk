@@ -40,3 +40,10 @@ install-cni: cni
 	$(INSTALL) -m 0755 $(CNI_BIN_INST) $(DESTDIR)$(CNI_BINDIR)/arbtable-cni
 
 all: cni
+
+# make install / uninstall (mk/install.mk) take the plugin along
+install: install-cni
+uninstall: uninstall-cni
+.PHONY: uninstall-cni
+uninstall-cni:
+	rm -f $(DESTDIR)$(CNI_BINDIR)/arbtable-cni
