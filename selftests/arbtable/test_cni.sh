@@ -193,7 +193,7 @@ tb=$(tenant_of cb)
 cid_c=$(same_tenant cb cc)
 diag "tenant numbers: ca $ta, cb $tb, $cid_c $(tenant_of "$cid_c")"
 Pb=$(prev cb 2) Pc=$(prev cc 3)
-( cni ADD cb /run/netns/arbt-cb "$(conf '"runtimeConfig":{"arbtable":{"rate":"1mbit","distance":8}},'"$Pb")"; echo "$RC $OUT" >"$tmp/add.cb" ) &
+( cni ADD cb /run/netns/arbt-cb "$(conf '"runtimeConfig":{"arbtable":{"rate":"500kbit","distance":8}},'"$Pb")"; echo "$RC $OUT" >"$tmp/add.cb" ) &
 p1=$!
 ( cni ADD "$cid_c" /run/netns/arbt-cc "$(conf "$Pc")" "IgnoreUnknown=1;ARBTABLE_SHARE=5"; echo "$RC $OUT" >"$tmp/add.cc" ) &
 p2=$!
@@ -202,8 +202,8 @@ rb=$(cut -d' ' -f1 "$tmp/add.cb") rc=$(cut -d' ' -f1 "$tmp/add.cc")
 ncls=$(tc class show dev "$NET" | grep -c '^class arbtable 1:1')
 tap_check "two concurrent ADDs (same starting tenant $tb): both exit 0, 3 tenant classes" test "$rb:$rc:$ncls" = "0:0:3"
 [ "$rb:$rc" = 0:0 ] || diag "cb: $(cat "$tmp/add.cb"); $cid_c: $(cat "$tmp/add.cc")"
-tap_check "CNI_ARGS share 5 -> class with share 5; runtimeConfig distance 8 -> distance 8" bash -c \
-	'tc class show dev "$1" | grep -qE "share 5( |$)" && tc class show dev "$1" | grep -qE "rate 1Mbit .*distance 8( |$)"' _ "$NET"
+tap_check "CNI_ARGS share 5 -> class with share 5; runtimeConfig rate 500kbit distance 8 -> that class" bash -c \
+	'tc class show dev "$1" | grep -qE "share 5( |$)" && tc class show dev "$1" | grep -qE "rate 500Kbit .*distance 8( |$)"' _ "$NET"
 
 # ---- a failure at ADD's last step (the mark filter) undoes the rest
 # matchall takes one filter per prio: any at the plugin's prio blocks it
