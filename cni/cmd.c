@@ -179,11 +179,10 @@ static void print_result(const struct acni_conf *c)
 	/* a chained plugin returns what it was given, in the config's
 	 * version
 	 */
-	if (c->prev_result) {
+	if (c->prev_result)
 		r = json_object_get(c->prev_result);
-	} else {
+	else
 		r = json_object_new_object();
-	}
 	json_object_object_add(r, "cniVersion",
 			       json_object_new_string(c->cni_version));
 	printf("%s\n", json_object_to_json_string_ext(r,

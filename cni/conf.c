@@ -56,6 +56,7 @@ static int value_text(json_object *v, char *buf, size_t size)
 /* ------------------------------------------------------------ request */
 
 enum { K_RATE, K_LATENCY, K_DISTANCE, K_SHARE, K_CEIL, K_N };
+
 static const char *const req_keys[K_N] = {
 	"rate", "latency", "distance", "share", "ceil",
 };

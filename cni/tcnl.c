@@ -33,6 +33,7 @@
 
 struct acni_msg {
 	struct nlmsghdr	*h;
+	int		overflow;	/* a bug: every request is small */
 	char		buf[ACNI_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
 };
 
@@ -108,6 +109,7 @@ void acni_nl_close(struct acni_nl *n)
 static void msg_init(struct acni_msg *m, int type, int flags)
 {
 	memset(m->buf, 0, sizeof(m->buf));
+	m->overflow = 0;
 	m->h = (struct nlmsghdr *)m->buf;
 	m->h->nlmsg_len = NLMSG_LENGTH(0);
 	m->h->nlmsg_type = type;
@@ -119,13 +121,21 @@ static void *msg_tail(struct acni_msg *m)
 	return m->buf + NLMSG_ALIGN(m->h->nlmsg_len);
 }
 
+/* Room for @len more bytes.  Requests here are a few hundred bytes, so
+ * running out is a bug: it is flagged, the request is not sent (talk()),
+ * and the builders write into scratch meanwhile instead of checking
+ * every call.
+ */
 static void *msg_reserve(struct acni_msg *m, size_t len)
 {
+	static char scratch[ACNI_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
 	void *p = msg_tail(m);
 
-	/* every request here is a few hundred bytes: a bug, not input */
-	if (NLMSG_ALIGN(m->h->nlmsg_len) + NLMSG_ALIGN(len) > sizeof(m->buf))
-		return NULL;
+	if (m->overflow || len > sizeof(scratch) ||
+	    NLMSG_ALIGN(m->h->nlmsg_len) + NLMSG_ALIGN(len) > sizeof(m->buf)) {
+		m->overflow = 1;
+		return scratch;
+	}
 	m->h->nlmsg_len = NLMSG_ALIGN(m->h->nlmsg_len) + len;
 	return p;
 }
@@ -135,8 +145,6 @@ static struct rtattr *attr_put(struct acni_msg *m, int type,
 {
 	struct rtattr *a = msg_reserve(m, RTA_LENGTH(len));
 
-	if (!a)
-		return NULL;
 	a->rta_type = type;
 	a->rta_len = RTA_LENGTH(len);
 	if (len)
@@ -144,14 +152,14 @@ static struct rtattr *attr_put(struct acni_msg *m, int type,
 	return a;
 }
 
-static int attr_u32(struct acni_msg *m, int type, uint32_t v)
+static void attr_u32(struct acni_msg *m, int type, uint32_t v)
 {
-	return attr_put(m, type, &v, sizeof(v)) ? 0 : -ENOMEM;
+	attr_put(m, type, &v, sizeof(v));
 }
 
-static int attr_str(struct acni_msg *m, int type, const char *s)
+static void attr_str(struct acni_msg *m, int type, const char *s)
 {
-	return attr_put(m, type, s, strlen(s) + 1) ? 0 : -ENOMEM;
+	attr_put(m, type, s, strlen(s) + 1);
 }
 
 static struct rtattr *nest_start(struct acni_msg *m, int type)
@@ -161,7 +169,8 @@ static struct rtattr *nest_start(struct acni_msg *m, int type)
 
 static void nest_end(struct acni_msg *m, struct rtattr *a)
 {
-	a->rta_len = (char *)msg_tail(m) - (char *)a;
+	if (!m->overflow)
+		a->rta_len = (char *)msg_tail(m) - (char *)a;
 }
 
 static struct tcmsg *tc_init(struct acni_msg *m, int type, int flags,
@@ -228,6 +237,8 @@ static int talk(struct acni_nl *n, struct acni_msg *m, const char *what,
 
 	n->kernel = 0;
 	n->msg[0] = '\0';
+	if (m->overflow)
+		return acni_fail(n, -EMSGSIZE, "%s: request too long", what);
 	m->h->nlmsg_seq = ++n->seq;
 	if (sendto(n->fd, m->buf, m->h->nlmsg_len, 0, (struct sockaddr *)&sa,
 		   sizeof(sa)) < 0)
@@ -335,12 +346,12 @@ int acni_link_get(struct acni_nl *n, const char *name, int ifindex,
 	ifi = msg_reserve(&m, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = name ? 0 : ifindex;
-	if (name && attr_str(&m, IFLA_IFNAME, name) < 0)
-		return acni_fail(n, -ENOMEM, "link request too long");
-	if (name)
+	if (name) {
+		attr_str(&m, IFLA_IFNAME, name);
 		snprintf(what, sizeof(what), "link %s", name);
-	else
+	} else {
 		snprintf(what, sizeof(what), "link #%d", ifindex);
+	}
 	err = talk(n, &m, what, link_cb, l);
 	if (err == -ENODEV || (!err && !l->ifindex))
 		return acni_fail(n, -ENODEV, "%s: no such device", what);
@@ -357,8 +368,7 @@ int acni_clsact_add(struct acni_nl *n, int ifindex, int *created)
 	*created = 0;
 	tc_init(&m, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
 		TC_H_CLSACT, TC_H_MAKE(TC_H_CLSACT, 0), 0);
-	if (attr_str(&m, TCA_KIND, "clsact") < 0)
-		return acni_fail(n, -ENOMEM, "clsact request too long");
+	attr_str(&m, TCA_KIND, "clsact");
 	err = talk(n, &m, "add clsact qdisc", NULL, NULL);
 	/* a clsact or ingress qdisc is there already: its ingress hook
 	 * takes our filter as well
@@ -392,16 +402,15 @@ int acni_mark_add(struct acni_nl *n, int ifindex, uint32_t prio,
 
 	tc_init(&m, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
 		ACNI_INGRESS_PARENT, handle, filter_info(prio));
-	if (attr_str(&m, TCA_KIND, "matchall") < 0 ||
-	    !(opt = nest_start(&m, TCA_OPTIONS)) ||
-	    !(acts = nest_start(&m, TCA_MATCHALL_ACT)) ||
-	    !(act = nest_start(&m, 1)) ||
-	    attr_str(&m, TCA_ACT_KIND, "skbedit") < 0 ||
-	    !(aopt = nest_start(&m, TCA_ACT_OPTIONS)) ||
-	    !attr_put(&m, TCA_SKBEDIT_PARMS, &parms, sizeof(parms)) ||
-	    attr_u32(&m, TCA_SKBEDIT_MARK, mark) < 0 ||
-	    attr_u32(&m, TCA_SKBEDIT_MASK, mask) < 0)
-		return acni_fail(n, -ENOMEM, "mark filter request too long");
+	attr_str(&m, TCA_KIND, "matchall");
+	opt = nest_start(&m, TCA_OPTIONS);
+	acts = nest_start(&m, TCA_MATCHALL_ACT);
+	act = nest_start(&m, 1);	/* the first action of the list */
+	attr_str(&m, TCA_ACT_KIND, "skbedit");
+	aopt = nest_start(&m, TCA_ACT_OPTIONS);
+	attr_put(&m, TCA_SKBEDIT_PARMS, &parms, sizeof(parms));
+	attr_u32(&m, TCA_SKBEDIT_MARK, mark);
+	attr_u32(&m, TCA_SKBEDIT_MASK, mask);
 	nest_end(&m, aopt);
 	nest_end(&m, act);
 	nest_end(&m, acts);
@@ -417,11 +426,10 @@ int acni_fw_add(struct acni_nl *n, int ifindex, uint32_t parent,
 
 	tc_init(&m, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
 		parent, mark, filter_info(prio));
-	if (attr_str(&m, TCA_KIND, "fw") < 0 ||
-	    !(opt = nest_start(&m, TCA_OPTIONS)) ||
-	    attr_u32(&m, TCA_FW_CLASSID, classid) < 0 ||
-	    attr_u32(&m, TCA_FW_MASK, mask) < 0)
-		return acni_fail(n, -ENOMEM, "fw filter request too long");
+	attr_str(&m, TCA_KIND, "fw");
+	opt = nest_start(&m, TCA_OPTIONS);
+	attr_u32(&m, TCA_FW_CLASSID, classid);
+	attr_u32(&m, TCA_FW_MASK, mask);
 	nest_end(&m, opt);
 	return talk(n, &m, "add fw filter", NULL, NULL);
 }
@@ -434,8 +442,7 @@ int acni_filter_del(struct acni_nl *n, int ifindex, uint32_t parent,
 
 	tc_init(&m, RTM_DELTFILTER, 0, ifindex, parent, handle,
 		filter_info(prio));
-	if (attr_str(&m, TCA_KIND, kind) < 0)
-		return acni_fail(n, -ENOMEM, "filter request too long");
+	attr_str(&m, TCA_KIND, kind);
 	err = talk(n, &m, "delete filter", NULL, NULL);
 	/* gone already, or its qdisc or device with it */
 	if (err == -ENOENT || err == -ENODEV)
