@@ -493,6 +493,8 @@ int acni_conf_parse(struct acni_conf *c, const char *text,
 	if (!c->root)
 		return acni_error(e, ACNI_E_DECODE,
 				  "the network config on stdin is not JSON: %s",
+				  jerr == json_tokener_continue ?
+				  "it ends in the middle of a value" :
 				  json_tokener_error_desc(jerr));
 	if (!json_object_is_type(c->root, json_type_object))
 		return acni_error(e, ACNI_E_DECODE,

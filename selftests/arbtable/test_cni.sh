@@ -216,7 +216,7 @@ tc qdisc del dev vh-cd clsact
 
 # ---- CHECK finds a missing filter; DEL cleans up anyway
 tcb=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tenant"])' "$SD/cb-eth0.json")
-tc filter del dev "$NET" parent 1: prio 100 handle "$(printf '0x%x' $((tcb << 16)))" fw
+tc filter del dev "$NET" parent 1: protocol all prio 100 handle "$(printf '0x%x' $((tcb << 16)))" fw
 cni CHECK cb /run/netns/arbt-cb "$(conf "$Pb")"
 tap_check "CHECK cb after its fw filter was deleted: code 103 ($(jget 'd["msg"]'))" cni_err 103
 cni DEL cb /run/netns/arbt-cb "$(conf "$Pb")"
