@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 tap_begin "arbtablectl capacity/request: 'fits' equals the kernel's admission over random sequences"
 CTL=$ARBT_ROOT/build/tools/arbtablectl
-OPS=${ARBT_CAP_OPS:-40}
+OPS=${ARBT_CAP_OPS:-30}
 SEEDS=${ARBT_CAP_SEED:-"$((SRANDOM % 100000)) $((SRANDOM % 100000)) $((SRANDOM % 100000))"}
 have_arbtable || { tap_fail "capacity: module and plugin present"; tap_end; exit; }
 [ -x "$CTL" ] || { tap_fail "capacity: $CTL built"; tap_end; exit; }
@@ -24,7 +24,15 @@ err=$(mktemp)
 trap 'dev_del $DEV; rm -f "$err"' EXIT
 
 pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
-jf() { python3 -c 'import json,sys; d=json.load(sys.stdin); v=d.get(sys.argv[1]); print(str(v).lower() if isinstance(v, bool) else v)' "$1"; }
+# jf KEY JSON: a scalar member of arbtablectl's one-line JSON, without
+# forking (a python per value cost ~1 s under TCG)
+jf() { [[ $2 =~ \"$1\":\"?([a-z0-9]+) ]] && echo "${BASH_REMATCH[1]}"; }
+# jfree TABLE JSON: "free_slots classes_free" of a capacity report
+jfree() {
+	[[ $2 =~ \"$1\":\{\"free_slots\":([0-9]+) ]] || return 1
+	local f=${BASH_REMATCH[1]}
+	[[ $2 =~ \"classes_free\":([0-9]+) ]] && echo "$f ${BASH_REMATCH[1]}"
+}
 
 total=0 agree=0 admitted=0 refused=0 seq=0
 for seed in $SEEDS; do
@@ -67,15 +75,15 @@ for seed in $SEEDS; do
 		next=$((next + 1))
 		r=$("$CTL" --json request $DEV $req 2>&1)
 		cap=$("$CTL" --json capacity $DEV 2>&1)
-		valid=$(jf valid <<<"$r")
-		fits=$(jf fits <<<"$r")
+		valid=$(jf valid "$r")
+		fits=$(jf fits "$r")
 		# the scheduler's own arithmetic: slots of the request against
 		# the free slots of its table in the capacity report
 		if [ "$valid" = true ]; then
-			t=$(jf table <<<"$r")
-			free=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[sys.argv[1]]["free_slots"], d["classes_free"])' "$t" <<<"$cap")
-			slots=$(jf slots <<<"$r")
-			[ "${free% *}" -ge "$slots" ] && [ "${free#* }" -gt 0 ] && cfits=true || cfits=false
+			t=$(jf table "$r")
+			free=$(jfree "$t" "$cap")
+			slots=$(jf slots "$r")
+			[ -n "$free" ] && [ "${free% *}" -ge "$slots" ] && [ "${free#* }" -gt 0 ] && cfits=true || cfits=false
 		else
 			cfits=false
 		fi
