@@ -64,15 +64,29 @@ $(LIB_EXAMPLE): Documentation/libarbtable-example.c $(LIB_HDR) $(LIB_SO_LINKS)
 	$(CC) $(LIB_CFLAGS) -Ilib/include -o $@ $< -L$(LIB_OUT) -larbtable \
 		-Wl,-rpath,'$$ORIGIN'
 
-$(ARBTABLECTL): tools/arbtablectl.c $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
-	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -o $@ $< $(PARSE_SRCS) -L$(LIB_OUT) -larbtable -lm \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+# capacity/request size requests with the module's own code: the core
+# (tests/core, as arbsim builds it) behind tools/arbtable_cost.h
+CTL_SRCS       := tools/arbtablectl.c tools/arbtablectl_capacity.c
+CTL_HDRS       := tools/arbtablectl.h tools/arbtable_cost.h
+CTL_COST_OBJS  := $(TOOLS_OUT)/obj/arbtable_cost.o $(TOOLS_OUT)/obj/arbtable_core.o
 
-$(ARBTABLECTL_INST): tools/arbtablectl.c $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
+$(TOOLS_OUT)/obj/arbtable_cost.o: tools/arbtable_cost.c tools/arbtable_cost.h $(CORE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -o $@ $< $(PARSE_SRCS) -L$(LIB_OUT) -larbtable -lm \
-		$(LIB_LDFLAGS)
+	$(CC) $(USER_CFLAGS) -Itools -c -o $@ $<
+
+$(TOOLS_OUT)/obj/arbtable_core.o: $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -c -o $@ $<
+
+$(ARBTABLECTL): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) $(PARSE_SRCS) \
+		-L$(LIB_OUT) -larbtable -lm -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(ARBTABLECTL_INST): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) $(PARSE_SRCS) \
+		-L$(LIB_OUT) -larbtable -lm $(LIB_LDFLAGS)
 
 .PHONY: lib lib-install lib-check
 lib: $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_PC) $(LIB_EXAMPLE) $(ARBTABLECTL) $(ARBTABLECTL_INST)

@@ -51,7 +51,7 @@ apt-get install -y -qq --no-install-recommends \
 	build-essential pkg-config dpkg-dev kmod bc cpio flex bison \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static iperf3 ethtool procps \
-	libnl-3-dev libnl-route-3-dev libcmocka-dev libelf-dev \
+	libnl-3-dev libnl-route-3-dev libjson-c-dev libcmocka-dev libelf-dev \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
 	nftables libbpf-dev bpftool >/dev/null

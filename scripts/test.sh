@@ -122,6 +122,9 @@ if [ -z "$vm_only" ]; then
 	host_suite lib-check bash -c 'make --no-print-directory lib-check &&
 		echo "1 passed, 0 failed" || { echo "0 passed, 1 failed"; exit 1; }'
 	host_suite arbsim-test make --no-print-directory arbsim-test
+	# arbtable-cni: configs and environments refused before any kernel
+	# request (the VM's test_cni.sh drives the rest)
+	host_suite cni-conf bash tests/cni/conf-check.sh
 	# the per-packet functions of the built modules: no division, no
 	# calls outside the clock/trace/thunk/watchdog allow-list
 	host_suite hotpath-check bash scripts/hotpath-check.sh

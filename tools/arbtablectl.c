@@ -25,14 +25,9 @@
 #include <arbtable/arbtable.h>
 
 #include "arbtable_parse.h"
+#include "arbtablectl.h"
 
-#define EX_OK		0
-#define EX_FAIL		1
-#define EX_NODEV	2
-#define EX_NOTARB	3
-#define EX_KERNEL	4
-#define EX_USAGE	64
-
+const char *const ctl_prog = "arbtablectl";
 static const char *prog = "arbtablectl";
 static int json;
 
@@ -57,6 +52,9 @@ static void usage_text(FILE *f)
 		"  table   DEV { high | low } { none | MINOR:WEIGHT[@SLOT]|-[,...] }\n"
 		"  priomap DEV MINOR0 ... MINOR15   (hex minors by skb->priority, 0 = none)\n"
 		"  delete  DEV\n"
+		"  capacity DEV                  (free slots per distance, free guaranteed rate)\n"
+		"  request DEV rate RATE [latency TIME | distance D]   (what it costs, and\n"
+		"  request DEV share N [distance D]                      whether it fits now)\n"
 		"CLASSID is MAJOR:MINOR in hex (1:10) or a bare minor; RATE in tc units\n"
 		"(10mbit, 500kbit, 1gbit; a bare number is bit/s); TIME 50us, 2ms, 1s\n"
 		"(a bare number is ns).  Exit codes: 2 no such device, 3 not an\n"
@@ -97,6 +95,24 @@ static int failed(struct arbtable *h, int err, const char *what)
 	if (err == -EMEDIUMTYPE)
 		return EX_NOTARB;
 	return EX_FAIL;
+}
+
+void ctl_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fprintf(stderr, "(\"%s help\" lists the commands and options)\n", prog);
+	exit(EX_USAGE);
+}
+
+int ctl_failed(struct arbtable *h, int err, const char *what)
+{
+	return failed(h, err, what);
 }
 
 /* ------------------------------------------------------------ parsing */
@@ -250,6 +266,11 @@ static void json_str(const char *s)
 			putchar(ch);
 	}
 	putchar('"');
+}
+
+void ctl_json_str(const char *s)
+{
+	json_str(s);
 }
 
 static void json_slot_array(uint64_t mask)
@@ -1054,7 +1075,8 @@ int main(int argc, char **argv)
 	    strcmp(cmd, "release") && strcmp(cmd, "show") &&
 	    strcmp(cmd, "watch") && strcmp(cmd, "create") &&
 	    strcmp(cmd, "delete") && strcmp(cmd, "table") &&
-	    strcmp(cmd, "priomap") && strcmp(cmd, "help"))
+	    strcmp(cmd, "priomap") && strcmp(cmd, "capacity") &&
+	    strcmp(cmd, "request") && strcmp(cmd, "help"))
 		usage("unknown command \"%s\"", cmd);
 	if (!strcmp(cmd, "help")) {
 		usage_text(stdout);
@@ -1079,6 +1101,10 @@ int main(int argc, char **argv)
 		rc = cmd_table(h, argc, argv);
 	else if (!strcmp(cmd, "priomap"))
 		rc = cmd_priomap(h, argc, argv);
+	else if (!strcmp(cmd, "capacity"))
+		rc = ctl_capacity(h, json, argc, argv);
+	else if (!strcmp(cmd, "request"))
+		rc = ctl_request(h, json, argc, argv);
 	else
 		rc = cmd_class(h, cmd, argc, argv);
 	arbtable_close(h);

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd.c - ADD, DEL and CHECK.
+ *
+ * A tenant is three things in the kernel:
+ *   1. class ROOT:MINOR of the arbtable root on the egress NIC, admitted
+ *      from its rate + latency/distance (HIGH table) or share (LOW);
+ *   2. a matchall filter on the ingress of the host side of its veth that
+ *      sets its mark (skbedit, under markMask): the mark is set in the
+ *      host namespace, after the veth crossing scrubbed the container's
+ *      own, and neither forwarding nor masquerade touch it, where
+ *      skb->priority (reset by ip_forward) and the source address
+ *      (rewritten by NAT) would not survive;
+ *   3. an fw filter on the root that sends that mark to the class.
+ * Tenant number t (1..span) gives both the minor (minorBase + t) and the
+ * mark (t << the mask's shift); it starts at a hash of the container id
+ * and interface and moves past numbers in use, so it is stored.
+ *
+ * ADD creates 1, 3, 2 in that order and undoes what it made on any
+ * failure, the root qdisc included when ADD created it.  DEL removes
+ * 2, 3, 1 (filters must go before the class they point at) and treats
+ * "already gone" as done.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/pkt_sched.h>
+
+#include "cni.h"
+#include "tcnl.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static uint32_t fnv1a(const char *a, const char *b)
+{
+	uint32_t h = 2166136261u;
+	const char *s;
+
+	for (s = a; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;	/* "ab"+"c" differs from "a"+"bc" */
+	for (s = b; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static int nl_error(struct acni_err *e, const struct acni_nl *n,
+		    const char *what)
+{
+	acni_error(e, ACNI_E_NETLINK, "%s: %s", what, n->msg);
+	if (n->kernel)
+		acni_details(e, n->msg);
+	return -1;
+}
+
+static int lib_error(struct acni_err *e, int code, struct arbtable *h,
+		     const char *what)
+{
+	acni_error(e, code, "%s: %s", what, arbtable_errmsg(h));
+	if (arbtable_err_from_kernel(h))
+		acni_details(e, arbtable_errmsg(h));
+	return -1;
+}
+
+/* The host side of the container's veth: CNI_IFNAME in CNI_NETNS names
+ * its peer by ifindex (IFLA_LINK); that ifindex must be a veth here that
+ * points back.
+ */
+static int host_veth(const struct acni_env *env, struct acni_nl *host,
+		     struct acni_link *hl, struct acni_err *e)
+{
+	struct acni_link cl;
+	struct acni_nl ns;
+	int err;
+
+	if (!env->netns || !*env->netns)
+		return acni_error(e, ACNI_E_ENV,
+				  "CNI_NETNS missing: ADD needs the container's network namespace");
+	if (acni_nl_open(&ns, env->netns) < 0)
+		return acni_error(e, ACNI_E_ENV, "CNI_NETNS: %s", ns.msg);
+	err = acni_link_get(&ns, env->ifname, 0, &cl);
+	acni_nl_close(&ns);
+	if (err == -ENODEV)
+		return acni_error(e, ACNI_E_VETH,
+				  "no interface %s in %s: arbtable-cni chains after the plugin that creates it (bridge, ptp)",
+				  env->ifname, env->netns);
+	if (err < 0)
+		return nl_error(e, &ns, "container interface");
+	if (strcmp(cl.kind, "veth") || !cl.link)
+		return acni_error(e, ACNI_E_VETH,
+				  "%s in %s is %s%s, not a veth: arbtable-cni marks the tenant on the host side of a veth (bridge or ptp before it in the chain)",
+				  env->ifname, env->netns,
+				  cl.kind[0] ? "a " : "a device without a kind",
+				  cl.kind);
+	err = acni_link_get(host, NULL, cl.link, hl);
+	if (err == -ENODEV || (!err && (strcmp(hl->kind, "veth") ||
+					hl->link != cl.ifindex)))
+		return acni_error(e, ACNI_E_VETH,
+				  "the peer of %s in %s (ifindex %d) is not in this network namespace",
+				  env->ifname, env->netns, cl.link);
+	if (err < 0)
+		return nl_error(e, host, "host veth");
+	return 0;
+}
+
+/* A free tenant number: no class with its minor, no fw filter with its
+ * mark at our prio, no state file holding it.
+ */
+static int pick_tenant(const struct acni_conf *c, const struct acni_env *env,
+		       const struct arbtable_state *st, struct acni_nl *n,
+		       uint32_t *tenant, struct acni_err *e)
+{
+	static uint8_t used[65536 / 8];
+	uint32_t h = fnv1a(env->containerid, env->ifname), i;
+
+	memset(used, 0, sizeof(used));
+	if (acni_filter_handles(n, st->ifindex, st->handle, c->prio,
+				c->mark_shift, used, c->span + 1) < 0)
+		return nl_error(e, n, "reading the fw filters");
+	for (i = 0; i < c->span; i++) {
+		uint32_t t = (h + i) % c->span + 1;
+
+		if (used[t / 8] & (1u << (t % 8)))
+			continue;
+		if (arbtable_find_class(st, c->minor_base + t))
+			continue;
+		if (acni_state_tenant_used(c->state_dir, c->device, t))
+			continue;
+		*tenant = t;
+		return 0;
+	}
+	return acni_error(e, ACNI_E_DEVICE,
+			  "no free tenant number on %s: all %u of minorBase 0x%x + 1..%u are taken",
+			  c->device, c->span, c->minor_base, c->span);
+}
+
+struct undo {
+	struct arbtable	*h;
+	struct acni_nl	*n;
+	const char	*dev;
+	int		root;		/* ADD created the arbtable root */
+	int		cls;
+	int		fw;
+	int		clsact;
+	int		mark;
+	struct acni_state *s;
+	int		nic_ifindex;
+};
+
+/* Best effort, newest first: the first failure is what the runtime is
+ * told about.
+ */
+static void undo(struct undo *u)
+{
+	struct acni_state *s = u->s;
+
+	if (u->mark)
+		acni_filter_del(u->n, s->host_ifindex, ACNI_INGRESS_PARENT,
+				s->prio, s->tenant, "matchall");
+	if (u->clsact)
+		acni_clsact_del(u->n, s->host_ifindex);
+	if (u->fw)
+		acni_filter_del(u->n, u->nic_ifindex, s->parent, s->prio,
+				s->mark, "fw");
+	if (u->cls)
+		arbtable_release(u->h, u->dev, s->classid);
+	if (u->root)
+		arbtable_qdisc_delete(u->h, u->dev);
+}
+
+static void print_result(const struct acni_conf *c)
+{
+	json_object *r;
+
+	/* a chained plugin returns what it was given, in the config's
+	 * version
+	 */
+	if (c->prev_result)
+		r = json_object_get(c->prev_result);
+	else
+		r = json_object_new_object();
+	json_object_object_add(r, "cniVersion",
+			       json_object_new_string(c->cni_version));
+	printf("%s\n", json_object_to_json_string_ext(r,
+						       JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(r);
+}
+
+/* ------------------------------------------------------------ ADD */
+
+int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
+		 struct acni_err *e)
+{
+	static struct arbtable_state st;
+	const struct arbtable_class_state *cl;
+	struct acni_state s = { 0 }, old;
+	struct undo u = { .s = &s, .dev = c->device };
+	struct arbtable *h = NULL;
+	struct acni_link hl;
+	struct acni_nl n = { .fd = -1 };
+	char path[512], what[512];
+	int err, ret = -1;
+
+	if (acni_lock(c->state_dir, e) < 0 ||
+	    acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
+		return -1;
+	err = acni_state_read(path, &old, e);
+	if (err < 0)
+		return -1;
+	if (err > 0)
+		return acni_error(e, ACNI_E_EXISTS,
+				  "container %s interface %s has class %x:%x on %s already (DEL it first)",
+				  env->containerid, env->ifname,
+				  ARBTABLE_MAJOR(old.classid),
+				  ARBTABLE_MINOR(old.classid), old.device);
+	if (acni_nl_open(&n, NULL) < 0)
+		return acni_error(e, ACNI_E_IO, "%s", n.msg);
+	u.n = &n;
+	if (host_veth(env, &n, &hl, e) < 0)
+		goto out;
+	h = arbtable_open();
+	if (!h) {
+		acni_error(e, ACNI_E_IO, "libarbtable: %s", strerror(errno));
+		goto out;
+	}
+	u.h = h;
+
+	err = arbtable_read(h, c->device, &st);
+	if (err == -EMEDIUMTYPE) {
+		err = arbtable_qdisc_create(h, c->device, c->handle,
+					    &c->qopts);
+		if (err < 0) {
+			snprintf(what, sizeof(what),
+				 "no arbtable root on %s and creating one failed",
+				 c->device);
+			lib_error(e, ACNI_E_DEVICE, h, what);
+			goto out;
+		}
+		u.root = 1;
+		err = arbtable_read(h, c->device, &st);
+	}
+	if (err == -ENODEV) {
+		acni_error(e, ACNI_E_DEVICE, "device %s: %s", c->device,
+			   arbtable_errmsg(h));
+		goto out;
+	}
+	if (err < 0) {
+		lib_error(e, ACNI_E_NETLINK, h, "reading the arbtable root");
+		goto out;
+	}
+	if (st.parent != TC_H_ROOT ||
+	    !(st.opts.set & ARBTABLE_Q_MODE) ||
+	    st.opts.mode != ARBTABLE_MODE_AUTO) {
+		acni_error(e, ACNI_E_DEVICE,
+			   "the arbtable qdisc on %s is not a root in auto mode: arbtable-cni admits tenants through the allocator only",
+			   c->device);
+		goto out;
+	}
+	u.nic_ifindex = st.ifindex;
+
+	if (pick_tenant(c, env, &st, &n, &s.tenant, e) < 0)
+		goto out;
+	snprintf(s.device, sizeof(s.device), "%s", c->device);
+	snprintf(s.host_ifname, sizeof(s.host_ifname), "%s", hl.name);
+	s.host_ifindex = hl.ifindex;
+	s.classid = st.handle | (c->minor_base + s.tenant);
+	s.mark = s.tenant << c->mark_shift;
+	s.mark_mask = c->mark_mask;
+	s.prio = c->prio;
+	s.parent = st.handle;
+	s.req = c->req.opts;
+
+	if (arbtable_admit(h, c->device, s.classid, &c->req.opts) < 0) {
+		snprintf(what, sizeof(what),
+			 "container %s (%s, from %s) refused on %s",
+			 env->containerid, c->req.text, c->req.source,
+			 c->device);
+		lib_error(e, arbtable_err_from_kernel(h) ? ACNI_E_REFUSED :
+			  ACNI_E_NETLINK, h, what);
+		goto out;
+	}
+	u.cls = 1;
+	/* what the kernel admitted, for CHECK to compare with later */
+	if (arbtable_read(h, c->device, &st) < 0) {
+		lib_error(e, ACNI_E_NETLINK, h, "reading the admitted class");
+		goto out;
+	}
+	cl = arbtable_find_class(&st, s.classid);
+	if (!cl) {
+		acni_error(e, ACNI_E_NETLINK,
+			   "class %x:%x vanished right after its admission",
+			   ARBTABLE_MAJOR(s.classid), ARBTABLE_MINOR(s.classid));
+		goto out;
+	}
+	s.distance = cl->distance;
+	s.guaranteed_rate = cl->guaranteed_rate;
+	s.guaranteed_bound_ns = cl->guaranteed_bound_ns;
+
+	if (acni_fw_add(&n, st.ifindex, st.handle, s.prio, s.mark,
+			s.mark_mask, s.classid) < 0) {
+		nl_error(e, &n, "fw filter on the egress device");
+		goto out;
+	}
+	u.fw = 1;
+	if (acni_clsact_add(&n, s.host_ifindex, &s.created_clsact) < 0) {
+		nl_error(e, &n, "clsact qdisc on the host veth");
+		goto out;
+	}
+	u.clsact = s.created_clsact;
+	if (acni_mark_add(&n, s.host_ifindex, s.prio, s.tenant, s.mark,
+			  s.mark_mask) < 0) {
+		nl_error(e, &n, "mark filter on the host veth");
+		goto out;
+	}
+	u.mark = 1;
+	if (acni_state_write(path, &s, e) < 0)
+		goto out;
+	print_result(c);
+	ret = 0;
+out:
+	if (ret < 0)
+		undo(&u);
+	if (h)
+		arbtable_close(h);
+	acni_nl_close(&n);
+	return ret;
+}
+
+/* ------------------------------------------------------------ DEL */
+
+int acni_cmd_del(struct acni_conf *c, const struct acni_env *env,
+		 struct acni_err *e)
+{
+	struct acni_state s;
+	struct acni_link l;
+	struct acni_nl n;
+	struct arbtable *h;
+	char path[512];
+	int err, ret = -1;
+
+	if (acni_lock(c->state_dir, e) < 0 ||
+	    acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
+		return -1;
+	err = acni_state_read(path, &s, e);
+	if (err <= 0)
+		return err;	/* nothing of this container is ours */
+	if (acni_nl_open(&n, NULL) < 0)
+		return acni_error(e, ACNI_E_IO, "%s", n.msg);
+	h = arbtable_open();
+	if (!h) {
+		acni_nl_close(&n);
+		return acni_error(e, ACNI_E_IO, "libarbtable: %s",
+				  strerror(errno));
+	}
+	/* the host veth goes with the container's namespace; while it is
+	 * still there (DEL runs before the main plugin's), remove our mark,
+	 * but only from the device ADD marked, not from one that reused
+	 * its ifindex
+	 */
+	err = acni_link_get(&n, NULL, s.host_ifindex, &l);
+	if (!err && !strcmp(l.name, s.host_ifname)) {
+		if (acni_filter_del(&n, s.host_ifindex, ACNI_INGRESS_PARENT,
+				    s.prio, s.tenant, "matchall") < 0) {
+			nl_error(e, &n, "removing the mark filter");
+			goto out;
+		}
+		if (s.created_clsact &&
+		    acni_clsact_del(&n, s.host_ifindex) < 0) {
+			nl_error(e, &n, "removing the clsact qdisc");
+			goto out;
+		}
+	} else if (err && err != -ENODEV) {
+		nl_error(e, &n, "host veth");
+		goto out;
+	}
+	err = acni_link_get(&n, s.device, 0, &l);
+	if (!err) {
+		if (acni_filter_del(&n, l.ifindex, s.parent, s.prio, s.mark,
+				    "fw") < 0) {
+			nl_error(e, &n, "removing the fw filter");
+			goto out;
+		}
+		err = arbtable_release(h, s.device, s.classid);
+		/* gone already: with its class, its root, or its device */
+		if (err < 0 && err != -ENOENT && err != -EMEDIUMTYPE &&
+		    err != -ENODEV) {
+			lib_error(e, ACNI_E_NETLINK, h, "releasing the class");
+			goto out;
+		}
+	} else if (err != -ENODEV) {
+		nl_error(e, &n, "egress device");
+		goto out;
+	}
+	if (unlink(path) < 0 && errno != ENOENT) {
+		acni_error(e, ACNI_E_IO, "cannot remove %s: %s", path,
+			   strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	arbtable_close(h);
+	acni_nl_close(&n);
+	return ret;
+}
+
+/* ------------------------------------------------------------ CHECK */
+
+static int check_class(const struct acni_state *s,
+		       const struct arbtable_class_state *cl,
+		       const struct acni_env *env, struct acni_err *e)
+{
+	const struct arbtable_class_opts *r = &s->req, *k = &cl->opts;
+	const char *bad = NULL;
+
+	if ((r->set & ARBTABLE_C_RATE) &&
+	    (!(k->set & ARBTABLE_C_RATE) || k->rate != r->rate))
+		bad = "its rate changed";
+	else if ((r->set & ARBTABLE_C_LATENCY) &&
+		 (!(k->set & ARBTABLE_C_LATENCY) ||
+		  k->latency_ns != r->latency_ns))
+		bad = "its latency changed";
+	else if ((r->set & ARBTABLE_C_SHARE) &&
+		 (!(k->set & ARBTABLE_C_SHARE) || k->share != r->share))
+		bad = "its share changed";
+	else if ((r->set & ARBTABLE_C_CEIL) &&
+		 (!(k->set & ARBTABLE_C_CEIL) || k->ceil != r->ceil))
+		bad = "its ceil changed";
+	else if (cl->distance != s->distance)
+		bad = "its slot distance changed";
+	else if ((r->set & ARBTABLE_C_RATE) && cl->guaranteed_rate < r->rate)
+		bad = "its guaranteed rate is below the rate admitted";
+	else if ((r->set & ARBTABLE_C_LATENCY) &&
+		 cl->guaranteed_bound_ns > r->latency_ns)
+		bad = "its guaranteed bound is above the latency admitted";
+	if (!bad)
+		return 0;
+	return acni_error(e, ACNI_E_CHECK,
+			  "container %s: class %x:%x on %s is not as admitted: %s",
+			  env->containerid, ARBTABLE_MAJOR(s->classid),
+			  ARBTABLE_MINOR(s->classid), s->device, bad);
+}
+
+int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
+		   struct acni_err *e)
+{
+	static struct arbtable_state st;
+	const struct arbtable_class_state *cl;
+	struct acni_filter f;
+	struct acni_state s;
+	struct acni_link hl;
+	struct acni_nl n;
+	struct arbtable *h;
+	char path[512];
+	int err, ret = -1;
+
+	if (!c->prev_result)
+		return acni_error(e, ACNI_E_CONFIG,
+				  "CHECK without prevResult: a chained plugin checks what the chain returned");
+	if (acni_lock(c->state_dir, e) < 0 ||
+	    acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
+		return -1;
+	err = acni_state_read(path, &s, e);
+	if (err < 0)
+		return -1;
+	if (!err)
+		return acni_error(e, ACNI_E_UNKNOWN,
+				  "container %s interface %s has no arbtable tenant (no ADD, or DEL ran)",
+				  env->containerid, env->ifname);
+	if (acni_nl_open(&n, NULL) < 0)
+		return acni_error(e, ACNI_E_IO, "%s", n.msg);
+	h = arbtable_open();
+	if (!h) {
+		acni_nl_close(&n);
+		return acni_error(e, ACNI_E_IO, "libarbtable: %s",
+				  strerror(errno));
+	}
+	if (arbtable_read(h, s.device, &st) < 0) {
+		lib_error(e, ACNI_E_CHECK, h, "the arbtable root");
+		goto out;
+	}
+	cl = arbtable_find_class(&st, s.classid);
+	if (!cl || st.handle != s.parent) {
+		acni_error(e, ACNI_E_CHECK,
+			   "container %s: class %x:%x is gone from %s",
+			   env->containerid, ARBTABLE_MAJOR(s.classid),
+			   ARBTABLE_MINOR(s.classid), s.device);
+		goto out;
+	}
+	if (check_class(&s, cl, env, e) < 0)
+		goto out;
+	err = acni_filter_get(&n, st.ifindex, s.parent, s.prio, s.mark, &f);
+	if (err < 0) {
+		nl_error(e, &n, "reading the fw filters");
+		goto out;
+	}
+	if (!err || strcmp(f.kind, "fw") || f.classid != s.classid ||
+	    f.mask != s.mark_mask) {
+		acni_error(e, ACNI_E_CHECK,
+			   "container %s: the fw filter prio %u handle 0x%x/0x%x -> %x:%x is %s on %s",
+			   env->containerid, s.prio, s.mark, s.mark_mask,
+			   ARBTABLE_MAJOR(s.classid), ARBTABLE_MINOR(s.classid),
+			   err ? "changed" : "gone", s.device);
+		goto out;
+	}
+	/* the container's veth must still be the one we mark */
+	if (env->netns && *env->netns) {
+		if (host_veth(env, &n, &hl, e) < 0)
+			goto out;
+		if (hl.ifindex != s.host_ifindex) {
+			acni_error(e, ACNI_E_CHECK,
+				   "container %s: %s's peer is now %s, not %s which ADD marked",
+				   env->containerid, env->ifname, hl.name,
+				   s.host_ifname);
+			goto out;
+		}
+	}
+	err = acni_filter_get(&n, s.host_ifindex, ACNI_INGRESS_PARENT, s.prio,
+			      s.tenant, &f);
+	if (err < 0) {
+		nl_error(e, &n, "reading the host veth's filters");
+		goto out;
+	}
+	if (!err || strcmp(f.kind, "matchall") || !f.has_mark ||
+	    f.mark != s.mark || f.mark_mask != s.mark_mask) {
+		acni_error(e, ACNI_E_CHECK,
+			   "container %s: the mark filter (mark 0x%x/0x%x) on %s is %s",
+			   env->containerid, s.mark, s.mark_mask,
+			   s.host_ifname, err ? "changed" : "gone");
+		goto out;
+	}
+	ret = 0;
+out:
+	arbtable_close(h);
+	acni_nl_close(&n);
+	return ret;
+}

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * conf.c - the network configuration and the tenant's request.
+ *
+ * Values take tc's units through the project's one parser
+ * (lib/arbtable_parse.c), so "2mbit" means here what it means to tc,
+ * arbtablectl and arbsim.  A key the plugin does not know is refused
+ * (a misspelt "latncy" would otherwise silently admit a tenant without
+ * its bound).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbtable_parse.h"
+#include "cni.h"
+
+int acni_error(struct acni_err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->code = code;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void acni_details(struct acni_err *e, const char *text)
+{
+	snprintf(e->details, sizeof(e->details), "%s", text);
+}
+
+/* A string, or a number given as JSON number ("rate": 10000000): both
+ * go through the same parser as text.
+ */
+static int value_text(json_object *v, char *buf, size_t size)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		snprintf(buf, size, "%s", json_object_get_string(v));
+		return 0;
+	case json_type_int:
+		if (json_object_get_int64(v) < 0)
+			return -1;
+		snprintf(buf, size, "%" PRId64, json_object_get_int64(v));
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* ------------------------------------------------------------ request */
+
+enum { K_RATE, K_LATENCY, K_DISTANCE, K_SHARE, K_CEIL, K_N };
+
+static const char *const req_keys[K_N] = {
+	"rate", "latency", "distance", "share", "ceil",
+};
+static const char *const req_args[K_N] = {
+	"ARBTABLE_RATE", "ARBTABLE_LATENCY", "ARBTABLE_DISTANCE",
+	"ARBTABLE_SHARE", "ARBTABLE_CEIL",
+};
+
+struct req_in {
+	char	val[K_N][64];
+	int	have[K_N];
+	int	any;
+};
+
+static int req_set(struct req_in *in, int k, const char *where,
+		   json_object *v, struct acni_err *e)
+{
+	if (value_text(v, in->val[k], sizeof(in->val[k])) < 0 ||
+	    !in->val[k][0])
+		return acni_error(e, ACNI_E_CONFIG,
+				  "%s: %s must be a string or a non-negative integer",
+				  where, req_keys[k]);
+	in->have[k] = 1;
+	in->any = 1;
+	return 0;
+}
+
+static int req_key(const char *key)
+{
+	int k;
+
+	for (k = 0; k < K_N; k++)
+		if (!strcmp(key, req_keys[k]))
+			return k;
+	return -1;
+}
+
+/* An object whose keys are the request's names, possibly behind @prefix
+ * (pod annotations); with a prefix, other keys belong to others.
+ */
+static int req_from_object(struct req_in *in, json_object *o,
+			   const char *prefix, const char *where,
+			   struct acni_err *e)
+{
+	size_t pl = prefix ? strlen(prefix) : 0;
+
+	if (!json_object_is_type(o, json_type_object))
+		return acni_error(e, ACNI_E_CONFIG, "%s must be an object",
+				  where);
+	json_object_object_foreach(o, key, v) {
+		const char *name = key;
+		int k;
+
+		if (prefix) {
+			if (strncmp(key, prefix, pl))
+				continue;
+			name = key + pl;
+		}
+		k = req_key(name);
+		if (k < 0)
+			return acni_error(e, ACNI_E_CONFIG,
+					  "%s: unknown key \"%s\" (known: %s%s, %s%s, %s%s, %s%s, %s%s)",
+					  where, key, prefix ? prefix : "",
+					  req_keys[0], prefix ? prefix : "",
+					  req_keys[1], prefix ? prefix : "",
+					  req_keys[2], prefix ? prefix : "",
+					  req_keys[3], prefix ? prefix : "",
+					  req_keys[4]);
+		if (req_set(in, k, where, v, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* CNI_ARGS: "K=V;K=V".  Keys not ours belong to other plugins (the
+ * runtime passes one CNI_ARGS to the whole chain), but an ARBTABLE_ key
+ * we do not know is a typo.
+ */
+static int req_from_cni_args(struct req_in *in, const char *args,
+			     struct acni_err *e)
+{
+	char buf[1024], *save = NULL, *kv;
+
+	if (strlen(args) >= sizeof(buf))
+		return acni_error(e, ACNI_E_ENV, "CNI_ARGS longer than %zu bytes",
+				  sizeof(buf) - 1);
+	strcpy(buf, args);
+	for (kv = strtok_r(buf, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(kv, '=');
+		int k;
+
+		if (!eq)
+			return acni_error(e, ACNI_E_ENV,
+					  "CNI_ARGS: \"%s\" is not KEY=VALUE", kv);
+		*eq = '\0';
+		if (strncmp(kv, "ARBTABLE_", 9))
+			continue;
+		for (k = 0; k < K_N && strcmp(kv, req_args[k]); k++)
+			;
+		if (k == K_N)
+			return acni_error(e, ACNI_E_ENV,
+					  "CNI_ARGS: unknown key %s (known: ARBTABLE_RATE, ARBTABLE_LATENCY, ARBTABLE_DISTANCE, ARBTABLE_SHARE, ARBTABLE_CEIL)",
+					  kv);
+		if (!eq[1])
+			return acni_error(e, ACNI_E_ENV, "CNI_ARGS: %s is empty",
+					  kv);
+		snprintf(in->val[k], sizeof(in->val[k]), "%s", eq + 1);
+		in->have[k] = 1;
+		in->any = 1;
+	}
+	return 0;
+}
+
+static int req_build(struct acni_conf *c, const struct req_in *in,
+		     struct acni_err *e)
+{
+	struct arbtable_class_opts *o = &c->req.opts;
+	const char *src = c->req.source;
+	size_t n = 0;
+	int k;
+
+	memset(o, 0, sizeof(*o));
+	if (in->have[K_RATE] && in->have[K_SHARE])
+		return acni_error(e, ACNI_E_CONFIG,
+				  "%s: rate and share exclude each other (a tenant is guaranteed a rate, or shares what is left)",
+				  src);
+	if (in->have[K_LATENCY] && in->have[K_DISTANCE])
+		return acni_error(e, ACNI_E_CONFIG,
+				  "%s: give latency or distance, not both (the allocator derives the distance from the latency)",
+				  src);
+	if (in->have[K_RATE] &&
+	    (arbt_parse_rate(in->val[K_RATE], &o->rate) < 0 || !o->rate))
+		return acni_error(e, ACNI_E_CONFIG,
+				  "%s: bad rate \"%s\" (a tc rate such as 2mbit or 1gbit, above 0)",
+				  src, in->val[K_RATE]);
+	if (in->have[K_CEIL] &&
+	    (arbt_parse_rate(in->val[K_CEIL], &o->ceil) < 0 || !o->ceil))
+		return acni_error(e, ACNI_E_CONFIG,
+				  "%s: bad ceil \"%s\" (a tc rate such as 5mbit, above 0)",
+				  src, in->val[K_CEIL]);
+	if (in->have[K_LATENCY] &&
+	    (arbt_parse_time(in->val[K_LATENCY], &o->latency_ns) < 0 ||
+	     !o->latency_ns))
+		return acni_error(e, ACNI_E_CONFIG,
+				  "%s: bad latency \"%s\" (a tc time such as 50us or 2ms, above 0)",
+				  src, in->val[K_LATENCY]);
+	if (in->have[K_DISTANCE] &&
+	    arbt_parse_u32(in->val[K_DISTANCE], 10, &o->distance) < 0)
+		return acni_error(e, ACNI_E_CONFIG,
+				  "%s: bad distance \"%s\" (a power of two 1..64)",
+				  src, in->val[K_DISTANCE]);
+	if (in->have[K_SHARE] &&
+	    (arbt_parse_u32(in->val[K_SHARE], 10, &o->share) < 0 ||
+	     !o->share || o->share > ARBTABLE_WEIGHT_MAX))
+		return acni_error(e, ACNI_E_CONFIG,
+				  "%s: bad share \"%s\" (1..255)", src,
+				  in->val[K_SHARE]);
+	if (in->have[K_RATE])
+		o->set |= ARBTABLE_C_RATE;
+	if (in->have[K_LATENCY])
+		o->set |= ARBTABLE_C_LATENCY;
+	if (in->have[K_DISTANCE])
+		o->set |= ARBTABLE_C_DISTANCE;
+	if (in->have[K_SHARE])
+		o->set |= ARBTABLE_C_SHARE;
+	if (in->have[K_CEIL])
+		o->set |= ARBTABLE_C_CEIL;
+	/* a tenant that asks for nothing (or only a distance or a ceil)
+	 * shares what the guaranteed tenants leave
+	 */
+	if (!(o->set & (ARBTABLE_C_RATE | ARBTABLE_C_SHARE))) {
+		o->share = c->default_share;
+		o->set |= ARBTABLE_C_SHARE;
+	}
+	c->req.text[0] = '\0';
+	for (k = 0; k < K_N; k++) {
+		if (!in->have[k])
+			continue;
+		n += snprintf(c->req.text + n, sizeof(c->req.text) - n,
+			      "%s%s %s", n ? " " : "", req_keys[k], in->val[k]);
+		if (n >= sizeof(c->req.text))
+			break;
+	}
+	if (!in->have[K_RATE] && !in->have[K_SHARE] &&
+	    n < sizeof(c->req.text))
+		snprintf(c->req.text + n, sizeof(c->req.text) - n,
+			 "%sshare %u (defaultShare)", n ? " " : "",
+			 c->default_share);
+	return 0;
+}
+
+/* The first source that says anything wins, whole: a request is never
+ * assembled from two places.
+ */
+static int req_parse(struct acni_conf *c, const struct acni_env *env,
+		     struct acni_err *e)
+{
+	json_object *rc = NULL, *o, *cni;
+	struct req_in in;
+
+	memset(&in, 0, sizeof(in));
+	if (json_object_object_get_ex(c->root, "runtimeConfig", &rc)) {
+		if (!json_object_is_type(rc, json_type_object))
+			return acni_error(e, ACNI_E_CONFIG,
+					  "runtimeConfig must be an object");
+		if (json_object_object_get_ex(rc, "arbtable", &o)) {
+			snprintf(c->req.source, sizeof(c->req.source),
+				 "runtimeConfig.arbtable");
+			if (req_from_object(&in, o, NULL, c->req.source, e))
+				return -1;
+		}
+		if (!in.any &&
+		    json_object_object_get_ex(rc, ACNI_ANNOT_CAP, &o)) {
+			snprintf(c->req.source, sizeof(c->req.source),
+				 "pod annotations");
+			if (req_from_object(&in, o, ACNI_ANNOT_PREFIX,
+					    c->req.source, e))
+				return -1;
+		}
+	}
+	if (!in.any && json_object_object_get_ex(c->root, "args", &o) &&
+	    json_object_is_type(o, json_type_object) &&
+	    json_object_object_get_ex(o, "cni", &cni) &&
+	    json_object_is_type(cni, json_type_object) &&
+	    json_object_object_get_ex(cni, "arbtable", &o)) {
+		snprintf(c->req.source, sizeof(c->req.source),
+			 "args.cni.arbtable");
+		if (req_from_object(&in, o, NULL, c->req.source, e))
+			return -1;
+	}
+	if (!in.any && env->args && *env->args) {
+		snprintf(c->req.source, sizeof(c->req.source), "CNI_ARGS");
+		if (req_from_cni_args(&in, env->args, e))
+			return -1;
+	}
+	if (!in.any)
+		snprintf(c->req.source, sizeof(c->req.source), "default");
+	return req_build(c, &in, e);
+}
+
+/* ------------------------------------------------------------ config */
+
+static int get_hex32(json_object *v, const char *name, uint32_t *out,
+		     struct acni_err *e)
+{
+	char buf[64];
+
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t x = json_object_get_int64(v);
+
+		if (x < 0 || x > UINT32_MAX)
+			goto bad;
+		*out = x;
+		return 0;
+	}
+	if (value_text(v, buf, sizeof(buf)) < 0)
+		goto bad;
+	if (!strncmp(buf, "0x", 2) || !strncmp(buf, "0X", 2)) {
+		if (arbt_parse_u32(buf + 2, 16, out) == 0)
+			return 0;
+	} else if (arbt_parse_u32(buf, 10, out) == 0) {
+		return 0;
+	}
+bad:
+	return acni_error(e, ACNI_E_CONFIG,
+			  "%s: want a 32-bit number (\"0x00ff0000\" or 16711680)",
+			  name);
+}
+
+static int parse_qdisc(struct acni_conf *c, json_object *q,
+		       struct acni_err *e)
+{
+	struct arbtable_qdisc_opts *o = &c->qopts;
+	char buf[64];
+
+	if (!json_object_is_type(q, json_type_object))
+		return acni_error(e, ACNI_E_CONFIG, "qdisc must be an object");
+	json_object_object_foreach(q, key, v) {
+		uint32_t u;
+
+		if (!strcmp(key, "handle")) {
+			if (value_text(v, buf, sizeof(buf)) < 0)
+				goto bad;
+			buf[strcspn(buf, ":")] = '\0';
+			if (arbt_parse_u32(buf, 16, &u) < 0 || !u ||
+			    u > 0xfffe)
+				goto bad;
+			c->handle = u << 16;
+			continue;
+		}
+		if (value_text(v, buf, sizeof(buf)) < 0)
+			goto bad;
+		if (!strcmp(key, "rate")) {
+			if (arbt_parse_rate(buf, &o->rate) < 0 || !o->rate)
+				goto bad;
+			o->set |= ARBTABLE_Q_RATE;
+		} else if (!strcmp(key, "burst")) {
+			if (arbt_parse_size(buf, &o->burst) < 0)
+				goto bad;
+			o->set |= ARBTABLE_Q_BURST;
+		} else if (!strcmp(key, "mtu")) {
+			if (arbt_parse_size(buf, &o->mtu) < 0)
+				goto bad;
+			o->set |= ARBTABLE_Q_MTU;
+		} else if (!strcmp(key, "highlimit")) {
+			if (arbt_parse_u32(buf, 10, &o->highlimit) < 0)
+				goto bad;
+			o->set |= ARBTABLE_Q_HIGHLIMIT;
+		} else if (!strcmp(key, "maxweight")) {
+			if (arbt_parse_u32(buf, 10, &o->maxweight) < 0)
+				goto bad;
+			o->set |= ARBTABLE_Q_MAXWEIGHT;
+		} else {
+			return acni_error(e, ACNI_E_FIELD,
+					  "qdisc: unknown key \"%s\" (known: handle, rate, burst, mtu, highlimit, maxweight)",
+					  key);
+		}
+		continue;
+bad:
+		return acni_error(e, ACNI_E_CONFIG,
+				  "qdisc: bad %s (as tc-arbtable(8) takes it: rate 10gbit, burst 30k, mtu 1514, highlimit 16, maxweight 255, handle 1:)",
+				  key);
+	}
+	o->set |= ARBTABLE_Q_MODE;
+	o->mode = ARBTABLE_MODE_AUTO;
+	return 0;
+}
+
+static int parse_keys(struct acni_conf *c, struct acni_err *e)
+{
+	static const char *const passed[] = {
+		/* what the runtime and the conflist put into every
+		 * plugin's config
+		 */
+		"cniVersion", "name", "type", "capabilities",
+		"runtimeConfig", "args", "prevResult", "dns",
+	};
+	json_object_object_foreach(c->root, key, v) {
+		char buf[256];
+		size_t i;
+
+		for (i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+			if (!strcmp(key, passed[i]))
+				break;
+		if (i < sizeof(passed) / sizeof(passed[0]))
+			continue;
+		if (!strcmp(key, "device")) {
+			if (!json_object_is_type(v, json_type_string) ||
+			    !json_object_get_string_len(v) ||
+			    json_object_get_string_len(v) >= (int)sizeof(c->device))
+				return acni_error(e, ACNI_E_CONFIG,
+						  "device must be an interface name (1..15 characters)");
+			strcpy(c->device, json_object_get_string(v));
+		} else if (!strcmp(key, "qdisc")) {
+			if (parse_qdisc(c, v, e))
+				return -1;
+		} else if (!strcmp(key, "defaultShare")) {
+			if (value_text(v, buf, sizeof(buf)) < 0 ||
+			    arbt_parse_u32(buf, 10, &c->default_share) < 0 ||
+			    !c->default_share ||
+			    c->default_share > ARBTABLE_WEIGHT_MAX)
+				return acni_error(e, ACNI_E_CONFIG,
+						  "defaultShare must be 1..255");
+		} else if (!strcmp(key, "markMask")) {
+			if (get_hex32(v, key, &c->mark_mask, e))
+				return -1;
+		} else if (!strcmp(key, "minorBase")) {
+			if (get_hex32(v, key, &c->minor_base, e))
+				return -1;
+		} else if (!strcmp(key, "filterPrio")) {
+			if (get_hex32(v, key, &c->prio, e))
+				return -1;
+			if (!c->prio || c->prio > 0xffff)
+				return acni_error(e, ACNI_E_CONFIG,
+						  "filterPrio must be 1..65535");
+		} else if (!strcmp(key, "stateDir")) {
+			if (!json_object_is_type(v, json_type_string) ||
+			    json_object_get_string(v)[0] != '/' ||
+			    json_object_get_string_len(v) >= 200)
+				return acni_error(e, ACNI_E_CONFIG,
+						  "stateDir must be an absolute path");
+			strcpy(c->state_dir, json_object_get_string(v));
+		} else {
+			return acni_error(e, ACNI_E_FIELD,
+					  "unknown key \"%s\" in the network config (known: device, qdisc, defaultShare, markMask, minorBase, filterPrio, stateDir)",
+					  key);
+		}
+	}
+	return 0;
+}
+
+/* The mark field: a contiguous run of bits; tenant t is marked t << shift */
+static int mark_field(struct acni_conf *c, struct acni_err *e)
+{
+	uint32_t m = c->mark_mask, field;
+
+	if (!m)
+		return acni_error(e, ACNI_E_CONFIG, "markMask must not be 0");
+	c->mark_shift = __builtin_ctz(m);
+	field = m >> c->mark_shift;
+	if (field & (field + 1))
+		return acni_error(e, ACNI_E_CONFIG,
+				  "markMask 0x%08x: the bits must be contiguous",
+				  m);
+	if (field < ARBTABLE_MAX_CLASSES)
+		return acni_error(e, ACNI_E_CONFIG,
+				  "markMask 0x%08x holds %u tenants, fewer than the %u classes a qdisc can have",
+				  m, field, ARBTABLE_MAX_CLASSES);
+	if (!c->minor_base || c->minor_base >= 0xffff - ARBTABLE_MAX_CLASSES)
+		return acni_error(e, ACNI_E_CONFIG,
+				  "minorBase 0x%x: want 1..0x%x", c->minor_base,
+				  0xffff - ARBTABLE_MAX_CLASSES - 1);
+	c->span = field;
+	if (c->span > 0xffff - c->minor_base)
+		c->span = 0xffff - c->minor_base;
+	return 0;
+}
+
+int acni_conf_parse(struct acni_conf *c, const char *text,
+		    const struct acni_env *env, struct acni_err *e)
+{
+	enum json_tokener_error jerr;
+	json_object *v;
+
+	memset(c, 0, sizeof(*c));
+	c->default_share = 1;
+	c->mark_mask = 0x00ff0000;
+	c->minor_base = 0x100;
+	c->prio = 100;
+	c->handle = 1u << 16;
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", ACNI_STATE_DIR);
+
+	c->root = json_tokener_parse_verbose(text, &jerr);
+	if (!c->root)
+		return acni_error(e, ACNI_E_DECODE,
+				  "the network config on stdin is not JSON: %s",
+				  jerr == json_tokener_continue ?
+				  "it ends in the middle of a value" :
+				  json_tokener_error_desc(jerr));
+	if (!json_object_is_type(c->root, json_type_object))
+		return acni_error(e, ACNI_E_DECODE,
+				  "the network config must be a JSON object");
+	if (!json_object_object_get_ex(c->root, "cniVersion", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    json_object_get_string_len(v) >= (int)sizeof(c->cni_version))
+		return acni_error(e, ACNI_E_CONFIG,
+				  "cniVersion missing from the network config");
+	strcpy(c->cni_version, json_object_get_string(v));
+	if (json_object_object_get_ex(c->root, "name", &v) &&
+	    json_object_is_type(v, json_type_string))
+		snprintf(c->name, sizeof(c->name), "%s",
+			 json_object_get_string(v));
+	if (json_object_object_get_ex(c->root, "prevResult", &v) &&
+	    !json_object_is_type(v, json_type_null))
+		c->prev_result = v;
+	if (parse_keys(c, e) || mark_field(c, e))
+		return -1;
+	if (!c->device[0])
+		return acni_error(e, ACNI_E_CONFIG,
+				  "device missing: name the egress NIC whose arbtable root admits the tenants (\"device\": \"eth0\")");
+	/* DEL and CHECK work from what ADD stored: a request ADD refused
+	 * (a typo in an annotation) must not keep DEL from cleaning up
+	 */
+	if (!env->command || strcmp(env->command, "ADD"))
+		return 0;
+	return req_parse(c, env, e);
+}
+
+void acni_conf_free(struct acni_conf *c)
+{
+	if (c->root)
+		json_object_put(c->root);
+	c->root = NULL;
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arbtable-cni: a CNI 1.0 chained plugin that admits each container as a
+ * class of the sch_arbtable root on the node's egress NIC (guaranteed
+ * rate and latency bound, or a best-effort share) and releases it on
+ * DEL.  The runtime calls it as the CNI specification says: the command
+ * and the container in CNI_* variables, the network config on stdin, the
+ * result or an error as JSON on stdout (exit 1 on an error).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cni.h"
+
+static const char *const versions[] = { "0.4.0", "1.0.0" };
+
+static int supported(const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		if (!strcmp(v, versions[i]))
+			return 1;
+	return 0;
+}
+
+static char *read_stdin(void)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	size_t got;
+
+	if (!buf)
+		return NULL;
+	while ((got = fread(buf + len, 1, cap - len - 1, stdin)) > 0) {
+		len += got;
+		if (cap - len - 1 == 0) {
+			char *nb;
+
+			/* a network config is a few kB: a runaway stdin is
+			 * not one
+			 */
+			if (cap >= (1u << 24)) {
+				free(buf);
+				return NULL;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static int print_error(const char *version, const struct acni_err *e)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "cniVersion", json_object_new_string(
+				       version && supported(version) ?
+				       version : ACNI_VERSION_CUR));
+	json_object_object_add(o, "code", json_object_new_int(e->code));
+	json_object_object_add(o, "msg", json_object_new_string(e->msg));
+	if (e->details[0])
+		json_object_object_add(o, "details",
+				       json_object_new_string(e->details));
+	printf("%s\n", json_object_to_json_string_ext(o,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	/* for a human running it by hand; runtimes read stdout */
+	fprintf(stderr, "arbtable-cni: %s\n", e->msg);
+	return 1;
+}
+
+static int cmd_version(const char *text)
+{
+	json_object *in = text ? json_tokener_parse(text) : NULL, *v, *o, *a;
+	const char *ver = ACNI_VERSION_CUR;
+	size_t i;
+
+	if (in && json_object_object_get_ex(in, "cniVersion", &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    supported(json_object_get_string(v)))
+		ver = json_object_get_string(v);
+	o = json_object_new_object();
+	a = json_object_new_array();
+	json_object_object_add(o, "cniVersion", json_object_new_string(ver));
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		json_object_array_add(a, json_object_new_string(versions[i]));
+	json_object_object_add(o, "supportedVersions", a);
+	printf("%s\n", json_object_to_json_string_ext(o,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	if (in)
+		json_object_put(in);
+	return 0;
+}
+
+static const char *env_get(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+int main(void)
+{
+	struct acni_env env = {
+		.command = env_get("CNI_COMMAND"),
+		.containerid = env_get("CNI_CONTAINERID"),
+		.netns = env_get("CNI_NETNS"),
+		.ifname = env_get("CNI_IFNAME"),
+		.args = env_get("CNI_ARGS"),
+		.path = env_get("CNI_PATH"),
+	};
+	struct acni_err e = { 0 };
+	struct acni_conf c;
+	char *text;
+	int err;
+
+	if (!env.command) {
+		acni_error(&e, ACNI_E_ENV,
+			   "CNI_COMMAND not set: arbtable-cni is run by a container runtime (see arbtable-cni(8))");
+		return print_error(NULL, &e);
+	}
+	text = read_stdin();
+	if (!strcmp(env.command, "VERSION")) {
+		err = cmd_version(text);
+		free(text);
+		return err;
+	}
+	if (!text) {
+		acni_error(&e, ACNI_E_IO, "cannot read the network config from stdin");
+		return print_error(NULL, &e);
+	}
+	if (strcmp(env.command, "ADD") && strcmp(env.command, "DEL") &&
+	    strcmp(env.command, "CHECK")) {
+		acni_error(&e, ACNI_E_ENV,
+			   "CNI_COMMAND %s: arbtable-cni knows ADD, DEL, CHECK and VERSION",
+			   env.command);
+		free(text);
+		return print_error(NULL, &e);
+	}
+	if (!env.containerid || !env.ifname) {
+		acni_error(&e, ACNI_E_ENV, "%s missing",
+			   !env.containerid ? "CNI_CONTAINERID" : "CNI_IFNAME");
+		free(text);
+		return print_error(NULL, &e);
+	}
+	err = acni_conf_parse(&c, text, &env, &e);
+	free(text);
+	if (!err && !supported(c.cni_version))
+		err = acni_error(&e, ACNI_E_VERSION,
+				 "cniVersion %s not supported (supported: 0.4.0, 1.0.0)",
+				 c.cni_version);
+	if (!err) {
+		if (!strcmp(env.command, "ADD"))
+			err = acni_cmd_add(&c, &env, &e);
+		else if (!strcmp(env.command, "DEL"))
+			err = acni_cmd_del(&c, &env, &e);
+		else
+			err = acni_cmd_check(&c, &env, &e);
+	}
+	if (err)
+		print_error(c.cni_version[0] ? c.cni_version : NULL, &e);
+	acni_conf_free(&c);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * state.c - what ADD admitted, one small JSON file per container and
+ * interface, so that DEL finds the class and filters again (the class
+ * minor is derived from the container id but probed past collisions, so
+ * it cannot be recomputed), and the node-wide lock.
+ *
+ * Runtimes may run plugins for different containers at once: every ADD,
+ * DEL and CHECK holds an exclusive flock on <stateDir>/lock from before it
+ * reads the table until after it has written its state, so two ADDs never
+ * pick the same class or mark.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include "cni.h"
+
+int acni_lock(const char *dir, struct acni_err *e)
+{
+	char path[300];
+	int fd;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return acni_error(e, ACNI_E_IO, "cannot create %s: %s", dir,
+				  strerror(errno));
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return acni_error(e, ACNI_E_IO, "cannot open %s: %s", path,
+				  strerror(errno));
+	/* held until the process exits */
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			close(fd);
+			return acni_error(e, ACNI_E_IO, "cannot lock %s: %s",
+					  path, strerror(errno));
+		}
+	}
+	return fd;
+}
+
+/* The spec allows letters, digits, '_', '.' and '-' in a container id; a
+ * name made of them cannot leave the state directory.
+ */
+static int safe_name(const char *s)
+{
+	if (!*s || *s == '.')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' ||
+		      *s == '-'))
+			return 0;
+	return 1;
+}
+
+int acni_state_path(char *buf, size_t size, const char *dir,
+		    const struct acni_env *env, struct acni_err *e)
+{
+	if (!safe_name(env->containerid))
+		return acni_error(e, ACNI_E_ENV,
+				  "CNI_CONTAINERID \"%s\": want letters, digits, '_', '.', '-'",
+				  env->containerid);
+	if (!safe_name(env->ifname))
+		return acni_error(e, ACNI_E_ENV,
+				  "CNI_IFNAME \"%s\" is not an interface name",
+				  env->ifname);
+	if ((size_t)snprintf(buf, size, "%s/%s-%s.json", dir,
+			     env->containerid, env->ifname) >= size)
+		return acni_error(e, ACNI_E_ENV,
+				  "CNI_CONTAINERID too long for a state file name");
+	return 0;
+}
+
+static uint64_t get_u64(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ?
+		(uint64_t)json_object_get_int64(v) : 0;
+}
+
+static void get_str(json_object *o, const char *k, char *buf, size_t size)
+{
+	json_object *v;
+
+	buf[0] = '\0';
+	if (json_object_object_get_ex(o, k, &v) &&
+	    json_object_is_type(v, json_type_string))
+		snprintf(buf, size, "%s", json_object_get_string(v));
+}
+
+int acni_state_read(const char *path, struct acni_state *s,
+		    struct acni_err *e)
+{
+	json_object *o, *r;
+
+	memset(s, 0, sizeof(*s));
+	if (access(path, F_OK) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return acni_error(e, ACNI_E_IO, "%s: %s", path,
+				  strerror(errno));
+	}
+	o = json_object_from_file(path);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		if (o)
+			json_object_put(o);
+		return acni_error(e, ACNI_E_IO,
+				  "state file %s is damaged (not a JSON object)",
+				  path);
+	}
+	get_str(o, "device", s->device, sizeof(s->device));
+	get_str(o, "hostIfname", s->host_ifname, sizeof(s->host_ifname));
+	s->classid = get_u64(o, "classid");
+	s->tenant = get_u64(o, "tenant");
+	s->mark = get_u64(o, "mark");
+	s->mark_mask = get_u64(o, "markMask");
+	s->prio = get_u64(o, "prio");
+	s->parent = get_u64(o, "parent");
+	s->host_ifindex = get_u64(o, "hostIfindex");
+	s->created_clsact = get_u64(o, "createdClsact");
+	s->distance = get_u64(o, "distance");
+	s->guaranteed_rate = get_u64(o, "guaranteedRate");
+	s->guaranteed_bound_ns = get_u64(o, "guaranteedBoundNs");
+	if (json_object_object_get_ex(o, "request", &r)) {
+		s->req.set = get_u64(r, "set");
+		s->req.rate = get_u64(r, "rate");
+		s->req.latency_ns = get_u64(r, "latencyNs");
+		s->req.distance = get_u64(r, "distance");
+		s->req.share = get_u64(r, "share");
+		s->req.ceil = get_u64(r, "ceil");
+	}
+	json_object_put(o);
+	if (!s->device[0] || !s->classid || !s->prio || !s->parent)
+		return acni_error(e, ACNI_E_IO,
+				  "state file %s is damaged (device, classid, prio or parent missing)",
+				  path);
+	return 1;
+}
+
+static void put_u64(json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
+}
+
+/* Written to a temporary name and renamed: a crash never leaves half a
+ * file for DEL to choke on.
+ */
+int acni_state_write(const char *path, const struct acni_state *s,
+		     struct acni_err *e)
+{
+	json_object *o = json_object_new_object(), *r = json_object_new_object();
+	char tmp[320];
+	int err = 0;
+
+	json_object_object_add(o, "device", json_object_new_string(s->device));
+	json_object_object_add(o, "hostIfname",
+			       json_object_new_string(s->host_ifname));
+	put_u64(o, "classid", s->classid);
+	put_u64(o, "tenant", s->tenant);
+	put_u64(o, "mark", s->mark);
+	put_u64(o, "markMask", s->mark_mask);
+	put_u64(o, "prio", s->prio);
+	put_u64(o, "parent", s->parent);
+	put_u64(o, "hostIfindex", s->host_ifindex);
+	put_u64(o, "createdClsact", s->created_clsact);
+	put_u64(o, "distance", s->distance);
+	put_u64(o, "guaranteedRate", s->guaranteed_rate);
+	put_u64(o, "guaranteedBoundNs", s->guaranteed_bound_ns);
+	put_u64(r, "set", s->req.set);
+	put_u64(r, "rate", s->req.rate);
+	put_u64(r, "latencyNs", s->req.latency_ns);
+	put_u64(r, "distance", s->req.distance);
+	put_u64(r, "share", s->req.share);
+	put_u64(r, "ceil", s->req.ceil);
+	json_object_object_add(o, "request", r);
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY) < 0 ||
+	    rename(tmp, path) < 0) {
+		err = acni_error(e, ACNI_E_IO, "cannot write state file %s: %s",
+				 path, strerror(errno));
+		unlink(tmp);
+	}
+	json_object_put(o);
+	return err;
+}
+
+int acni_state_tenant_used(const char *dir, const char *device, uint32_t t)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int used = 0;
+
+	if (!dp)
+		return 0;
+	while (!used && (d = readdir(dp))) {
+		struct acni_state s;
+		struct acni_err e;
+		char path[600];
+		size_t l = strlen(d->d_name);
+
+		if (l < 6 || strcmp(d->d_name + l - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (acni_state_read(path, &s, &e) == 1 &&
+		    !strcmp(s.device, device) && s.tenant == t)
+			used = 1;
+	}
+	closedir(dp);
+	return used;
+}

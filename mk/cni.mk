@@ -1,0 +1,49 @@
+# arbtable-cni: the CNI plugin (cni/), on libarbtable and json-c.
+#
+#   make cni        build/cni/arbtable-cni (finds the built libarbtable
+#                   through an $ORIGIN rpath) and build/cni/install/
+#                   arbtable-cni (without it: what make install copies)
+#
+# make install puts it into CNI_BINDIR (/opt/cni/bin, where containerd and
+# Kubernetes look; Debian's podman looks in /usr/lib/cni as well).
+
+CNI_OUT      := $(BUILD)/cni
+CNI_BIN      := $(CNI_OUT)/arbtable-cni
+CNI_BIN_INST := $(CNI_OUT)/install/arbtable-cni
+CNI_SRCS     := cni/main.c cni/conf.c cni/state.c cni/cmd.c cni/tcnl.c
+CNI_HDRS     := cni/cni.h cni/tcnl.h
+CNI_BINDIR   ?= /opt/cni/bin
+JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
+JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null)
+
+# (mk/lib.mk is read after this file: name its outputs, not its variables)
+CNI_DEPS := $(CNI_SRCS) $(CNI_HDRS) $(PARSE_SRCS) $(PARSE_HDRS) lib/include/arbtable/arbtable.h \
+	    $(BUILD)/lib/libarbtable.so $(BUILD)/lib/libarbtable.so.0 mk/cni.mk
+
+$(CNI_BIN): $(CNI_DEPS)
+	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) -o $@ $(CNI_SRCS) $(PARSE_SRCS) \
+		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(CNI_BIN_INST): $(CNI_DEPS)
+	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) -o $@ $(CNI_SRCS) $(PARSE_SRCS) \
+		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(LIB_LDFLAGS)
+
+.PHONY: cni install-cni
+cni: $(CNI_BIN) $(CNI_BIN_INST)
+
+install-cni: cni
+	$(INSTALL) -d $(DESTDIR)$(CNI_BINDIR)
+	$(INSTALL) -m 0755 $(CNI_BIN_INST) $(DESTDIR)$(CNI_BINDIR)/arbtable-cni
+
+all: cni
+
+# make install / uninstall (mk/install.mk) take the plugin along
+install: install-cni
+uninstall: uninstall-cni
+.PHONY: uninstall-cni
+uninstall-cni:
+	rm -f $(DESTDIR)$(CNI_BINDIR)/arbtable-cni

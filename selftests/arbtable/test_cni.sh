@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# arbtable-cni (issue 17, part 1) driven exactly as a runtime drives a
+# chained plugin: CNI_COMMAND, CNI_CONTAINERID, CNI_NETNS, CNI_IFNAME,
+# CNI_PATH in the environment, the network config (with prevResult, as
+# libcni builds it) on stdin, the result or error as JSON on stdout.
+# The "main plugin" is played by the test: a veth pair into a netns per
+# container (lib_net.sh net_tenant), described in prevResult as ptp
+# would.  The egress device is the virtio NIC (vm.sh -n); the plugin
+# creates its arbtable root from the config's qdisc options.
+#
+# Checks: VERSION; bad configs (missing device, bad rate, unknown keys,
+# not JSON, unsupported version, missing CNI_CONTAINERID), each a CNI
+# error with a code and nothing changed; a refused request carries the
+# kernel's reason in msg and details, leaves nothing (not even the root
+# it created); ADD returns prevResult; class, fw filter and mark filter
+# as the plugin documents them, the minor derived from the container id;
+# CHECK passes, and fails once a filter is gone; a failure at ADD's last
+# kernel step undoes the class and the fw filter; two concurrent ADDs
+# whose ids hash to the same tenant number; ADD twice; DEL twice; DEL
+# after the netns is gone; DEL returns tc's and arbtablectl's view of the
+# table to the state before the ADDs; TCP goodput of a tenant through
+# masquerade beside a UDP flood tenant >= 97% of its rate.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_net.sh"
+tap_begin "arbtable-cni: CNI 1.0 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK, traffic through NAT"
+tmp=$(mktemp -d)
+CNI=${ARBT_CNI:-$ARBT_ROOT/build/cni/arbtable-cni}
+CTL=$ARBT_ROOT/build/tools/arbtablectl
+SD=$tmp/state
+NFT_TABLE=arbt_cni
+TENANTS="ca cb cc cd cf"
+ip3_pids=
+cleanup() {
+	[ -n "$ip3_pids" ] && kill $ip3_pids 2>/dev/null
+	nft delete table ip $NFT_TABLE 2>/dev/null
+	net_teardown $TENANTS
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+have_arbtable || { tap_fail "cni: module and plugin present"; tap_end; exit; }
+[ -x "$CNI" ] || { tap_fail "cni: $CNI built (make cni)"; tap_end; exit; }
+net_setup || { tap_fail "cni: egress NIC and receiver namespace"; tap_end; exit; }
+diag "egress: $NET_KIND"
+tc qdisc del dev "$NET" root 2>/dev/null
+
+# conf [JSON-MEMBERS]: a network config as libcni hands it to the second
+# plugin of a conflist (name and cniVersion copied in); extra members
+# (runtimeConfig, prevResult, ...) appended
+conf() {
+	printf '{"cniVersion":"1.0.0","name":"tenants","type":"arbtable-cni","device":"%s","stateDir":"%s","qdisc":{"rate":"10mbit","burst":"30k","highlimit":1}%s}' \
+		"$NET" "$SD" "${1:+,$1}"
+}
+# prev NAME N: the prevResult ptp would return for tenant NAME
+prev() {
+	printf '"prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"vh-%s","mac":"%s"},{"name":"eth0","mac":"%s","sandbox":"/run/netns/arbt-%s"}],"ips":[{"address":"10.88.%s.2/24","gateway":"10.88.%s.1","interface":1}],"routes":[{"dst":"0.0.0.0/0"}],"dns":{}}' \
+		"$1" "$(cat /sys/class/net/vh-$1/address 2>/dev/null)" \
+		"$(ip -n "arbt-$1" -o link show eth0 2>/dev/null | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')" "$1" "$2" "$2"
+}
+# cni CMD ID NETNS(or -) CONFIG [CNI_ARGS]: run the plugin as a runtime
+# does; stdout in OUT, exit code in RC
+cni() {
+	local ns=$3
+	[ "$ns" = - ] && ns=
+	OUT=$(printf '%s' "$4" | env -i PATH="$PATH" CNI_COMMAND="$1" CNI_CONTAINERID="$2" \
+		${ns:+CNI_NETNS=$ns} CNI_IFNAME=eth0 CNI_PATH=/opt/cni/bin ${5:+CNI_ARGS=$5} "$CNI" 2>"$tmp/stderr")
+	RC=$?
+}
+# jget EXPR: a field of the JSON in OUT (python: json.load -> d)
+jget() { printf '%s' "$OUT" | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null; }
+# cni_err CODE: OUT is a CNI error with that code and a message
+cni_err() {
+	local code
+	code=$(jget 'd["code"] if isinstance(d.get("code"), int) and d.get("msg") and d.get("cniVersion") else ""')
+	[ "$RC" != 0 ] && [ "$code" = "$1" ] && return 0
+	diag "want a CNI error with code $1, exit non-zero; got exit $RC: $OUT"
+	return 1
+}
+# tenant T: the tenant number the plugin derives for container ID (FNV-1a
+# of id, 0xff, ifname; modulo 255 + 1 with the default markMask), before
+# any probing past a taken number
+TENANT_PY='import sys
+def t(cid):
+    h = 2166136261
+    for b in cid.encode() + b"\xff" + b"eth0":
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return h % 255 + 1
+'
+tenant_of() { python3 -c "$TENANT_PY"'
+print(t(sys.argv[1]))' "$1"; }
+# same_tenant ID PREFIX: the first PREFIXn whose tenant number is ID's
+same_tenant() { python3 -c "$TENANT_PY"'
+w = t(sys.argv[1])
+print(next(sys.argv[2] + str(i) for i in range(100000) if t(sys.argv[2] + str(i)) == w))' "$1" "$2"; }
+# table_state: the table as tc and arbtablectl show it, and the filters
+table_state() {
+	tc -d qdisc show dev "$NET" | grep -v '^qdisc \(pfifo\|mq\|fq_codel\) '
+	tc -d class show dev "$NET"
+	tc filter show dev "$NET" parent 1:
+	"$CTL" show "$NET" 2>&1
+}
+# no_trace NAME: nothing of tenant NAME left on its veth or in the state
+# directory (the lock file aside)
+no_trace() {
+	local f
+	f=$(tc filter show dev "vh-$1" ingress 2>/dev/null)
+	[ -z "$f" ] && [ -z "$(ls "$SD"/*"$1"* 2>/dev/null)" ] && return 0
+	diag "vh-$1 ingress filters: $f; state: $(ls "$SD" 2>/dev/null)"
+	return 1
+}
+no_root() {
+	! tc qdisc show dev "$NET" | grep -q '^qdisc arbtable' ||
+		{ diag "$(tc qdisc show dev "$NET")"; return 1; }
+}
+clean_of() { no_root && no_trace "$1"; }
+# refusal_ok: OUT is code 100, its details an allocator's refusal (the
+# kernel's extack, as tc would print it after "Error: "), its msg says it
+refusal_ok() {
+	local det msg
+	cni_err 100 || return 1
+	det=$(jget 'd.get("details", "")')
+	msg=$(jget 'd["msg"]')
+	grep -qE "^${ARB_REFUSAL_RE#^Error: }" <<<"$det" && grep -qF -- "$det" <<<"$msg" && return 0
+	diag "details: $det; msg: $msg"
+	return 1
+}
+# rate_msg_ok: OUT is code 7 and msg names the bad rate
+bad_rate_ok() { cni_err 7 && grep -q 'bad rate "fast"' <<<"$(jget 'd["msg"]')"; }
+
+for t in ca:1 cb:2 cc:3 cd:4 cf:5; do
+	net_tenant "${t%:*}" "${t#*:}" || { tap_fail "cni: tenant namespace ${t%:*}"; tap_end; exit; }
+done
+
+# ---- VERSION
+OUT=$(echo '{"cniVersion":"1.0.0"}' | env -i CNI_COMMAND=VERSION "$CNI")
+RC=$?
+tap_check "VERSION: exit 0, supportedVersions has 1.0.0 and 0.4.0 ($OUT)" \
+	test "$RC:$(jget '",".join(d["supportedVersions"]) + ":" + d["cniVersion"]')" = "0:0.4.0,1.0.0:1.0.0"
+
+# ---- bad configs: a CNI error, nothing created
+P=$(prev ca 1)
+cni ADD ca /run/netns/arbt-ca '{"cniVersion":"1.0.0","name":"tenants","type":"arbtable-cni","stateDir":"'"$SD"'",'"$P"'}'
+tap_check "bad config: no device -> code 7 ($(jget 'd["msg"]'))" cni_err 7
+cni ADD ca /run/netns/arbt-ca "$(conf '"runtimeConfig":{"arbtable":{"rate":"fast"}},'"$P")"
+tap_check "bad config: rate \"fast\" -> code 7 naming the rate ($(jget 'd["msg"]'))" bad_rate_ok
+cni ADD ca /run/netns/arbt-ca "$(conf '"devcie":"x",'"$P")"
+tap_check "bad config: unknown key devcie -> code 2 ($(jget 'd["msg"]'))" cni_err 2
+cni ADD ca /run/netns/arbt-ca "$(conf '"runtimeConfig":{"io.kubernetes.cri.pod-annotations":{"arbtable.io/latncy":"1ms","team":"x"}},'"$P")"
+tap_check "bad config: unknown annotation arbtable.io/latncy -> code 7 ($(jget 'd["msg"]'))" cni_err 7
+cni ADD ca /run/netns/arbt-ca "$(conf "$P")" "K8S_POD_NAME=x;ARBTABLE_RATE=3mbit;ARBTABLE_SHARE=4"
+tap_check "bad request: rate and share together (CNI_ARGS) -> code 7 ($(jget 'd["msg"]'))" cni_err 7
+cni ADD ca /run/netns/arbt-ca '{"cniVersion":"1.0.0",'
+tap_check "bad config: not JSON -> code 6" cni_err 6
+cni ADD ca /run/netns/arbt-ca "$(conf "$P" | sed 's/"1.0.0"/"0.2.0"/')"
+tap_check "bad config: cniVersion 0.2.0 -> code 1" cni_err 1
+OUT=$(conf | env -i CNI_COMMAND=ADD CNI_IFNAME=eth0 CNI_NETNS=/run/netns/arbt-ca "$CNI" 2>/dev/null); RC=$?
+tap_check "bad env: no CNI_CONTAINERID -> code 4" cni_err 4
+cni ADD ../ca /run/netns/arbt-ca "$(conf "$P")"
+tap_check "bad env: CNI_CONTAINERID ../ca -> code 4" cni_err 4
+tap_check "bad configs left no arbtable root, filter or state" clean_of ca
+
+# ---- refused: the kernel's reason, and nothing left (the root ADD made)
+cni ADD ca /run/netns/arbt-ca "$(conf '"runtimeConfig":{"io.kubernetes.cri.pod-annotations":{"arbtable.io/rate":"20mbit"}},'"$P")"
+diag "refusal: $OUT"
+tap_check "refused (rate 20mbit of 10mbit): code 100, details the kernel's reason, msg carries it" refusal_ok
+tap_check "refused: the root the ADD created is gone again, no filter, no state" clean_of ca
+
+# ---- ADD: prevResult through, class + filters as documented
+ta=$(tenant_of ca)
+cni ADD ca /run/netns/arbt-ca "$(conf '"runtimeConfig":{"io.kubernetes.cri.pod-annotations":{"arbtable.io/rate":"3mbit","arbtable.io/latency":"30ms","team":"a"}},'"$P")"
+want=$(printf '{%s}' "$P" | python3 -c 'import json,sys; d=json.load(sys.stdin)["prevResult"]; d["cniVersion"]="1.0.0"; print(json.dumps(d, sort_keys=True))')
+got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))' 2>/dev/null)
+tap_check "ADD ca (rate 3mbit latency 30ms, pod annotations): exit 0, stdout is prevResult" test "$RC:$got" = "0:$want"
+[ "$RC" = 0 ] || diag "ADD ca: $OUT $(cat "$tmp/stderr")"
+ma=$(printf '%x' $((0x100 + ta)))
+tap_check "ca: class 1:$ma (minorBase 0x100 + tenant $ta from the container id) rate 3Mbit latency 30ms" \
+	bash -c 'tc class show dev "$1" classid "1:$2" | grep -qE "rate 3Mbit .*latency 30(\.0)?ms"' _ "$NET" "$ma"
+tap_check "ca: fw filter handle 0x$(printf '%x' $((ta << 16)))/0xff0000 -> 1:$ma on $NET" \
+	bash -c 'tc filter show dev "$1" parent 1: | grep -qE "handle 0x$2/0xff0000 classid 1:$3"' _ "$NET" "$(printf '%x' $((ta << 16)))" "$ma"
+tap_check "ca: matchall on vh-ca ingress sets mark 0x$(printf '%x' $((ta << 16)))/0xff0000" \
+	bash -c 'tc -d filter show dev vh-ca ingress | grep -qE "mark ($2|0x0*$1)/(0x0*ff0000|16711680)"' _ "$(printf '%x' $((ta << 16)))" "$((ta << 16))"
+cni CHECK ca /run/netns/arbt-ca "$(conf "$P")"
+tap_check "CHECK ca: exit 0, no output" test "$RC:$OUT" = "0:"
+[ "$RC" = 0 ] || diag "CHECK ca: $OUT"
+cni ADD ca /run/netns/arbt-ca "$(conf "$P")"
+tap_check "ADD ca again (no DEL between): code 104" cni_err 104
+
+before=$(table_state)
+
+# ---- concurrent ADDs whose ids start at the same tenant number: the lock
+# makes the second move on (without it both would take the same class)
+tb=$(tenant_of cb)
+cid_c=$(same_tenant cb cc)
+diag "tenant numbers: ca $ta, cb $tb, $cid_c $(tenant_of "$cid_c")"
+Pb=$(prev cb 2) Pc=$(prev cc 3)
+( cni ADD cb /run/netns/arbt-cb "$(conf '"runtimeConfig":{"arbtable":{"rate":"500kbit","distance":8}},'"$Pb")"; echo "$RC $OUT" >"$tmp/add.cb" ) &
+p1=$!
+( cni ADD "$cid_c" /run/netns/arbt-cc "$(conf "$Pc")" "IgnoreUnknown=1;ARBTABLE_SHARE=5"; echo "$RC $OUT" >"$tmp/add.cc" ) &
+p2=$!
+wait $p1 $p2
+rb=$(cut -d' ' -f1 "$tmp/add.cb") rc=$(cut -d' ' -f1 "$tmp/add.cc")
+ncls=$(tc class show dev "$NET" | grep -c '^class arbtable 1:1')
+tap_check "two concurrent ADDs (same starting tenant $tb): both exit 0, 3 tenant classes" test "$rb:$rc:$ncls" = "0:0:3"
+[ "$rb:$rc" = 0:0 ] || diag "cb: $(cat "$tmp/add.cb"); $cid_c: $(cat "$tmp/add.cc")"
+tap_check "CNI_ARGS share 5 -> class with share 5; runtimeConfig rate 500kbit distance 8 -> that class" bash -c \
+	'tc class show dev "$1" | grep -qE "share 5( |$)" && tc class show dev "$1" | grep -qE "rate 500Kbit .*distance 8( |$)"' _ "$NET"
+
+# ---- a failure at ADD's last step (the mark filter) undoes the rest
+# matchall takes one filter per prio: any at the plugin's prio blocks it
+tc qdisc add dev vh-cd clsact && tc filter add dev vh-cd ingress prio 100 handle 1 matchall action pass
+mid=$(table_state)
+cni ADD cd /run/netns/arbt-cd "$(conf '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$(prev cd 4)")"
+tap_check "ADD cd with its mark filter's slot taken: non-zero exit, code 102" cni_err 102
+tap_check "failed ADD cd: class and fw filter undone (table as before)" test "$(table_state)" = "$mid"
+tc qdisc del dev vh-cd clsact
+
+# ---- CHECK finds a missing filter; DEL cleans up anyway
+tcb=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tenant"])' "$SD/cb-eth0.json")
+tc filter del dev "$NET" parent 1: protocol all prio 100 handle "$(printf '0x%x' $((tcb << 16)))" fw
+cni CHECK cb /run/netns/arbt-cb "$(conf "$Pb")"
+tap_check "CHECK cb after its fw filter was deleted: code 103 ($(jget 'd["msg"]'))" cni_err 103
+cni DEL cb /run/netns/arbt-cb "$(conf "$Pb")"
+r1=$RC
+cni DEL cb /run/netns/arbt-cb "$(conf "$Pb")"
+tap_check "DEL cb twice: both exit 0 (${r1}, ${RC})" test "$r1:$RC:$OUT" = "0:0:"
+ip netns del arbt-cc
+cni DEL "$cid_c" - "$(conf "$Pc")"
+tap_check "DEL $cid_c after its netns is gone, without CNI_NETNS: exit 0" test "$RC" = 0
+after=$(table_state)
+tap_check "after DEL of cb and $cid_c the table, classes, filters and arbtablectl show are as before their ADDs" \
+	test "$after" = "$before"
+[ "$after" = "$before" ] || diff <(echo "$before") <(echo "$after") | head -n 20 | sed 's/^/# /'
+cni CHECK cb /run/netns/arbt-cb "$(conf "$Pb")"
+tap_check "CHECK cb after DEL: code 3" cni_err 3
+tap_check "DEL left nothing of cb on its veth or in the state directory" no_trace cb
+
+# ---- traffic: ca (rate 3mbit) TCP through masquerade beside a UDP flood
+# tenant cf (share 1) on the same NIC
+cni ADD cf /run/netns/arbt-cf "$(conf '"runtimeConfig":{"arbtable":{"share":1}},'"$(prev cf 5)")"
+tap_check "ADD cf (share 1): exit 0" test "$RC" = 0
+nft -f - <<-EOF
+	table ip $NFT_TABLE {
+		chain post {
+			type nat hook postrouting priority 100;
+			oifname "$NET" ip saddr 10.88.0.0/16 counter masquerade
+		}
+	}
+EOF
+ip netns exec $NET_RX iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+ip3_pids+=" $!"
+ip netns exec $NET_RX iperf3 -s -1 -p 5202 >/dev/null 2>&1 &
+ip3_pids+=" $!"
+sleep 1
+read -r s0 <<<"$(cls_stats "$NET" arbtable | awk -v c="1:$ma" '$1 == c { print $2 }')"
+ip netns exec arbt-cf iperf3 -c $NET_RX_ADDR -p 5202 -u -b 20M -l 1400 -t 17 -J >"$tmp/flood.json" 2>&1 &
+fp=$!
+ip netns exec arbt-ca iperf3 -c $NET_RX_ADDR -p 5201 -P 4 -w 128K -t 12 -O 3 -J >"$tmp/ca.json" 2>&1
+wait $fp
+kill $ip3_pids 2>/dev/null; wait $ip3_pids 2>/dev/null; ip3_pids=
+read -r s1 <<<"$(cls_stats "$NET" arbtable | awk -v c="1:$ma" '$1 == c { print $2 }')"
+gp=$(ip3_rx_bps "$tmp/ca.json")
+fb=$(cls_stats "$NET" arbtable | awk '{ printf "%s %s B; ", $1, $2 }')
+nat=$(nft list table ip $NFT_TABLE 2>/dev/null | sed -nE 's/.*counter packets ([0-9]+).*/\1/p')
+diag "ca goodput ${gp} bit/s of 3000000 ($(fcalc "100 * $gp / 3000000")%); classes: $fb masqueraded packets ${nat:-?}; ca error: $(ip3_error "$tmp/ca.json")"
+tap_check "traffic left through masquerade (nft counter ${nat:-?} > 0) and was classified as ca (class 1:$ma sent $((s1 - s0)) B)" \
+	fcmp "${nat:-0} > 0 && $s1 - $s0 > 3000000 / 8 * 8"
+tap_measure "ca TCP goodput through NAT beside a UDP flood: $gp bit/s >= 97% of its 3 Mbit/s" fcmp "$gp >= 0.97 * 3000000"
+cni DEL ca /run/netns/arbt-ca "$(conf "$P")"
+r1=$RC
+cni DEL cf /run/netns/arbt-cf "$(conf "$(prev cf 5)")"
+tap_check "DEL ca and cf: exit 0, no tenant class or fw filter left" \
+	bash -c '[ "$1:$2" = 0:0 ] && ! tc class show dev "$3" | grep -q "^class arbtable 1:1" && [ -z "$(tc filter show dev "$3" parent 1:)" ]' _ "$r1" "$RC" "$NET"
+tap_check "state directory empty after the last DEL" test -z "$(ls "$SD" | grep -v '^lock$')"
+tap_end

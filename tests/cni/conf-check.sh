@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# arbtable-cni on the host, without touching a device: VERSION, and every
+# config or environment it must refuse before any kernel request, each
+# answered by a CNI error object (cniVersion, code, msg) on stdout and a
+# non-zero exit; DEL of a container it never saw succeeds.  The VM test
+# (selftests/arbtable/test_cni.sh) covers what needs the module.
+# Ends with "N passed, N failed".
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CNI=${1:-$ROOT/build/cni/arbtable-cni}
+SD=$(mktemp -d)
+trap 'rm -rf "$SD"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+[ -x "$CNI" ] || { echo "FAIL $CNI not built (make cni)"; echo "0 passed, 1 failed"; exit 1; }
+
+# run CMD CONFIG [ENV...]: OUT, RC
+run() {
+	local cmd=$1 conf=$2
+	shift 2
+	OUT=$(printf '%s' "$conf" | env -i CNI_COMMAND="$cmd" CNI_CONTAINERID=c1 CNI_IFNAME=eth0 \
+		CNI_NETNS=/nonexistent "$@" "$CNI" 2>/dev/null)
+	RC=$?
+}
+code() { printf '%s' "$OUT" | python3 -c 'import json,sys
+d = json.load(sys.stdin)
+assert d["cniVersion"] and d["msg"] and isinstance(d["code"], int)
+print(d["code"])' 2>/dev/null; }
+# expect DESC CODE MSG-REGEX CMD CONFIG [ENV...]
+expect() {
+	local d=$1 want=$2 re=$3
+	shift 3
+	run "$@"
+	if [ "$RC" != 0 ] && [ "$(code)" = "$want" ] && grep -qE -- "$re" <<<"$OUT"; then
+		ok "$d"
+	else
+		bad "$d: want code $want matching /$re/, got exit $RC: $OUT"
+	fi
+}
+base='"cniVersion":"1.0.0","name":"n","type":"arbtable-cni","stateDir":"'$SD'"'
+c() { printf '{%s,"device":"eth9"%s}' "$base" "${1:+,$1}"; }
+
+run VERSION '{"cniVersion":"1.0.0"}'
+if [ "$RC" = 0 ] && [ "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["cniVersion"], *d["supportedVersions"])')" = "1.0.0 0.4.0 1.0.0" ]; then
+	ok "VERSION: 1.0.0, supported 0.4.0 1.0.0"
+else
+	bad "VERSION: $OUT (exit $RC)"
+fi
+expect "no device" 7 'device missing' ADD "{$base}"
+expect "unknown top-level key" 2 'unknown key \\"devcie\\"' ADD "$(c '"devcie":"x"')"
+expect "unknown qdisc key" 2 'qdisc: unknown key \\"rat\\"' ADD "$(c '"qdisc":{"rat":"1mbit"}')"
+expect "bad qdisc rate" 7 'qdisc: bad rate' ADD "$(c '"qdisc":{"rate":"fast"}')"
+expect "bad rate in runtimeConfig" 7 'bad rate \\"fast\\"' ADD "$(c '"runtimeConfig":{"arbtable":{"rate":"fast"}}')"
+expect "unknown runtimeConfig.arbtable key" 7 'unknown key \\"latncy\\"' ADD "$(c '"runtimeConfig":{"arbtable":{"latncy":"1ms"}}')"
+expect "unknown arbtable.io/ annotation" 7 'arbtable.io/rat' ADD \
+	"$(c '"runtimeConfig":{"io.kubernetes.cri.pod-annotations":{"arbtable.io/rat":"1mbit","app":"x"}}')"
+expect "rate and share together" 7 'exclude each other' ADD "$(c)" CNI_ARGS="K8S_POD_NAME=p;ARBTABLE_RATE=1mbit;ARBTABLE_SHARE=3"
+expect "latency and distance together" 7 'latency or distance' ADD "$(c '"args":{"cni":{"arbtable":{"rate":"1mbit","latency":"1ms","distance":4}}}')"
+expect "share 0" 7 'bad share' ADD "$(c '"runtimeConfig":{"arbtable":{"share":0}}')"
+expect "unknown ARBTABLE_ key in CNI_ARGS" 4 'ARBTABLE_RAT' ADD "$(c)" CNI_ARGS="ARBTABLE_RAT=1mbit"
+expect "markMask not contiguous" 7 'contiguous' ADD "$(c '"markMask":"0x00f0f000"')"
+expect "markMask too small" 7 'fewer than' ADD "$(c '"markMask":"0x3f"')"
+expect "not JSON" 6 'not JSON' ADD '{"cniVersion":'
+expect "unsupported cniVersion" 1 '0.3.1' ADD "$(c | sed 's/1\.0\.0/0.3.1/')"
+expect "no CNI_CONTAINERID" 4 'CNI_CONTAINERID' ADD "$(c)" CNI_CONTAINERID=
+expect "CNI_CONTAINERID with a slash" 4 'CNI_CONTAINERID' ADD "$(c)" CNI_CONTAINERID=../x
+expect "unknown CNI_COMMAND" 4 'CNI_COMMAND GC' GC "$(c)"
+expect "CHECK without prevResult" 7 'prevResult' CHECK "$(c)"
+expect "ADD without CNI_NETNS" 4 'CNI_NETNS missing' ADD \
+	"$(c '"prevResult":{"cniVersion":"1.0.0"}')" CNI_NETNS=
+run DEL "$(c)"
+if [ "$RC" = 0 ] && [ -z "$OUT" ]; then ok "DEL of a container never added: exit 0, no output"; else bad "DEL unknown: exit $RC: $OUT"; fi
+run DEL "$(c '"runtimeConfig":{"arbtable":{"rate":"fast"}}')"
+if [ "$RC" = 0 ]; then ok "DEL ignores a request ADD would refuse"; else bad "DEL with a bad request: exit $RC: $OUT"; fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
