@@ -975,7 +975,7 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 	print_uint(PRINT_ANY, "high_cur", " pointers: high %u", st->high_cur);
 	print_uint(PRINT_ANY, "low_cur", " low %u", st->low_cur);
 	print_int(PRINT_ANY, "hp_counter", " hp_counter %d", st->hp_counter);
-	print_uint(PRINT_ANY, "classes", " classes %u", st->nclasses);
+	print_uint(PRINT_ANY, "class_count", " classes %u", st->nclasses);
 	print_nl();
 	print_u64(PRINT_ANY, "gso_split", " gso: split %" PRIu64,
 		  (uint64_t)st->gso_split);
