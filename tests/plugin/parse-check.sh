@@ -186,7 +186,7 @@ fi
 chk "occupancy" "occupancy: high 3/64 low 1/64 pointers: high 2 low 0 hp_counter -1200 classes 4"
 chk "credits" "high credit: 0:8128     1:-300     3:320"
 chk "class options" "class arbtable 1:10 dev lo parent 1: leaf 8001: rate 2Gbit latency 50us"
-chk "strict class options" "strict ceil 100Mbit distance 8 share 3"
+chk "strict class options" "strict ceil 100Mbit cburst 30Kb distance 8 share 3"
 chk "class xstats slots" "slots: high 4 [0,16,32,48] weight 508 low 0 [-] weight 0"
 chk "class bounds" "bound: guaranteed 12.3us current 11us max_hol_wait 5.2us"
 chk "class guaranteed rate" "rate 2Gbit guaranteed 2100Mbit (3427 units) throttled 17"
@@ -259,7 +259,7 @@ st = c["stats"]
 assert st["allocated_distance"] == 16 and st["high_slots"] == [0, 16, 32, 48]
 assert (st["reserved_rate"], st["guaranteed_rate"], st["reserved_weight"]) == (250000000, 262500000, 3427)
 assert (st["guaranteed_bound"], st["current_bound"], st["max_hol_wait"]) == (12345, 11000, 5200)
-assert (s["strict"], s["ceil"], s["distance"], s["share"]) == (True, 12500000, 8, 3)
+assert (s["strict"], s["ceil"], s["cburst"], s["distance"], s["share"]) == (True, 12500000, 30720, 8, 3)
 assert "rate" not in s and "latency" not in s
 # no key means a configured value at one level and a measured one at the other
 for x in (c, s):
