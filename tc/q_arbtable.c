@@ -661,7 +661,8 @@ static void arb_print_priomap(const struct rtattr *nest)
 	print_string(PRINT_FP, NULL, "%s", " ");
 }
 
-static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, struct rtattr *opt)
+static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
+			 FILE *f ARB_UNUSED, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_ARBTABLE_MAX + 1];
 	struct arb_table table[TC_ARBTABLE_NTABLES];
@@ -775,7 +776,8 @@ static void arb_print_time(const char *key, const char *fmt, __u64 ns)
 		     sprint_time64(ns > INT64_MAX ? INT64_MAX : (__s64)ns, b));
 }
 
-static int arb_print_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, struct rtattr *opt)
+static int arb_print_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
+			  FILE *f ARB_UNUSED, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_ARBTABLE_C_MAX + 1];
 

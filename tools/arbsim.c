@@ -1677,7 +1677,6 @@ static void print_text(struct sim *s)
  * guaranteed_bound, current_bound) and what was measured under yet others
  * (max_hol_wait, byte_share, ...). Rates bytes/s, times ns, sizes bytes.
  */
-typedef struct json_object jobj;
 
 static void joom(void)
 {
@@ -1685,18 +1684,18 @@ static void joom(void)
 	exit(1);
 }
 
-static jobj *jnew(void)
+static struct json_object *jnew(void)
 {
-	jobj *o = json_object_new_object();
+	struct json_object *o = json_object_new_object();
 
 	if (!o)
 		joom();
 	return o;
 }
 
-static jobj *jnew_array(void)
+static struct json_object *jnew_array(void)
 {
-	jobj *a = json_object_new_array();
+	struct json_object *a = json_object_new_array();
 
 	if (!a)
 		joom();
@@ -1704,49 +1703,49 @@ static jobj *jnew_array(void)
 }
 
 /* @v NULL is JSON null */
-static void jput(jobj *o, const char *key, jobj *v)
+static void jput(struct json_object *o, const char *key, struct json_object *v)
 {
 	if (json_object_object_add(o, key, v))
 		joom();
 }
 
-static void jput_u64(jobj *o, const char *key, u64 v)
+static void jput_u64(struct json_object *o, const char *key, u64 v)
 {
-	jobj *j = json_object_new_uint64(v);
+	struct json_object *j = json_object_new_uint64(v);
 
 	if (!j)
 		joom();
 	jput(o, key, j);
 }
 
-static void jput_int(jobj *o, const char *key, int64_t v)
+static void jput_int(struct json_object *o, const char *key, int64_t v)
 {
-	jobj *j = json_object_new_int64(v);
+	struct json_object *j = json_object_new_int64(v);
 
 	if (!j)
 		joom();
 	jput(o, key, j);
 }
 
-static void jput_str(jobj *o, const char *key, const char *v)
+static void jput_str(struct json_object *o, const char *key, const char *v)
 {
-	jobj *j = json_object_new_string(v);
+	struct json_object *j = json_object_new_string(v);
 
 	if (!j)
 		joom();
 	jput(o, key, j);
 }
 
-static void jput_bool(jobj *o, const char *key, bool v)
+static void jput_bool(struct json_object *o, const char *key, bool v)
 {
 	jput(o, key, json_object_new_boolean(v));
 }
 
 /* a share, printed with six decimals */
-static void jput_frac(jobj *o, const char *key, double v)
+static void jput_frac(struct json_object *o, const char *key, double v)
 {
 	char b[32];
-	jobj *j;
+	struct json_object *j;
 
 	snprintf(b, sizeof(b), "%.6f", v);
 	j = json_object_new_double_s(v, b);
@@ -1755,13 +1754,13 @@ static void jput_frac(jobj *o, const char *key, double v)
 	jput(o, key, j);
 }
 
-static void jadd(jobj *a, jobj *v)
+static void jadd(struct json_object *a, struct json_object *v)
 {
 	if (!v || json_object_array_add(a, v))
 		joom();
 }
 
-static void jput_classid(jobj *o, const char *key, const struct sim *s,
+static void jput_classid(struct json_object *o, const char *key, const struct sim *s,
 			 u32 minor)
 {
 	char b[16];
@@ -1770,9 +1769,9 @@ static void jput_classid(jobj *o, const char *key, const struct sim *s,
 	jput_str(o, key, b);
 }
 
-static jobj *jslots(u64 m)
+static struct json_object *jslots(u64 m)
 {
-	jobj *a = jnew_array();
+	struct json_object *a = jnew_array();
 
 	while (m) {
 		jadd(a, json_object_new_int(__ffs64(m)));
@@ -1782,7 +1781,7 @@ static jobj *jslots(u64 m)
 }
 
 /* a bound in ns; null where the class has none */
-static void jput_bound(jobj *o, const char *key, u64 ns)
+static void jput_bound(struct json_object *o, const char *key, u64 ns)
 {
 	if (ns == ARB_BOUND_NONE)
 		jput(o, key, NULL);
@@ -1790,9 +1789,9 @@ static void jput_bound(jobj *o, const char *key, u64 ns)
 		jput_u64(o, key, ns);
 }
 
-static jobj *json_qdisc(struct sim *s)
+static struct json_object *json_qdisc(struct sim *s)
 {
-	jobj *q = jnew();
+	struct json_object *q = jnew();
 	struct arb_params p;
 	char b[16];
 
@@ -1814,9 +1813,9 @@ static jobj *json_qdisc(struct sim *s)
 	return q;
 }
 
-static jobj *json_decision(struct sim *s, const struct decision *d)
+static struct json_object *json_decision(struct sim *s, const struct decision *d)
 {
-	jobj *j = jnew();
+	struct json_object *j = jnew();
 
 	jput_int(j, "line", d->line);
 	jput_str(j, "cmd", d->cmd);
@@ -1839,9 +1838,9 @@ static jobj *json_decision(struct sim *s, const struct decision *d)
 	return j;
 }
 
-static jobj *json_class(struct sim *s, struct sim_class *c)
+static struct json_object *json_class(struct sim *s, struct sim_class *c)
 {
-	jobj *j = jnew();
+	struct json_object *j = jnew();
 
 	jput_classid(j, "handle", s, c->minor);
 	jput_u64(j, "index", c->index);
@@ -1900,7 +1899,7 @@ static jobj *json_class(struct sim *s, struct sim_class *c)
 static void print_json(struct sim *s)
 {
 	unsigned int idx[ARB_MAX_CLASSES], n, i, k, t;
-	jobj *root = jnew(), *a, *o;
+	struct json_object *root = jnew(), *a, *o;
 
 	n = sorted_classes(s, idx);
 	jput(root, "qdisc", json_qdisc(s));
@@ -1918,7 +1917,7 @@ static void print_json(struct sim *s)
 		a = jnew_array();
 		jput(o, table_name[t], a);
 		for (k = 0; k < ARB_SLOTS; k++) {
-			jobj *e;
+			struct json_object *e;
 
 			if (!tb->weight[k])
 				continue;
@@ -1959,7 +1958,7 @@ static void print_json(struct sim *s)
 			struct sim_class *c = &s->cls[idx[k]];
 			u64 w = class_weight(s, t, c->index);
 			double ws, bs;
-			jobj *e;
+			struct json_object *e;
 
 			if (!w || !c->tr.on)
 				continue;
@@ -1980,7 +1979,7 @@ static void print_json(struct sim *s)
 	jput(root, "order", a);
 	for (i = 0; i < s->norder; i++) {
 		struct order_ent *oe = &s->order[i];
-		jobj *e = jnew();
+		struct json_object *e = jnew();
 
 		jput_u64(e, "seq", i + 1);
 		jput_u64(e, "time_ns", oe->t);

@@ -243,11 +243,10 @@ static const char *class_table(const struct arbtable_class_state *c)
  * class id strings ("1:10"), rates bytes/s, times ns, sizes bytes.
  * Documentation/arbtablectl.8 lists them.
  */
-typedef struct json_object jobj;
 
-static jobj *jnew(void)
+static struct json_object *jnew(void)
 {
-	jobj *o = json_object_new_object();
+	struct json_object *o = json_object_new_object();
 
 	if (!o) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -256,7 +255,7 @@ static jobj *jnew(void)
 	return o;
 }
 
-static void jput(jobj *o, const char *key, jobj *v)
+static void jput(struct json_object *o, const char *key, struct json_object *v)
 {
 	if (!v || json_object_object_add(o, key, v)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -264,27 +263,27 @@ static void jput(jobj *o, const char *key, jobj *v)
 	}
 }
 
-static void jput_u64(jobj *o, const char *key, uint64_t v)
+static void jput_u64(struct json_object *o, const char *key, uint64_t v)
 {
 	jput(o, key, json_object_new_uint64(v));
 }
 
-static void jput_int(jobj *o, const char *key, int64_t v)
+static void jput_int(struct json_object *o, const char *key, int64_t v)
 {
 	jput(o, key, json_object_new_int64(v));
 }
 
-static void jput_str(jobj *o, const char *key, const char *v)
+static void jput_str(struct json_object *o, const char *key, const char *v)
 {
 	jput(o, key, json_object_new_string(v));
 }
 
-static void jput_bool(jobj *o, const char *key, int v)
+static void jput_bool(struct json_object *o, const char *key, int v)
 {
 	jput(o, key, json_object_new_boolean(v));
 }
 
-static void jarr_add(jobj *a, jobj *v)
+static void jarr_add(struct json_object *a, struct json_object *v)
 {
 	if (!v || json_object_array_add(a, v)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -293,7 +292,7 @@ static void jarr_add(jobj *a, jobj *v)
 }
 
 /* "1:10"; "" for none (minor 0) */
-static jobj *jclassid(uint32_t handle, uint32_t minor)
+static struct json_object *jclassid(uint32_t handle, uint32_t minor)
 {
 	char b[16] = "";
 
@@ -303,9 +302,9 @@ static jobj *jclassid(uint32_t handle, uint32_t minor)
 	return json_object_new_string(b);
 }
 
-static jobj *jslot_array(uint64_t mask)
+static struct json_object *jslot_array(uint64_t mask)
 {
-	jobj *a = json_object_new_array();
+	struct json_object *a = json_object_new_array();
 	int s;
 
 	if (!a)
@@ -316,7 +315,7 @@ static jobj *jslot_array(uint64_t mask)
 	return a;
 }
 
-static void jprint(jobj *o)
+static void jprint(struct json_object *o)
 {
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 					    JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -324,7 +323,7 @@ static void jprint(jobj *o)
 }
 
 /* "kind", "handle", "dev", "root"/"parent" of tc's qdisc object */
-static void json_qdisc_id(jobj *q, const struct arbtable_state *st)
+static void json_qdisc_id(struct json_object *q, const struct arbtable_state *st)
 {
 	char b[16];
 
@@ -339,10 +338,10 @@ static void json_qdisc_id(jobj *q, const struct arbtable_state *st)
 }
 
 /* the qdisc's "options", as tc -j prints them */
-static jobj *json_qdisc_opts(const struct arbtable_state *st)
+static struct json_object *json_qdisc_opts(const struct arbtable_state *st)
 {
 	const struct arbtable_qdisc_opts *o = &st->opts;
-	jobj *j = jnew(), *a;
+	struct json_object *j = jnew(), *a;
 	int i, t, s;
 
 	jput_str(j, "mode", o->mode == ARBTABLE_MODE_AUTO ? "auto" : "manual");
@@ -365,7 +364,7 @@ static jobj *json_qdisc_opts(const struct arbtable_state *st)
 		a = json_object_new_array();
 		jput(j, table_name[t], a);
 		for (s = 0; s < ARBTABLE_SLOTS; s++) {
-			jobj *e;
+			struct json_object *e;
 
 			if (!(used & (1ull << s)))
 				continue;
@@ -380,7 +379,7 @@ static jobj *json_qdisc_opts(const struct arbtable_state *st)
 }
 
 /* tc's gnet stats keys (print_tcstats_attr) */
-static void json_stats(jobj *j, const struct arbtable_stats *st)
+static void json_stats(struct json_object *j, const struct arbtable_stats *st)
 {
 	jput_u64(j, "bytes", st->bytes);
 	jput_u64(j, "packets", st->packets);
@@ -394,11 +393,11 @@ static void json_stats(jobj *j, const struct arbtable_stats *st)
 /* A class: its options beside "handle" (only those the kernel reports,
  * as tc prints them), the measured and allocated in "stats".
  */
-static jobj *json_class(const struct arbtable_state *st,
-			const struct arbtable_class_state *c)
+static struct json_object *json_class(const struct arbtable_state *st,
+				      const struct arbtable_class_state *c)
 {
 	const struct arbtable_class_opts *o = &c->opts;
-	jobj *j = jnew(), *x = jnew();
+	struct json_object *j = jnew(), *x = jnew();
 	char b[16];
 
 	jput_str(j, "handle", fmt_classid(c->classid, b, sizeof(b)));
@@ -440,16 +439,16 @@ static jobj *json_class(const struct arbtable_state *st,
 	return j;
 }
 
-static jobj *json_credits(const struct arbtable_state *st, int t)
+static struct json_object *json_credits(const struct arbtable_state *st, int t)
 {
-	jobj *a = json_object_new_array();
+	struct json_object *a = json_object_new_array();
 	uint64_t used = used_mask(st, t);
 	int s;
 
 	if (!a)
 		return NULL;
 	for (s = 0; s < ARBTABLE_SLOTS; s++) {
-		jobj *e;
+		struct json_object *e;
 
 		if (!(used & (1ull << s)))
 			continue;
@@ -463,7 +462,7 @@ static jobj *json_credits(const struct arbtable_state *st, int t)
 
 static void show_json(const struct arbtable_state *st)
 {
-	jobj *q = jnew(), *u, *tabs, *a;
+	struct json_object *q = jnew(), *u, *tabs, *a;
 	unsigned int i, cnt[7];
 	int t, k;
 
@@ -494,7 +493,7 @@ static void show_json(const struct arbtable_state *st)
 	jput(q, "tables", tabs);
 	for (t = 0; t < ARBTABLE_NTABLES; t++) {
 		uint64_t used = used_mask(st, t);
-		jobj *tj = jnew(), *fs = jnew();
+		struct json_object *tj = jnew(), *fs = jnew();
 
 		jput(tabs, table_name[t], tj);
 		jput_int(tj, "used", __builtin_popcountll(used));
@@ -751,7 +750,7 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 			dt = interval;
 
 		if (json) {
-			jobj *w = jnew(), *a = json_object_new_array();
+			struct json_object *w = jnew(), *a = json_object_new_array();
 			char id[16];
 
 			json_qdisc_id(w, cur);
@@ -764,7 +763,7 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 					arbtable_find_class(prev, k->classid);
 				uint64_t d = p && k->stats.bytes >= p->stats.bytes ?
 					     k->stats.bytes - p->stats.bytes : 0;
-				jobj *cj = jnew();
+				struct json_object *cj = jnew();
 
 				jput_str(cj, "handle", fmt_classid(k->classid, id,
 								   sizeof(id)));
@@ -953,7 +952,7 @@ static int cmd_class(struct arbtable *h, const char *cmd, int argc,
 	if (err)
 		return failed(h, err, what);
 	if (json) {
-		jobj *j = jnew();
+		struct json_object *j = jnew();
 
 		jput_bool(j, "ok", 1);
 		jput_str(j, "command", cmd);
