@@ -32,7 +32,8 @@ $(PLUGIN_SO): $(PLUGIN_SRCS) $(PLUGIN_HDRS) mk/plugin.mk
 	$(CC) $(PLUGIN_CFLAGS) -shared -o $@ $(PLUGIN_SRCS)
 
 # The backports tc: version from setup's record, e.g. 6.15.0-1~bpo12+1
-IPROUTE2_BPO  ?= $(CACHE)/iproute2-bpo
+# under /var/lib, not CACHE: the VM guest sees /var/cache as an empty tmpfs
+IPROUTE2_BPO  ?= /var/lib/arbtable/iproute2-bpo
 TC_BPO        := $(IPROUTE2_BPO)/root/sbin/tc
 TC_BPO_VER    := $(shell cat $(IPROUTE2_BPO)/version 2>/dev/null)
 TC_BPO_MM     := $(shell echo '$(TC_BPO_VER)' | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')

@@ -80,10 +80,11 @@ if [ "$have" != "$tcver" ]; then
 fi
 
 # bookworm-backports' iproute2 (6.15), never installed: its package
-# unpacked into $CACHE/iproute2-bpo/root (root/sbin/tc runs from there with
-# TC_LIB_DIR) and its source into src/, so the plugin is built and tested
+# unpacked into /var/lib/arbtable/iproute2-bpo/root (root/sbin/tc runs from
+# there with TC_LIB_DIR; /var/lib, as the VM guest sees /var/cache as an
+# empty tmpfs) and its source into src/, so the plugin is built and tested
 # for that tc as well (mk/plugin.mk). Without it plugin-check fails.
-bpo=$CACHE/iproute2-bpo
+bpo=${ARBTABLE_BPO:-/var/lib/arbtable/iproute2-bpo}
 bpover=$(apt-cache madison iproute2 | awk -F'|' '$3 ~ /bookworm-backports/ && $3 ~ /Packages/ { gsub(/ /, "", $2); print $2; exit }')
 if [ -n "$bpover" ] && [ "$(cat "$bpo/version" 2>/dev/null)" != "$bpover" ]; then
 	echo "setup: unpacking iproute2 $bpover (bookworm-backports) into $bpo"

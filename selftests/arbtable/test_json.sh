@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 tap_begin "JSON: tc -j and arbtablectl --json, tc 6.15 round trip"
 CTL=$ARBT_ROOT/build/tools/arbtablectl
-BPO=${ARBT_IPROUTE2_BPO:-/var/cache/arbtable/iproute2-bpo}
+BPO=${ARBT_IPROUTE2_BPO:-/var/lib/arbtable/iproute2-bpo}
 TC15=$BPO/root/sbin/tc
 mm=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$BPO/version" 2>/dev/null)
 PL15=$ARBT_ROOT/build/tc-$mm

@@ -166,7 +166,7 @@ else
 fi
 
 # ---- JSON keys: arbsim's and tc -j's
-BPO=${ARBT_IPROUTE2_BPO:-/var/cache/arbtable/iproute2-bpo}
+BPO=${ARBT_IPROUTE2_BPO:-/var/lib/arbtable/iproute2-bpo}
 mm=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$BPO/version" 2>/dev/null)
 if [ -n "$mm" ] && [ -x "$BPO/root/sbin/tc" ] && [ -f "$B/tc-$mm/q_arbtable.so" ]; then
 	cat >"$TMP/jsonon.c" <<'EOF2'
