@@ -8,9 +8,10 @@
 #    (class ids as tc class id strings, rates bytes/s, times ns);
 #  - no key names a configured value in one place and a measured or
 #    allocated one in the other;
-#  - tc 6.15's tc -j class show round-trips every class option: each class
-#    is deleted and added again, through tc 6.15, with the values its JSON
-#    gave, and shows the same options and the same reservation.
+#  - tc 6.15's tc -j class show round-trips every class option: every
+#    class is deleted, then added again through tc 6.15 with the values its
+#    JSON gave (the strict class first, as it must be), and each shows the
+#    same options and the same reservation as before.
 # tc 6.1 prints classes as text even with -j, so classes need tc 6.15
 # (unpacked by scripts/setup.sh into the cache, never installed).
 . "$(dirname "$0")/lib.sh"
@@ -40,13 +41,14 @@ tc15() { TC_LIB_DIR=$PL15 "$TC15" "$@"; }
 
 ok=0
 dummy_up $DEV && dummy_up $DEV2 || ok=1
-# auto: every class option
+# auto: every class option (the strict class first: its ceil cannot be
+# added once guaranteed classes exist)
 tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit burst 30k || ok=1
+tc class add dev $DEV parent 1: classid 1:40 arbtable strict ceil 1mbit cburst 20k || ok=1
 tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1mbit latency 50ms ceil 5mbit cburst 30k || ok=1
 tc class add dev $DEV parent 1: classid 1:11 arbtable rate 500kbit distance 16 || ok=1
 tc class add dev $DEV parent 1: classid 1:30 arbtable share 7 || ok=1
 tc class add dev $DEV parent 1: classid 1:31 arbtable share 3 distance 8 || ok=1
-tc class add dev $DEV parent 1: classid 1:40 arbtable strict ceil 1mbit cburst 20k || ok=1
 # manual: tables, default, priomap, the other qdisc options
 tc qdisc add dev $DEV2 root handle 2: arbtable manual rate 20mbit highlimit 8 accounting iba mtu 1500 || ok=1
 for m in 10 11 30; do tc class add dev $DEV2 parent 2: classid 2:$m arbtable || ok=1; done
@@ -191,32 +193,35 @@ def cls_now(h):
         return {"error": out.stdout + out.stderr}
 
 
-for c in cls:
-    h = c["handle"]
-    opts = {k: v for k, v in c.items()
+def options(c):
+    return {k: v for k, v in c.items()
             if k not in CLASS_TC_ONLY | {"handle", "parent", "stats"}}
+
+
+errs = []
+for c in cls:
+    r = subprocess.run([tc15, "class", "del", "dev", dev, "classid",
+                        c["handle"]], env=env, capture_output=True, text=True)
+    if r.returncode:
+        errs.append("del %s: %s" % (c["handle"], r.stderr.strip()))
+check("round trip (tc 6.15): every class deleted", not errs, errs)
+for c in sorted(cls, key=lambda c: (not c.get("strict"), c["handle"])):
+    h = c["handle"]
+    opts = options(c)
     unknown = set(opts) - set(SPELL)
     args = sum((SPELL[k](v) for k, v in sorted(opts.items()) if k in SPELL), [])
     opts_seen |= set(opts)
-    cmds = [["class", "del", "dev", dev, "classid", h],
-            ["class", "add", "dev", dev, "parent", c["parent"], "classid",
-             h, "arbtable"] + args]
-    errs = []
-    for cmd in cmds:
-        r = subprocess.run([tc15] + cmd, env=env, capture_output=True,
-                           text=True)
-        if r.returncode:
-            errs.append("%s: rc %d %s" % (" ".join(cmd), r.returncode,
-                                          r.stderr.strip()))
+    cmd = ["class", "add", "dev", dev, "parent", c["parent"], "classid", h,
+           "arbtable"] + args
+    r = subprocess.run([tc15] + cmd, env=env, capture_output=True, text=True)
+    err = "" if not r.returncode else "rc %d: %s" % (r.returncode, r.stderr.strip())
     n = cls_now(h)
-    nopts = {k: v for k, v in n.items()
-             if k not in CLASS_TC_ONLY | {"handle", "parent", "stats"}}
     same = ({k: n.get("stats", {}).get(k) for k in KEEP} ==
             {k: c["stats"][k] for k in KEEP})
-    check("round trip (tc 6.15): %s re-added as 'arbtable %s': the same options%s and reservation"
+    check("round trip (tc 6.15): %s added back as 'arbtable %s': the same options%s and reservation"
           % (h, " ".join(args), "" if not unknown else " (unknown keys %s)" % sorted(unknown)),
-          not errs and not unknown and nopts == opts and same,
-          (errs, opts, nopts, [(k, c["stats"][k], n.get("stats", {}).get(k)) for k in KEEP]))
+          not err and not unknown and options(n) == opts and same,
+          (err, opts, options(n), [(k, c["stats"][k], n.get("stats", {}).get(k)) for k in KEEP]))
 check("round trip covered every class option: %s" % sorted(opts_seen),
       opts_seen == set(SPELL), sorted(set(SPELL) - opts_seen))
 print("END")
