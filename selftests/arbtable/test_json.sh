@@ -224,6 +224,42 @@ for c in sorted(cls, key=lambda c: (not c.get("strict"), c["handle"])):
           (err, opts, options(n), [(k, c["stats"][k], n.get("stats", {}).get(k)) for k in KEEP]))
 check("round trip covered every class option: %s" % sorted(opts_seen),
       opts_seen == set(SPELL), sorted(set(SPELL) - opts_seen))
+
+# ---- and the manual qdisc's options, given back to tc qdisc change
+dev2 = devs[1]
+q = arb(load("%s/q.%s" % (tmp, dev2)))[0]
+o = q["options"]
+
+
+def tlist(entries):
+    return ",".join("%s:%d@%d" % (e["class"].lstrip(":"), e["weight"], e["slot"])
+                    for e in entries) or "none"
+
+
+args = ["rate", "%dbps" % o["rate"], "highlimit", str(o["highlimit"]),
+        "accounting", o["accounting"], "mtu", str(o["mtu"]),
+        "maxweight", str(o["maxweight"]),
+        "default", o["default"].lstrip(":") or "0",
+        "priomap"] + [x.lstrip(":") or "0" for x in o["priomap"]] + \
+       ["high", tlist(o["high"]), "low", tlist(o["low"])]
+if "burst" in o:
+    args += ["burst", "%db" % o["burst"]]
+# from empty tables and no default, so that the change sets them again
+r0 = subprocess.run([tc15, "qdisc", "change", "dev", dev2, "root", "handle",
+                     q["handle"], "arbtable", "high", "none", "low", "none",
+                     "default", "0"], env=env, capture_output=True, text=True)
+r = subprocess.run([tc15, "qdisc", "change", "dev", dev2, "root", "handle",
+                    q["handle"], "arbtable"] + args, env=env,
+                   capture_output=True, text=True)
+out = subprocess.run([tc15, "-j", "qdisc", "show", "dev", dev2], env=env,
+                     capture_output=True, text=True).stdout
+try:
+    n = arb(json.loads(out))[0]["options"]
+except (ValueError, IndexError):
+    n = out
+check("round trip (tc 6.15): the manual qdisc's options given back as 'arbtable %s'"
+      % " ".join(args), not r0.returncode and not r.returncode and n == o,
+      (r0.stderr, r.stderr, o, n))
 print("END")
 PY
 ended=0
