@@ -13,8 +13,6 @@ CNI_BIN_INST := $(CNI_OUT)/install/arbtable-cni
 CNI_SRCS     := cni/main.c cni/conf.c cni/state.c cni/cmd.c cni/tcnl.c
 CNI_HDRS     := cni/cni.h cni/tcnl.h
 CNI_BINDIR   ?= /opt/cni/bin
-JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
-JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null)
 
 # (mk/lib.mk is read after this file: name its outputs, not its variables)
 CNI_DEPS := $(CNI_SRCS) $(CNI_HDRS) $(PARSE_SRCS) $(PARSE_HDRS) lib/include/arbtable/arbtable.h \

@@ -34,6 +34,10 @@ PKGCONFIGDIR  ?= $(LIBDIR)/pkgconfig
 TC_BIN        ?= $(shell command -v tc 2>/dev/null || echo /usr/sbin/tc)
 TCLIBDIR      ?= $(or $(shell strings -n 6 $(TC_BIN) 2>/dev/null | grep -m1 -E '^/[^ ]*/tc/?$$' | sed 's|/*$$||'),\
 		      /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/tc)
+# The plugin built for that tc: build/tc-<maj.min>/ when TC_BIN is the
+# backports' version (mk/plugin.mk), else build/tc/ (the 6.1 headers).
+TC_BIN_MM     ?= $(shell $(TC_BIN) -V 2>/dev/null | sed -n 's/.*iproute2-\([0-9]*\.[0-9]*\).*/\1/p')
+INSTALL_PLUGIN_DIR = $(if $(and $(TC_BPO_MM),$(filter $(TC_BPO_MM),$(TC_BIN_MM))),$(PLUGIN_BPO_DIR),$(BUILD)/tc)
 INSTALL_KVERS   ?= $(KVERS)
 INSTALL_MOD_DIR ?= updates
 DKMS_SRC_DIR    ?= /usr/src/$(DKMS_NAME)-$(ARBTABLE_VERSION)
@@ -68,9 +72,10 @@ install-module: module
 		fi; \
 	done
 
-install-plugin: plugin
+install-plugin: plugin plugin-bpo
+	@echo "  INSTALL $(DESTDIR)$(TCLIBDIR)/q_arbtable.so (for $(TC_BIN), iproute2 $(or $(TC_BIN_MM),?): $(INSTALL_PLUGIN_DIR)/q_arbtable.so)"
 	$(INSTALL) -d $(DESTDIR)$(TCLIBDIR)
-	$(INSTALL) -m 0644 $(PLUGIN_SO) $(DESTDIR)$(TCLIBDIR)/q_arbtable.so
+	$(INSTALL) -m 0644 $(INSTALL_PLUGIN_DIR)/q_arbtable.so $(DESTDIR)$(TCLIBDIR)/q_arbtable.so
 
 install-man:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man8 $(if $(INST_MAN1),$(DESTDIR)$(MANDIR)/man1)

@@ -31,6 +31,9 @@ ARBTABLECTL_INST := $(TOOLS_OUT)/install/arbtablectl
 
 NL_CFLAGS      := $(shell pkg-config --cflags libnl-3.0 libnl-route-3.0 2>/dev/null)
 NL_LIBS        := $(shell pkg-config --libs libnl-3.0 libnl-route-3.0 2>/dev/null)
+# arbtablectl and arbsim write their JSON with json-c (libjson-c-dev)
+JSONC_CFLAGS   := $(shell pkg-config --cflags json-c 2>/dev/null)
+JSONC_LIBS     := $(shell pkg-config --libs json-c 2>/dev/null)
 
 LIB_WARN       := -Wall -Wextra $(WERROR_FLAG) -Wmissing-prototypes -Wstrict-prototypes
 LIB_CFLAGS     ?= -O2 -g -std=gnu11 -D_GNU_SOURCE $(LIB_WARN)
@@ -80,13 +83,15 @@ $(TOOLS_OUT)/obj/arbtable_core.o: $(CORE_SRCS) $(CORE_HDRS)
 
 $(ARBTABLECTL): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) $(PARSE_SRCS) \
-		-L$(LIB_OUT) -larbtable -lm -Wl,-rpath,'$$ORIGIN/../lib'
+	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools $(JSONC_CFLAGS) -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) \
+		$(PARSE_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(ARBTABLECTL_INST): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) $(PARSE_SRCS) \
-		-L$(LIB_OUT) -larbtable -lm $(LIB_LDFLAGS)
+	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools $(JSONC_CFLAGS) -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) \
+		$(PARSE_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm $(LIB_LDFLAGS)
 
 .PHONY: lib lib-install lib-check
 lib: $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_PC) $(LIB_EXAMPLE) $(ARBTABLECTL) $(ARBTABLECTL_INST)

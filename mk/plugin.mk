@@ -3,6 +3,11 @@
 # installed tc's source (IPROUTE2, unpacked by scripts/setup.sh) and uses
 # only symbols that /usr/sbin/tc exports.
 #
+# The same plugin is also built against bookworm-backports' iproute2
+# (6.15; IPROUTE2_BPO, unpacked by scripts/setup.sh without installing it:
+# src/ its source, root/ its package, root/sbin/tc the binary) into
+# build/tc-<maj.min>/, and plugin-check runs its checks with both tc's.
+#
 #   make plugin
 #   TC_LIB_DIR=$(BUILD)/tc tc qdisc add dev X root handle 1: arbtable help
 
@@ -11,10 +16,14 @@ PLUGIN_SRCS   := tc/q_arbtable.c $(PARSE_SRCS)
 PLUGIN_HDRS   := include/uapi/linux/pkt_sched_arbtable.h $(PARSE_HDRS)
 # Our uapi header first, then iproute2's own copies of the kernel uapi
 # headers (the ones tc was built with, as iproute2's own Makefile does).
-PLUGIN_CFLAGS ?= -O2 -g -fPIC -Wall -Wextra $(WERROR_FLAG) \
+PLUGIN_WARN   ?= -O2 -g -fPIC -Wall -Wextra $(WERROR_FLAG) \
 		 -Wmissing-prototypes -Wstrict-prototypes -std=gnu11 \
-		 -D_GNU_SOURCE -Iinclude/uapi -Ilib -I$(IPROUTE2)/include \
-		 -I$(IPROUTE2)/tc -I$(IPROUTE2)/include/uapi
+		 -D_GNU_SOURCE -Iinclude/uapi -Ilib
+# $(call plugin_cflags,IPROUTE2-SOURCE): its headers, and const hooks
+# where its tc_util.h has them (iproute2 >= 6.3)
+plugin_cflags = $(PLUGIN_WARN) -I$(1)/include -I$(1)/tc -I$(1)/include/uapi \
+		$(if $(shell grep -s 'int .\*parse_qopt.\{2\}const struct qdisc_util' $(1)/tc/tc_util.h),-DARB_QU_CONST=const)
+PLUGIN_CFLAGS ?= $(call plugin_cflags,$(IPROUTE2))
 
 $(PLUGIN_SO): $(PLUGIN_SRCS) $(PLUGIN_HDRS) mk/plugin.mk
 	@test -f $(IPROUTE2)/tc/tc_util.h || \
@@ -22,11 +31,36 @@ $(PLUGIN_SO): $(PLUGIN_SRCS) $(PLUGIN_HDRS) mk/plugin.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_CFLAGS) -shared -o $@ $(PLUGIN_SRCS)
 
-.PHONY: plugin plugin-check
-plugin: $(PLUGIN_SO)
+# The backports tc: version from setup's record, e.g. 6.15.0-1~bpo12+1
+# under /var/lib, not CACHE: the VM guest sees /var/cache as an empty tmpfs
+IPROUTE2_BPO  ?= /var/lib/arbtable/iproute2-bpo
+TC_BPO        := $(IPROUTE2_BPO)/root/sbin/tc
+TC_BPO_VER    := $(shell cat $(IPROUTE2_BPO)/version 2>/dev/null)
+TC_BPO_MM     := $(shell echo '$(TC_BPO_VER)' | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+PLUGIN_BPO_DIR := $(BUILD)/tc-$(TC_BPO_MM)
+PLUGIN_BPO_SO := $(PLUGIN_BPO_DIR)/q_arbtable.so
 
-# Parse checks of the plugin against the installed tc (no module needed).
+$(PLUGIN_BPO_SO): $(PLUGIN_SRCS) $(PLUGIN_HDRS) mk/plugin.mk
+	@test -f $(IPROUTE2_BPO)/src/tc/tc_util.h || \
+		{ echo "backports iproute2 source not found at $(IPROUTE2_BPO)/src (run scripts/setup.sh)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(call plugin_cflags,$(IPROUTE2_BPO)/src) -shared -o $@ $(PLUGIN_SRCS)
+
+.PHONY: plugin plugin-bpo plugin-check plugin-check-bpo
+plugin: $(PLUGIN_SO)
+# nothing to do (and nothing claimed) where setup found no backports tc
+plugin-bpo: $(if $(TC_BPO_MM),$(PLUGIN_BPO_SO))
+
+# Parse and print checks of the plugin with the installed tc, then with
+# the backports tc and the plugin built for it (no module needed).
 plugin-check: plugin
 	@bash tests/plugin/parse-check.sh $(BUILD)/tc
+	@$(MAKE) --no-print-directory plugin-check-bpo
 
-all: plugin
+plugin-check-bpo: plugin-bpo
+	@if [ -n "$(TC_BPO_MM)" ]; then \
+		echo "--- tc $(TC_BPO_VER) ($(TC_BPO)), plugin $(PLUGIN_BPO_SO)"; \
+		TC=$(TC_BPO) bash tests/plugin/parse-check.sh $(PLUGIN_BPO_DIR); \
+	else echo "plugin-check-bpo: no backports tc in $(IPROUTE2_BPO) (scripts/setup.sh)"; exit 1; fi
+
+all: plugin plugin-bpo

@@ -14,15 +14,15 @@ ARBSIM_SAN  := $(BUILD)/tools/arbsim-san
 
 $(ARBSIM): $(ARBSIM_SRCS) $(ARBSIM_HDRS) $(CORE_SRCS) $(CORE_HDRS) $(PARSE_SRCS) $(PARSE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -Itools -Ilib -o $@ $(ARBSIM_SRCS) $(CORE_SRCS) $(PARSE_SRCS)
+	$(CC) $(USER_CFLAGS) -Itools -Ilib $(JSONC_CFLAGS) -o $@ $(ARBSIM_SRCS) $(CORE_SRCS) $(PARSE_SRCS) $(JSONC_LIBS)
 
 $(ARBSIM_SAN): $(ARBSIM_SRCS) $(ARBSIM_HDRS) $(CORE_SRCS) $(CORE_HDRS) $(PARSE_SRCS) $(PARSE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Itools -Ilib -o $@ $(ARBSIM_SRCS) $(CORE_SRCS) $(PARSE_SRCS)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Itools -Ilib $(JSONC_CFLAGS) -o $@ $(ARBSIM_SRCS) $(CORE_SRCS) $(PARSE_SRCS) $(JSONC_LIBS)
 
 # tc, arbtablectl and arbsim given the same values (tests/parse)
 .PHONY: front-ends-check
-front-ends-check: $(ARBSIM) plugin lib
+front-ends-check: $(ARBSIM) plugin plugin-bpo lib
 	@bash tests/parse/front-ends.sh $(BUILD)
 
 .PHONY: arbsim arbsim-san arbsim-test

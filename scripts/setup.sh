@@ -5,7 +5,7 @@ set -euo pipefail
 
 CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
 K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
-STAMP=$CACHE/setup.v5.done
+STAMP=$CACHE/setup.v6.done
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup.sh: must run as root (apt-get)" >&2
@@ -39,6 +39,8 @@ write_src() { # file types suites
 }
 write_src arbtable-bookworm-src deb-src bookworm
 write_src arbtable-backports deb bookworm-backports
+# the source of backports' iproute2 (the plugin is also built for its tc)
+write_src arbtable-backports-src deb-src bookworm-backports
 write_src arbtable-trixie deb trixie
 pin=/etc/apt/preferences.d/arbtable-trixie
 [ -f "$pin" ] || printf 'Package: *\nPin: release n=trixie\nPin-Priority: 50\n' >"$pin"
@@ -74,6 +76,32 @@ if [ "$have" != "$tcver" ]; then
 	mv "$src" "$CACHE/iproute2.tmp"
 	rm -rf "$CACHE/iproute2"
 	mv "$CACHE/iproute2.tmp" "$CACHE/iproute2"
+	rm -rf "$tmp"
+fi
+
+# bookworm-backports' iproute2 (6.15), never installed: its package
+# unpacked into /var/lib/arbtable/iproute2-bpo/root (root/sbin/tc runs from
+# there with TC_LIB_DIR; /var/lib, as the VM guest sees /var/cache as an
+# empty tmpfs) and its source into src/, so the plugin is built and tested
+# for that tc as well (mk/plugin.mk). Without it plugin-check fails.
+bpo=${ARBTABLE_BPO:-/var/lib/arbtable/iproute2-bpo}
+bpover=$(apt-cache madison iproute2 | awk -F'|' '$3 ~ /bookworm-backports/ && $3 ~ /Packages/ { gsub(/ /, "", $2); print $2; exit }')
+if [ -n "$bpover" ] && [ "$(cat "$bpo/version" 2>/dev/null)" != "$bpover" ]; then
+	echo "setup: unpacking iproute2 $bpover (bookworm-backports) into $bpo"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	if (cd "$tmp" && apt-get download -qq "iproute2=$bpover" >/dev/null 2>&1 &&
+	    dpkg-deb -x iproute2_*.deb root &&
+	    apt-get source -qq "iproute2=$bpover" >/dev/null 2>&1); then
+		rm -rf "$bpo"
+		mkdir -p "$bpo"
+		mv "$tmp/root" "$bpo/root"
+		mv "$(find "$tmp" -maxdepth 1 -type d -name 'iproute2-*' | head -n1)" "$bpo/src"
+		echo "$bpover" >"$bpo/version"
+	else
+		echo "setup: WARNING: could not fetch iproute2 $bpover (package or source) from bookworm-backports;" \
+		     "the plugin is not built for it and make plugin-check fails" >&2
+	fi
 	rm -rf "$tmp"
 fi
 

@@ -115,6 +115,9 @@ host_suite() { # name command...
 }
 if [ -z "$vm_only" ]; then
 	host_suite plugin-check bash tests/plugin/parse-check.sh
+	# the same with bookworm-backports' tc 6.15 and the plugin built
+	# against its headers (it also prints classes as JSON)
+	host_suite plugin-check-bpo make --no-print-directory plugin-check-bpo
 	# the same values through tc, arbtablectl and arbsim (one parser)
 	host_suite front-ends bash tests/parse/front-ends.sh
 	# libarbtable: exported symbols, the one install path (library, tools,

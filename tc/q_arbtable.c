@@ -34,6 +34,13 @@
 #define ARB_CLASS_MSG_MAX	4096
 
 #define ARB_UNUSED		__attribute__((unused))
+/* iproute2 6.3 made the qdisc_util hooks take a const qdisc_util; the
+ * build passes ARB_QU_CONST=const for such a tc (mk/plugin.mk reads
+ * tc_util.h). The two layouts are the same: only the prototypes differ.
+ */
+#ifndef ARB_QU_CONST
+#define ARB_QU_CONST
+#endif
 #define ARB_STR_(x)		#x
 #define ARB_STR(x)		ARB_STR_(x)
 
@@ -172,7 +179,7 @@ static int arb_parse_table(struct nlmsghdr *n, int type, const char *name,
 	return 0;
 }
 
-static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv,
+static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
 	const char *table_arg[TC_ARBTABLE_NTABLES] = {};
@@ -346,7 +353,7 @@ static int arb_parse_opt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv
 	return 0;
 }
 
-static int arb_parse_copt(struct qdisc_util *qu ARB_UNUSED, int argc, char **argv,
+static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
 	bool have_strict = false, have_ceil = false, have_rate = false;
@@ -529,6 +536,22 @@ static void arb_print_table_line(const char *name, const struct arb_table *t)
 	print_string(PRINT_FP, NULL, "%s ", buf);
 }
 
+/*
+ * JSON: a class the qdisc's options name (default, priomap, table slots)
+ * as a tc class id string. The options carry only its minor, and tc does
+ * not hand the qdisc's handle to the plugin, so it is ":10", tc's own
+ * spelling of a minor-only class id ("handle" beside it gives the major);
+ * "" for none.
+ */
+static void arb_print_class_ref(const char *key, __u32 minor)
+{
+	char b[16] = "";
+
+	if (minor)
+		snprintf(b, sizeof(b), ":%x", minor);
+	print_string(PRINT_JSON, key, NULL, b);
+}
+
 static void arb_print_table_json(const char *name, const struct arb_table *t)
 {
 	int s;
@@ -539,7 +562,7 @@ static void arb_print_table_json(const char *name, const struct arb_table *t)
 			continue;
 		open_json_object(NULL);
 		print_uint(PRINT_JSON, "slot", NULL, s);
-		print_uint(PRINT_JSON, "minor", NULL, t->minor[s]);
+		arb_print_class_ref("class", t->minor[s]);
 		print_uint(PRINT_JSON, "weight", NULL, t->weight[s]);
 		close_json_object();
 	}
@@ -624,20 +647,22 @@ static void arb_print_priomap(const struct rtattr *nest)
 			any = true;
 		i++;
 	}
+	/* JSON always has the 16 bands; the line only a map in use */
+	open_json_array(PRINT_JSON, "priomap");
+	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++)
+		arb_print_class_ref(NULL, band[i]);
+	close_json_array(PRINT_JSON, NULL);
 	if (!any)
 		return;
 
 	print_string(PRINT_FP, NULL, "%s", "priomap");
-	open_json_array(PRINT_JSON, "priomap");
-	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++) {
-		print_uint(PRINT_JSON, NULL, NULL, band[i]);
+	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++)
 		print_hex(PRINT_FP, NULL, " %x", band[i]);
-	}
-	close_json_array(PRINT_JSON, NULL);
 	print_string(PRINT_FP, NULL, "%s", " ");
 }
 
-static int arb_print_opt(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, struct rtattr *opt)
+static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
+			 FILE *f ARB_UNUSED, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_ARBTABLE_MAX + 1];
 	struct arb_table table[TC_ARBTABLE_NTABLES];
@@ -703,10 +728,9 @@ static int arb_print_opt(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, s
 	    RTA_PAYLOAD(tb[TCA_ARBTABLE_DEFAULT]) >= sizeof(__u32)) {
 		__u32 def = rta_getattr_u32(tb[TCA_ARBTABLE_DEFAULT]);
 
-		if (def) {
-			print_uint(PRINT_JSON, "default", NULL, def);
+		arb_print_class_ref("default", def);
+		if (def)
 			print_hex(PRINT_FP, NULL, "default %x ", def);
-		}
 	}
 
 	if (tb[TCA_ARBTABLE_PRIOMAP])
@@ -752,7 +776,8 @@ static void arb_print_time(const char *key, const char *fmt, __u64 ns)
 		     sprint_time64(ns > INT64_MAX ? INT64_MAX : (__s64)ns, b));
 }
 
-static int arb_print_copt(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED, struct rtattr *opt)
+static int arb_print_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
+			  FILE *f ARB_UNUSED, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_ARBTABLE_C_MAX + 1];
 
@@ -851,11 +876,16 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 	print_uint(PRINT_ANY, "low_weight", " weight %u", st->low_weight);
 	print_nl();
 
-	/* distance and bounds exist only for classes the allocator admitted */
+	/* distance and bounds exist only for classes the allocator admitted;
+	 * JSON has every key, 0 where there is none. The distance the
+	 * allocator chose is "allocated_distance": "distance" is the option
+	 * (the one asked for), printed with the class's options.
+	 */
 	if (st->distance)
-		print_uint(PRINT_ANY, "distance", " distance %u", st->distance);
+		print_uint(PRINT_ANY, "allocated_distance", " distance %u",
+			   st->distance);
 	else
-		print_uint(PRINT_JSON, "distance", NULL, 0);
+		print_uint(PRINT_JSON, "allocated_distance", NULL, 0);
 	print_uint(PRINT_ANY, "index", " index %u", st->index);
 	/* "reserved_rate": tc's "stats" object has the estimator's "rate" */
 	if (st->reserved_rate)
@@ -868,12 +898,14 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 	 */
 	if (st->reserved_weight) {
 		if (st->guaranteed_rate)
-			tc_print_rate(PRINT_ANY, "guaranteed_rate",
-				      " guaranteed %s", st->guaranteed_rate);
-		print_uint(PRINT_ANY, "reserved_weight",
+			tc_print_rate(PRINT_FP, NULL, " guaranteed %s",
+				      st->guaranteed_rate);
+		print_uint(PRINT_FP, NULL,
 			   st->guaranteed_rate ? " (%u units)" : " reserved %u units",
 			   st->reserved_weight);
 	}
+	print_u64(PRINT_JSON, "guaranteed_rate", NULL, st->guaranteed_rate);
+	print_uint(PRINT_JSON, "reserved_weight", NULL, st->reserved_weight);
 	print_u64(PRINT_ANY, "throttled", " throttled %" PRIu64,
 		  (uint64_t)st->throttled);
 	print_nl();
@@ -884,8 +916,11 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 			       st->guaranteed_bound_ns);
 		arb_print_time("current_bound", " current %s",
 			       st->current_bound_ns);
+	} else {
+		print_u64(PRINT_JSON, "guaranteed_bound", NULL, 0);
+		print_u64(PRINT_JSON, "current_bound", NULL, 0);
 	}
-	arb_print_time("max_hol", " max_hol_wait %s", st->max_hol_ns);
+	arb_print_time("max_hol_wait", " max_hol_wait %s", st->max_hol_ns);
 }
 
 static void arb_print_credits(const char *name, const char *key,
@@ -942,7 +977,7 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 	print_uint(PRINT_ANY, "high_cur", " pointers: high %u", st->high_cur);
 	print_uint(PRINT_ANY, "low_cur", " low %u", st->low_cur);
 	print_int(PRINT_ANY, "hp_counter", " hp_counter %d", st->hp_counter);
-	print_uint(PRINT_ANY, "classes", " classes %u", st->nclasses);
+	print_uint(PRINT_ANY, "class_count", " classes %u", st->nclasses);
 	print_nl();
 	print_u64(PRINT_ANY, "gso_split", " gso: split %" PRIu64,
 		  (uint64_t)st->gso_split);
@@ -965,7 +1000,7 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
  * (a newer kernel appending fields) is read up to what this plugin knows;
  * a shorter one only if it holds at least the type, the rest read as 0.
  */
-static int arb_print_xstats(struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED,
+static int arb_print_xstats(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, FILE *f ARB_UNUSED,
 			    struct rtattr *xstats)
 {
 	size_t len;

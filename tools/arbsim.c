@@ -58,6 +58,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <json-c/json.h>
+
 #include "arbtable_core_test.h"
 #include "arbtable_parse.h"
 #include <linux/pkt_sched_arbtable.h>
@@ -1664,194 +1666,343 @@ static void print_text(struct sim *s)
 		printf("\ndefragmentation swaps: %llu\n", s->swaps);
 }
 
-/* ---- JSON ---- */
+/* ---- JSON ----
+ *
+ * Written with json-c. Keys are those of tc -j and arbtablectl --json for
+ * the same quantities (tc/q_arbtable.c, tools/arbtablectl.c): class ids as
+ * "1:10" strings, "handle" for a class's own id and "class" where one is
+ * named; the options under their option names (rate, latency, distance,
+ * share, ceil, cburst, strict), what the allocator chose under other names
+ * (allocated_distance, reserved_rate, guaranteed_rate, reserved_weight,
+ * guaranteed_bound, current_bound) and what was measured under yet others
+ * (max_hol_wait, byte_share, ...). Rates bytes/s, times ns, sizes bytes.
+ */
 
-static void json_str(const char *str)
+static void joom(void)
 {
-	const unsigned char *p = (const unsigned char *)str;
-
-	putchar('"');
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
+	fprintf(stderr, "arbsim: out of memory\n");
+	exit(1);
 }
 
-static void json_slots(u64 m)
+static struct json_object *jnew(void)
 {
-	bool first = true;
+	struct json_object *o = json_object_new_object();
 
-	putchar('[');
+	if (!o)
+		joom();
+	return o;
+}
+
+static struct json_object *jnew_array(void)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (!a)
+		joom();
+	return a;
+}
+
+/* @v NULL is JSON null */
+static void jput(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (json_object_object_add(o, key, v))
+		joom();
+}
+
+static void jput_u64(struct json_object *o, const char *key, u64 v)
+{
+	struct json_object *j = json_object_new_uint64(v);
+
+	if (!j)
+		joom();
+	jput(o, key, j);
+}
+
+static void jput_int(struct json_object *o, const char *key, int64_t v)
+{
+	struct json_object *j = json_object_new_int64(v);
+
+	if (!j)
+		joom();
+	jput(o, key, j);
+}
+
+static void jput_str(struct json_object *o, const char *key, const char *v)
+{
+	struct json_object *j = json_object_new_string(v);
+
+	if (!j)
+		joom();
+	jput(o, key, j);
+}
+
+static void jput_bool(struct json_object *o, const char *key, bool v)
+{
+	jput(o, key, json_object_new_boolean(v));
+}
+
+/* a share, printed with six decimals */
+static void jput_frac(struct json_object *o, const char *key, double v)
+{
+	char b[32];
+	struct json_object *j;
+
+	snprintf(b, sizeof(b), "%.6f", v);
+	j = json_object_new_double_s(v, b);
+	if (!j)
+		joom();
+	jput(o, key, j);
+}
+
+static void jadd(struct json_object *a, struct json_object *v)
+{
+	if (!v || json_object_array_add(a, v))
+		joom();
+}
+
+static void jput_classid(struct json_object *o, const char *key, const struct sim *s,
+			 u32 minor)
+{
+	char b[16];
+
+	snprintf(b, sizeof(b), "%x:%x", s->major, minor);
+	jput_str(o, key, b);
+}
+
+static struct json_object *jslots(u64 m)
+{
+	struct json_object *a = jnew_array();
+
 	while (m) {
-		printf(first ? "%u" : ",%u", (unsigned int)__ffs64(m));
-		first = false;
+		jadd(a, json_object_new_int(__ffs64(m)));
 		m &= m - 1;
 	}
-	putchar(']');
+	return a;
 }
 
-static void json_bound(const char *key, u64 ns)
+/* a bound in ns; null where the class has none */
+static void jput_bound(struct json_object *o, const char *key, u64 ns)
 {
-	printf(",\"%s\":", key);
 	if (ns == ARB_BOUND_NONE)
-		printf("null");
+		jput(o, key, NULL);
 	else
-		printf("%llu", ns);
+		jput_u64(o, key, ns);
+}
+
+static struct json_object *json_qdisc(struct sim *s)
+{
+	struct json_object *q = jnew();
+	struct arb_params p;
+	char b[16];
+
+	snprintf(b, sizeof(b), "%x:", s->major);
+	jput_str(q, "handle", b);
+	jput_str(q, "mode", s->autom ? "auto" : "manual");
+	jput_u64(q, "rate", s->rate);
+	jput_u64(q, "highlimit", s->highlimit);
+	jput_str(q, "accounting",
+		 s->accounting == ARB_ACCT_IBA ? "iba" : "deficit");
+	jput_u64(q, "mtu", s->mtu);
+	jput_u64(q, "maxweight", s->maxweight);
+	jput_u64(q, "burst", s->burst);
+	if (s->autom) {
+		strict_params(s, &p);
+		jput_u64(q, "high_capacity", arb_high_capacity(&p));
+		jput_u64(q, "capacity_units", 64U * s->maxweight);
+	}
+	return q;
+}
+
+static struct json_object *json_decision(struct sim *s, const struct decision *d)
+{
+	struct json_object *j = jnew();
+
+	jput_int(j, "line", d->line);
+	jput_str(j, "cmd", d->cmd);
+	if (d->minor)
+		jput_classid(j, "class", s, d->minor);
+	jput_str(j, "result", d->ok ? "ok" : "rejected");
+	jput_str(j, "text", d->text);
+	if (d->ok && d->admission) {
+		if (d->table == ARB_NO_CLASS)
+			jput(j, "table", NULL);
+		else
+			jput_str(j, "table", tname(d->table));
+		jput_u64(j, "allocated_distance", d->distance);
+		jput_u64(j, "reserved_weight", d->weight);
+		jput(j, "slots", jslots(d->slots));
+		if (d->table == ARB_HIGH)
+			jput_bound(j, "guaranteed_bound", d->bound_ns);
+		jput_u64(j, "swaps", d->moves);
+	}
+	return j;
+}
+
+static struct json_object *json_class(struct sim *s, struct sim_class *c)
+{
+	struct json_object *j = jnew();
+
+	jput_classid(j, "handle", s, c->minor);
+	jput_u64(j, "index", c->index);
+	/* the options, as tc -j prints them: only those given */
+	if (c->strict)
+		jput_bool(j, "strict", true);
+	if (c->ceil)
+		jput_u64(j, "ceil", c->ceil);
+	if (c->cburst)
+		jput_u64(j, "cburst", c->cburst);
+	if (c->resv.rate)
+		jput_u64(j, "rate", c->resv.rate);
+	if (c->resv.latency)
+		jput_u64(j, "latency", c->resv.latency);
+	if (c->resv.distance)
+		jput_u64(j, "distance", c->resv.distance);
+	if (c->resv.share)
+		jput_u64(j, "share", c->resv.share);
+	/* what the allocator gave it */
+	if (c->table == ARB_NO_CLASS)
+		jput(j, "table", NULL);
+	else
+		jput_str(j, "table", tname(c->table));
+	jput_u64(j, "allocated_distance",
+		 c->table != ARB_NO_CLASS ? c->distance : 0);
+	jput(j, "high_slots", jslots(arb_class_slots(&s->arb, ARB_HIGH, c->index)));
+	jput(j, "low_slots", jslots(arb_class_slots(&s->arb, ARB_LOW, c->index)));
+	jput_u64(j, "high_weight", class_weight(s, ARB_HIGH, c->index));
+	jput_u64(j, "low_weight", class_weight(s, ARB_LOW, c->index));
+	if (c->table == ARB_HIGH) {
+		jput_u64(j, "reserved_rate", c->resv.rate);
+		jput_u64(j, "guaranteed_rate", class_reserved(s, c));
+		jput_bound(j, "guaranteed_bound", c->bound_ns);
+		jput_bound(j, "current_bound", cur_bound(s, c));
+	}
+	/* what the simulated traffic measured */
+	jput_bool(j, "traffic", c->tr.on);
+	if (c->tr.on) {
+		jput_u64(j, "packets", c->pkts);
+		jput_u64(j, "bytes", c->bytes);
+		jput_frac(j, "byte_share", s->total_bytes ?
+			  (double)c->bytes / (double)s->total_bytes : 0);
+		jput_u64(j, "bytes_high", c->tbytes[ARB_HIGH]);
+		jput_u64(j, "bytes_low", c->tbytes[ARB_LOW]);
+		jput_u64(j, "bytes_strict", c->tbytes[ARB_STRICT]);
+		jput_u64(j, "bytes_slotless", c->tbytes[ARB_SLOTLESS]);
+		jput_u64(j, "worst_gap_bytes", c->gap_max);
+		jput_u64(j, "worst_gap_ns", gap_ns(s, c->gap_max));
+		jput_u64(j, "max_hol_wait", c->max_hol);
+		jput_u64(j, "throttled", c->nthrottled);
+		jput_u64(j, "drops", c->tr.drops);
+	}
+	return j;
 }
 
 static void print_json(struct sim *s)
 {
 	unsigned int idx[ARB_MAX_CLASSES], n, i, k, t;
-	struct arb_params p;
-	char buf[32];
+	struct json_object *root = jnew(), *a, *o;
 
 	n = sorted_classes(s, idx);
-	printf("{\"qdisc\":{\"handle\":\"%x:\",\"mode\":\"%s\",\"rate_bit\":%llu,\"rate_bytes\":%llu"
-	       ",\"highlimit\":%u,\"accounting\":\"%s\",\"mtu\":%u,\"maxweight\":%u"
-	       ",\"burst\":%u",
-	       s->major, s->autom ? "auto" : "manual", s->rate_bits, s->rate,
-	       s->highlimit, s->accounting == ARB_ACCT_IBA ? "iba" : "deficit",
-	       s->mtu, s->maxweight, s->burst);
-	if (s->autom) {
-		strict_params(s, &p);
-		printf(",\"high_capacity_bytes\":%llu,\"capacity_units\":%u",
-		       arb_high_capacity(&p), 64U * s->maxweight);
-	}
-	printf("},\n\"decisions\":[");
-	for (i = 0; i < s->ndec; i++) {
-		struct decision *d = &s->dec[i];
+	jput(root, "qdisc", json_qdisc(s));
 
-		printf("%s\n {\"line\":%d,\"cmd\":\"%s\"", i ? "," : "",
-		       d->line, d->cmd);
-		if (d->minor)
-			printf(",\"class\":\"%x:%x\"", s->major, d->minor);
-		printf(",\"result\":\"%s\",\"text\":",
-		       d->ok ? "ok" : "rejected");
-		json_str(d->text);
-		if (d->ok && d->admission) {
-			printf(",\"table\":");
-			if (d->table == ARB_NO_CLASS)
-				printf("null");
-			else
-				printf("\"%s\"", tname(d->table));
-			printf(",\"distance\":%u,\"weight\":%u,\"slots\":",
-			       d->distance, d->weight);
-			json_slots(d->slots);
-			if (d->table == ARB_HIGH)
-				json_bound("guaranteed_bound_ns", d->bound_ns);
-			printf(",\"swaps\":%u", d->moves);
-		}
-		printf("}");
-	}
-	printf("],\n\"tables\":{");
+	a = jnew_array();
+	jput(root, "decisions", a);
+	for (i = 0; i < s->ndec; i++)
+		jadd(a, json_decision(s, &s->dec[i]));
+
+	o = jnew();
+	jput(root, "tables", o);
 	for (t = 0; t < ARB_NTABLES; t++) {
 		const struct arb_table *tb = &s->arb.tbl[t];
-		bool first = true;
 
-		printf("%s\"%s\":[", t ? "," : "", table_name[t]);
+		a = jnew_array();
+		jput(o, table_name[t], a);
 		for (k = 0; k < ARB_SLOTS; k++) {
+			struct json_object *e;
+
 			if (!tb->weight[k])
 				continue;
-			printf("%s{\"slot\":%u,\"class\":\"%x:%x\",\"weight\":%u}",
-			       first ? "" : ",", k, s->major, s->cls[tb->cls[k]].minor,
-			       tb->weight[k]);
-			first = false;
+			e = jnew();
+			jput_u64(e, "slot", k);
+			jput_classid(e, "class", s, s->cls[tb->cls[k]].minor);
+			jput_u64(e, "weight", tb->weight[k]);
+			jadd(a, e);
 		}
-		printf("]");
 	}
-	printf("},\n\"classes\":[");
-	for (k = 0; k < n; k++) {
-		struct sim_class *c = &s->cls[idx[k]];
 
-		printf("%s\n {\"class\":\"%x:%x\",\"index\":%u,\"strict\":%s,\"ceil_bytes\":%llu",
-		       k ? "," : "", s->major, c->minor, c->index,
-		       c->strict ? "true" : "false", c->ceil);
-		printf(",\"table\":");
-		if (c->table == ARB_NO_CLASS)
-			printf("null");
-		else
-			printf("\"%s\"", tname(c->table));
-		printf(",\"distance\":%u,\"slots_high\":",
-		       c->table != ARB_NO_CLASS ? c->distance : 0);
-		json_slots(arb_class_slots(&s->arb, ARB_HIGH, c->index));
-		printf(",\"slots_low\":");
-		json_slots(arb_class_slots(&s->arb, ARB_LOW, c->index));
-		printf(",\"weight_high\":%llu,\"weight_low\":%llu",
-		       class_weight(s, ARB_HIGH, c->index),
-		       class_weight(s, ARB_LOW, c->index));
-		if (c->table == ARB_HIGH) {
-			json_bound("guaranteed_bound_ns", c->bound_ns);
-			json_bound("current_bound_ns", cur_bound(s, c));
-		}
-		printf(",\"traffic\":%s", c->tr.on ? "true" : "false");
-		if (c->tr.on) {
-			double share = s->total_bytes ?
-				(double)c->bytes / (double)s->total_bytes : 0;
+	a = jnew_array();
+	jput(root, "classes", a);
+	for (k = 0; k < n; k++)
+		jadd(a, json_class(s, &s->cls[idx[k]]));
 
-			snprintf(buf, sizeof(buf), "%.6f", share);
-			printf(",\"packets\":%llu,\"bytes\":%llu"
-			       ",\"share\":%s,\"bytes_high\":%llu"
-			       ",\"bytes_low\":%llu,\"bytes_strict\":%llu"
-			       ",\"bytes_slotless\":%llu"
-			       ",\"worst_gap_bytes\":%llu"
-			       ",\"worst_gap_ns\":%llu"
-			       ",\"max_hol_ns\":%llu"
-			       ",\"throttled\":%llu,\"drops\":%llu",
-			       c->pkts, c->bytes, buf, c->tbytes[ARB_HIGH],
-			       c->tbytes[ARB_LOW], c->tbytes[ARB_STRICT],
-			       c->tbytes[ARB_SLOTLESS], c->gap_max,
-			       gap_ns(s, c->gap_max), c->max_hol,
-			       c->nthrottled, c->tr.drops);
-		}
-		printf("}");
+	o = jnew();
+	jput(root, "unclassified", o);
+	jput_u64(o, "packets", s->uncl_pkts);
+	jput_u64(o, "bytes", s->uncl_bytes);
+	a = jnew_array();
+	jput(o, "sources", a);
+	for (k = 0; k < s->nuncl; k++) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "%x:%x", s->major, s->uncl[k].minor);
+		jadd(a, json_object_new_string(b));
 	}
-	printf("],\n\"unclassified\":{\"packets\":%llu,\"bytes\":%llu"
-	       ",\"sources\":[", s->uncl_pkts, s->uncl_bytes);
-	for (k = 0; k < s->nuncl; k++)
-		printf("%s\"%x:%x\"", k ? "," : "", s->major, s->uncl[k].minor);
-	printf("]},\n\"shares\":{");
+
+	o = jnew();
+	jput(root, "shares", o);
 	for (t = 0; t < ARB_NTABLES; t++) {
 		u64 tw = table_weight(s, t), tbt = table_bytes(s, t);
-		bool first = true;
 
-		printf("%s\"%s\":[", t ? "," : "", table_name[t]);
+		a = jnew_array();
+		jput(o, table_name[t], a);
 		for (k = 0; k < n; k++) {
 			struct sim_class *c = &s->cls[idx[k]];
 			u64 w = class_weight(s, t, c->index);
 			double ws, bs;
+			struct json_object *e;
 
 			if (!w || !c->tr.on)
 				continue;
 			ws = tw ? (double)w / (double)tw : 0;
 			bs = tbt ? (double)c->tbytes[t] / (double)tbt : 0;
-			printf("%s\n  {\"class\":\"%x:%x\",\"weight\":%llu"
-			       ",\"weight_share\":%.6f,\"bytes\":%llu"
-			       ",\"byte_share\":%.6f,\"diff\":%.6f}",
-			       first ? "" : ",", s->major, c->minor, w, ws, c->tbytes[t],
-			       bs, bs - ws);
-			first = false;
+			e = jnew();
+			jput_classid(e, "class", s, c->minor);
+			jput_u64(e, "weight", w);
+			jput_frac(e, "weight_share", ws);
+			jput_u64(e, "bytes", c->tbytes[t]);
+			jput_frac(e, "byte_share", bs);
+			jput_frac(e, "diff", bs - ws);
+			jadd(a, e);
 		}
-		printf("]");
 	}
-	printf("},\n\"order\":[");
-	for (i = 0; i < s->norder; i++) {
-		struct order_ent *o = &s->order[i];
 
-		printf("%s\n {\"seq\":%u,\"time_ns\":%llu"
-		       ",\"class\":\"%x:%x\",\"table\":\"%s\",\"slot\":%u,\"credit\":%d,\"len\":%u}",
-		       i ? "," : "", i + 1, o->t, s->major, o->minor,
-		       table_name[o->table], o->slot, o->credit, o->len);
+	a = jnew_array();
+	jput(root, "order", a);
+	for (i = 0; i < s->norder; i++) {
+		struct order_ent *oe = &s->order[i];
+		struct json_object *e = jnew();
+
+		jput_u64(e, "seq", i + 1);
+		jput_u64(e, "time_ns", oe->t);
+		jput_classid(e, "class", s, oe->minor);
+		jput_str(e, "table", table_name[oe->table]);
+		jput_u64(e, "slot", oe->slot);
+		jput_int(e, "credit", oe->credit);
+		jput_u64(e, "len", oe->len);
+		jadd(a, e);
 	}
-	printf("],\n\"sim\":{\"packets\":%llu,\"bytes\":%llu"
-	       ",\"duration_ns\":%llu,\"seed\":%llu"
-	       ",\"stopped_early\":%s,\"swaps\":%llu}}\n",
-	       s->sent, s->total_bytes, s->now, s->seed,
-	       s->stopped_early ? "true" : "false", s->swaps);
+
+	o = jnew();
+	jput(root, "sim", o);
+	jput_u64(o, "packets", s->sent);
+	jput_u64(o, "bytes", s->total_bytes);
+	jput_u64(o, "duration_ns", s->now);
+	jput_u64(o, "seed", s->seed);
+	jput_bool(o, "stopped_early", s->stopped_early);
+	jput_u64(o, "swaps", s->swaps);
+
+	puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -22,6 +22,8 @@
 #include <signal.h>
 #include <inttypes.h>
 
+#include <json-c/json.h>
+
 #include <arbtable/arbtable.h>
 
 #include "arbtable_parse.h"
@@ -249,152 +251,283 @@ static const char *class_table(const struct arbtable_class_state *c)
 	return "-";
 }
 
-/* JSON: only numbers and our own ASCII strings (device names are
- * escaped anyway).
+/*
+ * JSON, built with json-c. The keys and their shape are tc -j's (the
+ * plugin's, tc/q_arbtable.c): a qdisc object with "options", its stats and
+ * xstats beside them; class objects with their options beside "handle"
+ * and what is measured or allocated inside "stats". Class ids are tc
+ * class id strings ("1:10"), rates bytes/s, times ns, sizes bytes.
+ * Documentation/arbtablectl.8 lists them.
  */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = *s;
 
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
+static struct json_object *jnew(void)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(EX_FAIL);
 	}
-	putchar('"');
+	return o;
 }
 
-void ctl_json_str(const char *s)
+static void jput(struct json_object *o, const char *key, struct json_object *v)
 {
-	json_str(s);
+	if (!v || json_object_object_add(o, key, v)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(EX_FAIL);
+	}
 }
 
-static void json_slot_array(uint64_t mask)
+static void jput_u64(struct json_object *o, const char *key, uint64_t v)
 {
-	int s, first = 1;
+	jput(o, key, json_object_new_uint64(v));
+}
 
-	putchar('[');
+static void jput_int(struct json_object *o, const char *key, int64_t v)
+{
+	jput(o, key, json_object_new_int64(v));
+}
+
+static void jput_str(struct json_object *o, const char *key, const char *v)
+{
+	jput(o, key, json_object_new_string(v));
+}
+
+static void jput_bool(struct json_object *o, const char *key, int v)
+{
+	jput(o, key, json_object_new_boolean(v));
+}
+
+static void jarr_add(struct json_object *a, struct json_object *v)
+{
+	if (!v || json_object_array_add(a, v)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(EX_FAIL);
+	}
+}
+
+/* "1:10"; "" for none (minor 0) */
+static struct json_object *jclassid(uint32_t handle, uint32_t minor)
+{
+	char b[16] = "";
+
+	if (minor)
+		fmt_classid(ARBTABLE_CLASSID(ARBTABLE_MAJOR(handle), minor), b,
+			    sizeof(b));
+	return json_object_new_string(b);
+}
+
+static struct json_object *jslot_array(uint64_t mask)
+{
+	struct json_object *a = json_object_new_array();
+	int s;
+
+	if (!a)
+		return NULL;
 	for (s = 0; s < ARBTABLE_SLOTS; s++)
-		if (mask & (1ull << s)) {
-			printf(first ? "%d" : ",%d", s);
-			first = 0;
-		}
-	putchar(']');
+		if (mask & (1ull << s))
+			jarr_add(a, json_object_new_int(s));
+	return a;
 }
 
-static void json_qdisc_head(const struct arbtable_state *st)
+static void jprint(struct json_object *o)
 {
-	char b[32];
-	int i;
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
 
-	printf("\"dev\":");
-	json_str(st->ifname);
-	printf(",\"handle\":\"%x:\",\"mode\":\"%s\",\"rate\":%" PRIu64
-	       ",\"highlimit\":%u,\"accounting\":\"%s\",\"mtu\":%u"
-	       ",\"maxweight\":%u,\"burst\":%u,\"default\":\"%s\"",
-	       ARBTABLE_MAJOR(st->handle),
-	       st->opts.mode == ARBTABLE_MODE_AUTO ? "auto" : "manual",
-	       st->opts.rate, st->opts.highlimit,
-	       st->opts.accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit",
-	       st->opts.mtu, st->opts.maxweight, st->opts.burst,
-	       st->opts.default_minor ?
-	       fmt_classid(st->handle | st->opts.default_minor, b, sizeof(b)) :
-	       "");
-	/* class ids as strings, "" where a priority maps to no class */
-	printf(",\"priomap\":[");
+/* "kind", "handle", "dev", "root"/"parent" of tc's qdisc object */
+static void json_qdisc_id(struct json_object *q, const struct arbtable_state *st)
+{
+	char b[16];
+
+	jput_str(q, "kind", "arbtable");
+	snprintf(b, sizeof(b), "%x:", ARBTABLE_MAJOR(st->handle));
+	jput_str(q, "handle", b);
+	jput_str(q, "dev", st->ifname);
+	if (st->parent == 0xffffffffu)
+		jput_bool(q, "root", 1);
+	else
+		jput_str(q, "parent", fmt_classid(st->parent, b, sizeof(b)));
+}
+
+/* the qdisc's "options", as tc -j prints them */
+static struct json_object *json_qdisc_opts(const struct arbtable_state *st)
+{
+	const struct arbtable_qdisc_opts *o = &st->opts;
+	struct json_object *j = jnew(), *a;
+	int i, t, s;
+
+	jput_str(j, "mode", o->mode == ARBTABLE_MODE_AUTO ? "auto" : "manual");
+	jput_u64(j, "rate", o->rate);
+	if (o->set & ARBTABLE_Q_BURST)
+		jput_u64(j, "burst", o->burst);
+	jput_u64(j, "highlimit", o->highlimit);
+	jput_str(j, "accounting",
+		 o->accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit");
+	jput(j, "default", jclassid(st->handle, o->default_minor));
+	a = json_object_new_array();
+	jput(j, "priomap", a);
 	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
-		printf("%s\"%s\"", i ? "," : "",
-		       st->priomap[i] ? fmt_classid(st->handle | st->priomap[i],
-						    b, sizeof(b)) : "");
-	putchar(']');
+		jarr_add(a, jclassid(st->handle, st->priomap[i]));
+	jput_u64(j, "mtu", o->mtu);
+	jput_u64(j, "maxweight", o->maxweight);
+	for (t = 0; t < ARBTABLE_NTABLES; t++) {
+		uint64_t used = used_mask(st, t);
+
+		a = json_object_new_array();
+		jput(j, table_name[t], a);
+		for (s = 0; s < ARBTABLE_SLOTS; s++) {
+			struct json_object *e;
+
+			if (!(used & (1ull << s)))
+				continue;
+			e = jnew();
+			jput_int(e, "slot", s);
+			jput(e, "class", jclassid(st->handle, st->table[t][s].minor));
+			jput_u64(e, "weight", st->table[t][s].weight);
+			jarr_add(a, e);
+		}
+	}
+	return j;
 }
 
-static void json_class_common(const struct arbtable_state *st,
-			      const struct arbtable_class_state *c)
+/* tc's gnet stats keys (print_tcstats_attr) */
+static void json_stats(struct json_object *j, const struct arbtable_stats *st)
 {
-	char b[32];
+	jput_u64(j, "bytes", st->bytes);
+	jput_u64(j, "packets", st->packets);
+	jput_u64(j, "drops", st->drops);
+	jput_u64(j, "overlimits", st->overlimits);
+	jput_u64(j, "requeues", st->requeues);
+	jput_u64(j, "backlog", st->backlog);
+	jput_u64(j, "qlen", st->qlen);
+}
 
-	(void)st;
-	printf("\"class\":\"%s\",\"table\":\"%s\"",
-	       fmt_classid(c->classid, b, sizeof(b)), class_table(c));
+/* A class: its options beside "handle" (only those the kernel reports,
+ * as tc prints them), the measured and allocated in "stats".
+ */
+static struct json_object *json_class(const struct arbtable_state *st,
+				      const struct arbtable_class_state *c)
+{
+	const struct arbtable_class_opts *o = &c->opts;
+	struct json_object *j = jnew(), *x = jnew();
+	char b[16];
+
+	jput_str(j, "handle", fmt_classid(c->classid, b, sizeof(b)));
+	snprintf(b, sizeof(b), "%x:", ARBTABLE_MAJOR(st->handle));
+	jput_str(j, "parent", b);
+	jput_str(j, "table", class_table(c));
+	if ((o->set & ARBTABLE_C_STRICT) && o->strict)
+		jput_bool(j, "strict", 1);
+	if ((o->set & ARBTABLE_C_CEIL) && o->ceil)
+		jput_u64(j, "ceil", o->ceil);
+	if (o->set & ARBTABLE_C_CBURST)
+		jput_u64(j, "cburst", o->cburst);
+	if ((o->set & ARBTABLE_C_RATE) && o->rate)
+		jput_u64(j, "rate", o->rate);
+	if ((o->set & ARBTABLE_C_LATENCY) && o->latency_ns)
+		jput_u64(j, "latency", o->latency_ns);
+	if ((o->set & ARBTABLE_C_DISTANCE) && o->distance)
+		jput_u64(j, "distance", o->distance);
+	if ((o->set & ARBTABLE_C_SHARE) && o->share)
+		jput_u64(j, "share", o->share);
+
+	jput(j, "stats", x);
+	json_stats(x, &c->stats);
+	jput_int(x, "high_slot_count", __builtin_popcountll(c->slots[ARBTABLE_HIGH]));
+	jput(x, "high_slots", jslot_array(c->slots[ARBTABLE_HIGH]));
+	jput_u64(x, "high_weight", c->weight[ARBTABLE_HIGH]);
+	jput_int(x, "low_slot_count", __builtin_popcountll(c->slots[ARBTABLE_LOW]));
+	jput(x, "low_slots", jslot_array(c->slots[ARBTABLE_LOW]));
+	jput_u64(x, "low_weight", c->weight[ARBTABLE_LOW]);
+	jput_u64(x, "allocated_distance", c->distance);
+	jput_u64(x, "index", c->index);
+	jput_u64(x, "reserved_rate", c->reserved_rate);
+	jput_u64(x, "guaranteed_rate", c->guaranteed_rate);
+	jput_u64(x, "reserved_weight", c->reserved_weight);
+	jput_u64(x, "throttled", c->throttled);
+	jput_u64(x, "guaranteed_bound", c->guaranteed_bound_ns);
+	jput_u64(x, "current_bound", c->current_bound_ns);
+	jput_u64(x, "max_hol_wait", c->max_hol_ns);
+	return j;
+}
+
+static struct json_object *json_credits(const struct arbtable_state *st, int t)
+{
+	struct json_object *a = json_object_new_array();
+	uint64_t used = used_mask(st, t);
+	int s;
+
+	if (!a)
+		return NULL;
+	for (s = 0; s < ARBTABLE_SLOTS; s++) {
+		struct json_object *e;
+
+		if (!(used & (1ull << s)))
+			continue;
+		e = jnew();
+		jput_int(e, "slot", s);
+		jput_int(e, "credit", st->credit[t][s]);
+		jarr_add(a, e);
+	}
+	return a;
 }
 
 static void show_json(const struct arbtable_state *st)
 {
+	struct json_object *q = jnew(), *u, *tabs, *a;
 	unsigned int i, cnt[7];
-	int t, s, first, k;
+	int t, k;
 
-	putchar('{');
-	json_qdisc_head(st);
-	printf(",\"tables\":{");
+	json_qdisc_id(q, st);
+	jput(q, "options", json_qdisc_opts(st));
+	json_stats(q, &st->stats);
+	/* the qdisc xstats tc -s -d prints (not gso_split, gso_segs and
+	 * oversize_drops: libarbtable does not read them yet)
+	 */
+	u = jnew();
+	jput(q, "unclassified", u);
+	jput_u64(u, "packets", st->unclassified_pkts);
+	jput_u64(u, "drops", st->unclassified_drops);
+	jput_u64(u, "qlen", st->unclassified_qlen);
+	jput_u64(q, "swaps", st->swaps);
+	jput_u64(q, "throttled", st->throttled);
+	jput_u64(q, "high_used", st->used[ARBTABLE_HIGH]);
+	jput_u64(q, "low_used", st->used[ARBTABLE_LOW]);
+	jput_u64(q, "high_cur", st->cur[ARBTABLE_HIGH]);
+	jput_u64(q, "low_cur", st->cur[ARBTABLE_LOW]);
+	jput_int(q, "hp_counter", st->hp_counter);
+	jput_u64(q, "class_count", st->nclasses);
+	jput(q, "high_credit", json_credits(st, ARBTABLE_HIGH));
+	jput(q, "low_credit", json_credits(st, ARBTABLE_LOW));
+
+	/* arbtablectl's own: free slots and free sets per distance */
+	tabs = jnew();
+	jput(q, "tables", tabs);
 	for (t = 0; t < ARBTABLE_NTABLES; t++) {
 		uint64_t used = used_mask(st, t);
+		struct json_object *tj = jnew(), *fs = jnew();
 
-		printf("%s\"%s\":{\"used\":%d,\"free\":", t ? "," : "",
-		       table_name[t], __builtin_popcountll(used));
-		json_slot_array(~used);
-		printf(",\"free_sets\":{");
+		jput(tabs, table_name[t], tj);
+		jput_int(tj, "used", __builtin_popcountll(used));
+		jput(tj, "free", jslot_array(~used));
+		jput(tj, "free_sets", fs);
 		free_sets(used, cnt);
-		for (k = 0; k < 7; k++)
-			printf("%s\"%d\":%u", k ? "," : "", 1 << k, cnt[k]);
-		printf("},\"slots\":[");
-		first = 1;
-		for (s = 0; s < ARBTABLE_SLOTS; s++) {
-			const struct arbtable_slot *e = &st->table[t][s];
-			char b[32];
+		for (k = 0; k < 7; k++) {
+			char d[4];
 
-			if (!(used & (1ull << s)))
-				continue;
-			printf("%s{\"slot\":%d,\"class\":\"%s\",\"weight\":%u}",
-			       first ? "" : ",", s,
-			       fmt_classid(st->handle | e->minor, b, sizeof(b)),
-			       e->weight);
-			first = 0;
+			snprintf(d, sizeof(d), "%d", 1 << k);
+			jput_u64(fs, d, cnt[k]);
 		}
-		printf("]}");
 	}
-	printf("},\"classes\":[");
-	for (i = 0; i < st->nclasses; i++) {
-		const struct arbtable_class_state *c = &st->classes[i];
-		const struct arbtable_class_opts *o = &c->opts;
-
-		printf("%s{", i ? "," : "");
-		json_class_common(st, c);
-		printf(",\"rate\":%" PRIu64 ",\"latency_ns\":%" PRIu64
-		       ",\"distance_asked\":%u,\"share\":%u,\"ceil\":%" PRIu64
-		       ",\"strict\":%s",
-		       o->rate, o->latency_ns, o->distance, o->share, o->ceil,
-		       (o->set & ARBTABLE_C_STRICT) && o->strict ? "true" : "false");
-		printf(",\"distance\":%u,\"high_slots\":", c->distance);
-		json_slot_array(c->slots[ARBTABLE_HIGH]);
-		printf(",\"low_slots\":");
-		json_slot_array(c->slots[ARBTABLE_LOW]);
-		printf(",\"high_weight\":%u,\"low_weight\":%u"
-		       ",\"reserved_rate\":%" PRIu64
-		       ",\"reserved_weight\":%u,\"guaranteed_rate\":%" PRIu64
-		       ",\"guaranteed_bound_ns\":%" PRIu64
-		       ",\"current_bound_ns\":%" PRIu64
-		       ",\"max_hol_ns\":%" PRIu64,
-		       c->weight[ARBTABLE_HIGH], c->weight[ARBTABLE_LOW],
-		       c->reserved_rate, c->reserved_weight, c->guaranteed_rate,
-		       c->guaranteed_bound_ns,
-		       c->current_bound_ns, c->max_hol_ns);
-		printf(",\"stats\":{\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
-		       ",\"drops\":%u,\"overlimits\":%u,\"backlog\":%u"
-		       ",\"qlen\":%u}}",
-		       c->stats.bytes, c->stats.packets, c->stats.drops,
-		       c->stats.overlimits, c->stats.backlog, c->stats.qlen);
-	}
-	printf("],\"stats\":{\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
-	       ",\"drops\":%u,\"backlog\":%u,\"qlen\":%u,\"swaps\":%" PRIu64
-	       ",\"unclassified_packets\":%" PRIu64 "}}\n",
-	       st->stats.bytes, st->stats.packets, st->stats.drops,
-	       st->stats.backlog, st->stats.qlen, st->swaps,
-	       st->unclassified_pkts);
+	a = json_object_new_array();
+	jput(q, "classes", a);
+	for (i = 0; i < st->nclasses; i++)
+		jarr_add(a, json_class(st, &st->classes[i]));
+	jprint(q);
 }
 
 static void show_head(const struct arbtable_state *st)
@@ -633,27 +766,36 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 			dt = interval;
 
 		if (json) {
-			printf("{");
-			json_qdisc_head(cur);
-			printf(",\"refresh\":%ld,\"interval\":%.3f,\"classes\":[",
-			       n, dt);
+			struct json_object *w = jnew(), *a = json_object_new_array();
+			char id[16];
+
+			json_qdisc_id(w, cur);
+			jput_int(w, "refresh", n);
+			jput(w, "interval", json_object_new_double(dt));
+			jput(w, "classes", a);
 			for (c = 0; c < cur->nclasses; c++) {
 				const struct arbtable_class_state *k = &cur->classes[c];
 				const struct arbtable_class_state *p =
 					arbtable_find_class(prev, k->classid);
 				uint64_t d = p && k->stats.bytes >= p->stats.bytes ?
 					     k->stats.bytes - p->stats.bytes : 0;
+				struct json_object *cj = jnew();
 
-				printf("%s{", c ? "," : "");
-				json_class_common(cur, k);
-				printf(",\"rate\":%.0f,\"reserved_rate\":%" PRIu64
-				       ",\"share\":%u,\"backlog\":%u,\"qlen\":%u"
-				       ",\"drops\":%u,\"max_hol_ns\":%" PRIu64 "}",
-				       d / dt, k->reserved_rate, k->opts.share,
-				       k->stats.backlog, k->stats.qlen,
-				       k->stats.drops, k->max_hol_ns);
+				jput_str(cj, "handle", fmt_classid(k->classid, id,
+								   sizeof(id)));
+				jput_str(cj, "table", class_table(k));
+				/* measured here; "rate" is only ever the option */
+				jput_u64(cj, "measured_rate", (uint64_t)(d / dt));
+				jput_u64(cj, "reserved_rate", k->reserved_rate);
+				if ((k->opts.set & ARBTABLE_C_SHARE) && k->opts.share)
+					jput_u64(cj, "share", k->opts.share);
+				jput_u64(cj, "backlog", k->stats.backlog);
+				jput_u64(cj, "qlen", k->stats.qlen);
+				jput_u64(cj, "drops", k->stats.drops);
+				jput_u64(cj, "max_hol_wait", k->max_hol_ns);
+				jarr_add(a, cj);
 			}
-			printf("]}\n");
+			jprint(w);
 		} else {
 			char b1[24], b2[24], b3[24], b4[24], id[16];
 			uint64_t tot = cur->stats.bytes >= prev->stats.bytes ?
@@ -826,11 +968,18 @@ static int cmd_class(struct arbtable *h, const char *cmd, int argc,
 	if (err)
 		return failed(h, err, what);
 	if (json) {
-		printf("{\"ok\":true,\"command\":\"%s\",\"dev\":", cmd);
-		json_str(argv[0]);
-		printf(",\"class\":");
-		json_str(argv[1]);
-		printf("}\n");
+		struct json_object *j = jnew();
+
+		jput_bool(j, "ok", 1);
+		jput_str(j, "command", cmd);
+		jput_str(j, "dev", argv[0]);
+		/* tc's spelling of a class id without its major: ":30" */
+		if (ARBTABLE_MAJOR(id))
+			fmt_classid(id, b, sizeof(b));
+		else
+			snprintf(b, sizeof(b), ":%x", ARBTABLE_MINOR(id));
+		jput_str(j, "handle", b);
+		jprint(j);
 	}
 	return EX_OK;
 }

@@ -22,7 +22,6 @@ __attribute__((format(printf, 1, 2), noreturn))
 void ctl_usage(const char *fmt, ...);
 /* the library's or the kernel's reason on stderr; the exit code for it */
 int ctl_failed(struct arbtable *h, int err, const char *what);
-void ctl_json_str(const char *s);
 
 int ctl_capacity(struct arbtable *h, int json, int argc, char **argv);
 int ctl_request(struct arbtable *h, int json, int argc, char **argv);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <arbtable/arbtable.h>
+#include <json-c/json.h>
 
 #include "arbtable_parse.h"
 #include "arbtable_cost.h"
@@ -98,6 +99,35 @@ static void capacity_of(const struct arbtable_state *st,
 		ARBTABLE_MAX_CLASSES - st->nclasses : 0;
 }
 
+/* JSON through json-c, as the rest of arbtablectl's output; rates here are
+ * bit/s (the keys say _bps), as a scheduler's resource counts them.
+ */
+static struct json_object *jobj(void)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		fprintf(stderr, "%s: out of memory\n", ctl_prog);
+		exit(EX_FAIL);
+	}
+	return o;
+}
+
+static void jadd(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (!v || json_object_object_add(o, key, v)) {
+		fprintf(stderr, "%s: out of memory\n", ctl_prog);
+		exit(EX_FAIL);
+	}
+}
+
+static void jemit(struct json_object *o)
+{
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
 /* Requests of distance d that still fit: whole sets of 64/d free slots,
  * as many as there are classes left.
  */
@@ -143,25 +173,35 @@ int ctl_capacity(struct arbtable *h, int json, int argc, char **argv)
 		return rc;
 	capacity_of(&st, &p, &c);
 	if (json) {
-		printf("{\"dev\":");
-		ctl_json_str(st.ifname);
-		printf(",\"rate_bps\":%" PRIu64 ",\"high_capacity_bps\":%" PRIu64
-		       ",\"maxweight\":%u,\"classes_free\":%u",
-		       p.rate * 8, c.high_rate * 8, p.maxweight, c.classes_free);
+		struct json_object *o = jobj();
+
+		jadd(o, "dev", json_object_new_string(st.ifname));
+		jadd(o, "rate_bps", json_object_new_uint64(p.rate * 8));
+		jadd(o, "high_capacity_bps",
+		     json_object_new_uint64(c.high_rate * 8));
+		jadd(o, "maxweight", json_object_new_int(p.maxweight));
+		jadd(o, "classes_free", json_object_new_int(c.classes_free));
 		for (t = 0; t < ARBTABLE_NTABLES; t++) {
-			printf(",\"%s\":{\"free_slots\":%u,\"fit_by_distance\":{",
-			       t == ARBTABLE_HIGH ? "high" : "low",
-			       c.free_slots[t]);
-			for (d = 1; d <= ARBTABLE_SLOTS; d <<= 1)
-				printf("%s\"%u\":%u", d > 1 ? "," : "", d,
-				       fit_count(&c, t, d));
-			printf("}");
-			if (t == ARBTABLE_HIGH)
-				printf(",\"free_units\":%u,\"free_guaranteed_bps\":%" PRIu64,
-				       c.free_units, c.free_rate * 8);
-			printf("}");
+			struct json_object *tt = jobj(), *fit = jobj();
+			char k[8];
+
+			jadd(tt, "free_slots",
+			     json_object_new_int(c.free_slots[t]));
+			for (d = 1; d <= ARBTABLE_SLOTS; d <<= 1) {
+				snprintf(k, sizeof(k), "%u", d);
+				jadd(fit, k,
+				     json_object_new_int(fit_count(&c, t, d)));
+			}
+			jadd(tt, "fit_by_distance", fit);
+			if (t == ARBTABLE_HIGH) {
+				jadd(tt, "free_units",
+				     json_object_new_int(c.free_units));
+				jadd(tt, "free_guaranteed_bps",
+				     json_object_new_uint64(c.free_rate * 8));
+			}
+			jadd(o, t == ARBTABLE_HIGH ? "high" : "low", tt);
 		}
-		printf("}\n");
+		jemit(o);
 		return EX_OK;
 	}
 	printf("%s: rate %" PRIu64 " bit/s, HIGH guaranteed %" PRIu64
@@ -231,11 +271,13 @@ int ctl_request(struct arbtable *h, int json, int argc, char **argv)
 	if (arbt_cost_request(&p, rate, lat, dist, share, &cost, why,
 			      sizeof(why))) {
 		if (json) {
-			printf("{\"dev\":");
-			ctl_json_str(st.ifname);
-			printf(",\"valid\":false,\"fits\":false,\"why\":");
-			ctl_json_str(why);
-			printf("}\n");
+			struct json_object *o = jobj();
+
+			jadd(o, "dev", json_object_new_string(st.ifname));
+			jadd(o, "valid", json_object_new_boolean(0));
+			jadd(o, "fits", json_object_new_boolean(0));
+			jadd(o, "why", json_object_new_string(why));
+			jemit(o);
 		} else {
 			printf("%s: refused whatever the table holds: %s\n",
 			       st.ifname, why);
@@ -245,15 +287,22 @@ int ctl_request(struct arbtable *h, int json, int argc, char **argv)
 	t = cost.high ? ARBTABLE_HIGH : ARBTABLE_LOW;
 	fits = cost.slots <= c.free_slots[t] && c.classes_free > 0;
 	if (json) {
-		printf("{\"dev\":");
-		ctl_json_str(st.ifname);
-		printf(",\"valid\":true,\"table\":\"%s\",\"distance\":%u,\"slots\":%u"
-		       ",\"units\":%u,\"guaranteed_bps\":%" PRIu64
-		       ",\"bound_ns\":%" PRIu64 ",\"free_slots\":%u"
-		       ",\"classes_free\":%u,\"fits\":%s}\n",
-		       cost.high ? "high" : "low", cost.distance, cost.slots,
-		       cost.units, cost.units_rate * 8, cost.bound_ns,
-		       c.free_slots[t], c.classes_free, fits ? "true" : "false");
+		struct json_object *o = jobj();
+
+		jadd(o, "dev", json_object_new_string(st.ifname));
+		jadd(o, "valid", json_object_new_boolean(1));
+		jadd(o, "table", json_object_new_string(cost.high ? "high" :
+								     "low"));
+		jadd(o, "distance", json_object_new_int(cost.distance));
+		jadd(o, "slots", json_object_new_int(cost.slots));
+		jadd(o, "units", json_object_new_int(cost.units));
+		jadd(o, "guaranteed_bps",
+		     json_object_new_uint64(cost.units_rate * 8));
+		jadd(o, "bound_ns", json_object_new_uint64(cost.bound_ns));
+		jadd(o, "free_slots", json_object_new_int(c.free_slots[t]));
+		jadd(o, "classes_free", json_object_new_int(c.classes_free));
+		jadd(o, "fits", json_object_new_boolean(fits));
+		jemit(o);
 		return EX_OK;
 	}
 	printf("%s: %s table, distance %u, %u slots, %u weight units",

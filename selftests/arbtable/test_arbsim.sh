@@ -81,7 +81,7 @@ run_case() {
 	    f = line.split()
 	    if f and f[0] in ids:
 	        meas[f[0]] = int(f[1])
-	simb = {c["class"]: c["bytes"] for c in sim["classes"]}
+	simb = {c["handle"]: c["bytes"] for c in sim["classes"]}
 	st, mt = sum(simb.get(c, 0) for c in ids), sum(meas.get(c, 0) for c in ids)
 	worst = 0.0
 	print("%-6s %9s %9s %8s" % ("class", "arbsim%", "meas%", "relerr%"))

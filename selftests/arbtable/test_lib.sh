@@ -157,21 +157,21 @@ expect "show --json" 0 "" "$CTL" --json show $DEV
 js=$RUN_OUT
 jcheck "$js" \
 	"show --json: auto, rate 10mbit (1250000 B/s), handle 1:, 4 classes" \
-	'd["mode"] == "auto" and d["rate"] == 1250000 and d["handle"] == "1:" and len(d["classes"]) == 4' \
+	'd["options"]["mode"] == "auto" and d["options"]["rate"] == 1250000 and d["handle"] == "1:" and len(d["classes"]) == 4 == d["class_count"]' \
 	"show --json: 1:11 has distance 8 and 8 HIGH slots exactly 8 apart" \
-	'[ (c["distance"], len(c["high_slots"]), sorted(set((b - a) % 64 for a, b in zip(c["high_slots"], c["high_slots"][1:] + c["high_slots"][:1])))) for c in d["classes"] if c["class"] == "1:11" ] == [(8, 8, [8])]' \
+	'[ (c["distance"], c["stats"]["allocated_distance"], len(x), sorted(set((b - a) % 64 for a, b in zip(x, x[1:] + x[:1])))) for c in d["classes"] for x in [c["stats"]["high_slots"]] if c["handle"] == "1:11" ] == [(8, 8, 8, [8])]' \
 	"show --json: table slots agree with every class's slot lists" \
-	'all(sorted(s["slot"] for s in d["tables"][t]["slots"] if s["class"] == c["class"]) == c[t + "_slots"] for c in d["classes"] for t in ("high", "low"))' \
+	'all(sorted(s["slot"] for s in d["options"][t] if s["class"] == c["handle"]) == c["stats"][t + "_slots"] for c in d["classes"] for t in ("high", "low"))' \
 	"show --json: used + free = 64 per table; HIGH classes have a bound" \
-	'all(d["tables"][t]["used"] + len(d["tables"][t]["free"]) == 64 for t in ("high", "low")) and all(c["guaranteed_bound_ns"] > 0 for c in d["classes"] if c["high_slots"])' \
+	'all(d["tables"][t]["used"] + len(d["tables"][t]["free"]) == 64 == d[t + "_used"] + len(d["tables"][t]["free"]) for t in ("high", "low")) and all(c["stats"]["guaranteed_bound"] > 0 for c in d["classes"] if c["stats"]["high_slots"])' \
 	"show --json: every rate class's guaranteed_rate >= reserved_rate, with reserved_weight = its weight" \
-	'all(c["guaranteed_rate"] >= c["reserved_rate"] > 0 and c["reserved_weight"] == c["high_weight"] + c["low_weight"] for c in d["classes"] if c["rate"])' \
+	'all(x["guaranteed_rate"] >= x["reserved_rate"] > 0 and x["reserved_weight"] == x["high_weight"] + x["low_weight"] for c in d["classes"] for x in [c["stats"]] if "rate" in c)' \
 	"show --json: 1:10 reserves 125000 B/s with latency 50ms; 1:12 ceil 625000 B/s" \
-	'[(c["reserved_rate"], c["latency_ns"]) for c in d["classes"] if c["class"] == "1:10"] == [(125000, 50000000)] and [c["ceil"] for c in d["classes"] if c["class"] == "1:12"] == [625000]' \
+	'[(c["stats"]["reserved_rate"], c["latency"]) for c in d["classes"] if c["handle"] == "1:10"] == [(125000, 50000000)] and [c["ceil"] for c in d["classes"] if c["handle"] == "1:12"] == [625000]' \
 	=high_before 'd["tables"]["high"]["used"]' \
-	=n11 '[len(c["high_slots"]) for c in d["classes"] if c["class"] == "1:11"][0]' \
-	=o10 '[c["high_slots"] for c in d["classes"] if c["class"] == "1:10"][0]' \
-	=w10 '[c["reserved_weight"] for c in d["classes"] if c["class"] == "1:10"][0]'
+	=n11 '[len(c["stats"]["high_slots"]) for c in d["classes"] if c["handle"] == "1:11"][0]' \
+	=o10 '[c["stats"]["high_slots"] for c in d["classes"] if c["handle"] == "1:10"][0]' \
+	=w10 '[c["stats"]["reserved_weight"] for c in d["classes"] if c["handle"] == "1:10"][0]'
 # the same reserved weight as tc -s prints it ("guaranteed RATE (N units)")
 tw10=$(tc -s class show dev $DEV classid 1:10 | sed -nE 's/.* guaranteed [^ ]+ \(([0-9]+) units\).*/\1/p')
 tap_check "show --json: 1:10 reserved_weight ${w10:-?} = tc -s class show's ${tw10:-?} units" test "${w10:-x}" = "${tw10:-y}"
@@ -181,11 +181,11 @@ expect "change: 1:10 to 20mbit is refused" 4 "above the guaranteed high-table ra
 	"$CTL" change $DEV 1:10 rate 20mbit
 run "$CTL" --json show $DEV
 jcheck "$RUN_OUT" "change: refused change kept 1:10's rate and slots" \
-	"[(c['reserved_rate'], c['high_slots']) for c in d['classes'] if c['class'] == '1:10'] == [(125000, $o10)]"
+	"[(c['stats']['reserved_rate'], c['stats']['high_slots']) for c in d['classes'] if c['handle'] == '1:10'] == [(125000, $o10)]"
 expect "change: 1:10 to rate 800kbit" 0 "" "$CTL" change $DEV 1:10 rate 800kbit
 run "$CTL" --json show $DEV
 jcheck "$RUN_OUT" "change: 1:10 now reserves 100000 B/s, latency kept" \
-	'[(c["reserved_rate"], c["latency_ns"]) for c in d["classes"] if c["class"] == "1:10"] == [(100000, 50000000)]'
+	'[(c["stats"]["reserved_rate"], c["latency"]) for c in d["classes"] if c["handle"] == "1:10"] == [(100000, 50000000)]'
 
 # ------------------------------------------------------- watch
 expect "watch: 2 text refreshes" 0 "" "$CTL" watch $DEV -i 0.3 -n 2
@@ -200,9 +200,9 @@ if pg_reset && pg_add $DEV 0 1000 0x10010 4 2>/dev/null; then
 	tap_check "watch --json: 2 JSON lines" test "$RUN_RC/$(wc -l <<<"$RUN_OUT")" = "0/2"
 	jcheck "$lastj" \
 		"watch --json: 1:10 (pktgen 4mbit) measured rate > 0 vs reserved 100000 B/s" \
-		'[(c["rate"] > 0, c["reserved_rate"]) for c in d["classes"] if c["class"] == "1:10"] == [(True, 100000)]' \
-		"watch --json: idle class 1:11 has rate 0" \
-		'[c["rate"] for c in d["classes"] if c["class"] == "1:11"] == [0]'
+		'[(c["measured_rate"] > 0, c["reserved_rate"], "rate" in c) for c in d["classes"] if c["handle"] == "1:10"] == [(True, 100000, False)]' \
+		"watch --json: idle class 1:11 has measured_rate 0" \
+		'[c["measured_rate"] for c in d["classes"] if c["handle"] == "1:11"] == [0]'
 	diag "$lastj"
 else
 	pg_stop
@@ -222,9 +222,9 @@ fi
 expect "release 1:11" 0 "" "$CTL" release $DEV 1:11
 run "$CTL" --json show $DEV
 jcheck "$RUN_OUT" "release: 1:11 gone, its $n11 HIGH slots free" \
-	"all(c['class'] != '1:11' for c in d['classes']) and d['tables']['high']['used'] == $high_before - $n11"
+	"all(c['handle'] != '1:11' for c in d['classes']) and d['tables']['high']['used'] == $high_before - $n11"
 expect "release: again is refused (no such class)" 4 "rejected by the kernel" "$CTL" release $DEV 1:11
-expect "release: --json acknowledgement" 0 '"ok":true' "$CTL" --json release $DEV 30
+expect "release: --json acknowledgement" 0 '{"ok":true,"command":"release","dev":"'$DEV'","handle":":30"}' "$CTL" --json release $DEV 30
 
 # ------------------------------------------------------- manual tables
 dummy_up $DEV2 || tap_fail "lib: dummy $DEV2"
@@ -234,11 +234,11 @@ expect "manual: plain class 1:11" 0 "" "$CTL" admit $DEV2 1:11
 expect "manual: table high 10:20,-,11:30@5" 0 "" "$CTL" table $DEV2 high 10:20,-,11:30@5
 run "$CTL" --json show $DEV2
 jcheck "$RUN_OUT" "manual: HIGH slots 0 -> 1:10/20, 5 -> 1:11/30" \
-	'[(s["slot"], s["class"], s["weight"]) for s in d["tables"]["high"]["slots"]] == [(0, "1:10", 20), (5, "1:11", 30)] and d["mode"] == "manual"'
+	'[(s["slot"], s["class"], s["weight"]) for s in d["options"]["high"]] == [(0, "1:10", 20), (5, "1:11", 30)] and d["options"]["mode"] == "manual"'
 expect "priomap: 16 class minors set" 0 "" "$CTL" priomap $DEV2 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 11
 run "$CTL" --json show $DEV2
 jcheck "$RUN_OUT" "priomap: show --json gives its 16 class ids" \
-	'd["priomap"] == ["1:10", "1:10", "", "", "1:11"] + [""] * 10 + ["1:11"]'
+	'd["options"]["priomap"] == ["1:10", "1:10", "", "", "1:11"] + [""] * 10 + ["1:11"]'
 tap_check "priomap: tc shows the same map" \
 	grep -q "priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 11" <<<"$(tc qdisc show dev $DEV2)"
 expect "priomap: 3 minors is a usage error" 64 "16 class minors" "$CTL" priomap $DEV2 1 2 3
@@ -248,7 +248,7 @@ expect "change DEV rate 20mbit burst 40k: the qdisc's own options" 0 "" \
 	"$CTL" change $DEV2 rate 20mbit burst 40k highlimit 8
 run "$CTL" --json show $DEV2
 jcheck "$RUN_OUT" "change: rate, burst and highlimit changed, tables kept" \
-	'd["rate"] == 2500000 and d["burst"] == 40960 and d["highlimit"] == 8 and len(d["tables"]["high"]["slots"]) == 2'
+	'd["options"]["rate"] == 2500000 and d["options"]["burst"] == 40960 and d["options"]["highlimit"] == 8 and len(d["options"]["high"]) == 2'
 expect "change: a qdisc option the kernel refuses (highlimit 300)" 4 "rejected by the kernel" \
 	"$CTL" change $DEV2 highlimit 300
 expect "manual: unknown class in a table is refused with the kernel's reason" 4 "rejected by the kernel" \
@@ -268,10 +268,11 @@ expect "delete: again -> not an arbtable qdisc" 3 "not an arbtable qdisc" "$CTL"
 cat >"$tmp/proj.py" <<'PY'
 import json, sys
 d = json.loads(sys.argv[1])
-q = {k: d[k] for k in ("mode", "rate", "burst")}
-t = [(s["slot"], s["class"], s["weight"]) for s in d["tables"]["high"]["slots"]]
-c = sorted((x["class"], x["rate"], x["latency_ns"], x["distance_asked"],
-            x["share"], x["ceil"], x["distance"]) for x in d["classes"])
+q = {k: d["options"].get(k) for k in ("mode", "rate", "burst")}
+t = [(s["slot"], s["class"], s["weight"]) for s in d["options"]["high"]]
+c = sorted((x["handle"], x.get("rate"), x.get("latency"), x.get("distance"),
+            x.get("share"), x.get("ceil"), x["stats"]["allocated_distance"])
+           for x in d["classes"])
 print(q, t, c)
 PY
 same_config() { # DESC: tc's configuration of $DEV2 ($tmp/by-tc) == arbtablectl's
@@ -329,7 +330,7 @@ if ip netns add $ns && ip -n $ns link add dn0 type dummy && ip -n $ns link set d
 	expect "-n NETNS: create on a device of another namespace" 0 "" \
 		"$CTL" -n $ns create dn0 rate 5mbit
 	run "$CTL" -n $ns --json show dn0
-	jcheck "$RUN_OUT" "-n NETNS: show there gives its qdisc" 'd["dev"] == "dn0" and d["rate"] == 625000'
+	jcheck "$RUN_OUT" "-n NETNS: show there gives its qdisc" 'd["dev"] == "dn0" and d["options"]["rate"] == 625000'
 	expect "-n NETNS: the device is not in this namespace" 2 "no such device" "$CTL" show dn0
 	expect "-n NETNS: a namespace that does not exist" 1 "nosuch-ns" "$CTL" -n nosuch-ns show dn0
 else

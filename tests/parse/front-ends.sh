@@ -10,7 +10,13 @@
 #  - class ceil: tc, arbsim (arbtablectl's class commands need the module:
 #    selftests/arbtable/test_lib.sh compares them in the VM);
 #  - table lists: tc, arbsim;
-#  - values all of them must refuse.
+#  - values all of them must refuse;
+#  - JSON keys: a class given every option in arbsim prints them under
+#    the keys tc -j (bookworm-backports' tc 6.15, which prints classes as
+#    JSON) uses, and arbsim's other class keys are tc's (options, stats,
+#    xstats) or its own simulation results, listed here. (arbtablectl's
+#    JSON needs the module: selftests/arbtable/test_json.sh compares it
+#    with tc -j's key by key in the VM.)
 #
 # usage: tests/parse/front-ends.sh [BUILD_DIR]   (default build)
 
@@ -69,7 +75,7 @@ for pair in "10mbit 30k" "10.5mbit 1514" "1gbit 64kbit" "15bit 1mb" \
 	cr=$(field RATE "$c") cb=$(field BURST "$c")
 	s=$(sim_json "qdisc manual rate $rate burst $burst mtu 64\n")
 	if [ -n "$s" ]; then
-		sr=$(sim_get 'j["qdisc"]["rate_bytes"]' <<<"$s")
+		sr=$(sim_get 'j["qdisc"]["rate"]' <<<"$s")
 		sb=$(sim_get 'j["qdisc"]["burst"]' <<<"$s")
 	else
 		sr=refused sb=refused
@@ -87,7 +93,7 @@ for ceil in 100mbit 40gbit 1.5Mbit 12345bit 1tibps; do
 	t=$(request tc class add dev lo parent 1: classid 1:10 arbtable ceil "$ceil")
 	s=$(sim_json "qdisc manual rate 100tbit\nclass 1:10 ceil $ceil\n")
 	tc_v=$(field CEIL "$t")
-	sim_v=$([ -n "$s" ] && sim_get '[c["ceil_bytes"] for c in j["classes"]][0]' <<<"$s")
+	sim_v=$([ -n "$s" ] && sim_get '[c.get("ceil", 0) for c in j["classes"]][0]' <<<"$s")
 	if [ -n "$tc_v" ] && [ "$tc_v" = "$sim_v" ]; then
 		ok "ceil $ceil: $tc_v bytes/s in tc and arbsim"
 	else
@@ -157,6 +163,56 @@ if grep -q 'high table: slot 3 given twice' <<<"$out"; then
 	ok "arbtablectl: a slot given twice is refused in the kernel's words (it kept the last one before)"
 else
 	ko "arbtablectl on a slot given twice: $out"
+fi
+
+# ---- JSON keys: arbsim's and tc -j's
+BPO=${ARBT_IPROUTE2_BPO:-/var/lib/arbtable/iproute2-bpo}
+mm=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$BPO/version" 2>/dev/null)
+if [ -n "$mm" ] && [ -x "$BPO/root/sbin/tc" ] && [ -f "$B/tc-$mm/q_arbtable.so" ]; then
+	cat >"$TMP/jsonon.c" <<'EOF2'
+void new_json_obj(int json);
+void delete_json_obj(void);
+__attribute__((constructor)) static void on(void) { new_json_obj(1); }
+__attribute__((destructor)) static void off(void) { delete_json_obj(); }
+EOF2
+	${CC:-cc} -shared -fPIC -o "$TMP/jsonon.so" "$TMP/jsonon.c"
+	python3 "$HERE/../plugin/mkdump.py" "$TMP/c.dump" class
+	python3 "$HERE/../plugin/mkdump.py" "$TMP/cs.dump" class-strict
+	cat "$TMP/c.dump" "$TMP/cs.dump" >"$TMP/cc.dump"
+	TC_LIB_DIR=$B/tc-$mm LD_PRELOAD="$TMP/jsonon.so" "$BPO/root/sbin/tc" -s monitor file "$TMP/cc.dump" \
+		>"$TMP/tc.json" 2>&1
+	printf '%b' "qdisc auto rate 10gbit\nclass 1:40 strict ceil 100mbit\nclass 1:10 rate 2gbit latency 500us ceil 5gbit cburst 30k\nclass 1:11 rate 300mbit distance 8\nclass 1:30 share 10 distance 4\ntraffic 1:10 size 1500\n" |
+		"$SIM" -j -n 1000 -o 0 - >"$TMP/sim.json" 2>"$TMP/sim.err"
+	if out=$(python3 - "$TMP/tc.json" "$TMP/sim.json" 2>&1 <<'EOF2'
+import json, sys
+tc = json.load(open(sys.argv[1]))
+sim = json.load(open(sys.argv[2]))
+OPTS = {"strict", "ceil", "cburst", "rate", "latency", "distance", "share"}
+tckeys = set().union(*(set(c) | set(c["stats"]) for c in tc)) - {"stats"}
+# arbsim's own: where the class sits and what the simulated traffic did
+SIM_ONLY = {"table", "traffic", "byte_share", "bytes_high", "bytes_low",
+            "bytes_strict", "bytes_slotless", "worst_gap_bytes", "worst_gap_ns"}
+cl = {c["handle"]: c for c in sim["classes"]}
+want = {"1:10": {"rate": 250000000, "latency": 500000, "ceil": 625000000, "cburst": 30720},
+        "1:11": {"rate": 37500000, "distance": 8},
+        "1:30": {"share": 10, "distance": 4},
+        "1:40": {"strict": True, "ceil": 12500000}}
+got = {h: {k: v for k, v in c.items() if k in OPTS} for h, c in cl.items()}
+assert got == want, (got, want)
+assert OPTS <= tckeys, OPTS - tckeys
+extra = set().union(*(set(c) for c in sim["classes"])) - tckeys - SIM_ONLY
+assert not extra, "arbsim class keys tc -j does not have: %s" % sorted(extra)
+print("%d option keys, %d arbsim class keys, %d of them tc's"
+      % (len(OPTS), len(set().union(*(set(c) for c in sim["classes"]))),
+         len(set().union(*(set(c) for c in sim["classes"])) & tckeys)))
+EOF2
+	); then
+		ok "json: arbsim's class options under tc -j's keys (tc $mm), its other keys tc's or its own: $out"
+	else
+		ko "json keys: $out"
+	fi
+else
+	ko "json keys: no backports tc in $BPO with its plugin $B/tc-${mm:-?} (scripts/setup.sh, make plugin-bpo)"
 fi
 
 echo "$pass passed, $fail failed"

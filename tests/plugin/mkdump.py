@@ -103,7 +103,7 @@ def build(which):
                             u32(6, 0)], (1 << 0) | (1 << 16) | (1 << 32) |
                      (1 << 48), 0)
     if which in ("class-strict", "all"):
-        out += klass(0x11, [u8(1, 1), u64(2, 12500000), u32(5, 8),
+        out += klass(0x11, [u8(1, 1), u64(2, 12500000), u32(8, 30720), u32(5, 8),
                             u32(6, 3)], 0, 1 << 5)
     if which == "class-newer":
         # a newer kernel's longer class xstats: the known prefix is read

@@ -11,18 +11,21 @@
 # Every tc runs in a throwaway network namespace (unshare -n), so nothing on
 # the host is touched even if a sch_arbtable module happens to be loaded.
 #
-# usage: tests/plugin/parse-check.sh [PLUGIN_DIR]   (default build/tc)
+# usage: [TC=/path/to/tc] tests/plugin/parse-check.sh [PLUGIN_DIR]
+#        (default: the tc in PATH, build/tc; make plugin-check also runs it
+#        with bookworm-backports' tc 6.15 and the plugin built for it)
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 DIR=${1:-$HERE/../../build/tc}
+TC=${TC:-tc}
 export TC_LIB_DIR=$(cd "$DIR" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
 fail=0
 
-for tool in tc strace python3 unshare; do
+for tool in "$TC" strace python3 unshare; do
 	command -v $tool >/dev/null || { echo "missing $tool"; echo "0 passed, 1 failed"; exit 1; }
 done
 [ -f "$TC_LIB_DIR/q_arbtable.so" ] || { echo "no $TC_LIB_DIR/q_arbtable.so"; echo "0 passed, 1 failed"; exit 1; }
@@ -33,7 +36,7 @@ ko() { fail=$((fail + 1)); echo "FAIL $*"; }
 # run tc ARGS...: sets RC, ERR (tc's stderr), NL (decoded request or "no request")
 run() {
 	ERR=$(unshare -n strace -o "$TMP/trace" -e trace=sendmsg -e write=all \
-		tc "$@" 2>&1 >/dev/null)
+		"$TC" "$@" 2>&1 >/dev/null)
 	RC=$?
 	NL=$(python3 "$HERE/nldecode.py" < "$TMP/trace")
 }
@@ -167,7 +170,7 @@ fi
 
 # ---- printing (tc monitor file) and round trip ----
 python3 "$HERE/mkdump.py" "$TMP/all.dump" all
-OUT=$(tc -s -d monitor file "$TMP/all.dump" 2>&1)
+OUT=$("$TC" -s -d monitor file "$TMP/all.dump" 2>&1)
 chk() {
 	if grep -qF -- "$2" <<<"$OUT"; then ok "print: $1"; else ko "print: $1: no [$2]"; fi
 }
@@ -183,7 +186,7 @@ fi
 chk "occupancy" "occupancy: high 3/64 low 1/64 pointers: high 2 low 0 hp_counter -1200 classes 4"
 chk "credits" "high credit: 0:8128     1:-300     3:320"
 chk "class options" "class arbtable 1:10 dev lo parent 1: leaf 8001: rate 2Gbit latency 50us"
-chk "strict class options" "strict ceil 100Mbit distance 8 share 3"
+chk "strict class options" "strict ceil 100Mbit cburst 30Kb distance 8 share 3"
 chk "class xstats slots" "slots: high 4 [0,16,32,48] weight 508 low 0 [-] weight 0"
 chk "class bounds" "bound: guaranteed 12.3us current 11us max_hol_wait 5.2us"
 chk "class guaranteed rate" "rate 2Gbit guaranteed 2100Mbit (3427 units) throttled 17"
@@ -192,23 +195,24 @@ if grep -qiE 'cannot parse|too short|malformed|unknown type' <<<"$OUT"; then ko 
 # xstats carry their type (qdisc/class) first: a longer blob from a newer
 # kernel prints its known fields, an unknown type is reported, not guessed
 python3 "$HERE/mkdump.py" "$TMP/newer.dump" class-newer
-OUT=$(tc -s monitor file "$TMP/newer.dump" 2>&1)
+OUT=$("$TC" -s monitor file "$TMP/newer.dump" 2>&1)
 chk "longer class xstats (newer kernel): known fields" "slots: high 0 [-] weight 0 low 1 [7] weight 2"
 python3 "$HERE/mkdump.py" "$TMP/badtype.dump" class-badtype
-OUT=$(tc -s monitor file "$TMP/badtype.dump" 2>&1)
+OUT=$("$TC" -s monitor file "$TMP/badtype.dump" 2>&1)
 chk "xstats of an unknown type are reported" "(arbtable xstats of unknown type 7)"
 
 python3 "$HERE/mkdump.py" "$TMP/q.dump" qdisc-manual
-LINE=$(tc monitor file "$TMP/q.dump" | head -n1 | sed 's/.* root //')
+LINE=$("$TC" monitor file "$TMP/q.dump" | head -n1 | sed 's/.* root //')
 # shellcheck disable=SC2086
 run qdisc add dev lo root handle 1: arbtable $LINE
 want="MODE=0 RATE=1250000 HIGHLIMIT=4 ACCOUNTING=0 DEFAULT=48 PRIOMAPN=[0x10,0x10,0x0,0x0,0x11,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x12] MTU=1514 MAXWEIGHT=255 BURST=30720 HIGHN=[0:0x10:127,1:0x11:63,3:0x12:5] LOWN=[0:0x30:2]"
 [ "$NL" = "kind=arbtable OPTIONSN $want" ] && ok "round trip of the qdisc line" ||
 	ko "round trip: [$LINE] -> [$NL]"
 
-# JSON (-j) of the qdisc: tc 6.1's monitor has no JSON mode, so a tiny
-# preload turns the JSON writer on around it. (tc 6.1 prints classes as
-# text only, so only the qdisc messages are checked.)
+# JSON (-j): tc's monitor has no JSON mode, so a tiny preload turns the
+# JSON writer on around it. tc 6.1 prints classes as text only, so with it
+# only the qdisc messages are checked; a newer tc (6.15) prints classes as
+# JSON too, and their options and xstats are checked as well.
 cat > "$TMP/jsonon.c" <<'EOF2'
 void new_json_obj(int json);
 void delete_json_obj(void);
@@ -219,23 +223,50 @@ if ${CC:-cc} -shared -fPIC -o "$TMP/jsonon.so" "$TMP/jsonon.c" 2>/dev/null; then
 	python3 "$HERE/mkdump.py" "$TMP/m.dump" qdisc-manual
 	python3 "$HERE/mkdump.py" "$TMP/a.dump" qdisc-auto
 	cat "$TMP/m.dump" "$TMP/a.dump" > "$TMP/qq.dump"
-	LD_PRELOAD="$TMP/jsonon.so" tc -s -d monitor file "$TMP/qq.dump" > "$TMP/qq.json" 2>&1
+	LD_PRELOAD="$TMP/jsonon.so" "$TC" -s -d monitor file "$TMP/qq.dump" > "$TMP/qq.json" 2>&1
 	if python3 - "$TMP/qq.json" <<'EOF2'
 import json, sys
 d = json.load(open(sys.argv[1]))
 m, a = d[0], d[1]
 o = m["options"]
-assert o["mode"] == "manual" and o["rate"] == 1250000 and o["default"] == 48
+assert o["mode"] == "manual" and o["rate"] == 1250000 and o["default"] == ":30"
 assert o["burst"] == 30720 and "burst" not in a["options"]
-assert o["priomap"][0] == 16 and len(o["priomap"]) == 16
-assert o["high"][2] == {"slot": 3, "minor": 18, "weight": 5}
-assert o["low"] == [{"slot": 0, "minor": 48, "weight": 2}]
+assert o["priomap"][:5] == [":10", ":10", "", "", ":11"] and len(o["priomap"]) == 16
+assert o["high"][2] == {"slot": 3, "class": ":12", "weight": 5}
+assert o["low"] == [{"slot": 0, "class": ":30", "weight": 2}]
+assert a["options"]["default"] == "" and "priomap" not in a["options"]
 assert m["unclassified"]["packets"] == 7 and m["hp_counter"] == -1200
 assert m["high_credit"][1] == {"slot": 1, "credit": -300}
 assert (m["gso_split"], m["gso_segs"], m["oversize_drops"]) == (5, 40, 1)
 assert a["options"]["mode"] == "auto" and len(a["options"]["high"]) == 4
 EOF2
 	then ok "json: qdisc options and xstats"; else ko "json: $(head -c 300 "$TMP/qq.json")"; fi
+	tcver=$("$TC" -V | sed -n 's/.*iproute2-\([0-9]*\.[0-9]*\).*/\1/p')
+	if [ "$tcver" = 6.1 ]; then
+		echo "info: tc $tcver prints classes as text in -j: class JSON is checked with tc 6.15 (make plugin-check)"
+	else
+		python3 "$HERE/mkdump.py" "$TMP/c.dump" class
+		python3 "$HERE/mkdump.py" "$TMP/cs.dump" class-strict
+		cat "$TMP/c.dump" "$TMP/cs.dump" > "$TMP/cc.dump"
+		LD_PRELOAD="$TMP/jsonon.so" "$TC" -s -d monitor file "$TMP/cc.dump" > "$TMP/cc.json" 2>&1
+		if python3 - "$TMP/cc.json" <<'EOF2'
+import json, sys
+c, s = json.load(open(sys.argv[1]))
+assert c["class"] == "arbtable" and c["handle"] == "1:10" and c["parent"] == "1:"
+# the options at the class's level, the measured and allocated in "stats"
+assert (c["rate"], c["latency"]) == (250000000, 50000)
+st = c["stats"]
+assert st["allocated_distance"] == 16 and st["high_slots"] == [0, 16, 32, 48]
+assert (st["reserved_rate"], st["guaranteed_rate"], st["reserved_weight"]) == (250000000, 262500000, 3427)
+assert (st["guaranteed_bound"], st["current_bound"], st["max_hol_wait"]) == (12345, 11000, 5200)
+assert (s["strict"], s["ceil"], s["cburst"], s["distance"], s["share"]) == (True, 12500000, 30720, 8, 3)
+assert "rate" not in s and "latency" not in s
+# no key means a configured value at one level and a measured one at the other
+for x in (c, s):
+    assert not (set(x) - {"stats"}) & set(x["stats"]), set(x) & set(x["stats"])
+EOF2
+		then ok "json: class options and xstats (tc $tcver)"; else ko "json: classes: $(head -c 600 "$TMP/cc.json")"; fi
+	fi
 else
 	ko "json: cannot build the preload helper"
 fi

@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# JSON that scripts can rely on (issue 16, items 5 and 6), on the real
+# module:
+#  - tc -j (the plugin, through Debian's tc 6.1 and bookworm-backports'
+#    tc 6.15 with the plugin built for it) and arbtablectl --json describe
+#    the same qdisc and classes with the same keys and the same values
+#    (class ids as tc class id strings, rates bytes/s, times ns);
+#  - no key names a configured value in one place and a measured or
+#    allocated one in the other;
+#  - tc 6.15's tc -j class show round-trips every class option: every
+#    class is deleted, then added again through tc 6.15 with the values its
+#    JSON gave (the strict class first, as it must be), and each shows the
+#    same options and the same reservation as before.
+# tc 6.1 prints classes as text even with -j, so classes need tc 6.15
+# (unpacked by scripts/setup.sh into the cache, never installed).
+. "$(dirname "$0")/lib.sh"
+tap_begin "JSON: tc -j and arbtablectl --json, tc 6.15 round trip"
+CTL=$ARBT_ROOT/build/tools/arbtablectl
+BPO=${ARBT_IPROUTE2_BPO:-/var/lib/arbtable/iproute2-bpo}
+TC15=$BPO/root/sbin/tc
+mm=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$BPO/version" 2>/dev/null)
+PL15=$ARBT_ROOT/build/tc-$mm
+DEV2=d1
+tmp=$(mktemp -d)
+trap 'dev_del $DEV; dev_del $DEV2; rm -rf $tmp' EXIT
+
+arb_load_module || diag "loading sch_arbtable failed"
+if ! have_arbtable || [ ! -x "$CTL" ]; then
+	tap_fail "json: module, plugin and $CTL"
+	tap_end
+	exit
+fi
+if [ -z "$mm" ] || [ ! -x "$TC15" ] || [ ! -f "$PL15/q_arbtable.so" ]; then
+	tap_fail "json: backports tc ($TC15, version '${mm}') and its plugin $PL15 (scripts/setup.sh, make)"
+	tap_end
+	exit
+fi
+diag "tc 6.1: $(tc -V | head -n1); backports: $("$TC15" -V | head -n1)"
+tc15() { TC_LIB_DIR=$PL15 "$TC15" "$@"; }
+
+ok=0
+dummy_up $DEV && dummy_up $DEV2 || ok=1
+# auto: every class option (the strict class first: its ceil cannot be
+# added once guaranteed classes exist)
+tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit burst 30k || ok=1
+tc class add dev $DEV parent 1: classid 1:40 arbtable strict ceil 1mbit cburst 20k || ok=1
+tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1mbit latency 50ms ceil 5mbit cburst 30k || ok=1
+tc class add dev $DEV parent 1: classid 1:11 arbtable rate 500kbit distance 16 || ok=1
+tc class add dev $DEV parent 1: classid 1:30 arbtable share 7 || ok=1
+tc class add dev $DEV parent 1: classid 1:31 arbtable share 3 distance 8 || ok=1
+# manual: tables, default, priomap, the other qdisc options
+tc qdisc add dev $DEV2 root handle 2: arbtable manual rate 20mbit highlimit 8 accounting iba mtu 1500 || ok=1
+for m in 10 11 30; do tc class add dev $DEV2 parent 2: classid 2:$m arbtable || ok=1; done
+tc qdisc change dev $DEV2 root handle 2: arbtable high 10:20,-,11:30@5 low 30:2 default 30 \
+	priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 30 || ok=1
+tap_check "json: configuration through tc" test $ok = 0
+
+for d in $DEV $DEV2; do
+	tc -s -d -j qdisc show dev $d >"$tmp/q61.$d" 2>&1
+	tc15 -s -d -j qdisc show dev $d >"$tmp/q.$d" 2>&1
+	tc15 -s -d -j class show dev $d >"$tmp/c.$d" 2>&1
+	"$CTL" --json show $d >"$tmp/ctl.$d" 2>&1
+done
+
+# One python3 for every comparison and the round trip (each start costs
+# seconds under TCG). Lines: OK/FAIL DESC, DIAG TEXT.
+cat >"$tmp/cmp.py" <<'PY'
+import json, os, subprocess, sys
+
+tmp, tc15, pl15 = sys.argv[1], sys.argv[2], sys.argv[3]
+devs = sys.argv[4:]
+env = dict(os.environ, TC_LIB_DIR=pl15)
+
+
+def check(desc, cond, diag=None):
+    print("%s %s" % ("OK" if cond else "FAIL", desc))
+    if not cond and diag is not None:
+        print("DIAG %s" % str(diag)[:1500])
+
+
+def load(path):
+    try:
+        return json.load(open(path))
+    except ValueError as e:
+        print("DIAG %s: %s: %s" % (path, e, open(path).read()[:300]))
+        return None
+
+
+def arb(objs):
+    return [o for o in objs or [] if o.get("kind", o.get("class")) == "arbtable"]
+
+
+def full(major, ref):
+    # tc names a class inside the qdisc's options by its minor (":10")
+    return major + ref if ref.startswith(":") else ref
+
+
+def norm_opts(o, major):
+    o = dict(o)
+    o["default"] = full(major, o["default"])
+    if "priomap" in o:
+        o["priomap"] = [full(major, x) for x in o["priomap"]]
+    for t in ("high", "low"):
+        o[t] = [dict(e, **{"class": full(major, e["class"])}) for e in o[t]]
+    return o
+
+
+# keys of tc's own (kind, device, refcount), and the three qdisc xstats
+# libarbtable does not read yet
+TC_ONLY = {"refcnt", "gso_split", "gso_segs", "oversize_drops"}
+CTL_ONLY = {"tables", "classes"}
+CLASS_TC_ONLY = {"class", "dev", "leaf"}
+CLASS_CTL_ONLY = {"table"}
+
+for dev in devs:
+    q61 = arb(load("%s/q61.%s" % (tmp, dev)))
+    q = arb(load("%s/q.%s" % (tmp, dev)))
+    cls = arb(load("%s/c.%s" % (tmp, dev)))
+    ctl = load("%s/ctl.%s" % (tmp, dev))
+    if not (q61 and q and ctl and isinstance(cls, list)):
+        check("%s: tc 6.1, tc 6.15 and arbtablectl give JSON" % dev, False)
+        continue
+    q61, q = q61[0], q[0]
+    major = q["handle"]
+    check("%s: tc 6.1 and tc 6.15 print the same qdisc options" % dev,
+          q61["options"] == q["options"], (q61["options"], q["options"]))
+    check("%s: qdisc options: the same keys and values in tc -j and arbtablectl (%d keys)"
+          % (dev, len(q["options"])),
+          norm_opts(q["options"], major) == ctl["options"],
+          (q["options"], ctl["options"]))
+    tk, ck = set(q), set(ctl)
+    check("%s: qdisc object: keys only tc has %s, only arbtablectl %s"
+          % (dev, sorted(tk - ck), sorted(ck - tk)),
+          tk - ck <= TC_ONLY and ck - tk == CTL_ONLY, (sorted(tk), sorted(ck)))
+    diff = [k for k in tk & ck if k != "options" and q[k] != ctl[k]]
+    check("%s: qdisc stats and xstats: the same values (%d keys)" % (dev, len(tk & ck)),
+          not diff, [(k, q[k], ctl[k]) for k in diff])
+    byh = {c["handle"]: c for c in ctl["classes"]}
+    check("%s: the same classes: %s" % (dev, sorted(c["handle"] for c in cls)),
+          sorted(c["handle"] for c in cls) == sorted(byh) and cls,
+          (sorted(c["handle"] for c in cls), sorted(byh)))
+    bad = []
+    for c in cls:
+        k = byh.get(c["handle"])
+        if k is None:
+            continue
+        ct, kt = set(c) - CLASS_TC_ONLY, set(k) - CLASS_CTL_ONLY
+        if ct != kt or set(c["stats"]) != set(k["stats"]):
+            bad.append(("keys", c["handle"], sorted(ct ^ kt),
+                        sorted(set(c["stats"]) ^ set(k["stats"]))))
+            continue
+        for key in ct - {"stats"}:
+            if c[key] != k[key]:
+                bad.append((c["handle"], key, c[key], k[key]))
+        for key in c["stats"]:
+            if c["stats"][key] != k["stats"][key]:
+                bad.append((c["handle"], "stats." + key, c["stats"][key],
+                            k["stats"][key]))
+    check("%s: every class: the same keys and values in tc -j class show and arbtablectl (options, stats, xstats)"
+          % dev, not bad, bad)
+    over = [(w, c.get("handle"), sorted((set(c) - {"stats"}) & set(c["stats"])))
+            for w, l in (("tc", cls), ("arbtablectl", ctl["classes"])) for c in l
+            if (set(c) - {"stats"}) & set(c["stats"])]
+    check("%s: no class key is both an option (configured) and a stat (measured or allocated)" % dev,
+          not over, over)
+
+# ---- round trip through tc 6.15: every class re-added from its JSON
+dev = devs[0]
+cls = arb(load("%s/c.%s" % (tmp, dev)))
+SPELL = {
+    "ceil": lambda v: ["ceil", "%dbps" % v],
+    "rate": lambda v: ["rate", "%dbps" % v],
+    "cburst": lambda v: ["cburst", "%db" % v],
+    "latency": lambda v: ["latency", "%dns" % v],
+    "distance": lambda v: ["distance", str(v)],
+    "share": lambda v: ["share", str(v)],
+    "strict": lambda v: ["strict"] if v else [],
+}
+KEEP = ("allocated_distance", "reserved_rate", "reserved_weight",
+        "guaranteed_rate", "guaranteed_bound", "high_slot_count",
+        "low_slot_count", "high_weight", "low_weight")
+opts_seen = set()
+
+
+def cls_now(h):
+    out = subprocess.run([tc15, "-s", "-j", "class", "show", "dev", dev,
+                          "classid", h], env=env, capture_output=True,
+                         text=True)
+    try:
+        return arb(json.loads(out.stdout))[0]
+    except (ValueError, IndexError):
+        return {"error": out.stdout + out.stderr}
+
+
+def options(c):
+    return {k: v for k, v in c.items()
+            if k not in CLASS_TC_ONLY | {"handle", "parent", "stats"}}
+
+
+errs = []
+for c in cls:
+    r = subprocess.run([tc15, "class", "del", "dev", dev, "classid",
+                        c["handle"]], env=env, capture_output=True, text=True)
+    if r.returncode:
+        errs.append("del %s: %s" % (c["handle"], r.stderr.strip()))
+check("round trip (tc 6.15): every class deleted", not errs, errs)
+for c in sorted(cls, key=lambda c: (not c.get("strict"), c["handle"])):
+    h = c["handle"]
+    opts = options(c)
+    unknown = set(opts) - set(SPELL)
+    args = sum((SPELL[k](v) for k, v in sorted(opts.items()) if k in SPELL), [])
+    opts_seen |= set(opts)
+    cmd = ["class", "add", "dev", dev, "parent", c["parent"], "classid", h,
+           "arbtable"] + args
+    r = subprocess.run([tc15] + cmd, env=env, capture_output=True, text=True)
+    err = "" if not r.returncode else "rc %d: %s" % (r.returncode, r.stderr.strip())
+    n = cls_now(h)
+    same = ({k: n.get("stats", {}).get(k) for k in KEEP} ==
+            {k: c["stats"][k] for k in KEEP})
+    check("round trip (tc 6.15): %s added back as 'arbtable %s': the same options%s and reservation"
+          % (h, " ".join(args), "" if not unknown else " (unknown keys %s)" % sorted(unknown)),
+          not err and not unknown and options(n) == opts and same,
+          (err, opts, options(n), [(k, c["stats"][k], n.get("stats", {}).get(k)) for k in KEEP]))
+check("round trip covered every class option: %s" % sorted(opts_seen),
+      opts_seen == set(SPELL), sorted(set(SPELL) - opts_seen))
+
+# ---- and the manual qdisc's options, given back to tc qdisc change
+dev2 = devs[1]
+q = arb(load("%s/q.%s" % (tmp, dev2)))[0]
+o = q["options"]
+
+
+def tlist(entries):
+    return ",".join("%s:%d@%d" % (e["class"].lstrip(":"), e["weight"], e["slot"])
+                    for e in entries) or "none"
+
+
+args = ["rate", "%dbps" % o["rate"], "highlimit", str(o["highlimit"]),
+        "accounting", o["accounting"], "mtu", str(o["mtu"]),
+        "maxweight", str(o["maxweight"]),
+        "default", o["default"].lstrip(":") or "0",
+        "priomap"] + [x.lstrip(":") or "0" for x in o["priomap"]] + \
+       ["high", tlist(o["high"]), "low", tlist(o["low"])]
+if "burst" in o:
+    args += ["burst", "%db" % o["burst"]]
+# from empty tables and no default, so that the change sets them again
+r0 = subprocess.run([tc15, "qdisc", "change", "dev", dev2, "root", "handle",
+                     q["handle"], "arbtable", "high", "none", "low", "none",
+                     "default", "0"], env=env, capture_output=True, text=True)
+r = subprocess.run([tc15, "qdisc", "change", "dev", dev2, "root", "handle",
+                    q["handle"], "arbtable"] + args, env=env,
+                   capture_output=True, text=True)
+out = subprocess.run([tc15, "-j", "qdisc", "show", "dev", dev2], env=env,
+                     capture_output=True, text=True).stdout
+try:
+    n = arb(json.loads(out))[0]["options"]
+except (ValueError, IndexError):
+    n = out
+check("round trip (tc 6.15): the manual qdisc's options given back as 'arbtable %s'"
+      % " ".join(args), not r0.returncode and not r.returncode and n == o,
+      (r0.stderr, r.stderr, o, n))
+print("END")
+PY
+ended=0
+while IFS= read -r line; do
+	kind=${line%% *} rest=${line#* }
+	case $kind in
+	END) ended=1 ;;
+	OK) tap_ok "$rest" ;;
+	FAIL) tap_fail "$rest" ;;
+	DIAG) diag "$rest" ;;
+	*) diag "$line" ;;
+	esac
+done < <(python3 "$tmp/cmp.py" "$tmp" "$TC15" "$PL15" $DEV $DEV2 2>&1)
+[ $ended = 1 ] || tap_fail "json: the comparison script ran to its end"
+
+tap_end
