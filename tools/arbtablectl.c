@@ -409,16 +409,15 @@ static void json_stats(struct json_object *j, const struct arbtable_stats *st)
 /* A class: its options beside "handle" (only those the kernel reports,
  * as tc prints them), the measured and allocated in "stats".
  */
-static struct json_object *json_class(const struct arbtable_state *st,
-				      const struct arbtable_class_state *c)
+static struct json_object *json_class(const struct arbtable_class_state *c)
 {
 	const struct arbtable_class_opts *o = &c->opts;
 	struct json_object *j = jnew(), *x = jnew();
 	char b[16];
 
 	jput_str(j, "handle", fmt_classid(c->classid, b, sizeof(b)));
-	snprintf(b, sizeof(b), "%x:", ARBTABLE_MAJOR(st->handle));
-	jput_str(j, "parent", b);
+	/* the kernel reports its classes' parent as TC_H_ROOT: tc says "root" */
+	jput_bool(j, "root", 1);
 	jput_str(j, "table", class_table(c));
 	if ((o->set & ARBTABLE_C_STRICT) && o->strict)
 		jput_bool(j, "strict", 1);
@@ -526,7 +525,7 @@ static void show_json(const struct arbtable_state *st)
 	a = json_object_new_array();
 	jput(q, "classes", a);
 	for (i = 0; i < st->nclasses; i++)
-		jarr_add(a, json_class(st, &st->classes[i]));
+		jarr_add(a, json_class(&st->classes[i]));
 	jprint(q);
 }
 

@@ -93,7 +93,7 @@ def arb(objs):
 
 def full(major, ref):
     # tc names a class inside the qdisc's options by its minor (":10")
-    return major + ref if ref.startswith(":") else ref
+    return major.rstrip(":") + ref if ref.startswith(":") else ref
 
 
 def norm_opts(o, major):
@@ -109,7 +109,8 @@ def norm_opts(o, major):
 # keys of tc's own (kind, device, refcount), and the three qdisc xstats
 # libarbtable does not read yet
 TC_ONLY = {"refcnt", "gso_split", "gso_segs", "oversize_drops"}
-CTL_ONLY = {"tables", "classes"}
+# tc leaves "dev" out when asked about one device
+CTL_ONLY = {"tables", "classes", "dev"}
 CLASS_TC_ONLY = {"class", "dev", "leaf"}
 CLASS_CTL_ONLY = {"table"}
 
@@ -168,6 +169,7 @@ for dev in devs:
 # ---- round trip through tc 6.15: every class re-added from its JSON
 dev = devs[0]
 cls = arb(load("%s/c.%s" % (tmp, dev)))
+parent = arb(load("%s/q.%s" % (tmp, dev)))[0]["handle"]
 SPELL = {
     "ceil": lambda v: ["ceil", "%dbps" % v],
     "rate": lambda v: ["rate", "%dbps" % v],
@@ -195,7 +197,7 @@ def cls_now(h):
 
 def options(c):
     return {k: v for k, v in c.items()
-            if k not in CLASS_TC_ONLY | {"handle", "parent", "stats"}}
+            if k not in CLASS_TC_ONLY | {"handle", "root", "stats"}}
 
 
 errs = []
@@ -211,7 +213,7 @@ for c in sorted(cls, key=lambda c: (not c.get("strict"), c["handle"])):
     unknown = set(opts) - set(SPELL)
     args = sum((SPELL[k](v) for k, v in sorted(opts.items()) if k in SPELL), [])
     opts_seen |= set(opts)
-    cmd = ["class", "add", "dev", dev, "parent", c["parent"], "classid", h,
+    cmd = ["class", "add", "dev", dev, "parent", parent, "classid", h,
            "arbtable"] + args
     r = subprocess.run([tc15] + cmd, env=env, capture_output=True, text=True)
     err = "" if not r.returncode else "rc %d: %s" % (r.returncode, r.stderr.strip())
