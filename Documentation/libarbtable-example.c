@@ -28,20 +28,22 @@ static int report(struct arbtable *h, const char *what, int err)
 
 static void print_class(const struct arbtable_state *st, uint32_t minor)
 {
-	const struct arbtable_class_state *c = arbtable_find_class(st, minor);
+	struct arbtable_class_info c;
+	int i = arbtable_state_find_class(st, minor);
 	int t, s;
 
-	if (!c) {
+	/* the library copies into the struct this program was built with */
+	if (i < 0 || arbtable_state_class(st, i, &c, sizeof(c)) < 0) {
 		printf("class %x not found\n", minor);
 		return;
 	}
 	printf("class %x:%x distance %u reserved %llu B/s bound %llu ns slots",
-	       ARBTABLE_MAJOR(c->classid), ARBTABLE_MINOR(c->classid),
-	       c->distance, (unsigned long long)c->reserved_rate,
-	       (unsigned long long)c->guaranteed_bound_ns);
+	       ARBTABLE_MAJOR(c.classid), ARBTABLE_MINOR(c.classid),
+	       c.distance, (unsigned long long)c.reserved_rate,
+	       (unsigned long long)c.guaranteed_bound_ns);
 	for (t = 0; t < ARBTABLE_NTABLES; t++)
 		for (s = 0; s < ARBTABLE_SLOTS; s++)
-			if (c->slots[t] & (1ull << s))
+			if (c.slots[t] & (1ull << s))
 				printf(" %s%d", t == ARBTABLE_HIGH ? "H" : "L", s);
 	printf("\n");
 }
@@ -59,6 +61,7 @@ int main(int argc, char **argv)
 		.set = ARBTABLE_C_SHARE,
 		.share = 20,
 	};
+	struct arbtable_qdisc_info q;
 	struct arbtable_state *st;
 	const char *dev = NULL;
 	int create_mbit = 0, keep = 0, err, i, rc = 1;
@@ -91,7 +94,7 @@ int main(int argc, char **argv)
 		perror("arbtable_open");
 		return 1;
 	}
-	st = malloc(sizeof(*st));
+	st = arbtable_state_new();
 	if (!st)
 		goto out;
 
@@ -102,7 +105,8 @@ int main(int argc, char **argv)
 			.rate = (uint64_t)create_mbit * 1000000 / 8,
 		};
 
-		err = arbtable_qdisc_create(h, dev, ARBTABLE_CLASSID(1, 0), &q);
+		err = arbtable_qdisc_create(h, dev, ARBTABLE_CLASSID(1, 0), &q,
+					    sizeof(q));
 		if (err) {
 			report(h, "create qdisc", err);
 			goto out;
@@ -112,12 +116,17 @@ int main(int argc, char **argv)
 	}
 
 	/* a major of 0 means: the handle of the device's arbtable qdisc */
-	err = arbtable_admit(h, dev, ARBTABLE_CLASSID(0, 0x10), &video);
+	/* options go with their size: a newer library reads what this
+	 * program set and takes the fields it did not know of as unset
+	 */
+	err = arbtable_admit(h, dev, ARBTABLE_CLASSID(0, 0x10), &video,
+			     sizeof(video));
 	if (err) {
 		report(h, "admit 10 (1mbit, 20ms)", err);
 		goto cleanup;
 	}
-	err = arbtable_admit(h, dev, ARBTABLE_CLASSID(0, 0x20), &bulk);
+	err = arbtable_admit(h, dev, ARBTABLE_CLASSID(0, 0x20), &bulk,
+			     sizeof(bulk));
 	if (err) {
 		report(h, "admit 20 (share 20)", err);
 		goto release10;
@@ -125,7 +134,8 @@ int main(int argc, char **argv)
 
 	/* a reservation above the capacity: the kernel says why not */
 	video.rate = 1000ull * 1000 * 1000 * 1000;
-	err = arbtable_admit(h, dev, ARBTABLE_CLASSID(0, 0x30), &video);
+	err = arbtable_admit(h, dev, ARBTABLE_CLASSID(0, 0x30), &video,
+			     sizeof(video));
 	if (err)
 		printf("admit 30 (8 Tbit/s) refused as expected: %s\n",
 		       arbtable_errmsg(h));
@@ -137,9 +147,14 @@ int main(int argc, char **argv)
 		report(h, "read", err);
 		goto release20;
 	}
+	err = arbtable_state_qdisc(st, &q, sizeof(q));
+	if (err < 0) {
+		fprintf(stderr, "state_qdisc: %s\n", strerror(-err));
+		goto release20;
+	}
 	printf("qdisc %x: on %s: %u classes, high %u/64, low %u/64 slots\n",
-	       ARBTABLE_MAJOR(st->handle), st->ifname, st->nclasses,
-	       st->used[ARBTABLE_HIGH], st->used[ARBTABLE_LOW]);
+	       ARBTABLE_MAJOR(q.handle), q.ifname, q.nclasses,
+	       q.used[ARBTABLE_HIGH], q.used[ARBTABLE_LOW]);
 	print_class(st, 0x10);
 	print_class(st, 0x20);
 	rc = 0;
@@ -161,7 +176,7 @@ cleanup:
 			rc = report(h, "delete qdisc", err) ? 1 : rc;
 	}
 out:
-	free(st);
+	arbtable_state_free(st);
 	arbtable_close(h);
 	return rc;
 }

@@ -48,21 +48,33 @@ static uint32_t fnv1a(const char *a, const char *b)
 	return h;
 }
 
+/* A kernel refusal: msg says what was refused, details the kernel's
+ * extack verbatim.  Runtimes built on libcni print msg and details
+ * joined (podman: "msg: details"), so the reason must not be in both.
+ * The plugin's own failures have no details: the reason is in msg.
+ */
+static void refusal(struct acni_err *e, int code, const char *what,
+		    int from_kernel, const char *why)
+{
+	if (from_kernel) {
+		acni_error(e, code, "%s", what);
+		acni_details(e, why);
+	} else {
+		acni_error(e, code, "%s: %s", what, why);
+	}
+}
+
 static int nl_error(struct acni_err *e, const struct acni_nl *n,
 		    const char *what)
 {
-	acni_error(e, ACNI_E_NETLINK, "%s: %s", what, n->msg);
-	if (n->kernel)
-		acni_details(e, n->msg);
+	refusal(e, ACNI_E_NETLINK, what, n->kernel, n->msg);
 	return -1;
 }
 
 static int lib_error(struct acni_err *e, int code, struct arbtable *h,
 		     const char *what)
 {
-	acni_error(e, code, "%s: %s", what, arbtable_errmsg(h));
-	if (arbtable_err_from_kernel(h))
-		acni_details(e, arbtable_errmsg(h));
+	refusal(e, code, what, arbtable_err_from_kernel(h), arbtable_errmsg(h));
 	return -1;
 }
 
@@ -111,14 +123,15 @@ static int host_veth(const struct acni_env *env, struct acni_nl *host,
  * mark at our prio, no state file holding it.
  */
 static int pick_tenant(const struct acni_conf *c, const struct acni_env *env,
-		       const struct arbtable_state *st, struct acni_nl *n,
+		       const struct arbtable_state *st,
+		       const struct arbtable_qdisc_info *qi, struct acni_nl *n,
 		       uint32_t *tenant, struct acni_err *e)
 {
 	static uint8_t used[65536 / 8];
 	uint32_t h = fnv1a(env->containerid, env->ifname), i;
 
 	memset(used, 0, sizeof(used));
-	if (acni_filter_handles(n, st->ifindex, st->handle, c->prio,
+	if (acni_filter_handles(n, qi->ifindex, qi->handle, c->prio,
 				c->mark_shift, used, c->span + 1) < 0)
 		return nl_error(e, n, "reading the fw filters");
 	for (i = 0; i < c->span; i++) {
@@ -126,7 +139,7 @@ static int pick_tenant(const struct acni_conf *c, const struct acni_env *env,
 
 		if (used[t / 8] & (1u << (t % 8)))
 			continue;
-		if (arbtable_find_class(st, c->minor_base + t))
+		if (arbtable_state_find_class(st, c->minor_base + t) >= 0)
 			continue;
 		if (acni_state_tenant_used(c->state_dir, c->device, t))
 			continue;
@@ -196,8 +209,10 @@ static void print_result(const struct acni_conf *c)
 int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		 struct acni_err *e)
 {
-	static struct arbtable_state st;
-	const struct arbtable_class_state *cl;
+	struct arbtable_state *st = NULL;
+	struct arbtable_qdisc_opts qo;
+	struct arbtable_qdisc_info qi;
+	struct arbtable_class_info cl;
 	struct acni_state s = { 0 }, old;
 	struct undo u = { .s = &s, .dev = c->device };
 	struct arbtable *h = NULL;
@@ -229,11 +244,16 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 	u.h = h;
+	st = arbtable_state_new();
+	if (!st) {
+		acni_error(e, ACNI_E_IO, "libarbtable: %s", strerror(errno));
+		goto out;
+	}
 
-	err = arbtable_read(h, c->device, &st);
+	err = arbtable_read(h, c->device, st);
 	if (err == -EMEDIUMTYPE) {
 		err = arbtable_qdisc_create(h, c->device, c->handle,
-					    &c->qopts);
+					    &c->qopts, sizeof(c->qopts));
 		if (err < 0) {
 			snprintf(what, sizeof(what),
 				 "no arbtable root on %s and creating one failed",
@@ -242,7 +262,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 			goto out;
 		}
 		u.root = 1;
-		err = arbtable_read(h, c->device, &st);
+		err = arbtable_read(h, c->device, st);
 	}
 	if (err == -ENODEV) {
 		acni_error(e, ACNI_E_DEVICE, "device %s: %s", c->device,
@@ -253,29 +273,36 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		lib_error(e, ACNI_E_NETLINK, h, "reading the arbtable root");
 		goto out;
 	}
-	if (st.parent != TC_H_ROOT ||
-	    !(st.opts.set & ARBTABLE_Q_MODE) ||
-	    st.opts.mode != ARBTABLE_MODE_AUTO) {
+	/* records of this build's size: the library fills what it knows */
+	if (arbtable_state_qdisc(st, &qi, sizeof(qi)) < 0 ||
+	    arbtable_state_qdisc_opts(st, &qo, sizeof(qo)) < 0) {
+		acni_error(e, ACNI_E_NETLINK, "libarbtable: cannot copy the qdisc's state");
+		goto out;
+	}
+	if (qi.parent != TC_H_ROOT ||
+	    !(qo.set & ARBTABLE_Q_MODE) ||
+	    qo.mode != ARBTABLE_MODE_AUTO) {
 		acni_error(e, ACNI_E_DEVICE,
 			   "the arbtable qdisc on %s is not a root in auto mode: arbtable-cni admits tenants through the allocator only",
 			   c->device);
 		goto out;
 	}
-	u.nic_ifindex = st.ifindex;
+	u.nic_ifindex = qi.ifindex;
 
-	if (pick_tenant(c, env, &st, &n, &s.tenant, e) < 0)
+	if (pick_tenant(c, env, st, &qi, &n, &s.tenant, e) < 0)
 		goto out;
 	snprintf(s.device, sizeof(s.device), "%s", c->device);
 	snprintf(s.host_ifname, sizeof(s.host_ifname), "%s", hl.name);
 	s.host_ifindex = hl.ifindex;
-	s.classid = st.handle | (c->minor_base + s.tenant);
+	s.classid = qi.handle | (c->minor_base + s.tenant);
 	s.mark = s.tenant << c->mark_shift;
 	s.mark_mask = c->mark_mask;
 	s.prio = c->prio;
-	s.parent = st.handle;
+	s.parent = qi.handle;
 	s.req = c->req.opts;
 
-	if (arbtable_admit(h, c->device, s.classid, &c->req.opts) < 0) {
+	if (arbtable_admit(h, c->device, s.classid, &c->req.opts,
+			   sizeof(c->req.opts)) < 0) {
 		snprintf(what, sizeof(what),
 			 "container %s (%s, from %s) refused on %s",
 			 env->containerid, c->req.text, c->req.source,
@@ -286,22 +313,22 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	}
 	u.cls = 1;
 	/* what the kernel admitted, for CHECK to compare with later */
-	if (arbtable_read(h, c->device, &st) < 0) {
+	if (arbtable_read(h, c->device, st) < 0) {
 		lib_error(e, ACNI_E_NETLINK, h, "reading the admitted class");
 		goto out;
 	}
-	cl = arbtable_find_class(&st, s.classid);
-	if (!cl) {
+	err = arbtable_state_find_class(st, s.classid);
+	if (err < 0 || arbtable_state_class(st, err, &cl, sizeof(cl)) < 0) {
 		acni_error(e, ACNI_E_NETLINK,
 			   "class %x:%x vanished right after its admission",
 			   ARBTABLE_MAJOR(s.classid), ARBTABLE_MINOR(s.classid));
 		goto out;
 	}
-	s.distance = cl->distance;
-	s.guaranteed_rate = cl->guaranteed_rate;
-	s.guaranteed_bound_ns = cl->guaranteed_bound_ns;
+	s.distance = cl.distance;
+	s.guaranteed_rate = cl.guaranteed_rate;
+	s.guaranteed_bound_ns = cl.guaranteed_bound_ns;
 
-	if (acni_fw_add(&n, st.ifindex, st.handle, s.prio, s.mark,
+	if (acni_fw_add(&n, qi.ifindex, qi.handle, s.prio, s.mark,
 			s.mark_mask, s.classid) < 0) {
 		nl_error(e, &n, "fw filter on the egress device");
 		goto out;
@@ -327,6 +354,7 @@ out:
 		undo(&u);
 	if (h)
 		arbtable_close(h);
+	arbtable_state_free(st);
 	acni_nl_close(&n);
 	return ret;
 }
@@ -411,10 +439,11 @@ out:
 /* ------------------------------------------------------------ CHECK */
 
 static int check_class(const struct acni_state *s,
-		       const struct arbtable_class_state *cl,
+		       const struct arbtable_class_info *cl,
+		       const struct arbtable_class_opts *k,
 		       const struct acni_env *env, struct acni_err *e)
 {
-	const struct arbtable_class_opts *r = &s->req, *k = &cl->opts;
+	const struct arbtable_class_opts *r = &s->req;
 	const char *bad = NULL;
 
 	if ((r->set & ARBTABLE_C_RATE) &&
@@ -448,8 +477,10 @@ static int check_class(const struct acni_state *s,
 int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 		   struct acni_err *e)
 {
-	static struct arbtable_state st;
-	const struct arbtable_class_state *cl;
+	struct arbtable_state *st = NULL;
+	struct arbtable_qdisc_info qi;
+	struct arbtable_class_info cl;
+	struct arbtable_class_opts ko;
 	struct acni_filter f;
 	struct acni_state s;
 	struct acni_link hl;
@@ -479,21 +510,30 @@ int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 		return acni_error(e, ACNI_E_IO, "libarbtable: %s",
 				  strerror(errno));
 	}
-	if (arbtable_read(h, s.device, &st) < 0) {
+	st = arbtable_state_new();
+	if (!st) {
+		acni_error(e, ACNI_E_IO, "libarbtable: %s", strerror(errno));
+		goto out;
+	}
+	if (arbtable_read(h, s.device, st) < 0) {
 		lib_error(e, ACNI_E_CHECK, h, "the arbtable root");
 		goto out;
 	}
-	cl = arbtable_find_class(&st, s.classid);
-	if (!cl || st.handle != s.parent) {
+	/* records of this build's size: the library fills what it knows */
+	err = arbtable_state_find_class(st, s.classid);
+	if (err < 0 || arbtable_state_qdisc(st, &qi, sizeof(qi)) < 0 ||
+	    arbtable_state_class(st, err, &cl, sizeof(cl)) < 0 ||
+	    arbtable_state_class_opts(st, err, &ko, sizeof(ko)) < 0 ||
+	    qi.handle != s.parent) {
 		acni_error(e, ACNI_E_CHECK,
 			   "container %s: class %x:%x is gone from %s",
 			   env->containerid, ARBTABLE_MAJOR(s.classid),
 			   ARBTABLE_MINOR(s.classid), s.device);
 		goto out;
 	}
-	if (check_class(&s, cl, env, e) < 0)
+	if (check_class(&s, &cl, &ko, env, e) < 0)
 		goto out;
-	err = acni_filter_get(&n, st.ifindex, s.parent, s.prio, s.mark, &f);
+	err = acni_filter_get(&n, qi.ifindex, s.parent, s.prio, s.mark, &f);
 	if (err < 0) {
 		nl_error(e, &n, "reading the fw filters");
 		goto out;
@@ -536,6 +576,7 @@ int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 	ret = 0;
 out:
 	arbtable_close(h);
+	arbtable_state_free(st);
 	acni_nl_close(&n);
 	return ret;
 }

@@ -75,7 +75,8 @@ static int print_error(const char *version, const struct acni_err *e)
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	/* for a human running it by hand; runtimes read stdout */
-	fprintf(stderr, "arbtable-cni: %s\n", e->msg);
+	fprintf(stderr, "arbtable-cni: %s%s%s\n", e->msg,
+		e->details[0] ? ": " : "", e->details);
 	return 1;
 }
 

@@ -38,6 +38,8 @@
 #include <linux/pkt_sched_arbtable.h>
 
 #include "arbtable/arbtable.h"
+#include "arbtable_abi.h"
+#include "arbtable_state.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -86,6 +88,31 @@ static int arb_fail(struct arbtable *h, int err, const char *fmt, ...)
 	va_end(ap);
 	h->from_kernel = 0;
 	return err;
+}
+
+/*
+ * The caller's options (@usize bytes) into @k, this library's struct, by
+ * the rules of arbtable_abi.h; NULL options (defaults) are not looked at.
+ * Returns 0 or the error reported through arb_fail().
+ */
+static int arb_take_opts(struct arbtable *h, const char *what, void *k,
+			 size_t ksize, const void *u, size_t usize,
+			 size_t ver0)
+{
+	int err;
+
+	if (!u)
+		return 0;
+	err = arb_opts_in(k, ksize, u, usize, ver0);
+	if (err == -EINVAL)
+		return arb_fail(h, err,
+				"%s: options of %zu bytes, fewer than the %zu of the first release (sizeof a pointer?)",
+				what, usize, ver0);
+	if (err)
+		return arb_fail(h, err,
+				"%s: options of %zu bytes set fields past the %zu this libarbtable %s knows (built against a newer header?)",
+				what, usize, ksize, ARB_VERSION);
+	return 0;
 }
 
 ARB_EXPORT const char *arbtable_errmsg(const struct arbtable *h)
@@ -510,7 +537,7 @@ static int arb_parse_table(struct nlattr *nest, struct arbtable_slot *t)
 static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 {
 	struct nlattr *tb[TCA_ARBTABLE_MAX + 1];
-	struct arbtable_qdisc_opts *o = &st->opts;
+	struct arbtable_qdisc_opts *o = &st->qopts;
 
 	if (!nest)
 		return 0;
@@ -559,11 +586,11 @@ static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 				continue;
 			if (nla_len(a) != 4)
 				return -EPROTO;
-			st->priomap[i++] = nla_get_u32(a);
+			st->q.priomap[i++] = nla_get_u32(a);
 		}
 	}
-	if (arb_parse_table(tb[TCA_ARBTABLE_HIGH], st->table[ARBTABLE_HIGH]) ||
-	    arb_parse_table(tb[TCA_ARBTABLE_LOW], st->table[ARBTABLE_LOW]))
+	if (arb_parse_table(tb[TCA_ARBTABLE_HIGH], st->q.table[ARBTABLE_HIGH]) ||
+	    arb_parse_table(tb[TCA_ARBTABLE_LOW], st->q.table[ARBTABLE_LOW]))
 		return -EPROTO;
 	return 0;
 }
@@ -666,32 +693,32 @@ static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
 		struct nlattr *app;
 		int bad;
 
-		memset(&st->opts, 0, sizeof(st->opts));
-		memset(st->priomap, 0, sizeof(st->priomap));
-		memset(&st->stats, 0, sizeof(st->stats));
-		st->handle = tcm->tcm_handle;
-		st->parent = tcm->tcm_parent;
+		memset(&st->qopts, 0, sizeof(st->qopts));
+		memset(st->q.priomap, 0, sizeof(st->q.priomap));
+		memset(&st->q.stats, 0, sizeof(st->q.stats));
+		st->q.handle = tcm->tcm_handle;
+		st->q.parent = tcm->tcm_parent;
 		bad = arb_parse_qopts(tb[TCA_OPTIONS], st);
-		app = arb_parse_stats(tb[TCA_STATS2], &st->stats);
-		st->has_xstats = 0;
+		app = arb_parse_stats(tb[TCA_STATS2], &st->q.stats);
+		st->q.has_xstats = 0;
 		if (arb_take_xstats(app, TCA_ARBTABLE_XSTATS_QDISC, &qx,
 				    sizeof(qx))) {
 			int i;
 
-			st->has_xstats = 1;
-			st->unclassified_pkts = qx.unclassified_pkts;
-			st->unclassified_drops = qx.unclassified_drops;
-			st->unclassified_qlen = qx.unclassified_qlen;
-			st->swaps = qx.swaps;
-			st->throttled = qx.throttled;
-			st->used[ARBTABLE_HIGH] = qx.high_used;
-			st->used[ARBTABLE_LOW] = qx.low_used;
-			st->cur[ARBTABLE_HIGH] = qx.high_cur;
-			st->cur[ARBTABLE_LOW] = qx.low_cur;
-			st->hp_counter = qx.hp_counter;
+			st->q.has_xstats = 1;
+			st->q.unclassified_pkts = qx.unclassified_pkts;
+			st->q.unclassified_drops = qx.unclassified_drops;
+			st->q.unclassified_qlen = qx.unclassified_qlen;
+			st->q.swaps = qx.swaps;
+			st->q.throttled = qx.throttled;
+			st->q.used[ARBTABLE_HIGH] = qx.high_used;
+			st->q.used[ARBTABLE_LOW] = qx.low_used;
+			st->q.cur[ARBTABLE_HIGH] = qx.high_cur;
+			st->q.cur[ARBTABLE_LOW] = qx.low_cur;
+			st->q.hp_counter = qx.hp_counter;
 			for (i = 0; i < ARBTABLE_SLOTS; i++) {
-				st->credit[ARBTABLE_HIGH][i] = qx.high_credit[i];
-				st->credit[ARBTABLE_LOW][i] = qx.low_credit[i];
+				st->q.credit[ARBTABLE_HIGH][i] = qx.high_credit[i];
+				st->q.credit[ARBTABLE_LOW][i] = qx.low_credit[i];
 			}
 		}
 		if (bad)
@@ -824,8 +851,11 @@ static int arb_put_qopts(struct nl_msg *msg,
 
 ARB_EXPORT int arbtable_qdisc_create(struct arbtable *h, const char *ifname,
 				     uint32_t handle,
-				     const struct arbtable_qdisc_opts *opts)
+				     const struct arbtable_qdisc_opts *uopts,
+				     size_t opts_size)
 {
+	const struct arbtable_qdisc_opts *opts;
+	struct arbtable_qdisc_opts kopts;
 	struct nl_msg *msg;
 	char what[96];
 	int ifindex, err;
@@ -833,6 +863,11 @@ ARB_EXPORT int arbtable_qdisc_create(struct arbtable *h, const char *ifname,
 	if (!h)
 		return -EINVAL;
 	arb_clear(h);
+	err = arb_take_opts(h, "create arbtable qdisc", &kopts, sizeof(kopts),
+			    uopts, opts_size, ARBTABLE_QDISC_OPTS_SIZE_VER0);
+	if (err)
+		return err;
+	opts = uopts ? &kopts : NULL;
 	if (ARBTABLE_MINOR(handle) || !handle)
 		return arb_fail(h, -EINVAL,
 				"qdisc handle %x:%x: give a major only (e.g. 1:)",
@@ -854,8 +889,11 @@ ARB_EXPORT int arbtable_qdisc_create(struct arbtable *h, const char *ifname,
 }
 
 ARB_EXPORT int arbtable_qdisc_change(struct arbtable *h, const char *ifname,
-				     const struct arbtable_qdisc_opts *opts)
+				     const struct arbtable_qdisc_opts *uopts,
+				     size_t opts_size)
 {
+	const struct arbtable_qdisc_opts *opts;
+	struct arbtable_qdisc_opts kopts;
 	struct arb_qinfo qi;
 	struct nl_msg *msg;
 	char what[96];
@@ -864,6 +902,11 @@ ARB_EXPORT int arbtable_qdisc_change(struct arbtable *h, const char *ifname,
 	if (!h)
 		return -EINVAL;
 	arb_clear(h);
+	err = arb_take_opts(h, "change arbtable qdisc", &kopts, sizeof(kopts),
+			    uopts, opts_size, ARBTABLE_QDISC_OPTS_SIZE_VER0);
+	if (err)
+		return err;
+	opts = uopts ? &kopts : NULL;
 	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
 	if (ifindex < 0)
 		return ifindex;
@@ -1047,12 +1090,15 @@ enum arb_cop { ARB_ADMIT, ARB_CHANGE, ARB_RELEASE };
 
 static int arb_class_op(struct arbtable *h, enum arb_cop op,
 			const char *ifname, uint32_t classid,
-			const struct arbtable_class_opts *opts)
+			const struct arbtable_class_opts *uopts,
+			size_t opts_size)
 {
 	static const char *const verb[] = {
 		[ARB_ADMIT] = "admit", [ARB_CHANGE] = "change",
 		[ARB_RELEASE] = "release",
 	};
+	const struct arbtable_class_opts *opts;
+	struct arbtable_class_opts kopts;
 	struct arb_qinfo qi;
 	struct nl_msg *msg;
 	char what[96];
@@ -1061,6 +1107,15 @@ static int arb_class_op(struct arbtable *h, enum arb_cop op,
 	if (!h)
 		return -EINVAL;
 	arb_clear(h);
+	err = arb_take_opts(h, verb[op], &kopts, sizeof(kopts), uopts,
+			    opts_size, ARBTABLE_CLASS_OPTS_SIZE_VER0);
+	if (err)
+		return err;
+	opts = uopts ? &kopts : NULL;
+	/* the one field that is not an option yet: keep it free for one */
+	if (opts && opts->reserved)
+		return arb_fail(h, -EINVAL, "%s: class options: reserved is not 0",
+				verb[op]);
 	if (!ARBTABLE_MINOR(classid))
 		return arb_fail(h, -EINVAL,
 				"class id %x:%x: the minor must be 1..ffff",
@@ -1111,22 +1166,24 @@ static int arb_class_op(struct arbtable *h, enum arb_cop op,
 
 ARB_EXPORT int arbtable_admit(struct arbtable *h, const char *ifname,
 			      uint32_t classid,
-			      const struct arbtable_class_opts *opts)
+			      const struct arbtable_class_opts *opts,
+			      size_t opts_size)
 {
-	return arb_class_op(h, ARB_ADMIT, ifname, classid, opts);
+	return arb_class_op(h, ARB_ADMIT, ifname, classid, opts, opts_size);
 }
 
 ARB_EXPORT int arbtable_change(struct arbtable *h, const char *ifname,
 			       uint32_t classid,
-			       const struct arbtable_class_opts *opts)
+			       const struct arbtable_class_opts *opts,
+			       size_t opts_size)
 {
-	return arb_class_op(h, ARB_CHANGE, ifname, classid, opts);
+	return arb_class_op(h, ARB_CHANGE, ifname, classid, opts, opts_size);
 }
 
 ARB_EXPORT int arbtable_release(struct arbtable *h, const char *ifname,
 				uint32_t classid)
 {
-	return arb_class_op(h, ARB_RELEASE, ifname, classid, NULL);
+	return arb_class_op(h, ARB_RELEASE, ifname, classid, NULL, 0);
 }
 
 /* ------------------------------------------------------------ read */
@@ -1137,7 +1194,8 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct nlattr *tb[TCA_MAX + 1], *app;
 	struct tc_arbtable_class_xstats x;
-	struct arbtable_class_state *c;
+	struct arb_class *k;
+	struct arbtable_class_info *c;
 	struct tcmsg *tcm;
 	int bad;
 
@@ -1145,18 +1203,19 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 	    nlmsg_parse(nlh, sizeof(*tcm), tb, TCA_MAX, arb_tca_policy) < 0)
 		return NL_OK;
 	tcm = nlmsg_data(nlh);
-	if (tcm->tcm_ifindex != st->ifindex || !tb[TCA_KIND] ||
+	if (tcm->tcm_ifindex != st->q.ifindex || !tb[TCA_KIND] ||
 	    strcmp(nla_get_string(tb[TCA_KIND]), ARB_KIND) ||
-	    (tcm->tcm_handle & 0xffff0000u) != st->handle ||
+	    (tcm->tcm_handle & 0xffff0000u) != st->q.handle ||
 	    !ARBTABLE_MINOR(tcm->tcm_handle) ||
-	    st->nclasses >= ARBTABLE_MAX_CLASSES)
+	    st->q.nclasses >= ARBTABLE_MAX_CLASSES)
 		return NL_OK;
 
-	c = &st->classes[st->nclasses++];
-	memset(c, 0, sizeof(*c));
+	k = &st->classes[st->q.nclasses++];
+	memset(k, 0, sizeof(*k));
+	c = &k->info;
 	c->classid = tcm->tcm_handle;
 	c->leaf = tcm->tcm_info;
-	bad = arb_parse_copts(tb[TCA_OPTIONS], &c->opts);
+	bad = arb_parse_copts(tb[TCA_OPTIONS], &k->opts);
 	app = arb_parse_stats(tb[TCA_STATS2], &c->stats);
 	if (arb_take_xstats(app, TCA_ARBTABLE_XSTATS_CLASS, &x, sizeof(x))) {
 		c->has_xstats = 1;
@@ -1179,9 +1238,10 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 
 static int arb_cmp_class(const void *a, const void *b)
 {
-	const struct arbtable_class_state *x = a, *y = b;
+	const struct arb_class *x = a, *y = b;
 
-	return x->classid < y->classid ? -1 : x->classid > y->classid;
+	return x->info.classid < y->info.classid ? -1 :
+	       x->info.classid > y->info.classid;
 }
 
 ARB_EXPORT int arbtable_read(struct arbtable *h, const char *ifname,
@@ -1201,8 +1261,8 @@ ARB_EXPORT int arbtable_read(struct arbtable *h, const char *ifname,
 	ifindex = arb_find_qdisc(h, ifname, 0, NULL, st);
 	if (ifindex < 0)
 		return ifindex;
-	st->ifindex = ifindex;
-	snprintf(st->ifname, sizeof(st->ifname), "%s", ifname);
+	st->q.ifindex = ifindex;
+	snprintf(st->q.ifname, sizeof(st->q.ifname), "%s", ifname);
 
 	msg = arb_tcmsg(RTM_GETTCLASS, NLM_F_DUMP, ifindex, 0, 0);
 	if (!msg)
@@ -1212,26 +1272,9 @@ ARB_EXPORT int arbtable_read(struct arbtable *h, const char *ifname,
 	nlmsg_free(msg);
 	if (err)
 		return err;
-	qsort(st->classes, st->nclasses, sizeof(st->classes[0]),
+	qsort(st->classes, st->q.nclasses, sizeof(st->classes[0]),
 	      arb_cmp_class);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	st->timestamp_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	st->q.timestamp_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	return 0;
-}
-
-ARB_EXPORT const struct arbtable_class_state *
-arbtable_find_class(const struct arbtable_state *st, uint32_t classid)
-{
-	unsigned int i;
-
-	if (!st)
-		return NULL;
-	for (i = 0; i < st->nclasses; i++) {
-		const struct arbtable_class_state *c = &st->classes[i];
-
-		if (ARBTABLE_MAJOR(classid) ? c->classid == classid :
-		    ARBTABLE_MINOR(c->classid) == ARBTABLE_MINOR(classid))
-			return c;
-	}
-	return NULL;
 }

@@ -8,6 +8,9 @@
 #   make lib-check     host-side checks: exported symbols, man page render,
 #                      example built against the installed tree, installed
 #                      binaries without rpath
+#   make lib-abi-check the built library's ABI against the baseline
+#                      lib/abi/libarbtable.abi (abidiff, abigail-tools)
+#   make lib-abi-update rewrite that baseline (a deliberate ABI change only)
 #
 # The binaries in build/ find the built library through an $ORIGIN rpath,
 # so they run without installing; build/tools/install/arbtablectl is the
@@ -22,7 +25,8 @@ LIB_REAL       := $(LIB_OUT)/libarbtable.so.$(LIB_VERSION)
 LIB_SO_LINKS   := $(LIB_OUT)/$(LIB_SONAME) $(LIB_OUT)/libarbtable.so
 LIB_PC         := $(LIB_OUT)/libarbtable.pc
 LIB_HDR        := lib/include/arbtable/arbtable.h
-LIB_SRCS       := lib/libarbtable.c
+LIB_SRCS       := lib/libarbtable.c lib/arbtable_state.c lib/arbtable_abi.c
+LIB_PRIV_HDRS  := lib/arbtable_abi.h lib/arbtable_state.h
 LIB_MAP        := lib/libarbtable.map
 LIB_EXAMPLE    := $(LIB_OUT)/libarbtable-example
 ARBTABLECTL    := $(TOOLS_OUT)/arbtablectl
@@ -46,7 +50,7 @@ BINDIR         ?= $(PREFIX)/bin
 MANDIR         ?= $(PREFIX)/share/man
 PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
 
-$(LIB_REAL): $(LIB_SRCS) $(LIB_HDR) $(LIB_MAP) include/uapi/linux/pkt_sched_arbtable.h mk/lib.mk VERSION
+$(LIB_REAL): $(LIB_SRCS) $(LIB_PRIV_HDRS) $(LIB_HDR) $(LIB_MAP) include/uapi/linux/pkt_sched_arbtable.h mk/lib.mk VERSION
 	@test -n "$(NL_LIBS)" || { echo "libnl-3 / libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -Ilib/include -Iinclude/uapi $(NL_CFLAGS) \
@@ -69,8 +73,10 @@ $(LIB_EXAMPLE): Documentation/libarbtable-example.c $(LIB_HDR) $(LIB_SO_LINKS)
 
 # capacity/request size requests with the module's own code: the core
 # (tests/core, as arbsim builds it) behind tools/arbtable_cost.h
-CTL_SRCS       := tools/arbtablectl.c tools/arbtablectl_capacity.c
-CTL_HDRS       := tools/arbtablectl.h tools/arbtable_cost.h
+CTL_SRCS       := tools/arbtablectl.c tools/arbtablectl_capacity.c \
+		  tools/arbtablectl_request.c tools/arbtablectl_snap.c
+CTL_HDRS       := tools/arbtablectl.h tools/arbtablectl_capacity.h \
+		  tools/arbtable_cost.h
 CTL_COST_OBJS  := $(TOOLS_OUT)/obj/arbtable_cost.o $(TOOLS_OUT)/obj/arbtable_core.o
 
 $(TOOLS_OUT)/obj/arbtable_cost.o: tools/arbtable_cost.c tools/arbtable_cost.h $(CORE_HDRS)
@@ -130,3 +136,42 @@ lib-check: lib
 		echo "installed arbtablectl, arbsim, man pages; no RPATH/RUNPATH in the installed binaries"
 
 all: lib
+
+# libarbtable's extensible structs (tests/unit/test_libabi.c): the library's
+# sources compiled into the test, which fills the opaque state itself;
+# part of make unit
+$(BUILD)/unit/test_libabi: tests/unit/test_libabi.c $(LIB_SRCS) $(LIB_PRIV_HDRS) $(LIB_HDR) include/uapi/linux/pkt_sched_arbtable.h
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -Ilib/include -Ilib -Iinclude/uapi $(NL_CFLAGS) \
+		-DARBTABLE_VERSION='"$(ARBTABLE_VERSION)"' -o $@ $< $(LIB_SRCS) $(NL_LIBS) $(UNIT_LIBS)
+
+# The ABI check: abidiff between lib/abi/libarbtable.abi, the ABI as last
+# released (abidw of the library: its exported functions and the public
+# types they reach), and the library just built. Any change it reports to
+# a function, a symbol or a public type fails: a removed or retyped
+# function, a field moved, resized or retyped. Appending a field to an
+# extensible struct of arbtable.h is compatible by design but is reported
+# too: abigail-tools 2.2's suppressions for "members inserted at the end"
+# (has_data_member_inserted_at/between) were tried and also hid two
+# fields swapped, so every ABI change is acknowledged by hand instead.
+# Added functions do not fail here: they need their version node, which
+# lib-check enforces. Changes to opaque types (struct arbtable,
+# struct arbtable_state) are not ABI and are not reported.
+# On a deliberate change (a field appended, or a release: VERSION bumped,
+# a new node in libarbtable.map):
+#   make lib-abi-update && git diff lib/abi/   # review, then commit it
+LIB_ABI        := lib/abi/libarbtable.abi
+LIB_ABIDW      := abidw --headers-dir lib/include/arbtable --drop-private-types \
+		  --no-corpus-path --no-comp-dir-path --no-show-locs
+
+.PHONY: lib-abi-check lib-abi-update
+lib-abi-check: $(LIB_REAL)
+	@command -v abidiff >/dev/null || { echo "abidiff not found (apt install abigail-tools)"; exit 1; }
+	@rc=0; abidiff --no-added-syms $(LIB_ABI) $(LIB_REAL) >$(LIB_OUT)/abidiff.txt || rc=$$?; \
+	if [ $$rc != 0 ]; then cat $(LIB_OUT)/abidiff.txt; \
+		echo "abidiff exit $$rc: the ABI differs from $(LIB_ABI) (a deliberate change: make lib-abi-update, see mk/lib.mk)"; exit 1; fi; \
+	echo "ABI as $(LIB_ABI): $$(grep -c '<elf-symbol ' $(LIB_ABI)) symbols, no change"
+
+lib-abi-update: $(LIB_REAL)
+	@mkdir -p $(dir $(LIB_ABI))
+	$(LIB_ABIDW) --out-file $(LIB_ABI) $(LIB_REAL)

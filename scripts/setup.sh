@@ -56,10 +56,15 @@ apt-get install -y -qq --no-install-recommends \
 	libnl-3-dev libnl-route-3-dev libjson-c-dev libcmocka-dev libelf-dev \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
-	nftables libbpf-dev bpftool >/dev/null
+	nftables libbpf-dev bpftool abigail-tools jq python3-yaml shellcheck >/dev/null
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 >/dev/null
 apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
+# a real container engine for test_podman: podman 4.3 with its CNI
+# backend and the reference plugins (bridge, host-local) arbtable-cni
+# is chained after
+apt-get install -y -qq --no-install-recommends podman crun conmon catatonit \
+	golang-github-containers-common containernetworking-plugins >/dev/null
 
 # iproute2 source of the installed tc, for the plugin's private headers:
 # the very version tc was built from (its debian/changelog says which), so

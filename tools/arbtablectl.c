@@ -57,6 +57,10 @@ static void usage_text(FILE *f)
 		"  capacity DEV                  (free slots per distance, free guaranteed rate)\n"
 		"  request DEV rate RATE [latency TIME | distance D]   (what it costs, and\n"
 		"  request DEV share N [distance D]                      whether it fits now)\n"
+		"  request rate RATE [latency TIME | distance D] [QDISC-PARAMETER...]\n"
+		"  request share N [distance D] [QDISC-PARAMETER...]   (no device: the cost\n"
+		"          for link RATE (10gbit), mtu BYTES (1514), maxweight W (255),\n"
+		"          highlimit N (16), strictceil RATE, strictcburst BYTES)\n"
 		"CLASSID is MAJOR:MINOR in hex (1:10) or a bare minor; RATE in tc units\n"
 		"(10mbit, 500kbit, 1gbit; a bare number is bit/s); TIME 50us, 2ms, 1s\n"
 		"(a bare number is ns).  Exit codes: 2 no such device, 3 not an\n"
@@ -207,13 +211,13 @@ static const char *fmt_slots(uint64_t mask, char *buf, size_t size)
 
 static const char *table_name[ARBTABLE_NTABLES] = { "high", "low" };
 
-static uint64_t used_mask(const struct arbtable_state *st, int t)
+static uint64_t used_mask(const struct ctl_snap *st, int t)
 {
 	uint64_t m = 0;
 	int s;
 
 	for (s = 0; s < ARBTABLE_SLOTS; s++)
-		if (st->table[t][s].minor && st->table[t][s].weight)
+		if (st->q.table[t][s].minor && st->q.table[t][s].weight)
 			m |= 1ull << s;
 	return m;
 }
@@ -238,13 +242,13 @@ static void free_sets(uint64_t used, unsigned int count[7])
 	}
 }
 
-static const char *class_table(const struct arbtable_class_state *c)
+static const char *class_table(const struct ctl_class *c)
 {
-	if (c->slots[ARBTABLE_HIGH] && c->slots[ARBTABLE_LOW])
+	if (c->i.slots[ARBTABLE_HIGH] && c->i.slots[ARBTABLE_LOW])
 		return "both";
-	if (c->slots[ARBTABLE_HIGH])
+	if (c->i.slots[ARBTABLE_HIGH])
 		return "high";
-	if (c->slots[ARBTABLE_LOW])
+	if (c->i.slots[ARBTABLE_LOW])
 		return "low";
 	if ((c->opts.set & ARBTABLE_C_STRICT) && c->opts.strict)
 		return "strict";
@@ -339,22 +343,22 @@ static void jprint(struct json_object *o)
 }
 
 /* "kind", "handle", "dev", "root"/"parent" of tc's qdisc object */
-static void json_qdisc_id(struct json_object *q, const struct arbtable_state *st)
+static void json_qdisc_id(struct json_object *q, const struct ctl_snap *st)
 {
 	char b[16];
 
 	jput_str(q, "kind", "arbtable");
-	snprintf(b, sizeof(b), "%x:", ARBTABLE_MAJOR(st->handle));
+	snprintf(b, sizeof(b), "%x:", ARBTABLE_MAJOR(st->q.handle));
 	jput_str(q, "handle", b);
-	jput_str(q, "dev", st->ifname);
-	if (st->parent == 0xffffffffu)
+	jput_str(q, "dev", st->q.ifname);
+	if (st->q.parent == 0xffffffffu)
 		jput_bool(q, "root", 1);
 	else
-		jput_str(q, "parent", fmt_classid(st->parent, b, sizeof(b)));
+		jput_str(q, "parent", fmt_classid(st->q.parent, b, sizeof(b)));
 }
 
 /* the qdisc's "options", as tc -j prints them */
-static struct json_object *json_qdisc_opts(const struct arbtable_state *st)
+static struct json_object *json_qdisc_opts(const struct ctl_snap *st)
 {
 	const struct arbtable_qdisc_opts *o = &st->opts;
 	struct json_object *j = jnew(), *a;
@@ -367,11 +371,11 @@ static struct json_object *json_qdisc_opts(const struct arbtable_state *st)
 	jput_u64(j, "highlimit", o->highlimit);
 	jput_str(j, "accounting",
 		 o->accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit");
-	jput(j, "default", jclassid(st->handle, o->default_minor));
+	jput(j, "default", jclassid(st->q.handle, o->default_minor));
 	a = json_object_new_array();
 	jput(j, "priomap", a);
 	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
-		jarr_add(a, jclassid(st->handle, st->priomap[i]));
+		jarr_add(a, jclassid(st->q.handle, st->q.priomap[i]));
 	jput_u64(j, "mtu", o->mtu);
 	jput_u64(j, "maxweight", o->maxweight);
 	for (t = 0; t < ARBTABLE_NTABLES; t++) {
@@ -386,8 +390,8 @@ static struct json_object *json_qdisc_opts(const struct arbtable_state *st)
 				continue;
 			e = jnew();
 			jput_int(e, "slot", s);
-			jput(e, "class", jclassid(st->handle, st->table[t][s].minor));
-			jput_u64(e, "weight", st->table[t][s].weight);
+			jput(e, "class", jclassid(st->q.handle, st->q.table[t][s].minor));
+			jput_u64(e, "weight", st->q.table[t][s].weight);
 			jarr_add(a, e);
 		}
 	}
@@ -409,13 +413,13 @@ static void json_stats(struct json_object *j, const struct arbtable_stats *st)
 /* A class: its options beside "handle" (only those the kernel reports,
  * as tc prints them), the measured and allocated in "stats".
  */
-static struct json_object *json_class(const struct arbtable_class_state *c)
+static struct json_object *json_class(const struct ctl_class *c)
 {
 	const struct arbtable_class_opts *o = &c->opts;
 	struct json_object *j = jnew(), *x = jnew();
 	char b[16];
 
-	jput_str(j, "handle", fmt_classid(c->classid, b, sizeof(b)));
+	jput_str(j, "handle", fmt_classid(c->i.classid, b, sizeof(b)));
 	/* the kernel reports its classes' parent as TC_H_ROOT: tc says "root" */
 	jput_bool(j, "root", 1);
 	jput_str(j, "table", class_table(c));
@@ -435,26 +439,26 @@ static struct json_object *json_class(const struct arbtable_class_state *c)
 		jput_u64(j, "share", o->share);
 
 	jput(j, "stats", x);
-	json_stats(x, &c->stats);
-	jput_int(x, "high_slot_count", __builtin_popcountll(c->slots[ARBTABLE_HIGH]));
-	jput(x, "high_slots", jslot_array(c->slots[ARBTABLE_HIGH]));
-	jput_u64(x, "high_weight", c->weight[ARBTABLE_HIGH]);
-	jput_int(x, "low_slot_count", __builtin_popcountll(c->slots[ARBTABLE_LOW]));
-	jput(x, "low_slots", jslot_array(c->slots[ARBTABLE_LOW]));
-	jput_u64(x, "low_weight", c->weight[ARBTABLE_LOW]);
-	jput_u64(x, "allocated_distance", c->distance);
-	jput_u64(x, "index", c->index);
-	jput_u64(x, "reserved_rate", c->reserved_rate);
-	jput_u64(x, "guaranteed_rate", c->guaranteed_rate);
-	jput_u64(x, "reserved_weight", c->reserved_weight);
-	jput_u64(x, "throttled", c->throttled);
-	jput_u64(x, "guaranteed_bound", c->guaranteed_bound_ns);
-	jput_u64(x, "current_bound", c->current_bound_ns);
-	jput_u64(x, "max_hol_wait", c->max_hol_ns);
+	json_stats(x, &c->i.stats);
+	jput_int(x, "high_slot_count", __builtin_popcountll(c->i.slots[ARBTABLE_HIGH]));
+	jput(x, "high_slots", jslot_array(c->i.slots[ARBTABLE_HIGH]));
+	jput_u64(x, "high_weight", c->i.weight[ARBTABLE_HIGH]);
+	jput_int(x, "low_slot_count", __builtin_popcountll(c->i.slots[ARBTABLE_LOW]));
+	jput(x, "low_slots", jslot_array(c->i.slots[ARBTABLE_LOW]));
+	jput_u64(x, "low_weight", c->i.weight[ARBTABLE_LOW]);
+	jput_u64(x, "allocated_distance", c->i.distance);
+	jput_u64(x, "index", c->i.index);
+	jput_u64(x, "reserved_rate", c->i.reserved_rate);
+	jput_u64(x, "guaranteed_rate", c->i.guaranteed_rate);
+	jput_u64(x, "reserved_weight", c->i.reserved_weight);
+	jput_u64(x, "throttled", c->i.throttled);
+	jput_u64(x, "guaranteed_bound", c->i.guaranteed_bound_ns);
+	jput_u64(x, "current_bound", c->i.current_bound_ns);
+	jput_u64(x, "max_hol_wait", c->i.max_hol_ns);
 	return j;
 }
 
-static struct json_object *json_credits(const struct arbtable_state *st, int t)
+static struct json_object *json_credits(const struct ctl_snap *st, int t)
 {
 	struct json_object *a = json_object_new_array();
 	uint64_t used = used_mask(st, t);
@@ -469,13 +473,13 @@ static struct json_object *json_credits(const struct arbtable_state *st, int t)
 			continue;
 		e = jnew();
 		jput_int(e, "slot", s);
-		jput_int(e, "credit", st->credit[t][s]);
+		jput_int(e, "credit", st->q.credit[t][s]);
 		jarr_add(a, e);
 	}
 	return a;
 }
 
-static void show_json(const struct arbtable_state *st)
+static void show_json(const struct ctl_snap *st)
 {
 	struct json_object *q = jnew(), *u, *tabs, *a;
 	unsigned int i, cnt[7];
@@ -483,22 +487,22 @@ static void show_json(const struct arbtable_state *st)
 
 	json_qdisc_id(q, st);
 	jput(q, "options", json_qdisc_opts(st));
-	json_stats(q, &st->stats);
+	json_stats(q, &st->q.stats);
 	/* the qdisc xstats tc -s -d prints (not gso_split, gso_segs and
 	 * oversize_drops: libarbtable does not read them yet)
 	 */
 	u = jnew();
 	jput(q, "unclassified", u);
-	jput_u64(u, "packets", st->unclassified_pkts);
-	jput_u64(u, "drops", st->unclassified_drops);
-	jput_u64(u, "qlen", st->unclassified_qlen);
-	jput_u64(q, "swaps", st->swaps);
-	jput_u64(q, "throttled", st->throttled);
-	jput_u64(q, "high_used", st->used[ARBTABLE_HIGH]);
-	jput_u64(q, "low_used", st->used[ARBTABLE_LOW]);
-	jput_u64(q, "high_cur", st->cur[ARBTABLE_HIGH]);
-	jput_u64(q, "low_cur", st->cur[ARBTABLE_LOW]);
-	jput_int(q, "hp_counter", st->hp_counter);
+	jput_u64(u, "packets", st->q.unclassified_pkts);
+	jput_u64(u, "drops", st->q.unclassified_drops);
+	jput_u64(u, "qlen", st->q.unclassified_qlen);
+	jput_u64(q, "swaps", st->q.swaps);
+	jput_u64(q, "throttled", st->q.throttled);
+	jput_u64(q, "high_used", st->q.used[ARBTABLE_HIGH]);
+	jput_u64(q, "low_used", st->q.used[ARBTABLE_LOW]);
+	jput_u64(q, "high_cur", st->q.cur[ARBTABLE_HIGH]);
+	jput_u64(q, "low_cur", st->q.cur[ARBTABLE_LOW]);
+	jput_int(q, "hp_counter", st->q.hp_counter);
 	jput_u64(q, "class_count", st->nclasses);
 	jput(q, "high_credit", json_credits(st, ARBTABLE_HIGH));
 	jput(q, "low_credit", json_credits(st, ARBTABLE_LOW));
@@ -529,11 +533,11 @@ static void show_json(const struct arbtable_state *st)
 	jprint(q);
 }
 
-static void show_head(const struct arbtable_state *st)
+static void show_head(const struct ctl_snap *st)
 {
 	char b[32];
 
-	printf("arbtable %x: on %s: %s", ARBTABLE_MAJOR(st->handle), st->ifname,
+	printf("arbtable %x: on %s: %s", ARBTABLE_MAJOR(st->q.handle), st->q.ifname,
 	       st->opts.mode == ARBTABLE_MODE_AUTO ? "auto" : "manual");
 	if (st->opts.rate)
 		printf(", rate %s", fmt_rate(st->opts.rate, b, sizeof(b)));
@@ -547,7 +551,7 @@ static void show_head(const struct arbtable_state *st)
 }
 
 /* The 64 slots as 8 rows of 8 cells "MINOR/WEIGHT", "." when free. */
-static void show_map(const struct arbtable_state *st, int t)
+static void show_map(const struct ctl_snap *st, int t)
 {
 	uint64_t used = used_mask(st, t);
 	unsigned int cnt[7];
@@ -571,7 +575,7 @@ static void show_map(const struct arbtable_state *st, int t)
 			printf("%4d", s);
 		if (used & (1ull << s))
 			snprintf(cell, sizeof(cell), "%x/%u",
-				 st->table[t][s].minor, st->table[t][s].weight);
+				 st->q.table[t][s].minor, st->q.table[t][s].weight);
 		else
 			snprintf(cell, sizeof(cell), ".");
 		if (s % 8 == 7)
@@ -586,7 +590,7 @@ static void show_map(const struct arbtable_state *st, int t)
 	printf("\n");
 }
 
-static void show_text(const struct arbtable_state *st)
+static void show_text(const struct ctl_snap *st)
 {
 	unsigned int i;
 	int t;
@@ -598,14 +602,14 @@ static void show_text(const struct arbtable_state *st)
 	       "CLASS", "TABLE", "RESERVED", "GUARANTEED", "LATENCY", "DIST",
 	       "SLOTS", "WEIGHT", "BOUND", "CURRENT", "CEIL", "SLOT LIST");
 	for (i = 0; i < st->nclasses; i++) {
-		const struct arbtable_class_state *c = &st->classes[i];
+		const struct ctl_class *c = &st->classes[i];
 		const struct arbtable_class_opts *o = &c->opts;
 		char id[16], res[24], gua[24], lat[16], bound[16], cur[16];
 		char ceil[16];
 		char list[256], dist[16];
-		int tt = c->slots[ARBTABLE_HIGH] ? ARBTABLE_HIGH : ARBTABLE_LOW;
+		int tt = c->i.slots[ARBTABLE_HIGH] ? ARBTABLE_HIGH : ARBTABLE_LOW;
 
-		fmt_classid(c->classid, id, sizeof(id));
+		fmt_classid(c->i.classid, id, sizeof(id));
 		if (o->rate)
 			fmt_rate(o->rate, res, sizeof(res));
 		else if (o->share)
@@ -617,21 +621,21 @@ static void show_text(const struct arbtable_state *st)
 		/* what the reserved weight guarantees: above the rate asked
 		 * when a latency needed more weight than the rate
 		 */
-		if (c->guaranteed_rate)
-			fmt_rate(c->guaranteed_rate, gua, sizeof(gua));
+		if (c->i.guaranteed_rate)
+			fmt_rate(c->i.guaranteed_rate, gua, sizeof(gua));
 		else
 			snprintf(gua, sizeof(gua), "-");
 		if (o->latency_ns)
 			fmt_time(o->latency_ns, lat, sizeof(lat));
 		else
 			snprintf(lat, sizeof(lat), "-");
-		if (c->distance)
-			snprintf(dist, sizeof(dist), "%u", c->distance);
+		if (c->i.distance)
+			snprintf(dist, sizeof(dist), "%u", c->i.distance);
 		else
 			snprintf(dist, sizeof(dist), "-");
-		if (c->guaranteed_bound_ns) {
-			fmt_time(c->guaranteed_bound_ns, bound, sizeof(bound));
-			fmt_time(c->current_bound_ns, cur, sizeof(cur));
+		if (c->i.guaranteed_bound_ns) {
+			fmt_time(c->i.guaranteed_bound_ns, bound, sizeof(bound));
+			fmt_time(c->i.current_bound_ns, cur, sizeof(cur));
 		} else {
 			snprintf(bound, sizeof(bound), "-");
 			snprintf(cur, sizeof(cur), "-");
@@ -640,12 +644,12 @@ static void show_text(const struct arbtable_state *st)
 			fmt_rate(o->ceil, ceil, sizeof(ceil));
 		else
 			snprintf(ceil, sizeof(ceil), "-");
-		fmt_slots(c->slots[tt], list, sizeof(list));
+		fmt_slots(c->i.slots[tt], list, sizeof(list));
 		printf("%-9s %-6s %-13s %-11s %-8s %4s %5d %6u %-9s %-9s %-9s %s\n",
 		       id, class_table(c), res, gua, lat, dist,
-		       __builtin_popcountll(c->slots[ARBTABLE_HIGH]) +
-		       __builtin_popcountll(c->slots[ARBTABLE_LOW]),
-		       c->weight[ARBTABLE_HIGH] + c->weight[ARBTABLE_LOW],
+		       __builtin_popcountll(c->i.slots[ARBTABLE_HIGH]) +
+		       __builtin_popcountll(c->i.slots[ARBTABLE_LOW]),
+		       c->i.weight[ARBTABLE_HIGH] + c->i.weight[ARBTABLE_LOW],
 		       bound, cur, ceil, list);
 	}
 	if (!st->nclasses)
@@ -662,7 +666,7 @@ static void show_text(const struct arbtable_state *st)
 
 static int cmd_show(struct arbtable *h, int argc, char **argv)
 {
-	struct arbtable_state *st;
+	struct ctl_snap *st;
 	int err;
 
 	if (argc != 1)
@@ -672,7 +676,7 @@ static int cmd_show(struct arbtable *h, int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return EX_FAIL;
 	}
-	err = arbtable_read(h, argv[0], st);
+	err = ctl_snap_read(h, argv[0], st);
 	if (err) {
 		char what[64];
 
@@ -698,7 +702,7 @@ static void on_signal(int sig)
 
 static int cmd_watch(struct arbtable *h, int argc, char **argv)
 {
-	struct arbtable_state *prev, *cur, *tmp;
+	struct ctl_snap *prev, *cur, *tmp;
 	const char *dev = NULL;
 	double interval = 1.0;
 	long count = 0, n = 0;
@@ -744,7 +748,7 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	err = arbtable_read(h, dev, prev);
+	err = ctl_snap_read(h, dev, prev);
 	while (!err && !stop_watch && (!count || n < count)) {
 		struct timespec ts = {
 			.tv_sec = (time_t)interval,
@@ -756,11 +760,11 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 		nanosleep(&ts, NULL);
 		if (stop_watch)
 			break;
-		err = arbtable_read(h, dev, cur);
+		err = ctl_snap_read(h, dev, cur);
 		if (err)
 			break;
 		n++;
-		dt = (cur->timestamp_ns - prev->timestamp_ns) / 1e9;
+		dt = (cur->q.timestamp_ns - prev->q.timestamp_ns) / 1e9;
 		if (dt <= 0)
 			dt = interval;
 
@@ -773,32 +777,32 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 			jput(w, "interval", json_object_new_double(dt));
 			jput(w, "classes", a);
 			for (c = 0; c < cur->nclasses; c++) {
-				const struct arbtable_class_state *k = &cur->classes[c];
-				const struct arbtable_class_state *p =
-					arbtable_find_class(prev, k->classid);
-				uint64_t d = p && k->stats.bytes >= p->stats.bytes ?
-					     k->stats.bytes - p->stats.bytes : 0;
+				const struct ctl_class *k = &cur->classes[c];
+				const struct ctl_class *p =
+					ctl_find_class(prev, k->i.classid);
+				uint64_t d = p && k->i.stats.bytes >= p->i.stats.bytes ?
+					     k->i.stats.bytes - p->i.stats.bytes : 0;
 				struct json_object *cj = jnew();
 
-				jput_str(cj, "handle", fmt_classid(k->classid, id,
+				jput_str(cj, "handle", fmt_classid(k->i.classid, id,
 								   sizeof(id)));
 				jput_str(cj, "table", class_table(k));
 				/* measured here; "rate" is only ever the option */
 				jput_u64(cj, "measured_rate", (uint64_t)(d / dt));
-				jput_u64(cj, "reserved_rate", k->reserved_rate);
+				jput_u64(cj, "reserved_rate", k->i.reserved_rate);
 				if ((k->opts.set & ARBTABLE_C_SHARE) && k->opts.share)
 					jput_u64(cj, "share", k->opts.share);
-				jput_u64(cj, "backlog", k->stats.backlog);
-				jput_u64(cj, "qlen", k->stats.qlen);
-				jput_u64(cj, "drops", k->stats.drops);
-				jput_u64(cj, "max_hol_wait", k->max_hol_ns);
+				jput_u64(cj, "backlog", k->i.stats.backlog);
+				jput_u64(cj, "qlen", k->i.stats.qlen);
+				jput_u64(cj, "drops", k->i.stats.drops);
+				jput_u64(cj, "max_hol_wait", k->i.max_hol_ns);
 				jarr_add(a, cj);
 			}
 			jprint(w);
 		} else {
 			char b1[24], b2[24], b3[24], b4[24], id[16];
-			uint64_t tot = cur->stats.bytes >= prev->stats.bytes ?
-				       cur->stats.bytes - prev->stats.bytes : 0;
+			uint64_t tot = cur->q.stats.bytes >= prev->q.stats.bytes ?
+				       cur->q.stats.bytes - prev->q.stats.bytes : 0;
 
 			/* back over the previous frame, clear to the end */
 			if (tty && lines)
@@ -807,7 +811,7 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 				printf("\n");
 			lines = 0;
 			printf("arbtable %x: on %s  rate %s  refresh %ld every %.2gs\n",
-			       ARBTABLE_MAJOR(cur->handle), dev,
+			       ARBTABLE_MAJOR(cur->q.handle), dev,
 			       cur->opts.rate ? fmt_rate(cur->opts.rate, b1, sizeof(b1)) :
 			       "link", n, interval);
 			lines++;
@@ -816,18 +820,18 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 			       "BACKLOG", "DROPS", "MAX_HOL");
 			lines++;
 			for (c = 0; c < cur->nclasses; c++) {
-				const struct arbtable_class_state *k = &cur->classes[c];
-				const struct arbtable_class_state *p =
-					arbtable_find_class(prev, k->classid);
-				uint64_t d = p && k->stats.bytes >= p->stats.bytes ?
-					     k->stats.bytes - p->stats.bytes : 0;
+				const struct ctl_class *k = &cur->classes[c];
+				const struct ctl_class *p =
+					ctl_find_class(prev, k->i.classid);
+				uint64_t d = p && k->i.stats.bytes >= p->i.stats.bytes ?
+					     k->i.stats.bytes - p->i.stats.bytes : 0;
 				double r = d / dt;
 				char res[24], pct[16], bl[32];
 
-				if (k->reserved_rate) {
-					fmt_rate(k->reserved_rate, res, sizeof(res));
+				if (k->i.reserved_rate) {
+					fmt_rate(k->i.reserved_rate, res, sizeof(res));
 					snprintf(pct, sizeof(pct), "%.1f%%",
-						 100. * r / k->reserved_rate);
+						 100. * r / k->i.reserved_rate);
 				} else {
 					if (k->opts.share)
 						snprintf(res, sizeof(res), "share %u",
@@ -836,21 +840,21 @@ static int cmd_watch(struct arbtable *h, int argc, char **argv)
 						snprintf(res, sizeof(res), "-");
 					snprintf(pct, sizeof(pct), "-");
 				}
-				snprintf(bl, sizeof(bl), "%up %s", k->stats.qlen,
-					 fmt_size(k->stats.backlog, b3, sizeof(b3)));
+				snprintf(bl, sizeof(bl), "%up %s", k->i.stats.qlen,
+					 fmt_size(k->i.stats.backlog, b3, sizeof(b3)));
 				printf("%-9s %-6s %-11s %-11s %7s %-16s %7u %-9s\n",
-				       fmt_classid(k->classid, id, sizeof(id)),
+				       fmt_classid(k->i.classid, id, sizeof(id)),
 				       class_table(k), res,
 				       fmt_rate((uint64_t)r, b2, sizeof(b2)), pct,
-				       bl, k->stats.drops,
-				       fmt_time(k->max_hol_ns, b4, sizeof(b4)));
+				       bl, k->i.stats.drops,
+				       fmt_time(k->i.max_hol_ns, b4, sizeof(b4)));
 				lines++;
 			}
 			printf("%-9s %-6s %-11s %-11s %7s %up %-13s %7u\n", "total",
 			       "", "", fmt_rate((uint64_t)(tot / dt), b2, sizeof(b2)),
-			       "", cur->stats.qlen,
-			       fmt_size(cur->stats.backlog, b3, sizeof(b3)),
-			       cur->stats.drops);
+			       "", cur->q.stats.qlen,
+			       fmt_size(cur->q.stats.backlog, b3, sizeof(b3)),
+			       cur->q.stats.drops);
 			lines++;
 		}
 		fflush(stdout);
@@ -959,9 +963,9 @@ static int cmd_class(struct arbtable *h, const char *cmd, int argc,
 		 ARBTABLE_MAJOR(id) ? fmt_classid(id, b, sizeof(b)) : argv[1],
 		 argv[0]);
 	if (!strcmp(cmd, "admit"))
-		err = arbtable_admit(h, argv[0], id, &o);
+		err = arbtable_admit(h, argv[0], id, &o, sizeof(o));
 	else if (!strcmp(cmd, "change"))
-		err = arbtable_change(h, argv[0], id, &o);
+		err = arbtable_change(h, argv[0], id, &o, sizeof(o));
 	else
 		err = arbtable_release(h, argv[0], id);
 	if (err)
@@ -1066,7 +1070,7 @@ static int cmd_qdisc_change(struct arbtable *h, int argc, char **argv)
 	if (!o.set)
 		usage("change: nothing to change");
 	snprintf(what, sizeof(what), "change of %s's qdisc", argv[0]);
-	err = arbtable_qdisc_change(h, argv[0], &o);
+	err = arbtable_qdisc_change(h, argv[0], &o, sizeof(o));
 	return err ? failed(h, err, what) : EX_OK;
 }
 
@@ -1081,7 +1085,7 @@ static int cmd_create(struct arbtable *h, int argc, char **argv)
 		usage("create: expected DEV");
 	parse_qdisc_opts("create", argc - 1, argv + 1, &o, &handle);
 	snprintf(what, sizeof(what), "create on %s", argv[0]);
-	err = arbtable_qdisc_create(h, argv[0], handle, &o);
+	err = arbtable_qdisc_create(h, argv[0], handle, &o, sizeof(o));
 	return err ? failed(h, err, what) : EX_OK;
 }
 
@@ -1231,6 +1235,9 @@ int main(int argc, char **argv)
 		return EX_OK;
 	}
 
+	/* sizing without a node needs no netlink socket */
+	if (!strcmp(cmd, "request") && ctl_request_devless(argc, argv))
+		return ctl_request(NULL, json, argc, argv);
 	h = arbtable_open();
 	if (!h) {
 		fprintf(stderr, "%s: cannot open rtnetlink: %s\n", prog,

@@ -13,6 +13,9 @@
 # with latency, distance or neither; or share with or without distance)
 # sized by `arbtablectl --json request` and `capacity`, then `tc class
 # add`.  Seeded: the seed is printed; ARBT_CAP_SEED repeats a run.
+# Every request is also sized without the device (`arbtablectl request
+# rate ... link ... mtu ...`, the qdisc's parameters from the capacity
+# report): its cost must be the device form's.
 . "$(dirname "$0")/lib.sh"
 tap_begin "arbtablectl capacity/request: 'fits' equals the kernel's admission over random sequences"
 CTL=$ARBT_ROOT/build/tools/arbtablectl
@@ -28,13 +31,33 @@ pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
 # forking (a python per value cost ~1 s under TCG)
 jf() { [[ $2 =~ \"$1\":\"?([a-z0-9]+) ]] && echo "${BASH_REMATCH[1]}"; }
 # jfree TABLE JSON: "free_slots classes_free" of a capacity report
+# devless_args CAPACITY-JSON: the qdisc's sizing parameters as the
+# device-less request takes them
+devless_args() {
+	local a sc scb
+	[[ $1 =~ \"rate_bps\":([0-9]+) ]] && a="link ${BASH_REMATCH[1]}bit"
+	a+=" mtu $(jf mtu "$1") maxweight $(jf maxweight "$1") highlimit $(jf highlimit "$1")"
+	sc=$(jf strict_ceil_bps "$1")
+	scb=$(jf strict_cburst "$1")
+	[ "${sc:-0}" != 0 ] && a+=" strictceil ${sc}bit"
+	[ "${scb:-0}" != 0 ] && a+=" strictcburst $scb"
+	echo "$a"
+}
+# cost JSON: what both request forms print alike
+cost() {
+	if [[ $1 =~ (\"valid\":true,.*\"bound_ns\":[0-9]+) ]]; then
+		echo "${BASH_REMATCH[1]}"
+	elif [[ $1 =~ (\"why\":\"[^\"]*\") ]]; then
+		echo "invalid ${BASH_REMATCH[1]}"
+	fi
+}
 jfree() {
 	[[ $2 =~ \"$1\":\{\"free_slots\":([0-9]+) ]] || return 1
 	local f=${BASH_REMATCH[1]}
 	[[ $2 =~ \"classes_free\":([0-9]+) ]] && echo "$f ${BASH_REMATCH[1]}"
 }
 
-total=0 agree=0 admitted=0 refused=0 seq=0
+total=0 agree=0 admitted=0 refused=0 seq=0 dsame=0
 for seed in $SEEDS; do
 	seq=$((seq + 1))
 	RANDOM=$seed
@@ -51,7 +74,7 @@ for seed in $SEEDS; do
 	diag "seed $seed: rate ${rate}mbit highlimit $hl maxweight $mw$([ $strict = 1 ] && echo ", strict class ceil $((rate * 50))kbit")"
 	minors=()
 	next=16
-	bad=0 n=0
+	bad=0 n=0 dbad=0
 	for ((i = 0; i < OPS; i++)); do
 		if [ ${#minors[@]} -gt 0 ] && [ $((RANDOM % 4)) = 0 ]; then
 			k=$((RANDOM % ${#minors[@]}))
@@ -75,6 +98,15 @@ for seed in $SEEDS; do
 		next=$((next + 1))
 		r=$("$CTL" --json request $DEV $req 2>&1)
 		cap=$("$CTL" --json capacity $DEV 2>&1)
+		# shellcheck disable=SC2046,SC2086
+		d=$("$CTL" --json request $req $(devless_args "$cap") 2>&1)
+		if [ -n "$(cost "$r")" ] && [ "$(cost "$r")" = "$(cost "$d")" ] &&
+		   [ "$(jf high_capacity_bps "$cap")" = "$(jf high_capacity_bps "$d")" ]; then
+			dsame=$((dsame + 1))
+		else
+			dbad=$((dbad + 1))
+			diag "seed $seed step $i: $req: device form $r; device-less ($(devless_args "$cap")) $d"
+		fi
 		valid=$(jf valid "$r")
 		fits=$(jf fits "$r")
 		# the scheduler's own arithmetic: slots of the request against
@@ -105,9 +137,10 @@ for seed in $SEEDS; do
 	done
 	total=$((total + n))
 	tap_check "seed $seed: $n requests, 'fits' (request and capacity) equals the kernel's answer in all" test "$bad" = 0
+	tap_check "seed $seed: the device-less request costs what the device form does, in all $n" test "$dbad" = 0
 	dev_del $DEV
 done
-diag "$total requests over $seq sequences: $admitted admitted, $refused refused, $agree agreed"
+diag "$total requests over $seq sequences: $admitted admitted, $refused refused, $agree agreed; device-less cost equal in $dsame"
 tap_check "both admissions and refusals were exercised ($admitted admitted, $refused refused)" \
 	test "$admitted" -gt 0 -a "$refused" -gt 0
 tap_end

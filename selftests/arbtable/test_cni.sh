@@ -19,21 +19,17 @@
 # kernel step undoes the class and the fw filter; two concurrent ADDs
 # whose ids hash to the same tenant number; ADD twice; DEL twice; DEL
 # after the netns is gone; DEL returns tc's and arbtablectl's view of the
-# table to the state before the ADDs; TCP goodput of a tenant through
-# masquerade beside a UDP flood tenant >= 97% of its rate.
+# table to the state before the ADDs; the last DEL leaves no class,
+# filter or state.  Traffic under a real engine: test_podman.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
-tap_begin "arbtable-cni: CNI 1.0 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK, traffic through NAT"
+tap_begin "arbtable-cni: CNI 1.0 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK"
 tmp=$(mktemp -d)
 CNI=${ARBT_CNI:-$ARBT_ROOT/build/cni/arbtable-cni}
 CTL=$ARBT_ROOT/build/tools/arbtablectl
 SD=$tmp/state
-NFT_TABLE=arbt_cni
-TENANTS="ca cb cc cd cf"
-ip3_pids=
+TENANTS="ca cb cc cd"
 cleanup() {
-	[ -n "$ip3_pids" ] && kill $ip3_pids 2>/dev/null
-	nft delete table ip $NFT_TABLE 2>/dev/null
 	net_teardown $TENANTS
 	rm -rf "$tmp"
 }
@@ -114,20 +110,22 @@ no_root() {
 }
 clean_of() { no_root && no_trace "$1"; }
 # refusal_ok: OUT is code 100, its details an allocator's refusal (the
-# kernel's extack, as tc would print it after "Error: "), its msg says it
+# kernel's extack, as tc would print it after "Error: "), its msg what
+# was refused (not the reason again: libcni prints msg and details joined)
 refusal_ok() {
 	local det msg
 	cni_err 100 || return 1
 	det=$(jget 'd.get("details", "")')
 	msg=$(jget 'd["msg"]')
-	grep -qE "^${ARB_REFUSAL_RE#^Error: }" <<<"$det" && grep -qF -- "$det" <<<"$msg" && return 0
+	grep -qE "^${ARB_REFUSAL_RE#^Error: }" <<<"$det" &&
+		grep -qE "^container ca \(rate 20mbit, from [^)]+\) refused on $NET$" <<<"$msg" && return 0
 	diag "details: $det; msg: $msg"
 	return 1
 }
 # rate_msg_ok: OUT is code 7 and msg names the bad rate
 bad_rate_ok() { cni_err 7 && grep -q 'bad rate "fast"' <<<"$(jget 'd["msg"]')"; }
 
-for t in ca:1 cb:2 cc:3 cd:4 cf:5; do
+for t in ca:1 cb:2 cc:3 cd:4; do
 	net_tenant "${t%:*}" "${t#*:}" || { tap_fail "cni: tenant namespace ${t%:*}"; tap_end; exit; }
 done
 
@@ -162,7 +160,7 @@ tap_check "bad configs left no arbtable root, filter or state" clean_of ca
 # ---- refused: the kernel's reason, and nothing left (the root ADD made)
 cni ADD ca /run/netns/arbt-ca "$(conf '"runtimeConfig":{"io.kubernetes.cri.pod-annotations":{"arbtable.io/rate":"20mbit"}},'"$P")"
 diag "refusal: $OUT"
-tap_check "refused (rate 20mbit of 10mbit): code 100, details the kernel's reason, msg carries it" refusal_ok
+tap_check "refused (rate 20mbit of 10mbit): code 100, details the kernel's reason, msg what was refused" refusal_ok
 tap_check "refused: the root the ADD created is gone again, no filter, no state" clean_of ca
 
 # ---- ADD: prevResult through, class + filters as documented
@@ -234,41 +232,10 @@ cni CHECK cb /run/netns/arbt-cb "$(conf "$Pb")"
 tap_check "CHECK cb after DEL: code 3" cni_err 3
 tap_check "DEL left nothing of cb on its veth or in the state directory" no_trace cb
 
-# ---- traffic: ca (rate 3mbit) TCP through masquerade beside a UDP flood
-# tenant cf (share 1) on the same NIC
-cni ADD cf /run/netns/arbt-cf "$(conf '"runtimeConfig":{"arbtable":{"share":1}},'"$(prev cf 5)")"
-tap_check "ADD cf (share 1): exit 0" test "$RC" = 0
-nft -f - <<-EOF
-	table ip $NFT_TABLE {
-		chain post {
-			type nat hook postrouting priority 100;
-			oifname "$NET" ip saddr 10.88.0.0/16 counter masquerade
-		}
-	}
-EOF
-ip netns exec $NET_RX iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
-ip3_pids+=" $!"
-ip netns exec $NET_RX iperf3 -s -1 -p 5202 >/dev/null 2>&1 &
-ip3_pids+=" $!"
-sleep 1
-read -r s0 <<<"$(cls_stats "$NET" arbtable | awk -v c="1:$ma" '$1 == c { print $2 }')"
-ip netns exec arbt-cf iperf3 -c $NET_RX_ADDR -p 5202 -u -b 20M -l 1400 -t 17 -J >"$tmp/flood.json" 2>&1 &
-fp=$!
-ip netns exec arbt-ca iperf3 -c $NET_RX_ADDR -p 5201 -P 4 -w 128K -t 12 -O 3 -J >"$tmp/ca.json" 2>&1
-wait $fp
-kill $ip3_pids 2>/dev/null; wait $ip3_pids 2>/dev/null; ip3_pids=
-read -r s1 <<<"$(cls_stats "$NET" arbtable | awk -v c="1:$ma" '$1 == c { print $2 }')"
-gp=$(ip3_rx_bps "$tmp/ca.json")
-fb=$(cls_stats "$NET" arbtable | awk '{ printf "%s %s B; ", $1, $2 }')
-nat=$(nft list table ip $NFT_TABLE 2>/dev/null | sed -nE 's/.*counter packets ([0-9]+).*/\1/p')
-diag "ca goodput ${gp} bit/s of 3000000 ($(fcalc "100 * $gp / 3000000")%); classes: $fb masqueraded packets ${nat:-?}; ca error: $(ip3_error "$tmp/ca.json")"
-tap_check "traffic left through masquerade (nft counter ${nat:-?} > 0) and was classified as ca (class 1:$ma sent $((s1 - s0)) B)" \
-	fcmp "${nat:-0} > 0 && $s1 - $s0 > 3000000 / 8 * 8"
-tap_measure "ca TCP goodput through NAT beside a UDP flood: $gp bit/s >= 97% of its 3 Mbit/s" fcmp "$gp >= 0.97 * 3000000"
+# ---- the last DEL (traffic through a real engine, bridge and masquerade
+# is test_podman's)
 cni DEL ca /run/netns/arbt-ca "$(conf "$P")"
-r1=$RC
-cni DEL cf /run/netns/arbt-cf "$(conf "$(prev cf 5)")"
-tap_check "DEL ca and cf: exit 0, no tenant class or fw filter left" \
-	bash -c '[ "$1:$2" = 0:0 ] && ! tc class show dev "$3" | grep -q "^class arbtable 1:1" && [ -z "$(tc filter show dev "$3" parent 1:)" ]' _ "$r1" "$RC" "$NET"
+tap_check "DEL ca: exit 0, no tenant class or fw filter left" \
+	bash -c '[ "$1" = 0 ] && ! tc class show dev "$2" | grep -q "^class arbtable 1:1" && [ -z "$(tc filter show dev "$2" parent 1:)" ]' _ "$RC" "$NET"
 tap_check "state directory empty after the last DEL" test -z "$(ls "$SD" | grep -v '^lock$')"
 tap_end

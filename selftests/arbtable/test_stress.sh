@@ -17,9 +17,10 @@
 # qlen 0, every packet pktgen handed it was either sent or counted as a
 # drop (pktgen's successes + errors = the qdisc's sent + dropped), class
 # counters add up to the qdisc's.  After every phase the kernel log has
-# no splat and, on a kmemleak kernel (make check-debug), nothing the
-# module or tc allocated is unreferenced (lib_debug.sh); the runner
-# checks both again after the suite.
+# no splat; after the down/up phase and after the unload, on a kmemleak
+# kernel (the sanitizer kernel), nothing the module or tc allocated is
+# unreferenced (lib_debug.sh); the runner checks both again after the
+# suite.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
 . "$(dirname "$0")/lib_debug.sh"
@@ -33,10 +34,20 @@ DOWNUP=${ARBT_STRESS_DOWNUP:-5}
 REPLACE=${ARBT_STRESS_REPLACE:-10}
 phase_t0=$SECONDS
 klog_mark
-# phase_time NAME: how long the phase took, then the per-phase kernel checks
+# phase_time NAME [leaks]: how long the phase took, then the kernel log
+# check; with "leaks", kmemleak's too (lib_debug.sh).  A kmemleak scan
+# of the KASAN guest takes seconds: the leak check runs after the last
+# phase that keeps the module loaded (it covers every phase before: an
+# object leaked there is unreferenced at every later scan) and after
+# the unload.
 phase_time() {
 	diag "$1 took $((SECONDS - phase_t0)) s"
-	phase_checks "stress: $1"
+	if [ "${2:-}" = leaks ]; then
+		phase_checks "stress: $1"
+	else
+		tap_check "stress: $1: no BUG/WARNING/KASAN/UBSAN/lockdep splat in the kernel log" klog_clean
+		klog_mark
+	fi
 	phase_t0=$SECONDS
 }
 
@@ -221,7 +232,7 @@ if man_setup; then
 else
 	tap_fail "stress: down/up setup"
 fi
-phase_time "down/up"
+phase_time "down/up" leaks
 
 # ------------------------------------------------------- 6. unload
 if man_setup; then
@@ -247,5 +258,5 @@ if man_setup; then
 else
 	tap_fail "stress: unload setup"
 fi
-phase_time "unload"
+phase_time "unload" leaks
 tap_end

@@ -11,23 +11,30 @@
  *   - Rates are bytes per second, latencies and bounds nanoseconds.
  *   - Handles and class ids are the kernel's 32-bit form: major << 16 |
  *     minor, so tc's "1:10" is 0x00010010 (ARBTABLE_CLASSID(1, 0x10)).
- *   - Every call that can fail returns 0 or a negative errno. The text
+ *   - Every call that can fail returns 0 (the arbtable_state_*() record
+ *     getters: the bytes they filled) or a negative errno. The text
  *     that explains it, the kernel's extended-ack message when the kernel
  *     refused, is then in arbtable_errmsg(); arbtable_err_from_kernel()
  *     says who refused. Errnos the library itself returns:
  *       -ENODEV       the network device does not exist
  *       -EMEDIUMTYPE  the device has no arbtable qdisc (at that handle)
  *       -EINVAL       a bad argument (NULL pointer, slot out of range...)
+ *       -E2BIG        options from a newer header this library does not know
  *       -ENOMEM       out of memory
  *       -EIO          the netlink conversation failed
  *     Any other value came from the kernel.
  *   - A handle is not thread safe; use one per thread.
+ *   - Structs are passed with the caller's sizeof and only ever grow at
+ *     their end (see "Extensible structs" below), and the state of a read
+ *     is opaque, so programs built against this header keep working with
+ *     later releases of the library.
  *
  * Link with `pkg-config --libs libarbtable`.
  */
 #ifndef ARBTABLE_ARBTABLE_H
 #define ARBTABLE_ARBTABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -61,6 +68,52 @@ enum arbtable_table {
 	ARBTABLE_NTABLES = 2,
 };
 
+/* ------------------------------------------------------------ ABI */
+
+/*
+ * Extensible structs. Every struct below that crosses the library's ABI
+ * is passed with its size, the caller's sizeof, as openat2() and clone3()
+ * take theirs, so that a struct can grow without breaking binaries built
+ * against an older header:
+ *   - fields are only ever appended, never moved, resized or removed;
+ *   - ARBTABLE_*_SIZE_VER0 is the size of the first release; a size below
+ *     it is a bug (often sizeof a pointer) and fails with -EINVAL;
+ *   - options the caller gives (arbtable_qdisc_opts, arbtable_class_opts
+ *     as arguments): a struct larger than this library knows is accepted
+ *     when the unknown tail is all zero (fields the caller left unset) and
+ *     refused with -E2BIG otherwise, since the library cannot do what
+ *     they ask; a smaller one from an older caller reads as if the missing
+ *     fields were zero. Reserved fields must be zero (-EINVAL).
+ *   - records the library fills (arbtable_state_*()): the library writes
+ *     at most the caller's size, the fields both know, zeroes the rest of
+ *     a larger caller's struct and returns the number of bytes it filled,
+ *     so a caller can tell whether a field it knows was filled.
+ * struct arbtable_stats and struct arbtable_slot are embedded in the
+ * records and are frozen: they never change.
+ * The state of a read is opaque (arbtable_state_new()) so that it can
+ * hold whatever a newer kernel reports.
+ */
+
+/* gnet statistics of the qdisc or of one class. Frozen. */
+struct arbtable_stats {
+	uint64_t	bytes;
+	uint64_t	packets;
+	uint32_t	drops;
+	uint32_t	overlimits;
+	uint32_t	requeues;
+	uint32_t	backlog;	/* bytes queued */
+	uint32_t	qlen;		/* packets queued */
+	int32_t		has_rate_est;	/* the kernel's rate estimator runs */
+	uint64_t	est_bps;	/* estimator, bytes/s */
+	uint64_t	est_pps;
+};
+
+/* One slot of a table; minor 0 or weight 0 = free (null) slot. Frozen. */
+struct arbtable_slot {
+	uint32_t	minor;
+	uint32_t	weight;		/* 64-byte units, 1..255 */
+};
+
 /* ------------------------------------------------------------ qdisc */
 
 /* Bits of arbtable_qdisc_opts.set: which fields are sent. Fields whose
@@ -76,12 +129,15 @@ enum arbtable_table {
 #define ARBTABLE_Q_DEFAULT	(1u << 6)
 #define ARBTABLE_Q_BURST	(1u << 7)
 
+/* Extensible (see above): new options are appended. */
 struct arbtable_qdisc_opts {
-	unsigned int		set;		/* ARBTABLE_Q_* */
-	enum arbtable_mode	mode;		/* fixed once created */
+	uint32_t		set;		/* ARBTABLE_Q_* */
+	uint32_t		mode;		/* enum arbtable_mode; fixed
+						 * once created
+						 */
 	uint64_t		rate;		/* bytes/s; 0 = link speed */
 	uint32_t		highlimit;	/* 4096-byte blocks, 0..255 */
-	enum arbtable_accounting accounting;
+	uint32_t		accounting;	/* enum arbtable_accounting */
 	uint32_t		mtu;		/* bytes */
 	uint32_t		maxweight;	/* auto mode slot weight cap */
 	uint32_t		default_minor;	/* unclassified traffic, 0 = none */
@@ -89,6 +145,7 @@ struct arbtable_qdisc_opts {
 						 * back; 0 = the kernel's default
 						 */
 };
+#define ARBTABLE_QDISC_OPTS_SIZE_VER0	40	/* up to burst */
 
 /* ------------------------------------------------------------ classes */
 
@@ -106,100 +163,88 @@ struct arbtable_qdisc_opts {
  * distance (HIGH table); a best-effort class gives share and optionally
  * distance (LOW table). ceil limits any class; strict serves it before
  * both tables. The kernel checks every combination and says why it
- * refuses one.
+ * refuses one. Extensible (see above): new options are appended.
  */
 struct arbtable_class_opts {
-	unsigned int	set;		/* ARBTABLE_C_* */
+	uint32_t	set;		/* ARBTABLE_C_* */
+	uint32_t	distance;	/* slot spacing, power of two 1..64 */
 	uint64_t	rate;		/* bytes/s to reserve in HIGH */
 	uint64_t	latency_ns;	/* head-of-line wait bound */
-	uint32_t	distance;	/* slot spacing, power of two 1..64 */
-	uint32_t	share;		/* LOW table weight, 1..255 */
 	uint64_t	ceil;		/* bytes/s, 0 = none */
-	int		strict;		/* 0 or 1 */
+	uint32_t	share;		/* LOW table weight, 1..255 */
+	uint32_t	strict;		/* 0 or 1 */
 	uint32_t	cburst;		/* ceil bucket depth, bytes, 0 = the
 					 * kernel's default
 					 */
+	uint32_t	reserved;	/* 0: no hole a later field could fall
+					 * into unseen
+					 */
 };
+#define ARBTABLE_CLASS_OPTS_SIZE_VER0	48	/* up to reserved */
 
-/* gnet statistics of the qdisc or of one class */
-struct arbtable_stats {
-	uint64_t	bytes;
-	uint64_t	packets;
-	uint32_t	drops;
-	uint32_t	overlimits;
-	uint32_t	requeues;
-	uint32_t	backlog;	/* bytes queued */
-	uint32_t	qlen;		/* packets queued */
-	int		has_rate_est;	/* the kernel's rate estimator runs */
-	uint64_t	est_bps;	/* estimator, bytes/s */
-	uint64_t	est_pps;
-};
+/* ------------------------------------------------------------ a read */
 
-/* One slot of a table; minor 0 or weight 0 = free (null) slot. */
-struct arbtable_slot {
-	uint32_t	minor;
-	uint32_t	weight;		/* 64-byte units, 1..255 */
-};
-
-struct arbtable_class_state {
-	uint32_t	classid;
-	uint32_t	leaf;		/* handle of the class's child qdisc */
-	/* options as the kernel reports them; .set says which are present */
-	struct arbtable_class_opts opts;
-	struct arbtable_stats stats;
-	int		has_xstats;
-	/* xstats */
-	uint64_t	slots[ARBTABLE_NTABLES];	/* bitmask of its slots */
-	uint32_t	weight[ARBTABLE_NTABLES];	/* sum over its slots */
-	uint32_t	distance;	/* auto: effective distance, else 0 */
-	uint32_t	index;		/* kernel class index */
-	uint64_t	reserved_rate;	/* auto: reserved bytes/s */
-	uint64_t	guaranteed_bound_ns;	/* auto: placement independent */
-	uint64_t	current_bound_ns;	/* auto: current placement */
-	uint64_t	max_hol_ns;	/* measured max head-of-line wait */
-	uint64_t	throttled;	/* times the ceil made it wait */
-	/* auto: the weight units reserved and the rate they guarantee
-	 * (>= reserved_rate: rounding up to whole units, and the weight a
-	 * latency asks for beyond its rate, see tc-arbtable(8))
-	 */
-	uint32_t	reserved_weight;
-	uint64_t	guaranteed_rate;	/* bytes/s */
-};
-
-struct arbtable_state {
-	int		ifindex;
+/* The qdisc of a read. Extensible (see above): new fields are appended. */
+struct arbtable_qdisc_info {
+	int32_t		ifindex;
 	char		ifname[16];
 	uint32_t	handle;		/* of the arbtable qdisc */
 	uint32_t	parent;		/* 0xffffffff = root */
+	uint32_t	nclasses;	/* arbtable_state_class() 0..nclasses-1 */
 	uint64_t	timestamp_ns;	/* CLOCK_MONOTONIC at the read */
-
-	/* options; .set says which the kernel reported */
-	struct arbtable_qdisc_opts opts;
 	uint32_t	priomap[ARBTABLE_PRIO_BANDS];
 	struct arbtable_slot table[ARBTABLE_NTABLES][ARBTABLE_SLOTS];
 
 	struct arbtable_stats stats;
-	int		has_xstats;
+	int32_t		has_xstats;
 	/* qdisc xstats */
+	uint32_t	unclassified_qlen;
 	uint64_t	unclassified_pkts;
 	uint64_t	unclassified_drops;
-	uint32_t	unclassified_qlen;
 	uint64_t	swaps;		/* allocator defragmentation swaps */
 	uint64_t	throttled;
 	uint32_t	used[ARBTABLE_NTABLES];	/* non-null slots */
 	uint32_t	cur[ARBTABLE_NTABLES];	/* slot pointers */
 	int32_t		hp_counter;
 	int32_t		credit[ARBTABLE_NTABLES][ARBTABLE_SLOTS];
-
-	unsigned int	nclasses;
-	struct arbtable_class_state classes[ARBTABLE_MAX_CLASSES];
+	uint32_t	reserved;	/* 0 */
 };
+#define ARBTABLE_QDISC_INFO_SIZE_VER0	1760	/* up to reserved */
+
+/* One class of a read. Extensible (see above): new fields are appended. */
+struct arbtable_class_info {
+	uint32_t	classid;
+	uint32_t	leaf;		/* handle of the class's child qdisc */
+	struct arbtable_stats stats;
+	int32_t		has_xstats;
+	/* xstats */
+	uint32_t	distance;	/* auto: effective distance, else 0 */
+	uint64_t	slots[ARBTABLE_NTABLES];	/* bitmask of its slots */
+	uint32_t	weight[ARBTABLE_NTABLES];	/* sum over its slots */
+	uint32_t	index;		/* kernel class index */
+	/* auto: the weight units reserved and the rate they guarantee
+	 * (>= reserved_rate: rounding up to whole units, and the weight a
+	 * latency asks for beyond its rate, see tc-arbtable(8))
+	 */
+	uint32_t	reserved_weight;
+	uint64_t	reserved_rate;	/* auto: reserved bytes/s */
+	uint64_t	guaranteed_rate;	/* bytes/s */
+	uint64_t	guaranteed_bound_ns;	/* auto: placement independent */
+	uint64_t	current_bound_ns;	/* auto: current placement */
+	uint64_t	max_hol_ns;	/* measured max head-of-line wait */
+	uint64_t	throttled;	/* times the ceil made it wait */
+};
+#define ARBTABLE_CLASS_INFO_SIZE_VER0	152	/* up to throttled */
 
 /* ------------------------------------------------------------ calls */
 
 struct arbtable;
+/* What one arbtable_read() saw; opaque, any number of reads. */
+struct arbtable_state;
 
-/* Open a handle (two rtnetlink sockets). NULL with errno set on failure. */
+/* Open a handle (two rtnetlink sockets). NULL with errno set on failure:
+ * what socket() or bind() said (EPERM, EMFILE, ...) or ENOMEM.
+ */
 struct arbtable *arbtable_open(void);
 void arbtable_close(struct arbtable *h);
 
@@ -211,15 +256,24 @@ const char *arbtable_errmsg(const struct arbtable *h);
 /* 1 if the last failure was the kernel refusing the request, else 0. */
 int arbtable_err_from_kernel(const struct arbtable *h);
 
+/*
+ * The calls that take options take the caller's sizeof of them:
+ *	arbtable_admit(h, "eth0", ARBTABLE_CLASSID(0, 0x10), &o, sizeof(o));
+ * -EINVAL for a size below the struct's SIZE_VER0, -E2BIG for options
+ * this library does not know (see "Extensible structs" above).
+ */
+
 /* Create the root arbtable qdisc @handle (e.g. ARBTABLE_CLASSID(1, 0)) on
  * @ifname. @opts may be NULL (kernel defaults: auto mode at link speed).
  */
 int arbtable_qdisc_create(struct arbtable *h, const char *ifname,
 			  uint32_t handle,
-			  const struct arbtable_qdisc_opts *opts);
+			  const struct arbtable_qdisc_opts *opts,
+			  size_t opts_size);
 /* Change options of the device's arbtable qdisc. */
 int arbtable_qdisc_change(struct arbtable *h, const char *ifname,
-			  const struct arbtable_qdisc_opts *opts);
+			  const struct arbtable_qdisc_opts *opts,
+			  size_t opts_size);
 /* Delete the device's arbtable qdisc with all its classes. */
 int arbtable_qdisc_delete(struct arbtable *h, const char *ifname);
 
@@ -230,19 +284,20 @@ int arbtable_qdisc_delete(struct arbtable *h, const char *ifname);
  * ...) return the kernel's errno with its reason in arbtable_errmsg().
  */
 int arbtable_admit(struct arbtable *h, const char *ifname, uint32_t classid,
-		   const struct arbtable_class_opts *opts);
+		   const struct arbtable_class_opts *opts, size_t opts_size);
 /* Change an existing class atomically: on refusal the old reservation
  * and slots stay. Options not in opts->set keep their value.
  */
 int arbtable_change(struct arbtable *h, const char *ifname, uint32_t classid,
-		    const struct arbtable_class_opts *opts);
+		    const struct arbtable_class_opts *opts, size_t opts_size);
 /* Delete the class; in auto mode its slots are freed and defragmented. */
 int arbtable_release(struct arbtable *h, const char *ifname,
 		     uint32_t classid);
 
 /* Replace the priomap: @priomap[p] is the class minor (hex in tc, 0 =
  * none) that packets of skb->priority p & 15 go to when no filter and no
- * priority naming a class took them. Any mode.
+ * priority naming a class took them. Any mode. (A fixed array: the 16
+ * bands are the kernel's TC_PRIO_MAX + 1.)
  */
 int arbtable_set_priomap(struct arbtable *h, const char *ifname,
 			 const uint32_t priomap[ARBTABLE_PRIO_BANDS]);
@@ -254,18 +309,42 @@ int arbtable_set_table(struct arbtable *h, const char *ifname,
 		       enum arbtable_table table,
 		       const struct arbtable_slot slots[ARBTABLE_SLOTS]);
 
-/* Read the arbtable qdisc of @ifname (the root one if there are several):
- * options, both tables, per-class options and statistics.
+/* A state to read into; NULL with errno ENOMEM. Free with
+ * arbtable_state_free() (NULL is fine).
+ */
+struct arbtable_state *arbtable_state_new(void);
+void arbtable_state_free(struct arbtable_state *st);
+
+/* Read the arbtable qdisc of @ifname (the root one if there are several)
+ * into @st: options, both tables, per-class options and statistics.
  */
 int arbtable_read(struct arbtable *h, const char *ifname,
 		  struct arbtable_state *st);
 
-/* Helpers */
-/* The class of @st with @classid (or with minor @classid when its major
- * is 0), NULL if none.
+/*
+ * What a read found, copied into the caller's records (see "Extensible
+ * structs" above): each returns the bytes it filled (> 0) or -EINVAL
+ * (no state, a size below SIZE_VER0, a class index >= nclasses).
+ *	struct arbtable_qdisc_info q;
+ *	arbtable_state_qdisc(st, &q, sizeof(q));
+ * The options are those the kernel reported, .set says which.
  */
-const struct arbtable_class_state *
-arbtable_find_class(const struct arbtable_state *st, uint32_t classid);
+int arbtable_state_qdisc(const struct arbtable_state *st,
+			 struct arbtable_qdisc_info *qi, size_t size);
+int arbtable_state_qdisc_opts(const struct arbtable_state *st,
+			      struct arbtable_qdisc_opts *opts, size_t size);
+/* Classes by index, 0..nclasses-1, in class id order. */
+int arbtable_state_class(const struct arbtable_state *st, unsigned int idx,
+			 struct arbtable_class_info *ci, size_t size);
+int arbtable_state_class_opts(const struct arbtable_state *st,
+			      unsigned int idx,
+			      struct arbtable_class_opts *opts, size_t size);
+/* The index of the class with @classid (or with minor @classid when its
+ * major is 0), -ENOENT if none, -EINVAL without a state.
+ */
+int arbtable_state_find_class(const struct arbtable_state *st,
+			      uint32_t classid);
+
 /* Library version string, e.g. "0.1.0". */
 const char *arbtable_version(void);
 

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# arbtable-cni under a real container engine (issue 17, item 2): Debian's
+# podman 4.3 with its CNI backend runs containers from a local rootfs (a
+# few symlinks, /usr bound read-only from the host: no image, no
+# registry) on a bridge network whose conflist chains arbtable-cni after
+# bridge + host-local.  Podman hands its CNI_ARGS environment to the
+# chain, which is how a container asks for its guarantee here
+# (ARBTABLE_RATE=... ; Kubernetes uses pod annotations instead, test_cni).
+# The containers' traffic is bridged, forwarded and masqueraded onto the
+# virtio NIC (vm.sh -n), towards a receiver across the QEMU hub.
+#
+# Checks: a resident container's class; a container whose request cannot
+# be guaranteed fails to start with the allocator's reason (once) in
+# podman's error and leaves the table as it was; two reserved containers'
+# TCP goodput >= 97 % of their rates beside a best-effort UDP flood
+# container; the table returns to its earlier state when they stop;
+# ARBT_PODMAN_CYCLES start/stop cycles (two engines at once) leave no
+# class, filter, mark rule or state behind; the last container's stop
+# leaves no tenant at all.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_net.sh"
+tap_begin "arbtable-cni under podman 4.3 (CNI backend): admission at container start, refusal in podman's error, release at stop, churn"
+CYCLES=${ARBT_PODMAN_CYCLES:-20}
+tmp=$(mktemp -d)
+P=$tmp/podman
+R=$P/rootfs
+SD=$P/state
+NFT_TABLE=arbt_podman
+SUBNET=10.89.0.0/24
+ip3_pids=
+cleanup() {
+	[ -n "$ip3_pids" ] && kill $ip3_pids 2>/dev/null
+	podman rm -a -f -t 0 >/dev/null 2>&1
+	nft delete table ip $NFT_TABLE 2>/dev/null
+	ip link del arbt-br0 2>/dev/null
+	net_teardown
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+have_arbtable || { tap_fail "podman: module and plugin present"; tap_end; exit; }
+CNI_DIR=$ARBT_ROOT/build/cni
+[ -x "$CNI_DIR/arbtable-cni" ] || { tap_fail "podman: $CNI_DIR/arbtable-cni built (make cni)"; tap_end; exit; }
+command -v podman >/dev/null && [ -x /usr/lib/cni/bridge ] ||
+	{ tap_fail "podman: podman and containernetworking-plugins installed (scripts/setup.sh)"; tap_end; exit; }
+net_setup || { tap_fail "podman: egress NIC and receiver namespace"; tap_end; exit; }
+diag "egress: $NET_KIND; $(podman --version)"
+tc qdisc del dev "$NET" root 2>/dev/null
+
+# Podman's state, storage (vfs: no overlay on the guest's host-backed
+# filesystem) and network configs under $P, nothing of the host's
+mkdir -p "$P/net" "$P/tmp" "$R"/{usr,etc,proc,sys,dev,tmp,run,var}
+for l in bin lib lib64 sbin; do ln -s "usr/$l" "$R/$l"; done
+cat >"$P/containers.conf" <<-EOF
+	[network]
+	network_backend = "cni"
+	cni_plugin_dirs = ["/usr/lib/cni", "$CNI_DIR"]
+	network_config_dir = "$P/net"
+	[engine]
+	cgroup_manager = "cgroupfs"
+	events_logger = "file"
+	runtime = "crun"
+	tmp_dir = "$P/tmp"
+EOF
+cat >"$P/storage.conf" <<-EOF
+	[storage]
+	driver = "vfs"
+	graphroot = "$P/root"
+	runroot = "$P/run"
+EOF
+export CONTAINERS_CONF=$P/containers.conf CONTAINERS_STORAGE_CONF=$P/storage.conf
+# the network: bridge + host-local, then arbtable-cni on the egress NIC
+cat >"$P/net/tenants.conflist" <<-EOF
+	{
+	  "cniVersion": "1.0.0",
+	  "name": "tenants",
+	  "plugins": [
+	    { "type": "bridge", "bridge": "arbt-br0", "isGateway": true,
+	      "ipam": { "type": "host-local", "ranges": [[{ "subnet": "$SUBNET" }]],
+	                "routes": [{ "dst": "0.0.0.0/0" }] } },
+	    { "type": "arbtable-cni", "device": "$NET", "stateDir": "$SD",
+	      "qdisc": { "rate": "10mbit", "burst": "30k", "highlimit": 1 } }
+	  ]
+	}
+EOF
+nft -f - <<-EOF
+	table ip $NFT_TABLE {
+		chain post {
+			type nat hook postrouting priority 100;
+			oifname "$NET" ip saddr $SUBNET counter masquerade
+		}
+	}
+EOF
+
+# prun NAME CNI_ARGS PODMAN-RUN-OPTIONS... -- CMD...: podman run in the
+# tenants network from the rootfs; stderr in $tmp/NAME.err
+prun() {
+	local name=$1 args=$2 opts=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	CNI_ARGS=$args podman run --name "$name" "${opts[@]}" --network tenants \
+		--rootfs -v /usr:/usr:ro "$R" "$@" 2>"$tmp/$name.err"
+}
+# table_state: the table as tc shows it (classes, options, filters) and
+# the plugin's state files
+table_state() {
+	tc -d qdisc show dev "$NET" | grep '^qdisc arbtable'
+	tc -d class show dev "$NET"
+	tc filter show dev "$NET" parent 1:
+	ls "$SD" 2>/dev/null | grep -v '^lock$'
+}
+# veth_marks: the mark filters on the bridge's ports (one per tenant)
+veth_marks() {
+	local v
+	for v in $(ls /sys/class/net/arbt-br0/brif 2>/dev/null); do
+		tc filter show dev "$v" ingress | grep -c 'matchall.* handle ' | sed "s/^/$v /"
+	done
+}
+class_of() { # ID: the class of container ID, from the plugin's state file
+	python3 -c 'import json,sys; print("1:%x" % (json.load(open(sys.argv[1]))["classid"] & 0xffff))' \
+		"$SD/$1-eth0.json" 2>/dev/null || echo none
+}
+# same_as_before: table, filters, state and mark filters as $before, $marks_before
+same_as_before() {
+	local t m
+	t=$(table_state) m=$(veth_marks)
+	[ "$t" = "$before" ] && [ "$m" = "$marks_before" ] && return 0
+	diff <(echo "$before"; echo "$marks_before") <(echo "$t"; echo "$m") | head -n 20 | sed 's/^/# /'
+	return 1
+}
+
+# ---- a resident tenant (share 2) whose class and filters stay through
+# everything below
+t0=$(date +%s)
+prun res "ARBTABLE_SHARE=2" -d -- sleep 100000 >/dev/null
+rc=$?
+tap_check "podman run res (CNI_ARGS ARBTABLE_SHARE=2): exit 0 ($(($(date +%s) - t0)) s)" test "$rc" = 0
+[ "$rc" = 0 ] || diag "$(cat "$tmp/res.err")"
+res_ok() {
+	tc class show dev "$NET" | grep -qE "share 2( |$)" &&
+		[ "$(tc filter show dev "$NET" parent 1: | grep -c classid)" = 1 ] &&
+		[ "$(veth_marks | awk '{ s += $2 } END { print s }')" = 1 ] && return 0
+	diag "$(tc class show dev "$NET"; tc filter show dev "$NET" parent 1:; veth_marks)"
+	return 1
+}
+tap_check "res: a class with share 2 on $NET, a fw filter, a mark filter on its bridge port" res_ok
+before=$(table_state)
+marks_before=$(veth_marks)
+
+# ---- refused: the allocator's reason in podman's error, nothing changed
+prun big "ARBTABLE_RATE=20mbit" --rm -- true
+rc=$?
+err=$(grep -v 'level=warning' "$tmp/big.err")
+diag "podman run big (rate 20mbit of 10mbit), exit $rc: $err"
+refused_ok() {
+	local reason
+	reason=$(grep -oE "${ARB_REFUSAL_RE#^Error: }.*" <<<"$err" | head -n1)
+	[ "$rc" != 0 ] && grep -qE "refused on $NET: ${ARB_REFUSAL_RE#^Error: }" <<<"$err" &&
+		[ "$(grep -oF -- "$reason" <<<"$err" | wc -l)" = 1 ]
+}
+tap_check "a container asking for 20mbit of 10mbit does not start: podman's error gives the allocator's reason, once" refused_ok
+gone_ok() { ! podman container exists big && same_as_before; }
+tap_check "the refused container is gone and the table, filters and state are as before" gone_ok
+
+# ---- traffic: gold (3mbit, 30ms) and silver (2mbit) TCP beside a UDP flood
+# (share 1), all masqueraded onto the NIC
+for p in 5201 5202 5203; do
+	ip netns exec $NET_RX iperf3 -s -1 -p $p >/dev/null 2>&1 &
+	ip3_pids+=" $!"
+done
+sleep 1
+# Podman takes seconds per container under TCG: the three wait for
+# $tmp/go/start, so that they send at the same time
+mkdir -p "$tmp/go"
+gated() { echo 'while [ ! -e /go/start ]; do sleep 0.2; done; exec "$0" "$@"'; }
+idf=$(prun flood "ARBTABLE_SHARE=1" -d -v "$tmp/go:/go" -- sh -c "$(gated)" \
+	iperf3 -c $NET_RX_ADDR -p 5203 -u -b 20M -l 1400 -t 30)
+idg=$(prun gold "ARBTABLE_RATE=3mbit;ARBTABLE_LATENCY=30ms" -d -v "$tmp/go:/go" -- sh -c "$(gated)" \
+	iperf3 -c $NET_RX_ADDR -p 5201 -P 4 -w 128K -t 12 -O 3 -J)
+ids=$(prun silver "ARBTABLE_RATE=2mbit" -d -v "$tmp/go:/go" -- sh -c "$(gated)" \
+	iperf3 -c $NET_RX_ADDR -p 5202 -P 4 -w 128K -t 12 -O 3 -J)
+cg=$(class_of "$idg") cs=$(class_of "$ids") cf=$(class_of "$idf")
+diag "classes: gold $cg, silver $cs, flood $cf"
+admitted_ok() {
+	tc class show dev "$NET" classid "$cg" | grep -qE "rate 3Mbit .*latency 30(\.0)?ms" &&
+		tc class show dev "$NET" classid "$cs" | grep -qE "rate 2Mbit" &&
+		tc class show dev "$NET" classid "$cf" | grep -qE "share 1( |$)" && return 0
+	diag "$(tc class show dev "$NET"; cat "$tmp/gold.err" "$tmp/silver.err" "$tmp/flood.err")"
+	return 1
+}
+tap_check "gold, silver and flood started and admitted: classes rate 3Mbit latency 30ms, rate 2Mbit, share 1" admitted_ok
+touch "$tmp/go/start"
+sleep 1
+read -r f0 <<<"$(cls_stats "$NET" arbtable | awk -v c="$cf" '$1 == c { print $2 }')"
+podman wait gold silver >/dev/null
+read -r f1 <<<"$(cls_stats "$NET" arbtable | awk -v c="$cf" '$1 == c { print $2 }')"
+podman logs gold >"$tmp/gold.json" 2>/dev/null
+podman logs silver >"$tmp/silver.json" 2>/dev/null
+podman rm -f -t 0 flood gold silver >/dev/null
+kill $ip3_pids 2>/dev/null; wait $ip3_pids 2>/dev/null; ip3_pids=
+gg=$(ip3_rx_bps "$tmp/gold.json") gs=$(ip3_rx_bps "$tmp/silver.json")
+nat=$(nft list table ip $NFT_TABLE 2>/dev/null | sed -nE 's/.*counter packets ([0-9]+).*/\1/p')
+diag "gold ${gg} bit/s of 3000000 ($(fcalc "100 * $gg / 3000000")%), silver ${gs} bit/s of 2000000 ($(fcalc "100 * $gs / 2000000")%); flood sent $((${f1:-0} - ${f0:-0})) B meanwhile; masqueraded packets ${nat:-?}; errors: $(ip3_error "$tmp/gold.json") $(ip3_error "$tmp/silver.json")"
+tap_check "the flood competed: its class sent >= 1 Mbit/s on average while gold and silver ran ($((${f1:-0} - ${f0:-0})) B), through masquerade (${nat:-0} packets)" \
+	fcmp "${f1:-0} - ${f0:-0} >= 1000000 / 8 * 15 && ${nat:-0} > 0"
+tap_measure "gold's TCP goodput beside the flood: $gg bit/s >= 97% of its 3 Mbit/s" fcmp "$gg >= 0.97 * 3000000"
+tap_measure "silver's TCP goodput beside the flood: $gs bit/s >= 97% of its 2 Mbit/s" fcmp "$gs >= 0.97 * 2000000"
+tap_check "gold, silver and flood stopped: the table, filters, mark filters and state are as before" same_as_before
+
+# ---- churn: two engines start and stop containers at once, with
+# reservations at two distances and shares
+churn() { # ID N: N cycles; prints the failures
+	local i req
+	for ((i = 0; i < $2; i++)); do
+		case $(((i + $1) % 3)) in
+		0) req="ARBTABLE_RATE=1mbit;ARBTABLE_LATENCY=100ms" ;;
+		1) req="ARBTABLE_RATE=500kbit;ARBTABLE_DISTANCE=8" ;;
+		2) req="ARBTABLE_SHARE=3" ;;
+		esac
+		prun "churn$1-$i" "$req" --rm -- true || echo "churn$1-$i ($req): $(grep -v level=warning "$tmp/churn$1-$i.err" | head -n1)"
+	done
+}
+t0=$(date +%s)
+churn 0 $((CYCLES / 2)) >"$tmp/churn0" &
+c0=$!
+churn 1 $((CYCLES - CYCLES / 2)) >"$tmp/churn1"
+wait $c0
+el=$(($(date +%s) - t0))
+nf=$(cat "$tmp/churn0" "$tmp/churn1" | wc -l)
+[ "$nf" = 0 ] || diag "$(cat "$tmp/churn0" "$tmp/churn1" | head -n 5)"
+tap_check "$CYCLES container start/stop cycles, two engines at once ($el s): all started" test "$nf" = 0
+churn_ok() { [ -z "$(podman ps -a -q -f name=churn)" ] && same_as_before; }
+tap_check "after the churn no container, class, fw filter, mark filter or state file is left: as before" churn_ok
+
+podman rm -f -t 0 res >/dev/null
+empty_ok() {
+	! tc class show dev "$NET" | grep -q "^class arbtable" &&
+		[ -z "$(tc filter show dev "$NET" parent 1: 2>/dev/null)" ] &&
+		[ -z "$(ls "$SD" | grep -v '^lock$')" ]
+}
+tap_check "the resident stopped: no tenant class, fw filter or state file left" empty_ok
+tap_end

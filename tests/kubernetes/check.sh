@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# deploy/kubernetes on the host, without Kubernetes:
+#   - the scripts parse and pass shellcheck;
+#   - the manifests parse as YAML and hold what the others rely on (names,
+#     RBAC verbs, hostPath volumes and their mounts, the downward-API node
+#     name, scripts the image ships);
+#   - the node translation (arbtable-resources.sh) on fixtures: an empty
+#     table, a full one, a fragmented one (tests/kubernetes/fixtures: the
+#     JSON in the shape arbtablectl prints, written by hand with
+#     consistent counts; slot positions illustrative, the translation
+#     reads counts), the tenant minor range, the merge patches;
+#   - the pod translation: the table in
+#     Documentation/networking/arbtable-kubernetes.rst and example-pod.yaml
+#     agree with `arbtablectl request` (device-less);
+#   - the installer chains after a .conflist and a .conf, installs
+#     idempotently, and the plugin accepts the entry it writes;
+#   - one pass of the agent with arbtablectl, ip and curl stubbed: the root
+#     created when missing, the two PATCHes it sends.
+# Ends with "N passed, N failed".
+# ok never fails, so "CHECK && ok ... || bad ..." is an if/else here:
+# shellcheck disable=SC2015
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+K=$ROOT/deploy/kubernetes
+FX=$ROOT/tests/kubernetes/fixtures
+CTL=$ROOT/build/tools/arbtablectl
+CNI=$ROOT/build/cni/arbtable-cni
+DOC=$ROOT/Documentation/networking/arbtable-kubernetes.rst
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+# t DESC CMD...: passes when CMD exits 0
+t() {
+	local d=$1 out
+	shift
+	if out=$("$@" 2>&1); then ok "$d"; else bad "$d: $out"; fi
+}
+for f in "$CTL" "$CNI"; do
+	[ -x "$f" ] || { echo "FAIL $f not built (make lib cni)"; echo "0 passed, 1 failed"; exit 1; }
+done
+command -v jq >/dev/null || { echo "FAIL jq missing (scripts/setup.sh)"; echo "0 passed, 1 failed"; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=../../deploy/kubernetes/arbtable-resources.sh
+. "$K/arbtable-resources.sh"
+
+# ------------------------------------------------------------ scripts
+for f in "$K"/*.sh; do
+	t "${f##*/}: bash -n" bash -n "$f"
+done
+if command -v shellcheck >/dev/null; then
+	t "shellcheck deploy/kubernetes/*.sh" shellcheck -x "$K"/*.sh
+else
+	bad "shellcheck missing (scripts/setup.sh installs it)"
+fi
+
+# ------------------------------------------------------------ manifests
+yaml_check() {
+	python3 - "$K" <<'EOF'
+import os, sys, yaml
+k = sys.argv[1]
+docs = {}
+for f in sorted(os.listdir(k)):
+    if f.endswith(".yaml"):
+        for d in yaml.safe_load_all(open(os.path.join(k, f))):
+            docs[(d["kind"], d["metadata"]["name"])] = d
+fails = []
+def need(c, what):
+    print(("ok   " if c else "FAIL ") + what)
+need(len(docs) == 6, "manifests: ServiceAccount, ClusterRole, ClusterRoleBinding, ConfigMap, DaemonSet, Pod (%d documents)" % len(docs))
+sa = docs.get(("ServiceAccount", "arbtable-node"), {})
+need(sa.get("metadata", {}).get("namespace") == "kube-system", "ServiceAccount arbtable-node in kube-system")
+cr = docs.get(("ClusterRole", "arbtable-node"), {})
+rules = {r: set(x["verbs"]) for x in cr.get("rules", []) for r in x["resources"] if x["apiGroups"] == [""]}
+need(rules.get("nodes") == {"get", "patch"} and rules.get("nodes/status") == {"patch"},
+     "ClusterRole: nodes get/patch, nodes/status patch, nothing else (%s)" % rules)
+crb = docs.get(("ClusterRoleBinding", "arbtable-node"), {})
+need(crb.get("roleRef", {}).get("name") == "arbtable-node" and
+     {"kind": "ServiceAccount", "name": "arbtable-node", "namespace": "kube-system"} in crb.get("subjects", []),
+     "ClusterRoleBinding binds the role to the ServiceAccount")
+cm = docs.get(("ConfigMap", "arbtable-node"), {}).get("data", {})
+keys = {"ARBTABLE_DEVICE", "ARBTABLE_QDISC", "ARBTABLE_DEFAULT_SHARE", "ARBTABLE_MARK_MASK", "ARBTABLE_MINOR_BASE", "ARBTABLE_INTERVAL"}
+need(set(cm) == keys and all(isinstance(v, str) for v in cm.values()),
+     "ConfigMap: the six ARBTABLE_* keys, string values")
+ds = docs.get(("DaemonSet", "arbtable-node"), {})
+spec = ds.get("spec", {})
+pod = spec.get("template", {}).get("spec", {})
+need(ds.get("apiVersion") == "apps/v1" and ds["metadata"].get("namespace") == "kube-system", "DaemonSet apps/v1 in kube-system")
+need(spec.get("selector", {}).get("matchLabels", {}).items() <= spec["template"]["metadata"]["labels"].items(),
+     "DaemonSet selector matches its template's labels")
+need(pod.get("hostNetwork") is True, "DaemonSet: hostNetwork (the NIC's qdisc is in the host's namespace)")
+need(pod.get("serviceAccountName") == "arbtable-node", "DaemonSet runs as the ServiceAccount")
+need({"operator": "Exists"} in pod.get("tolerations", []), "DaemonSet tolerates every taint")
+vols = {v["name"]: v["hostPath"]["path"] for v in pod.get("volumes", []) if "hostPath" in v}
+need({"/opt/cni/bin", "/etc/cni/net.d", "/opt/arbtable", "/var/lib/arbtable-cni"} <= set(vols.values()),
+     "DaemonSet hostPath volumes: /opt/cni/bin, /etc/cni/net.d, /opt/arbtable, /var/lib/arbtable-cni")
+ctrs = pod.get("initContainers", []) + pod.get("containers", [])
+for c in ctrs:
+    mounts = {m["name"]: m["mountPath"] for m in c.get("volumeMounts", [])}
+    need(all(n in vols and p == "/host" + vols[n] for n, p in mounts.items()),
+         "%s: every mount is a volume, at /host + its host path" % c["name"])
+    need({"configMapRef": {"name": "arbtable-node"}} in c.get("envFrom", []),
+         "%s: environment from the ConfigMap" % c["name"])
+    cmd = c.get("command", [""])[0]
+    need(cmd.startswith("/usr/local/sbin/") and os.path.exists(os.path.join(k, os.path.basename(cmd))) and
+         os.path.basename(cmd) in open(os.path.join(k, "Containerfile")).read(),
+         "%s: runs %s, shipped by the Containerfile" % (c["name"], cmd))
+agent = [c for c in pod.get("containers", []) if c["name"] == "agent"]
+env = {e["name"]: e for e in (agent[0].get("env", []) if agent else [])}
+need(env.get("NODE_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName",
+     "agent: NODE_NAME from the downward API")
+need("NET_ADMIN" in (agent[0].get("securityContext", {}).get("capabilities", {}).get("add", []) if agent else []),
+     "agent: CAP_NET_ADMIN (it may create the root qdisc)")
+p = docs.get(("Pod", "tenant-a"), {})
+ann = p.get("metadata", {}).get("annotations", {})
+need(ann and all(a in ("arbtable.io/" + x for x in ("rate", "latency", "distance", "share", "ceil")) for a in ann),
+     "example pod: only the annotations arbtable-cni reads")
+EOF
+}
+while read -r line; do
+	case $line in
+	ok\ *) ok "${line#ok   }" ;;
+	*) bad "${line#FAIL }" ;;
+	esac
+done < <(yaml_check 2>&1)
+
+# ------------------------------------------------------------ node side
+read -r lo hi < <(arbt_pod_minors 0x00ff0000 0x100)
+[ "$lo $hi" = "257 511" ] && ok "tenant minors by default: 0x101..0x1ff" ||
+	bad "tenant minors by default: $lo $hi"
+[ "$(arbt_pod_minors 0xffff0000 0xff00)" = "65281 65535" ] &&
+	ok "tenant minors cut at 0xffff" || bad "tenant minors 0xffff0000 0xff00: $(arbt_pod_minors 0xffff0000 0xff00)"
+for fx in empty full fragmented; do
+	mp=$(sed -n 's/^# max-pods \([0-9]*\).*/\1/p' "$FX/$fx.expected")
+	if diff -u <(grep -v '^#' "$FX/$fx.expected") \
+		<(arbt_node_values "$FX/$fx.capacity.json" "$FX/$fx.show.json" "$mp" "$lo" "$hi") >"$T/d"; then
+		ok "node values, $fx table (max-pods $mp)"
+	else
+		bad "node values, $fx table: $(cat "$T/d")"
+	fi
+done
+# the hand arithmetic behind the expected files
+v() { grep "^resource arbtable.io/$2 " "$FX/$1.expected" | cut -d' ' -f3; }
+[ "$(v empty high-slots) $(v empty low-slots) $(v empty guaranteed-mbit)" = "64 32 9774" ] &&
+	ok "empty: 64 HIGH slots, 64 - 32 max-pods LOW, 16320 units = C_high 9774 Mbit/s" ||
+	bad "empty: expected file changed"
+[ "$(v full high-slots) $(v full low-slots) $(v full guaranteed-mbit)" = "48 16 7330" ] &&
+	ok "full: 0 free + 3 x 16 pod HIGH slots, 0 + 32 - 16 LOW, (2220 + 3 x 3340) units = 7330 Mbit/s; 1:10 and 1:11 (administrator's) not counted" ||
+	bad "full: expected file changed"
+[ "$(v fragmented high-slots) $(v fragmented low-slots)" = "30 0" ] &&
+	grep -q "warning max-pods 110 exceeds the 62" "$FX/fragmented.expected" &&
+	ok "fragmented: 19 free + 8 + 1 + 2 pod HIGH slots (1:200 is outside the tenant minors), LOW below max-pods -> 0, max-pods > classes warned" ||
+	bad "fragmented: expected file changed"
+echo '{"high":{}}' >"$T/broken.json"
+if arbt_node_values "$T/broken.json" "$FX/empty.show.json" 16 "$lo" "$hi" >/dev/null 2>&1; then
+	bad "a capacity report without its keys is refused"
+else
+	ok "a capacity report without its keys is refused"
+fi
+grep -v '^#' "$FX/full.expected" >"$T/values"
+s=$(arbt_patch status "$T/values")
+m=$(arbt_patch meta "$T/values")
+if [ "$(jq -c '.status.capacity' <<<"$s")" = '{"arbtable.io/high-slots":"48","arbtable.io/low-slots":"16","arbtable.io/guaranteed-mbit":"7330"}' ] &&
+   [ "$(jq -r '.metadata.labels | length' <<<"$m")" = 6 ] &&
+   [ "$(jq -r '.metadata.annotations."arbtable.io/free"' <<<"$m")" = "high-slots=0,low-slots=0,units=2220,classes=58" ]; then
+	ok "merge patches: status.capacity quantities as strings, 6 labels, annotations"
+else
+	bad "merge patches: $s $m"
+fi
+
+# ------------------------------------------------------------ pod side
+# pod_limits REQUEST-WORDS: "name value,..." from arbtablectl + the function
+pod_limits() {
+	# shellcheck disable=SC2086
+	"$CTL" --json request $1 >"$T/req.json"
+	arbt_pod_resources "$T/req.json" | sed 's/^arbtable.io\///' | paste -sd, | sed 's/,/, /g'
+}
+# the doc's table: rows "| ``annotations`` | ``link`` | limits |" between
+# the two markers
+rows=$(sed -n '/^\.\. pod-requests-begin/,/^\.\. pod-requests-end/p' "$DOC" 2>/dev/null |
+       grep -E '^ *\| *``' | sed -E 's/^ *\| *//; s/ *\| *$//')
+n=0
+while IFS='|' read -r req link lim; do
+	[ -n "$req" ] || continue
+	req=$(sed -E 's/``//g; s/arbtable.io\///g; s/: / /g; s/,//g; s/^ *//; s/ *$//' <<<"$req")
+	link=$(sed -E 's/``//g; s/^ *//; s/ *$//' <<<"$link")
+	lim=$(sed -E 's/``//g; s/^ *//; s/ *$//' <<<"$lim")
+	got=$(pod_limits "$req link $link")
+	[ -n "$got" ] || got="(none)"
+	n=$((n + 1))
+	if [ "$got" = "$lim" ]; then
+		ok "doc: $req on a $link link: $lim"
+	else
+		bad "doc: $req on a $link link: the doc says \"$lim\", arbtablectl request gives \"$got\""
+	fi
+done <<<"$rows"
+[ "$n" -ge 5 ] && ok "doc: $n pod requests checked" || bad "doc: only $n pod request rows found in $DOC"
+# the example pod: its limits are its annotations' cost on the nodes it selects
+ex=$(python3 - "$K/example-pod.yaml" <<'EOF'
+import sys, yaml
+p = yaml.safe_load(open(sys.argv[1]))
+a = p["metadata"]["annotations"]
+ns = p["spec"]["nodeSelector"]
+req = " ".join("%s %s" % (k.split("/")[1], v) for k, v in a.items())
+req += " link %sbit mtu %s maxweight %s highlimit %s" % (ns["arbtable.io/link"], ns["arbtable.io/mtu"], ns["arbtable.io/maxweight"], ns["arbtable.io/highlimit"])
+if ns["arbtable.io/strictceil"] != "0":
+    req += " strictceil %sbit" % ns["arbtable.io/strictceil"]
+lim = {}
+for c in p["spec"]["containers"]:
+    for k, v in c.get("resources", {}).get("limits", {}).items():
+        if k.startswith("arbtable.io/"):
+            lim[k] = lim.get(k, 0) + int(v)
+print(req + "|" + ", ".join("%s %d" % (k.split("/")[1], v) for k, v in lim.items()))
+EOF
+)
+want=$(pod_limits "${ex%|*}")
+[ "$want" = "${ex#*|}" ] && ok "example pod: limits ${ex#*|} = the cost of ${ex%|*}" ||
+	bad "example pod: limits ${ex#*|}, arbtablectl request ${ex%|*} gives $want"
+
+# ------------------------------------------------------------ installer
+mkdir -p "$T/host/etc/cni/net.d" "$T/bundle/bin" "$T/bundle/lib"
+cp "$CNI" "$T/bundle/bin/arbtable-cni"
+echo lib >"$T/bundle/lib/libdemo.so.0"
+cat >"$T/host/etc/cni/net.d/10-flannel.conflist" <<'EOF'
+{"name":"cbr0","cniVersion":"0.3.1","plugins":[{"type":"flannel","delegate":{"isDefaultGateway":true}},{"type":"portmap","capabilities":{"portMappings":true}}]}
+EOF
+cat >"$T/host/etc/cni/net.d/20-other.conf" <<'EOF'
+{"cniVersion":"1.0.0","name":"other","type":"bridge","bridge":"br9"}
+EOF
+# inst [ARGS]: the installer on $T/host, ARBTABLE_QDISC from $Q
+Q="rate 10gbit mtu 1514"
+inst() {
+	env HOST_PREFIX="$T/host" ARBTABLE_BUNDLE="$T/bundle" ARBTABLE_DEVICE=eth0 \
+		ARBTABLE_QDISC="$Q" bash "$K/arbtable-install-cni.sh" "$@"
+}
+inst 2>"$T/log1"
+c=$T/host/etc/cni/net.d/00-arbtable.conflist
+if jq -e '.name == "cbr0" and .cniVersion == "0.4.0" and
+	  ([.plugins[].type] == ["flannel", "portmap", "arbtable-cni"]) and
+	  .plugins[2].capabilities."io.kubernetes.cri.pod-annotations" == true and
+	  .plugins[2].qdisc == {"rate": "10gbit", "mtu": "1514"}' "$c" >/dev/null 2>&1; then
+	ok "installer: 00-arbtable.conflist = the first config (10-flannel) + arbtable-cni, name kept, 0.3.1 raised to 0.4.0"
+else
+	bad "installer: $(cat "$c" 2>&1) $(cat "$T/log1")"
+fi
+w=$T/host/opt/cni/bin/arbtable-cni
+[ -x "$w" ] && grep -q 'LD_LIBRARY_PATH=/opt/arbtable/lib exec /opt/arbtable/bin/arbtable-cni' "$w" &&
+	cmp -s "$CNI" "$T/host/opt/arbtable/bin/arbtable-cni" && [ -f "$T/host/opt/arbtable/lib/libdemo.so.0" ] &&
+	ok "installer: the plugin and its libraries in /opt/arbtable, the wrapper in /opt/cni/bin" ||
+	bad "installer: plugin files: $(ls -R "$T/host/opt")"
+inst 2>"$T/log2"
+[ ! -s "$T/log2" ] && ok "installer: a second run changes nothing" || bad "installer: second run: $(cat "$T/log2")"
+Q="rate 1gbit" inst 2>"$T/log3"
+[ "$(jq -c '[.plugins[].type], .plugins[2].qdisc' "$c" | paste -sd' ')" = '["flannel","portmap","arbtable-cni"] {"rate":"1gbit"}' ] &&
+	ok "installer: a changed ConfigMap rewrites the entry, once" ||
+	bad "installer: rerun with rate 1gbit: $(cat "$c")"
+mkdir -p "$T/h2/etc/cni/net.d"
+cp "$T/host/etc/cni/net.d/20-other.conf" "$T/h2/etc/cni/net.d/"
+env HOST_PREFIX="$T/h2" ARBTABLE_DEVICE=eth1 ARBTABLE_QDISC= bash "$K/arbtable-install-cni.sh" \
+	--print "$T/h2/etc/cni/net.d/20-other.conf" >"$T/other.json"
+jq -e '.name == "other" and .cniVersion == "1.0.0" and .plugins[0] == {"type": "bridge", "bridge": "br9"} and
+       .plugins[1].device == "eth1" and (.plugins[1] | has("qdisc") | not)' "$T/other.json" >/dev/null &&
+	ok "installer: a single-plugin .conf becomes a two-plugin list" || bad "installer: .conf: $(cat "$T/other.json")"
+# the entry as the runtime hands it to the plugin: name and cniVersion
+# added, the pod's annotations in runtimeConfig; the plugin must get past
+# every config check (error codes 1, 2, 6, 7) to the interface check
+jq -c '.plugins[2] + {cniVersion, name, stateDir: "'"$T/sd"'",
+	runtimeConfig: {"io.kubernetes.cri.pod-annotations":
+		{"arbtable.io/rate": "2gbit", "arbtable.io/latency": "50us", "app": "x"}}}' "$c" >"$T/entry.json"
+out=$(env -i CNI_COMMAND=ADD CNI_CONTAINERID=k8s1 CNI_IFNAME=arbt-nosuch0 CNI_NETNS=/proc/self/ns/net \
+	"$CNI" <"$T/entry.json" 2>/dev/null)
+code=$(jq -r .code <<<"$out" 2>/dev/null)
+[ "$code" = 105 ] && ok "the plugin accepts the installed entry and the pod's annotations (stops at the missing veth, code 105)" ||
+	bad "the plugin on the installed entry: $out"
+inst --uninstall 2>/dev/null
+[ ! -e "$c" ] && [ ! -e "$w" ] && [ ! -e "$T/host/opt/arbtable" ] &&
+	[ -f "$T/host/etc/cni/net.d/10-flannel.conflist" ] &&
+	ok "installer --uninstall: our files gone, the node's own config kept" || bad "installer --uninstall"
+
+# ------------------------------------------------------------ agent pass
+mkdir -p "$T/stub" "$T/sa" "$T/h3/etc/cni/net.d"
+echo token >"$T/sa/token"
+echo ca >"$T/sa/ca.crt"
+cp "$T/host/etc/cni/net.d/10-flannel.conflist" "$T/h3/etc/cni/net.d/"
+cat >"$T/stub/arbtablectl" <<EOF
+#!/bin/bash
+# capacity: "no arbtable root" until create ran
+echo "\$*" >>"$T/ctl.log"
+case "\$*" in
+"--json capacity eth0") [ -e "$T/created" ] || exit 3; cat "$FX/full.capacity.json" ;;
+"--json show eth0") cat "$FX/full.show.json" ;;
+create\ eth0*) touch "$T/created" ;;
+*) exit 1 ;;
+esac
+EOF
+cat >"$T/stub/curl" <<EOF
+#!/bin/bash
+m=GET body=
+while [ \$# -gt 1 ]; do
+	case \$1 in -X) m=\$2; shift ;; --data-binary) body=\$2; shift ;; esac
+	shift
+done
+echo "\$m \$1 \$body" >>"$T/curl.log"
+[ "\$m" = GET ] && cat "$T/node.json"
+exit 0
+EOF
+echo '{"metadata":{"name":"node-1"},"status":{"capacity":{"pods":"110"},"allocatable":{"pods":"16"}}}' >"$T/node.json"
+printf '#!/bin/sh\necho "default via 10.0.0.1 dev eth0 proto dhcp"\n' >"$T/stub/ip"
+chmod +x "$T/stub"/*
+agent() {
+	PATH=$T/stub:$PATH HOST_PREFIX=$T/h3 ARBTABLE_BUNDLE=$T/bundle ARBTABLE_SA_DIR=$T/sa \
+		NODE_NAME=node-1 KUBERNETES_SERVICE_HOST=10.96.0.1 KUBERNETES_SERVICE_PORT=443 \
+		ARBTABLE_DEVICE=auto ARBTABLE_QDISC="rate 10gbit" \
+		bash "$K/arbtable-node-agent.sh" --once 2>>"$T/agent.log"
+}
+agent
+rc=$?
+grep -qx "create eth0 rate 10gbit" "$T/ctl.log" 2>/dev/null &&
+	ok "agent: no arbtable root on the default route's eth0 -> arbtablectl create eth0 rate 10gbit" ||
+	bad "agent: create: $(cat "$T/ctl.log" "$T/agent.log" 2>&1)"
+st=$(grep '^PATCH https://10.96.0.1:443/api/v1/nodes/node-1/status ' "$T/curl.log" 2>/dev/null | cut -d' ' -f3-)
+me=$(grep '^PATCH https://10.96.0.1:443/api/v1/nodes/node-1 ' "$T/curl.log" 2>/dev/null | cut -d' ' -f3-)
+[ $rc = 0 ] && [ "$(jq -c .status.capacity <<<"$st" 2>/dev/null)" = '{"arbtable.io/high-slots":"48","arbtable.io/low-slots":"16","arbtable.io/guaranteed-mbit":"7330"}' ] &&
+	ok "agent: PATCH nodes/node-1/status with the full table's resources (max-pods 16 from allocatable)" ||
+	bad "agent: status patch (exit $rc): $(cat "$T/curl.log" "$T/agent.log" 2>&1)"
+[ "$(jq -r '.metadata.labels."arbtable.io/link"' <<<"$me" 2>/dev/null)" = 10000000000 ] &&
+	ok "agent: PATCH nodes/node-1 with the sizing labels" || bad "agent: metadata patch: $me"
+[ -f "$T/h3/etc/cni/net.d/00-arbtable.conflist" ] && ok "agent: installed and chained the plugin" ||
+	bad "agent: no conflist"
+# the node as the API returns it after both patches: nothing more to send
+jq -s '.[0] * .[1] * .[2]' "$T/node.json" <(printf '%s' "$st") <(printf '%s' "$me") >"$T/n2" &&
+	mv "$T/n2" "$T/node.json"
+: >"$T/curl.log"
+agent && [ "$(grep -c '^PATCH' "$T/curl.log")" = 0 ] && ok "agent: the node already says it all -> no PATCH" ||
+	bad "agent: second pass: $(cat "$T/curl.log")"
+# the kubelet zeroed the resources (a re-created Node): put back
+jq '.status.capacity."arbtable.io/high-slots" = "0"' "$T/node.json" >"$T/n2" && mv "$T/n2" "$T/node.json"
+: >"$T/curl.log"
+agent
+[ "$(grep -c '^PATCH .*/status ' "$T/curl.log") $(grep -c '^PATCH' "$T/curl.log")" = "1 1" ] &&
+	ok "agent: a zeroed resource is patched back, the metadata left alone" ||
+	bad "agent: after zeroing: $(cat "$T/curl.log")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
