@@ -875,7 +875,7 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
 		return NULL;
 	q->unclassified_pkts++;
 	trace_arbtable_dequeue(sch->handle, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0,
-			       0, qdisc_pkt_len(skb));
+			       0, qdisc_pkt_len(skb), 0);
 	return skb;
 }
 
@@ -894,25 +894,30 @@ static void arbtable_schedule(struct Qdisc *sch, u64 wake)
  * clock). A packet that finds the qdisc idle and leaves it idle waited for
  * nothing but this dequeue: no clock read at all, the unloaded-link case.
  * @now is 0 until read; the caller has not yet taken @cl's packet off
- * sch->q.qlen.
+ * sch->q.qlen. Returns the wait measured (0: none), which the dequeue
+ * tracepoint carries, so a trace tells which dequeue set max_hol_ns.
  */
-static void arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
-				 u64 *now)
+static u64 arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
+				u64 *now)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	u64 start;
+	u64 start, wait = 0;
 
 	/* the unloaded link: alone, and nothing read the clock */
 	if (sch->q.qlen == 1 && !(cl->head_since | q->busy_since))
-		return;
+		return 0;
 	start = cl->head_since ?: q->busy_since;
 	if (!*now)
 		*now = ktime_get_ns();
-	if (start && *now - start > cl->max_hol_ns)
-		cl->max_hol_ns = *now - start;
+	if (start) {
+		wait = *now - start;
+		if (wait > cl->max_hol_ns)
+			cl->max_hol_ns = wait;
+	}
 	cl->head_since = *now;	/* for the class's next head, if any */
 	if (!q->busy_since)
 		q->busy_since = *now;
+	return wait;
 }
 
 /* arbtable_dequeue() with packets queued */
@@ -922,7 +927,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 	struct arbtable_class *cl;
 	struct sk_buff *skb;
 	struct arb_pick pick;
-	u64 now = 0, wait;
+	u64 now = 0, wait, hol;
 	unsigned int len;
 	u32 segs;
 	s32 credit;
@@ -962,7 +967,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 		}
 		len = qdisc_pkt_len(skb);
 		credit = arb_charge(&q->arb, &pick, len);
-		arbtable_hol_account(sch, cl, &now);
+		hol = arbtable_hol_account(sch, cl, &now);
 
 		if (cl->ceil.bps) {
 			if (!now)
@@ -979,7 +984,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 		segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 		_bstats_update(&cl->bstats, len, segs);
 		trace_arbtable_dequeue(sch->handle, cl->common.classid,
-				       pick.table, pick.slot, credit, len);
+				       pick.table, pick.slot, credit, len, hol);
 		goto out;
 	}
 

@@ -165,7 +165,10 @@ except Exception as x:
 # service j, all bytes dequeued since j began (j's own packet occupied
 # the link too); if it had gone empty, all bytes dequeued since the
 # enqueue that made it backlogged again.  Output per class
-#   id services max_wait_B wait_time_ns_of_longest bytes_of_longest empties final_queue_B win_bytes win_bytes_while_backlogged
+#   id services max_wait_B wait_time_ns_of_longest bytes_of_longest empties final_queue_B win_bytes win_bytes_while_backlogged kernel_wait_ns_max bytes_of_kernel_max
+# where the last two come from the dequeue events' wait= (the wait the
+# kernel measured for that packet; its max_hol_wait is the largest): the
+# largest, and the bytes other classes sent in that very wait (-1: none).
 # and "B id bytes" (window), "SPAN ns" (window), "TOT bytes" (window),
 # "LOST n", "MAXLEN n", "EVENTS n" (whole run), and for the two classes
 # of PAIR ("30 40") "BOTH b1 b2": the bytes each sent in the window while
@@ -219,6 +222,8 @@ trace_analyze() {
 			if (c in arr) { w = tot - arr[c]; wt0 = at[c]; emp[c]++; delete arr[c] }
 			else if (c in seen) { w = tot - mark[c] + pl[c]; wt0 = lt[c] }
 			if (w > mw[c]) mw[c] = w
+			kw = $0
+			if (sub(/.* wait=/, "", kw) && kw + 0 > km[c]) { km[c] = kw + 0; kmb[c] = w }
 			if (w >= 0 && ts - wt0 > mt[c]) { mt[c] = ts - wt0; mtb[c] = w }
 			if (w >= 0) svc[c]++
 			q[c] -= l; seen[c] = 1; lt[c] = ts
@@ -230,7 +235,7 @@ trace_analyze() {
 		for (i = 0; i < 5; i++) hist = hist sprintf(" %s:%d/%d/%d", bn[i], hn[i], hb1[i], hb2[i])
 		printf "STRETCHES%s\n", hist
 		printf "ALIGNED %d %d\n", al[P1], al[P2]
-		for (c in resv) printf "%s %d %d %.0f %d %d %d %d %d\n", c, svc[c], mw[c], mt[c], mtb[c], emp[c], q[c], wb[c], wbk[c]
+		for (c in resv) printf "%s %d %d %.0f %d %d %d %d %d %.0f %d\n", c, svc[c], mw[c], mt[c], mtb[c], emp[c], q[c], wb[c], wbk[c], km[c], (c in kmb ? kmb[c] : -1)
 		for (c in wb) printf "B %s %d\n", c, wb[c]
 		printf "BOTH %d %d\n", both[P1], both[P2]
 		printf "SPAN %.0f\nTOT %d\nMAXLEN %d\nEVENTS %d\n", we - ws, wt, maxlen, ne

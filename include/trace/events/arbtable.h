@@ -39,10 +39,14 @@ TRACE_EVENT(arbtable_enqueue,
 		  __entry->classid & 0xffff, __entry->len, __entry->qlen)
 );
 
+/* wait: the head-of-line wait the kernel measured for this packet, in ns
+ * of its clock (0: not measured, the packet found the qdisc idle); the
+ * class's max_hol_wait is the largest of these.
+ */
 TRACE_EVENT(arbtable_dequeue,
 	TP_PROTO(u32 handle, u32 classid, u8 table, u8 slot, s32 credit,
-		 u32 len),
-	TP_ARGS(handle, classid, table, slot, credit, len),
+		 u32 len, u64 wait),
+	TP_ARGS(handle, classid, table, slot, credit, len, wait),
 	TP_STRUCT__entry(
 		__field(u32, handle)
 		__field(u32, classid)
@@ -50,6 +54,7 @@ TRACE_EVENT(arbtable_dequeue,
 		__field(u8, slot)
 		__field(s32, credit)
 		__field(u32, len)
+		__field(u64, wait)
 	),
 	TP_fast_assign(
 		__entry->handle = handle;
@@ -58,14 +63,15 @@ TRACE_EVENT(arbtable_dequeue,
 		__entry->slot = slot;
 		__entry->credit = credit;
 		__entry->len = len;
+		__entry->wait = wait;
 	),
-	TP_printk("qdisc=%x: class=%x:%x table=%s slot=%u credit=%d len=%u",
+	TP_printk("qdisc=%x: class=%x:%x table=%s slot=%u credit=%d len=%u wait=%llu",
 		  __entry->handle >> 16, __entry->classid >> 16,
 		  __entry->classid & 0xffff,
 		  __print_symbolic(__entry->table, { 0, "high" }, { 1, "low" },
 				   { 2, "strict" }, { 3, "slotless" },
 				   { 4, "unclassified" }),
-		  __entry->slot, __entry->credit, __entry->len)
+		  __entry->slot, __entry->credit, __entry->len, __entry->wait)
 );
 
 TRACE_EVENT(arbtable_admit,
