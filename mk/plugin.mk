@@ -3,10 +3,11 @@
 # installed tc's source (IPROUTE2, unpacked by scripts/setup.sh) and uses
 # only symbols that /usr/sbin/tc exports.
 #
-# The same plugin is also built against bookworm-backports' iproute2
-# (6.15; IPROUTE2_BPO, unpacked by scripts/setup.sh without installing it:
-# src/ its source, root/ its package, root/sbin/tc the binary) into
-# build/tc-<maj.min>/, and plugin-check runs its checks with both tc's.
+# The same plugin is also built for bookworm-backports' iproute2 (6.15;
+# IPROUTE2_BPO, unpacked by scripts/setup.sh without installing it: root/
+# its package, root/sbin/tc the binary, src/ its source where the archive
+# serves it) into build/tc-<maj.min>/, and plugin-check runs its checks
+# with both tc's.
 #
 #   make plugin
 #   TC_LIB_DIR=$(BUILD)/tc tc qdisc add dev X root handle 1: arbtable help
@@ -40,11 +41,24 @@ TC_BPO_MM     := $(shell echo '$(TC_BPO_VER)' | sed -n 's/^\([0-9]*\.[0-9]*\).*/
 PLUGIN_BPO_DIR := $(BUILD)/tc-$(TC_BPO_MM)
 PLUGIN_BPO_SO := $(PLUGIN_BPO_DIR)/q_arbtable.so
 
+# Its headers: its own source where setup could get it; else, as the
+# archive no longer serves 6.15's source, the installed tc's (6.1). That
+# is sound for this plugin: the 24 tc symbols it imports (addattr*,
+# parse_rtattr_flags, print_color_*, open/close_json_*, print_nl,
+# tc_print_rate, sprint_time64, get_percent_rate64, incomplete_command,
+# show_details) are declared alike in 6.1 and 6.15, and struct
+# qdisc_util has the same members (6.3 made the hooks' qu const, which
+# changes no ABI). Either way the built plugin's imports are checked
+# against that tc's exports, and plugin-check-bpo runs it under that tc.
+PLUGIN_BPO_HDRS := $(if $(wildcard $(IPROUTE2_BPO)/src/tc/tc_util.h),$(IPROUTE2_BPO)/src,$(IPROUTE2))
+
 $(PLUGIN_BPO_SO): $(PLUGIN_SRCS) $(PLUGIN_HDRS) mk/plugin.mk
-	@test -f $(IPROUTE2_BPO)/src/tc/tc_util.h || \
-		{ echo "backports iproute2 source not found at $(IPROUTE2_BPO)/src (run scripts/setup.sh)" >&2; exit 1; }
+	@test -f $(PLUGIN_BPO_HDRS)/tc/tc_util.h || \
+		{ echo "iproute2 source not found at $(PLUGIN_BPO_HDRS) (run scripts/setup.sh)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(call plugin_cflags,$(IPROUTE2_BPO)/src) -shared -o $@ $(PLUGIN_SRCS)
+	$(CC) $(call plugin_cflags,$(PLUGIN_BPO_HDRS)) -shared -o $@.tmp $(PLUGIN_SRCS)
+	@bash scripts/tc-plugin-symbols.sh $@.tmp $(TC_BPO) >/dev/null || { rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
 
 .PHONY: plugin plugin-bpo plugin-check plugin-check-bpo
 plugin: $(PLUGIN_SO)

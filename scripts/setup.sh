@@ -19,8 +19,10 @@ link_checkpatch() { # where review tooling looks for it
 	fi
 }
 # the stamp records the tc it was made for: a tc upgrade re-runs setup
-# (the plugin needs that tc's source)
+# (the plugin needs that tc's source); so does a missing backports tc
+# (below: a setup that could not fetch it tries again)
 if [ -f "$STAMP" ] && [ -z "${ARBTABLE_FORCE_SETUP:-}" ] &&
+   [ -f "${ARBTABLE_BPO:-/var/lib/arbtable/iproute2-bpo}/version" ] &&
    [ "$(cat "$STAMP")" = "$(dpkg-query -W -f='${Version}' iproute2 2>/dev/null)" ]; then
 	link_checkpatch
 	exit 0
@@ -87,25 +89,40 @@ fi
 # bookworm-backports' iproute2 (6.15), never installed: its package
 # unpacked into /var/lib/arbtable/iproute2-bpo/root (root/sbin/tc runs from
 # there with TC_LIB_DIR; /var/lib, as the VM guest sees /var/cache as an
-# empty tmpfs) and its source into src/, so the plugin is built and tested
-# for that tc as well (mk/plugin.mk). Without it plugin-check fails.
+# empty tmpfs) and, where the archive still serves it, its source into
+# src/, so the plugin is built against that tc's own headers
+# (mk/plugin.mk). The archive here served the package but no longer its
+# source (404 for the .dsc and orig tarball, 2026-11-25): the plugin for
+# it is then built from the installed tc's source, whose declarations of
+# every tc symbol the plugin imports are 6.15's (mk/plugin.mk checks the
+# symbols against root/sbin/tc at build time). Without the package,
+# plugin-check fails.
 bpo=${ARBTABLE_BPO:-/var/lib/arbtable/iproute2-bpo}
 bpover=$(apt-cache madison iproute2 | awk -F'|' '$3 ~ /bookworm-backports/ && $3 ~ /Packages/ { gsub(/ /, "", $2); print $2; exit }')
-if [ -n "$bpover" ] && [ "$(cat "$bpo/version" 2>/dev/null)" != "$bpover" ]; then
-	echo "setup: unpacking iproute2 $bpover (bookworm-backports) into $bpo"
+if [ -n "$bpover" ] && { [ "$(cat "$bpo/version" 2>/dev/null)" != "$bpover" ] || [ ! -d "$bpo/src" ]; }; then
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
-	if (cd "$tmp" && apt-get download -qq "iproute2=$bpover" >/dev/null 2>&1 &&
-	    dpkg-deb -x iproute2_*.deb root &&
-	    apt-get source -qq "iproute2=$bpover" >/dev/null 2>&1); then
-		rm -rf "$bpo"
-		mkdir -p "$bpo"
-		mv "$tmp/root" "$bpo/root"
-		mv "$(find "$tmp" -maxdepth 1 -type d -name 'iproute2-*' | head -n1)" "$bpo/src"
-		echo "$bpover" >"$bpo/version"
-	else
-		echo "setup: WARNING: could not fetch iproute2 $bpover (package or source) from bookworm-backports;" \
-		     "the plugin is not built for it and make plugin-check fails" >&2
+	if [ "$(cat "$bpo/version" 2>/dev/null)" != "$bpover" ]; then
+		echo "setup: unpacking iproute2 $bpover (bookworm-backports) into $bpo"
+		if (cd "$tmp" && apt-get download -qq "iproute2=$bpover" >/dev/null 2>&1 &&
+		    dpkg-deb -x iproute2_*.deb root); then
+			rm -rf "$bpo"
+			mkdir -p "$bpo"
+			mv "$tmp/root" "$bpo/root"
+			echo "$bpover" >"$bpo/version"
+		else
+			echo "setup: WARNING: could not fetch iproute2 $bpover from bookworm-backports;" \
+			     "the plugin is not built for it and make plugin-check fails" >&2
+		fi
+	fi
+	# its source, tried again on every setup while it is missing
+	if [ -d "$bpo/root" ]; then
+		if (cd "$tmp" && apt-get source -qq "iproute2=$bpover" >/dev/null 2>&1); then
+			mv "$(find "$tmp" -maxdepth 1 -type d -name 'iproute2-*' | head -n1)" "$bpo/src"
+		else
+			echo "setup: note: the archive does not serve iproute2 $bpover's source;" \
+			     "the plugin for that tc is built from the installed tc's source (mk/plugin.mk)"
+		fi
 	fi
 	rm -rf "$tmp"
 fi
