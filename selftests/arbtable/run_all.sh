@@ -7,6 +7,8 @@
 cd "$(dirname "$0")" || exit 1
 export ARBT_RUNNER=1 ARBT_DIR=$PWD
 per_test_timeout=${ARBT_TEST_TIMEOUT:-600}
+# the tests that pace themselves (test_tdc.sh) read the real limit
+export ARBT_TEST_TIMEOUT=$per_test_timeout
 
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || read -r -a tests <<<"${ARBT_TESTS:-}"
