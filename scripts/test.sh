@@ -164,19 +164,25 @@ skip_record() { # run-name file-with-one-description-per-line
 	fi
 }
 
-# ---- 6.1 distro kernel: every test, out of tree (run_all.sh numbers all
-# results into one TAP stream).  test_faults needs the sanitizer kernel's
-# failslab and runs there.
+# ---- 6.1 distro kernel: every test but the sanitizer kernel's own, out
+# of tree (run_all.sh numbers all results into one TAP stream).
+# test_faults needs the sanitizer kernel's failslab.  gso, auto_reserve,
+# nlfuzz and stress run only there: the module's code is the same on
+# both kernels but for the extack texts (arbtable_compat.h), KASAN,
+# lockdep and kmemleak see more in them, and on a 2-core TCG machine
+# about half as fast as the one of the README's earlier runs (measured
+# 2026-11-25: host steps 271 s, 6.1 VM 2648 s) running them twice put
+# make test above CI's 90 minutes.  GSO splitting on 6.1 stays checked
+# by test_tcp_tenants (no dequeued skb above the mtu, every segment in
+# the trace).
 FULL_KVER=${ARBT_FULL_KVER:-$(pick 6.1)}
-SAN_ONLY="faults"
+SAN_ONLY="faults gso auto_reserve nlfuzz stress"
 full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF "$SAN_ONLY" | tr '\n' ' ')}
 if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
 	k=$FULL_KVER
 	step "VM suite on $k (distro kernel, one boot, out-of-tree module, run_all.sh)"
 	log=$LOG/vm-$k.tap
-	# Stress at a tenth of its full size here (the full 10,000 cycles
-	# run in make check-debug).
-	ARBT_TESTS=$full_tests ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-1000} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-200} \
+	ARBT_TESTS=$full_tests \
 		bash scripts/vm.sh -n -k "$k" -t "${ARBT_VM_TIMEOUT:-3600}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
 	vrc=${PIPESTATUS[0]}
 	p=$(grep -E '^ok [0-9]+' "$log" | grep -cv '# SKIP')
@@ -216,7 +222,7 @@ fi
 # fuzzing and class/qdisc churn under traffic (both at reduced size),
 # then kernel_log.sh.  make check-debug runs every
 # test there at full size.
-SAN_TESTS=${ARBT_SAN_TESTS:-gso child_drop classify auto_reserve mq faults tcp_tenants nlfuzz stress}
+SAN_TESTS=${ARBT_SAN_TESTS:-gso child_drop classify auto_reserve mq faults nlfuzz stress}
 if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 	if [ -n "$san_bg" ]; then
 		step "waiting for the background sanitizer kernel build (started $(($(date +%s) - san_t0)) s ago)"
@@ -240,15 +246,15 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 		log=$LOG/vm-sanitizer.tap
 		# KASAN under TCG: timing checks run at rates the slowed guest
 		# keeps backlogged (ARBT_SLOW_KERNEL scales them, lib.sh).
-		# Sizes that keep a cold make test under 60 minutes: stress
-		# with 2 root replaces and 1 down/up, fault injection at 100,
-		# 50 and 25 %, test_tcp_tenants without its 200 Mbit/s phase
-		# (the KASAN guest keeps ~5 of its 50 Mbit/s busy; the slow
-		# phase runs the same segmentation and trace paths, and the
-		# 6.1 VM runs both phases); make check-debug runs the full sizes.
+		# Sizes that keep make test inside CI's 90 minutes on a slow
+		# machine: stress with 2 root replaces and 1 down/up, fault
+		# injection at 100 and 50 %; test_tcp_tenants runs on 6.1 only
+		# (both phases; here the KASAN guest kept ~5 of its 50 Mbit/s
+		# busy, and test_gso runs the segmentation path under KASAN);
+		# make check-debug runs every test at full size.
 		ARBT_SLOW_KERNEL=1 ARBT_STRESS_CYCLES=${ARBT_SAN_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_SAN_STRESS_MANUAL:-30} \
 			ARBT_STRESS_DOWNUP=${ARBT_SAN_STRESS_DOWNUP:-1} ARBT_STRESS_REPLACE=${ARBT_SAN_STRESS_REPLACE:-2} \
-			ARBT_FAULT_TRIALS=${ARBT_SAN_FAULT_TRIALS:-3} ARBT_TCP_FAST=${ARBT_SAN_TCP_FAST:-0} \
+			ARBT_FAULT_TRIALS=${ARBT_SAN_FAULT_TRIALS:-2} ARBT_TCP_FAST=${ARBT_SAN_TCP_FAST:-0} \
 			ARBT_NLFUZZ_MSGS=${ARBT_SAN_NLFUZZ_MSGS:-10000} ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} \
 			bash scripts/vm.sh -n -K "$src" -t "${ARBT_SAN_VM_TIMEOUT:-3000}" -- \
 			make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests 2>&1 | tee "$log"
