@@ -177,7 +177,7 @@ skip_record() { # run-name file-with-one-description-per-line
 # the trace).
 FULL_KVER=${ARBT_FULL_KVER:-$(pick 6.1)}
 SAN_ONLY="faults gso auto_reserve nlfuzz stress"
-full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF "$SAN_ONLY" | tr '\n' ' ')}
+full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$SAN_ONLY") | tr '\n' ' ')}
 if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
 	k=$FULL_KVER
 	step "VM suite on $k (distro kernel, one boot, out-of-tree module, run_all.sh)"
