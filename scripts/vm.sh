@@ -127,7 +127,13 @@ if [ "${ARBTABLE_KVM:-0}" = 1 ]; then mode=KVM; else args+=(--disable-kvm); fi
 # default.
 [ -n "${ARBTABLE_VM_APPEND:-}" ] && args+=(--append "$ARBTABLE_VM_APPEND")
 [ "${ARBTABLE_VM_VERBOSE:-0}" = 1 ] && args+=(--verbose)
-[ -n "${ARBTABLE_VM_QEMU_OPTS:-}" ] && args+=("--qemu-opts=$ARBTABLE_VM_QEMU_OPTS")
+# An entropy source for the guest: virtme gives it none, and an idle TCG
+# guest then takes minutes to seed its CRNG (the sanitizer kernel: "crng
+# init done" 268 s after boot, while a program blocked in getrandom()
+# left test_gso without a result for 20 minutes, 2026-11-25); with
+# virtio-rng (HW_RANDOM_VIRTIO in both kernels) it was seeded at 21 s.
+qopts="-device virtio-rng-pci${ARBTABLE_VM_QEMU_OPTS:+ $ARBTABLE_VM_QEMU_OPTS}"
+args+=("--qemu-opts=$qopts")
 cmd=$(printf '%q ' bash "$guest" "$@")
 args+=(--exec "$cmd")
 
