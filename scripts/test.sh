@@ -153,8 +153,8 @@ host_suites() {
 # (SCHED_IDLE, nice 19) beside the 6.1 VM, taking only the CPU it leaves;
 # their output is printed, and their counts added, when the VM is done.
 # On the 2026-11-25 machine they took 251 s in the foreground; beside
-# the VM they ended 570 s into the run, and the VM's first tests took up
-# to 20 % longer than without them (the run saved ~200 s in all).  fuzz-short runs a fixed number of
+# the VM they ended 570 s into the run, and the tests the VM ran
+# meanwhile took up to 20 % longer than in a run without them.  fuzz-short runs a fixed number of
 # inputs per target (FUZZ_SHORT_RUNS), not a time, so that its work does
 # not shrink with the CPU left to it.
 host_bg=
