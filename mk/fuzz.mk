@@ -4,8 +4,8 @@
 #
 #   make fuzz         each target for FUZZ_SECONDS (default 300)
 #   make fuzz-short   each target for FUZZ_SHORT_RUNS inputs (default
-#                     60000, ~20 s each on a 2-core machine; part of make
-#                     test, where it runs at idle priority beside the VM)
+#                     60000; part of make test, where it runs at idle
+#                     priority beside the VM)
 
 FUZZ_CC       ?= clang
 FUZZ_DIR      := $(BUILD)/fuzz
