@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run the libFuzzer targets of the core (tests/fuzz, built by mk/fuzz.mk)
 # for a fixed time or a fixed number of inputs each, starting from the
-# in-tree seeds plus what earlier runs found (build/fuzz/corpus-<target>).  A crash, a sanitizer report or
-# a broken invariant fails the target; its input is kept in build/fuzz/.
+# in-tree seeds plus what earlier runs found (build/fuzz/corpus-<target>).
+# A crash, a sanitizer report or a broken invariant fails the target; its
+# input is kept in build/fuzz/.
 #
 #   scripts/fuzz-run.sh SECONDS|runs=N TARGET_BINARY...
 # Ends with "N passed, N failed".
