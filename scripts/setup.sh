@@ -5,7 +5,7 @@ set -euo pipefail
 
 CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
 K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
-STAMP=$CACHE/setup.v6.done
+STAMP=$CACHE/setup.v7.done
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup.sh: must run as root (apt-get)" >&2
@@ -46,11 +46,17 @@ write_src arbtable-backports-src deb-src bookworm-backports
 write_src arbtable-trixie deb trixie
 pin=/etc/apt/preferences.d/arbtable-trixie
 [ -f "$pin" ] || printf 'Package: *\nPin: release n=trixie\nPin-Priority: 50\n' >"$pin"
+# trixie-backports, for linux-source-7.2 only (scripts/intree-check.sh
+# compiles the module in its net/sched too); pinned as low as trixie, so
+# nothing else comes from it unless asked for by name/release
+write_src arbtable-trixie-backports deb trixie-backports
+pin=/etc/apt/preferences.d/arbtable-trixie-backports
+[ -f "$pin" ] || printf 'Package: *\nPin: release n=trixie-backports\nPin-Priority: 50\n' >"$pin"
 
 echo "setup: apt-get update"
 apt-get update -qq
 
-echo "setup: installing packages (kernels 6.1 and $K612, qemu, virtme-ng, libs)"
+echo "setup: installing packages (kernels 6.1 and $K612, linux-source 6.12 and 7.2, qemu, virtme-ng, libs)"
 apt-get install -y -qq --no-install-recommends \
 	build-essential pkg-config dpkg-dev kmod bc cpio flex bison \
 	linux-image-amd64 linux-headers-amd64 \
@@ -62,6 +68,11 @@ apt-get install -y -qq --no-install-recommends \
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 >/dev/null
 apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
+# the 7.2 source tarball (/usr/src/linux-source-7.2.tar.xz; Depends:
+# binutils, xz-utils, both bookworm's): pkg/release, not -t, so only this
+# one package comes from trixie-backports (checked with apt-get -s,
+# 2026-11-25: one package installed, 7.2.12-1~bpo13+1)
+apt-get install -y -qq --no-install-recommends linux-source-7.2/trixie-backports >/dev/null
 # a real container engine for test_podman: podman 4.3 with its CNI
 # backend and the reference plugins (bridge, host-local) arbtable-cni
 # is chained after

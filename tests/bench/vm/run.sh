@@ -37,15 +37,44 @@ if [ "${BENCH_NO_MODULE:-0}" = 1 ]; then
 fi
 mkdir -p "$OUT"
 
-# qemu-plugin.h from Debian's qemu source package (QEMU 7.2, the
-# installed qemu-system-x86's version), fetched once into the cache.
-hdr=$CACHE/qemu-src/qemu-7.2.0/include/qemu/qemu-plugin.h
+# qemu-plugin.h from Debian's qemu source package, of the very version
+# the installed qemu-system-x86 was built from (its source version, a
+# binNMU's +bN suffix stripped: the source package has none), as setup.sh
+# fetches tc's source: a bare `apt-get source qemu` picks the newest
+# source apt knows, bookworm-backports' (10.0.2, whose .dsc the archive
+# answered with 404 on 2026-11-25), not the QEMU that loads the plugin.
+# Fetched once per version into $CACHE/qemu-src/<version>/; only the
+# orig tarball is read, and its top directory is taken from the tarball.
+qver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null || true)
+qver=$(printf '%s' "$qver" | sed -E 's/\+b[0-9]+$//')
+if [ -z "$qver" ]; then
+	echo "bench-vm: qemu-system-x86 is not installed (scripts/setup.sh installs it)" >&2
+	exit 1
+fi
+qdir=$CACHE/qemu-src/${qver#*:}
+hdr=$qdir/qemu-plugin.h
 if [ ! -f "$hdr" ]; then
-	echo "bench-vm: fetching qemu-plugin.h (apt-get source --download-only qemu)"
+	echo "bench-vm: fetching qemu-plugin.h (apt-get source --download-only qemu=$qver)"
 	mkdir -p "$CACHE/qemu-src"
-	(cd "$CACHE/qemu-src" && apt-get source --download-only -qq qemu >/dev/null 2>&1)
-	tar -C "$CACHE/qemu-src" -xJf "$(ls "$CACHE"/qemu-src/qemu_*.orig.tar.xz | head -n1)" \
-		qemu-7.2.0/include/qemu/qemu-plugin.h
+	qtmp=$(mktemp -d "$CACHE/qemu-src/.fetch.XXXXXX")
+	chmod 755 "$qtmp" # apt's _apt user downloads into it
+	if ! (cd "$qtmp" && apt-get source --download-only -qq "qemu=$qver" >/dev/null 2>&1); then
+		echo "bench-vm: apt-get source --download-only qemu=$qver failed" \
+		     "(is the bookworm deb-src entry from scripts/setup.sh there?)" >&2
+		rm -rf "$qtmp"
+		exit 1
+	fi
+	orig=$(ls "$qtmp"/qemu_*.orig.tar.* 2>/dev/null | head -n1)
+	member=
+	[ -n "$orig" ] && member=$(tar -taf "$orig" | grep -m1 -E '^[^/]+/include/qemu/qemu-plugin\.h$' || true)
+	if [ -z "$member" ] || ! tar -C "$qtmp" -xaf "$orig" "$member"; then
+		echo "bench-vm: no */include/qemu/qemu-plugin.h in qemu $qver's orig tarball (${orig:-none downloaded})" >&2
+		rm -rf "$qtmp"
+		exit 1
+	fi
+	mkdir -p "$qdir"
+	mv "$qtmp/$member" "$hdr"
+	rm -rf "$qtmp"
 fi
 cc -O2 -shared -fPIC -Wall -Wextra -Werror -I"$(dirname "$hdr")" \
 	-o "$OUT/insn_plugin.so" "$ROOT/tests/bench/vm/insn_plugin.c"
