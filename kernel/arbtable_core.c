@@ -105,6 +105,7 @@ void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
 			tb->in_visit = false;
 	}
 	tb->weight[slot] = weight;
+	tb->recip[slot] = arb_weight_recip(weight);
 	tb->cls[slot] = weight ? cls : ARB_NO_CLASS;
 	if (weight)
 		s->cls_slots[t][cls] |= bit;
@@ -119,6 +120,7 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 	struct arb_table *tb = &s->tbl[t];
 	u8 ca = tb->cls[a], wa = tb->weight[a];
 	s32 cra = tb->credit[a];
+	u32 ra = tb->recip[a];
 	u64 ba = BIT_ULL(a), bb = BIT_ULL(b);
 
 	if (a == b)
@@ -132,9 +134,11 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 	tb->cls[a] = tb->cls[b];
 	tb->weight[a] = tb->weight[b];
 	tb->credit[a] = tb->credit[b];
+	tb->recip[a] = tb->recip[b];
 	tb->cls[b] = ca;
 	tb->weight[b] = wa;
 	tb->credit[b] = cra;
+	tb->recip[b] = ra;
 
 	if (tb->weight[a])
 		s->cls_slots[t][tb->cls[a]] |= ba;
@@ -151,6 +155,66 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 	arb_slot_mask_update(s, t, a);
 	arb_slot_mask_update(s, t, b);
 	/* Both occupants stay in this table: cls_slotted is unchanged. */
+}
+
+/*
+ * The rest of arb_table_pick()'s walk of table @t after a whole round, from
+ * @first, in which every eligible slot paid its quantum and stayed in debt
+ * (credit <= 0). Going round, slot p gets out of a debt D_p on its
+ * floor(D_p / Q_p) + 1-th visit (Q_p = 64 * weight): the walk would make
+ * r = min floor(D_p / Q_p) more rounds that only pay quanta, then stop in
+ * the next at the first slot to get out. Pay the r rounds at once, then
+ * walk that last one: two steps per eligible slot, the same credits and
+ * slot. A debt is less than one packet (charges are capped at 2^20), so
+ * D_p / 64 is in arb_recip_div()'s exact range; a larger one would be cut
+ * to it, which skips fewer rounds and loops. Deficit mode only: in iba mode
+ * every visit starts positive. Out of line, and it fills in @p itself, so
+ * that the per-packet path keeps nothing live across the call.
+ */
+noinline void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
+				    unsigned int first, struct arb_pick *p)
+{
+	struct arb_table *tb = &s->tbl[t];
+	u64 m = tb->eligible;
+	/* bit b of @ahead is slot (first + b) % 64: the walk's order */
+	u64 ahead = ror64(m, first);
+	unsigned int i, stop = ARB_SLOTS;
+	u32 r, x, q;
+	s32 quantum, credit;
+	u64 w;
+
+	while (stop == ARB_SLOTS) {
+		r = ARB_RECIP_MAX_X;
+		for (w = m; w; w &= w - 1) {
+			i = __ffs64(w);
+			ARB_WALK_STEP();
+			/* the credit is <= 0: x = D_p / 64 */
+			x = -(u32)tb->credit[i] >> 6;
+			if (x > ARB_RECIP_MAX_X)
+				x = ARB_RECIP_MAX_X;
+			q = arb_recip_div(x, tb->recip[i]);
+			if (q < r)
+				r = q;
+		}
+		for (w = ahead; w; w &= w - 1) {
+			i = (__ffs64(w) + first) & (ARB_SLOTS - 1);
+			ARB_WALK_STEP();
+			/* r * quantum <= D_p: no overflow, still <= 0 */
+			quantum = (s32)tb->weight[i] * ARB_WEIGHT_UNIT;
+			credit = tb->credit[i] + (s32)r * quantum;
+			if (stop == ARB_SLOTS) {
+				credit += quantum;
+				if (credit > 0)
+					stop = i;
+			}
+			tb->credit[i] = credit;
+		}
+	}
+	tb->cur = stop;
+	tb->in_visit = true;
+	p->table = t;
+	p->slot = stop;
+	p->cls = tb->cls[stop];
 }
 
 void arb_set_strict(struct arb_sched *s, u8 cls)

@@ -72,6 +72,11 @@ struct arb_table {
 	 */
 	u8	dropped_slot;
 	s32	dropped_credit;
+	/* arb_weight_recip() of each slot's weight, 0 for a null slot: lets
+	 * arb_table_skip_rounds() divide a debt by a quantum without a
+	 * division instruction.
+	 */
+	u32	recip[ARB_SLOTS];
 };
 
 struct arb_sched {
@@ -252,6 +257,32 @@ static inline void arb_set_drained(struct arb_sched *s, unsigned int cls)
 	}
 }
 
+/*
+ * floor(x / w) as a multiply and a shift, exact for x < 2^16, w 1..255:
+ * with recip = ceil(2^24 / w) = (2^24 + e) / w, e < w < 2^8, the product
+ * x * recip / 2^24 exceeds x / w by x * e / (w * 2^24) < 1 / w, and x / w
+ * is at least 1 / w short of the next integer.
+ */
+#define ARB_RECIP_SHIFT		24
+#define ARB_RECIP_MAX_X		0xffffU
+
+static inline u32 arb_weight_recip(u8 weight)
+{
+	if (!weight)
+		return 0;
+	return ((1U << ARB_RECIP_SHIFT) + weight - 1) / weight;
+}
+
+static inline u32 arb_recip_div(u32 x, u32 recip)
+{
+	return (u32)(((u64)x * recip) >> ARB_RECIP_SHIFT);
+}
+
+/* A userspace build may count the steps of the table walk with this. */
+#ifndef ARB_WALK_STEP
+#define ARB_WALK_STEP()	do { } while (0)
+#endif
+
 /* First set bit of @m at or after @from, wrapping around: O(1). */
 static inline unsigned int arb_next_slot(u64 m, unsigned int from)
 {
@@ -260,38 +291,55 @@ static inline unsigned int arb_next_slot(u64 m, unsigned int from)
 	return __ffs64(ahead ? ahead : m);
 }
 
+void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
+			   unsigned int first, struct arb_pick *p);
+
+/* Start a visit of @slot: its quantum, plus its balance in deficit mode. */
+static inline s32 arb_visit_credit(const struct arb_sched *s,
+				   struct arb_table *tb, unsigned int slot)
+{
+	s32 credit = (s32)tb->weight[slot] * ARB_WEIGHT_UNIT;
+
+	ARB_WALK_STEP();
+	if (s->accounting == ARB_ACCT_DEFICIT)
+		credit += tb->credit[slot];
+	tb->credit[slot] = credit;
+	return credit;
+}
+
 /*
  * Pick the slot of table @t to serve; its eligible mask must be non-empty.
  * Continue the visit in progress if its class is still eligible, else
  * close it and start the next eligible slot. In deficit mode a slot whose
- * debt exceeds its quantum pays the quantum and passes (as DRR does); the
- * number of such passes per packet is bounded by MTU / (64 * weight), not
- * by the number of slots or classes.
+ * debt exceeds its quantum pays the quantum and passes (as DRR does). At
+ * most one round of that is walked here; after a round in which no slot
+ * got out of debt, arb_table_skip_rounds() finishes the walk in two more
+ * steps per eligible slot, whatever the debts: at most 3 * 64 steps.
  */
 static inline void arb_table_pick(struct arb_sched *s, unsigned int t,
 				  struct arb_pick *p)
 {
 	struct arb_table *tb = &s->tbl[t];
 	u64 m = tb->eligible;
-	unsigned int slot;
-	s32 credit;
+	unsigned int slot, first;
 
 	if (tb->in_visit) {
 		if (m & BIT_ULL(tb->cur))
 			goto out;
 		arb_end_visit(s, tb);
 	}
-	for (;;) {
-		slot = arb_next_slot(m, tb->cur);
-		credit = (s32)tb->weight[slot] * ARB_WEIGHT_UNIT;
-		if (s->accounting == ARB_ACCT_DEFICIT)
-			credit += tb->credit[slot];
-		tb->cur = slot;
-		tb->credit[slot] = credit;
-		if (credit > 0)
-			break;
-		tb->cur = (slot + 1) & (ARB_SLOTS - 1);
+	slot = arb_next_slot(m, tb->cur);
+	if (unlikely(arb_visit_credit(s, tb, slot) <= 0)) {
+		first = slot;
+		do {
+			slot = arb_next_slot(m, (slot + 1) & (ARB_SLOTS - 1));
+			if (slot == first) {
+				arb_table_skip_rounds(s, t, first, p);
+				return;
+			}
+		} while (arb_visit_credit(s, tb, slot) <= 0);
 	}
+	tb->cur = slot;
 	tb->in_visit = true;
 out:
 	p->table = t;

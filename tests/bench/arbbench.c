@@ -10,6 +10,11 @@
  *   arbbench arb-time    DECISIONS REPS   ns per dequeue decision
  *   arbbench arb-instr   DECISIONS        one callgrind dump per config
  *
+ * The arbiter configurations with 1 MiB packets on weight-1 slots run
+ * twice: with the core's table walk and with the old one it replaced
+ * (tests/unit/arb_ref_walk.h, "walk":"ref"), whose passes per decision
+ * are printed too.
+ *
  * Every mode prints one JSON object per line on stdout and progress on
  * stderr. OPS is per load phase; there are ARRAY_SIZE(phases) phases.
  */
@@ -21,6 +26,8 @@
 #include <time.h>
 
 #include "arbtable_core_test.h"
+/* the walk before arb_table_skip_rounds(), the adversarial baseline */
+#include "../unit/arb_ref_walk.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -34,8 +41,7 @@
 #define CALLGRIND_DUMP_STATS_AT(s) do { (void)(s); } while (0)
 #endif
 
-#define NOINL __attribute__((noinline, noclone))
-#define ARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
+#define NOINL __attribute__((__noinline__, __noclone__))
 
 static volatile uint64_t g_sink;
 
@@ -436,15 +442,37 @@ static void print_alloc(bool timed, uint32_t timer)
 /* Arbiter: cost of one dequeue decision (arb_select + arb_charge)         */
 
 struct arb_cfg {
-	unsigned int len;	/* packet length, bytes */
-	const char *regime;	/* "quantum": debt < quantum; "small": w 1 */
+	unsigned int len;	/* packet length, bytes (rand: the largest) */
+	/* "quantum": debt < quantum; "small": w 1; "rand": w 1 and packet
+	 * lengths uniform in 1..len
+	 */
+	const char *regime;
 	unsigned int w;		/* weight of every slot */
 	unsigned int slots;	/* slots in use */
 	unsigned int classes;	/* backlogged classes */
+	bool ref;		/* the old table walk (arb_ref_walk.h) */
 };
 
 #define GSO_LEN		65536
 #define GSO_DIV		32	/* fewer decisions for GSO configs */
+#define ADV_LEN		ARB_MAX_PKT_LEN
+#define ADV_DIV		128	/* and for 1 MiB ones */
+
+static unsigned int cfg_div(const struct arb_cfg *c)
+{
+	return c->len == ADV_LEN ? ADV_DIV : c->len == GSO_LEN ? GSO_DIV : 1;
+}
+
+/* Decisions per measurement: 1 MiB ones in whole rounds of the 64 slots
+ * (with equal debts one decision in 64 pays them off).
+ */
+static unsigned int cfg_decisions(const struct arb_cfg *c, unsigned int m)
+{
+	m /= cfg_div(c);
+	if (c->len == ADV_LEN)
+		m = m < ARB_SLOTS ? ARB_SLOTS : m - m % ARB_SLOTS;
+	return m;
+}
 
 static unsigned int quantum_weight(unsigned int len)
 {
@@ -471,10 +499,11 @@ static size_t arb_cfgs(struct arb_cfg *c, size_t max)
 					c[n].w = r ? 1 : quantum_weight(lens[l]);
 					c[n].slots = s;
 					c[n].classes = k;
+					c[n].ref = false;
 					n++;
 				}
-	/* GSO-sized packets with weight 1: the worst case of the
-	 * pay-the-quantum loop in arb_table_pick (len / 64 passes).
+	/* GSO-sized packets with weight 1: a debt of ~1,000 quanta, which
+	 * the old walk paid one quantum per loop pass.
 	 */
 	for (k = 1; k <= 64 && n < max; k *= 2, n++) {
 		c[n].len = GSO_LEN;
@@ -482,7 +511,21 @@ static size_t arb_cfgs(struct arb_cfg *c, size_t max)
 		c[n].w = 1;
 		c[n].slots = 64;
 		c[n].classes = k;
+		c[n].ref = false;
 	}
+	/* The adversarial tables: 64 weight-1 slots (quantum 64 B) owing up
+	 * to a 1 MiB packet each, 1 MiB or random lengths, with today's walk
+	 * and the old one, which went round ~len / 64 times per decision.
+	 */
+	for (r = 0; r < 4; r++)
+		for (k = 1; k <= 64 && n < max; k *= 2, n++) {
+			c[n].len = ADV_LEN;
+			c[n].regime = r & 1 ? "rand" : "small";
+			c[n].w = 1;
+			c[n].slots = 64;
+			c[n].classes = k;
+			c[n].ref = r >= 2;
+		}
 	return n;
 }
 
@@ -517,19 +560,43 @@ static NOINL s32 bwa_charge(struct arb_sched *s, const struct arb_pick *p,
 	return arb_charge(s, p, len);
 }
 
-static NOINL void run_decisions(struct arb_sched *s, unsigned int len,
-				unsigned int m)
+/* the old walk's passes, counted by arb_ref_walk.h */
+static unsigned long ref_passes;
+
+static NOINL bool bwr_select(struct arb_sched *s, struct arb_pick *p)
 {
-	struct arb_pick p;
+	return arb_ref_select(s, p, &ref_passes);
+}
+
+/* "rand" lengths: drawn once, outside the measured decisions */
+#define RAND_LENS	4096
+static u32 rand_lens[RAND_LENS];
+
+static void rand_lens_init(unsigned int max)
+{
 	unsigned int i;
 
+	rng_state = 12345;
+	for (i = 0; i < RAND_LENS; i++)
+		rand_lens[i] = rnd_range(1, max);
+}
+
+static NOINL void run_decisions(struct arb_sched *s,
+				const struct arb_cfg *c, unsigned int m)
+{
+	bool rnd_len = !strcmp(c->regime, "rand");
+	struct arb_pick p;
+	unsigned int i;
+	bool ok;
+
 	for (i = 0; i < m; i++) {
-		if (!bwa_select(s, &p)) {
+		ok = c->ref ? bwr_select(s, &p) : bwa_select(s, &p);
+		if (!ok) {
 			fprintf(stderr, "arbbench: nothing selected\n");
 			exit(3);
 		}
 		served[p.cls]++;
-		bwa_charge(s, &p, len);
+		bwa_charge(s, &p, rnd_len ? rand_lens[i % RAND_LENS] : c->len);
 	}
 }
 
@@ -547,9 +614,9 @@ static void check_served(const struct arb_cfg *c)
 
 static void print_cfg(const struct arb_cfg *c)
 {
-	printf("{\"bench\":\"arb\",\"len\":%u,\"regime\":\"%s\",\"weight\":%u,\"quantum\":%u,\"slots\":%u,\"classes\":%u",
+	printf("{\"bench\":\"arb\",\"len\":%u,\"regime\":\"%s\",\"weight\":%u,\"quantum\":%u,\"slots\":%u,\"classes\":%u,\"walk\":\"%s\"",
 	       c->len, c->regime, c->w, c->w * ARB_WEIGHT_UNIT, c->slots,
-	       c->classes);
+	       c->classes, c->ref ? "ref" : "new");
 }
 
 static void run_arb(unsigned int m_all, unsigned int reps, bool timed)
@@ -557,11 +624,14 @@ static void run_arb(unsigned int m_all, unsigned int reps, bool timed)
 	struct arb_cfg cfg[256];
 	size_t n = arb_cfgs(cfg, ARRAY_SIZE(cfg)), i;
 	static struct arb_sched s;
-	char name[96];
+	char name[128];
+
+	rand_lens_init(ADV_LEN);
 
 	for (i = 0; i < n; i++) {
 		const struct arb_cfg *c = &cfg[i];
-		unsigned int r, m = c->len == GSO_LEN ? m_all / GSO_DIV : m_all;
+		unsigned int r, m = cfg_decisions(c, m_all);
+		unsigned long passes;
 		double best[16];
 
 		if (i % 28 == 0)
@@ -570,16 +640,22 @@ static void run_arb(unsigned int m_all, unsigned int reps, bool timed)
 				c->len, c->regime);
 		memset(served, 0, sizeof(served));
 		arb_setup(&s, c);
-		run_decisions(&s, c->len, c->len == GSO_LEN ? 256 : 4096);
+		run_decisions(&s, c, cfg_div(c) > 1 ? 256 : 4096);
+		passes = ref_passes;
 		if (!timed) {
 			CALLGRIND_ZERO_STATS;
-			run_decisions(&s, c->len, m);
-			snprintf(name, sizeof(name), "arb len=%u regime=%s slots=%u classes=%u",
-				 c->len, c->regime, c->slots, c->classes);
+			run_decisions(&s, c, m);
+			snprintf(name, sizeof(name), "arb len=%u regime=%s slots=%u classes=%u walk=%s",
+				 c->len, c->regime, c->slots, c->classes,
+				 c->ref ? "ref" : "new");
 			CALLGRIND_DUMP_STATS_AT(name);
 			check_served(c);
 			print_cfg(c);
-			printf(",\"decisions\":%u,\"dump\":\"%s\"}\n", m, name);
+			printf(",\"decisions\":%u,\"dump\":\"%s\"", m, name);
+			if (c->ref)
+				printf(",\"passes_per_decision\":%.1f",
+				       (double)(ref_passes - passes) / m);
+			printf("}\n");
 			continue;
 		}
 		if (reps > ARRAY_SIZE(best))
@@ -587,7 +663,7 @@ static void run_arb(unsigned int m_all, unsigned int reps, bool timed)
 		for (r = 0; r < reps; r++) {
 			uint64_t t0 = now_ns();
 
-			run_decisions(&s, c->len, m);
+			run_decisions(&s, c, m);
 			best[r] = (double)(now_ns() - t0) / m;
 		}
 		check_served(c);
@@ -603,8 +679,12 @@ static void run_arb(unsigned int m_all, unsigned int reps, bool timed)
 			best[j + 1] = x;
 		}
 		print_cfg(c);
-		printf(",\"decisions\":%u,\"reps\":%u,\"ns_per_decision\":%.3f,\"ns_min\":%.3f,\"ns_max\":%.3f}\n",
+		printf(",\"decisions\":%u,\"reps\":%u,\"ns_per_decision\":%.3f,\"ns_min\":%.3f,\"ns_max\":%.3f",
 		       m, reps, best[reps / 2], best[0], best[reps - 1]);
+		if (c->ref)
+			printf(",\"passes_per_decision\":%.1f",
+			       (double)(ref_passes - passes) / (m * reps));
+		printf("}\n");
 	}
 	fprintf(stderr, "  %s: %zu configs done\n",
 		timed ? "arb-time" : "arb-instr", n);

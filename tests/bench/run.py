@@ -147,6 +147,12 @@ def bucket_label(r):
     return str(r["lo"]) if r["lo"] == r["hi"] else "%d-%d" % (r["lo"], r["hi"])
 
 
+def arb_key(r):
+    """An arbiter configuration; walk "ref" is the old table walk."""
+    return (r["len"], r["regime"], r["slots"], r["classes"],
+            r.get("walk", "new"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -213,27 +219,27 @@ def main():
         progress("2/4 skipped (no valgrind)")
 
     # 3. Arbiter, native timing.
-    progress("3/4 arbiter: 119 configs x %d reps x %d decisions (GSO: /32)"
-             % (a.arb_reps, a.arb_decisions))
+    progress("3/4 arbiter: 147 configs x %d reps x %d decisions (GSO: /32, "
+             "1 MiB: /128)" % (a.arb_reps, a.arb_decisions))
     bt = run_json([a.bin, "arb-time", str(a.arb_decisions), str(a.arb_reps)])
 
     # 4. Arbiter, instructions.
     bir = {}
     if vg and caps.get("callgrind_h"):
-        progress("4/4 arbiter under callgrind: 119 configs x %d decisions "
-                 "(GSO: /32)"
+        progress("4/4 arbiter under callgrind: 147 configs x %d decisions "
+                 "(GSO: /32, 1 MiB: /128)"
                  % a.arb_instr_decisions)
         prefix = os.path.join(cgdir, "arb.callgrind")
         cmd = ["valgrind", "--tool=callgrind", "--toggle-collect=bwa_select",
-               "--toggle-collect=bwa_charge", "--callgrind-out-file=" + prefix,
+               "--toggle-collect=bwa_charge", "--toggle-collect=bwr_select",
+               "--callgrind-out-file=" + prefix,
                "--quiet", a.bin, "arb-instr", str(a.arb_instr_decisions)]
         bi = run_json(cmd)
         dumps = callgrind_dumps(prefix)
         for r in bi:
             if r["dump"] not in dumps:
                 sys.exit("bench: no callgrind dump for " + r["dump"])
-            bir[(r["len"], r["regime"], r["slots"], r["classes"])] = \
-                dumps[r["dump"]] / r["decisions"]
+            bir[arb_key(r)] = dumps[r["dump"]] / r["decisions"]
     else:
         progress("4/4 skipped (no valgrind or no valgrind/callgrind.h)")
 
@@ -347,9 +353,10 @@ def main():
     # Arbiter results
     arb = []
     for r in bt:
-        key = (r["len"], r["regime"], r["slots"], r["classes"])
-        r["instr_per_decision"] = bir.get(key)
+        r["instr_per_decision"] = bir.get(arb_key(r))
         arb.append(r)
+    ref = [r for r in arb if r.get("walk") == "ref"]
+    arb_new = [r for r in arb if r.get("walk", "new") == "new"]
     print()
     print("Arbiter (arbtable_core.c): one dequeue decision = arb_select + "
           "arb_charge; HIGH table, deficit mode, all classes backlogged")
@@ -359,18 +366,20 @@ def main():
     csizes = [1, 2, 4, 8, 16, 32, 64]
     asumm = []
     series = []
-    for r in arb:
+    for r in arb_new:
         if (r["len"], r["regime"]) not in series:
             series.append((r["len"], r["regime"]))
     for ln, reg in series:
-        rs = [r for r in arb if r["len"] == ln and r["regime"] == reg]
+        rs = [r for r in arb_new if r["len"] == ln and r["regime"] == reg]
         if not rs:
             continue
         w = rs[0]["weight"]
         print()
-        print("%d B packets%s, weight %d (quantum %d B%s): instr/decision,"
+        print("%s%d B packets%s, weight %d (quantum %d B%s): instr/decision,"
               " rows = slots in use, columns = backlogged classes" % (
-                  ln, " (GSO)" if ln > 9000 else "", w, w * 64,
+                  "1..%d B (uniform) instead of " % ln if reg == "rand"
+                  else "", ln, " (GSO)" if 9000 < ln < 1 << 20 else "", w,
+                  w * 64,
                   ", debt < quantum" if ln < w * 64 else
                   ", debt > quantum" if ln > w * 64 else
                   ", one packet per visit"))
@@ -407,13 +416,51 @@ def main():
                   fmt(ent["ns_max_over_min_classes_at_64_slots"], 3),
                   fmt(ent["instr_max_over_min_all"], 3)))
 
+    # The adversarial tables against the walk before arb_table_skip_rounds()
+    walk = []
+    if ref:
+        print()
+        print("Table walk on 64 weight-1 slots owing up to 1 MiB each: today's"
+              " walk (bounded) against the old one (one quantum per pass,"
+              " tests/unit/arb_ref_walk.h)")
+        print("%-6s %7s | %9s %11s %8s | %9s %11s %8s | %s" % (
+            "sizes", "classes", "instr", "old instr", "x", "ns", "old ns",
+            "x", "old passes/decision"))
+        for o in ref:
+            n = [r for r in arb_new if arb_key(r)[:4] == arb_key(o)[:4]]
+            if not n:
+                continue
+            n = n[0]
+
+            def ratio(key):
+                x, y = n.get(key), o.get(key)
+                return y / x if x and y else None
+            ent = {
+                "len": o["len"], "regime": o["regime"],
+                "classes": o["classes"],
+                "instr": n["instr_per_decision"],
+                "old_instr": o["instr_per_decision"],
+                "instr_ratio": ratio("instr_per_decision"),
+                "ns": n["ns_per_decision"], "old_ns": o["ns_per_decision"],
+                "ns_ratio": ratio("ns_per_decision"),
+                "old_passes_per_decision": o.get("passes_per_decision"),
+            }
+            walk.append(ent)
+            print("%-6s %7d | %9s %11s %8s | %9s %11s %8s | %s" % (
+                "random" if o["regime"] == "rand" else "1 MiB",
+                o["classes"], fmt(ent["instr"], 1), fmt(ent["old_instr"]),
+                fmt(ent["instr_ratio"], 1), fmt(ent["ns"], 1),
+                fmt(ent["old_ns"]), fmt(ent["ns_ratio"], 1),
+                fmt(ent["old_passes_per_decision"], 1)))
+
     # ------------------------------------------------------------------
     # Files
     cols = ["bench", "op", "classes_lo", "classes_hi", "count",
             "median_ns", "p90_ns", "mean_ns", "median_ns_raw",
             "instr_per_op", "mean_swaps", "mean_slots_used",
-            "len", "regime", "weight", "slots", "classes",
-            "instr_per_decision", "ns_per_decision", "ns_min", "ns_max"]
+            "len", "regime", "weight", "slots", "classes", "walk",
+            "instr_per_decision", "ns_per_decision", "ns_min", "ns_max",
+            "passes_per_decision"]
     def rnd(d):
         return {k: round(v, 2) if isinstance(v, float) else v
                 for k, v in d.items()}
@@ -438,6 +485,7 @@ def main():
         "alloc_summary": summ,
         "arb": arb,
         "arb_summary": asumm,
+        "arb_walk": walk,
         "params": vars(a),
     }
     jsp = os.path.join(a.out, "results.json")

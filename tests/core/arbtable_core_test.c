@@ -4,8 +4,11 @@
  * kernel headers of tests/include), plus the test-only views of
  * arbtable_core_test.h, which need the core's static helpers.
  */
+#define ARB_TEST_COUNT_STEPS
 #include "arbtable_core_test.h"
 #include "arbtable_core.c"
+
+unsigned long arb_test_walk_steps;
 
 u64 arb_alloc_free_sets(const struct arb_alloc *a, unsigned int level)
 {

@@ -7,6 +7,18 @@
 #ifndef _ARBTABLE_CORE_TEST_H
 #define _ARBTABLE_CORE_TEST_H
 
+/*
+ * Steps of the arbiter's table walk (ARB_WALK_STEP() in arb_table_pick()
+ * and arb_table_skip_rounds()), counted where ARB_TEST_COUNT_STEPS is
+ * defined before this header: always in the core (tests/core, so its
+ * out-of-line slow path counts), and in a test that defines it for the
+ * inline half. The kernel build counts nothing.
+ */
+extern unsigned long arb_test_walk_steps;
+#ifdef ARB_TEST_COUNT_STEPS
+#define ARB_WALK_STEP()	(arb_test_walk_steps++)
+#endif
+
 #include "arbtable_core.h"
 
 /*

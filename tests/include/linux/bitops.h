@@ -14,6 +14,12 @@ static inline unsigned long __ffs64(u64 word)
 	return (unsigned long)__builtin_ctzll(word);
 }
 
+/* rotate right; shift 0..63 */
+static inline u64 ror64(u64 word, unsigned int shift)
+{
+	return (word >> (shift & 63)) | (word << ((-shift) & 63));
+}
+
 static inline unsigned int hweight64(u64 w)
 {
 	return (unsigned int)__builtin_popcountll(w);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Userspace <linux/kernel.h>: ARRAY_SIZE, U64_MAX, likely/unlikely,
- * __always_inline and scnprintf.
+ * noinline, __always_inline and scnprintf.
  */
 #ifndef _ARBT_SHIM_LINUX_KERNEL_H
 #define _ARBT_SHIM_LINUX_KERNEL_H
@@ -15,6 +15,7 @@
 /* <linux/compiler.h>, which it includes too */
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#define noinline	__attribute__((__noinline__))
 #ifndef __always_inline		/* glibc's <sys/cdefs.h> has one */
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
