@@ -96,6 +96,7 @@ struct arb_pick {
 	u8	cls;
 	u8	table;	/* ARB_HIGH, ARB_LOW, ARB_STRICT or ARB_SLOTLESS */
 	u8	slot;
+	bool	fresh;	/* the pick started the slot's visit */
 };
 
 void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting);
@@ -283,6 +284,26 @@ static inline u32 arb_recip_div(u32 x, u32 recip)
 #define ARB_WALK_STEP()	do { } while (0)
 #endif
 
+/*
+ * The class @p picked holds packets but gave none (a shaped child whose
+ * next packet is not due): it stops being eligible as with
+ * arb_set_eligible(), except that a visit this pick started, which sent
+ * nothing, is not spent: its quantum is taken back and the slot keeps the
+ * balance it carried, for its next visit once the class can send.
+ */
+static inline void arb_set_stalled(struct arb_sched *s,
+				   const struct arb_pick *p)
+{
+	if (p->fresh) {
+		struct arb_table *tb = &s->tbl[p->table];
+
+		tb->credit[p->slot] -= (s32)tb->weight[p->slot] *
+				       ARB_WEIGHT_UNIT;
+		tb->in_visit = false;
+	}
+	arb_set_eligible(s, p->cls, false);
+}
+
 /* First set bit of @m at or after @from, wrapping around: O(1). */
 static inline unsigned int arb_next_slot(u64 m, unsigned int from)
 {
@@ -323,11 +344,13 @@ static inline void arb_table_pick(struct arb_sched *s, unsigned int t,
 	u64 m = tb->eligible;
 	unsigned int slot, first;
 
+	p->fresh = false;
 	if (tb->in_visit) {
 		if (m & BIT_ULL(tb->cur))
 			goto out;
 		arb_end_visit(s, tb);
 	}
+	p->fresh = true;
 	slot = arb_next_slot(m, tb->cur);
 	if (unlikely(arb_visit_credit(s, tb, slot) <= 0)) {
 		first = slot;
@@ -365,6 +388,7 @@ static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 		p->table = ARB_STRICT;
 		p->slot = 0;
 		p->cls = s->strict;
+		p->fresh = false;
 		return true;
 	}
 	if (unlikely(s->low_turn)) {
@@ -388,6 +412,7 @@ static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 	p->cls = arb_select_slotless(s);
 	p->table = ARB_SLOTLESS;
 	p->slot = 0;
+	p->fresh = false;
 	return p->cls != ARB_NO_CLASS;
 }
 

@@ -8,7 +8,12 @@
 #                          size (10,000 stress cycles, 300,000 fuzzed
 #                          netlink messages) through the kselftest runner
 #   make sanitizer-kernel  only build it (and rebuild the module in it)
-.PHONY: check-debug sanitizer-kernel
+#   make check-full        before a release: make test with the distro
+#                          kernel's tests at full size (ARBT_FULL=1), then
+#                          make check-debug
+.PHONY: check-debug check-full sanitizer-kernel
+check-full:
+	@ARBT_FULL=1 bash scripts/test.sh && bash scripts/check-debug.sh
 check-debug:
 	@bash scripts/check-debug.sh
 sanitizer-kernel:

@@ -6,7 +6,10 @@
 # and check that they contain no division instruction and call nothing
 # outside a short allow-list: the clock, tracepoint and ftrace hooks, the
 # retpoline/return thunks (a grafted child's own ops), the watchdog, and
-# two of our own out-of-line slow paths, which are checked the same way.
+# our own out-of-line slow paths, which are checked the same way: the
+# classification after skb->priority, the slotless round robin, the table
+# walk's round skipping (every eligible slot in debt; bounded whatever the
+# debts) and the retry of stalled (shaped) children.
 # arbtable_enqueue_oversize (a GSO skb longer than the mtu, split into
 # segments: allocation by design, as in tbf and cake) may be called and is
 # not checked: it is per GSO skb, not per packet the arbiter schedules.
@@ -17,12 +20,12 @@
 # Output: one "ok"/"not ok" line per check, then "N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-FUNCS="arbtable_enqueue arbtable_dequeue arbtable_dequeue_busy arbtable_classify_slow arb_select_slotless"
+FUNCS="arbtable_enqueue arbtable_dequeue arbtable_dequeue_busy arbtable_classify_slow arb_select_slotless arb_table_skip_rounds arbtable_retry_stalled"
 # what the per-packet functions may call (symbol names, without +offset)
 ALLOW="__fentry__ __x86_indirect_thunk_rax __x86_indirect_thunk_r11 __x86_return_thunk
 ktime_get __SCT__tp_func_arbtable_dequeue __SCT__tp_func_arbtable_enqueue __SCT__preempt_schedule_notrace
 __SCT__preempt_schedule qdisc_watchdog_schedule_range_ns tcf_classify __stack_chk_fail
-arbtable_dequeue_busy arbtable_classify_slow arb_select_slotless arbtable_enqueue_oversize"
+arbtable_dequeue_busy arbtable_classify_slow arb_select_slotless arb_table_skip_rounds arbtable_retry_stalled arbtable_enqueue_oversize"
 passed=0
 failed=0
 check() { # desc result(0/1) [detail]

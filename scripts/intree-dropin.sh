@@ -22,7 +22,9 @@ trap 'rm -rf "$tmp"' EXIT
 for f in Kconfig Makefile; do
 	[ -f "$sched/$f.arbtable-orig" ] || cp "$sched/$f" "$sched/$f.arbtable-orig"
 done
-for f in "$sched"/arbtable_*; do
+# sources no longer in kernel/ (sch_arbtable.c became the composite
+# object's arbtable_qdisc.c)
+for f in "$sched"/arbtable_* "$sched"/sch_arbtable.c; do
 	[ -e "$f" ] || continue
 	[ -e "$ROOT/kernel/$(basename "$f")" ] || rm -f "$f"
 done

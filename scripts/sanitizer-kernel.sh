@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The sanitizer kernel (issue 15): Debian's linux-source-6.12 with
+# The sanitizer kernel (issue 15; 7.2 since issue 27, the newest kernel
+# Debian carries, so that its API and the sanitizers are tested together;
+# ARBT_SAN_KSRC=6.12 builds the earlier one): Debian's linux-source-7.2 with
 # sch_arbtable dropped into net/sched (scripts/intree-dropin.sh), configured
 # as `make allnoconfig` + scripts/sanitizer-kernel.config (KASAN, lockdep,
 # atomic-sleep checks, kmemleak, UBSAN, debug objects, failslab and
@@ -25,13 +27,14 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${ARBT_SANITIZER_CACHE:-/var/lib/arbtable/sanitizer}
 FRAG=$ROOT/scripts/sanitizer-kernel.config
-TARBALL=$(ls /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | sort -V | tail -n1 || true)
+KSRC=${ARBT_SAN_KSRC:-7.2}
+TARBALL=$(ls /usr/src/linux-source-"$KSRC"*.tar.xz 2>/dev/null | sort -V | tail -n1 || true)
 # one job more than cores: a compile waiting on I/O leaves a core idle
 JOBS=${JOBS:-$(($(nproc) + 1))}
 say() { echo "[sanitizer-kernel] $*" >&2; }
 
-[ -n "$TARBALL" ] || { say "no /usr/src/linux-source-6.12*.tar.xz (scripts/setup.sh installs it)"; exit 1; }
-ver=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || stat -c %Y "$TARBALL")
+[ -n "$TARBALL" ] || { say "no /usr/src/linux-source-$KSRC*.tar.xz (scripts/setup.sh installs it)"; exit 1; }
+ver=$(dpkg-query -W -f '${Version}' "linux-source-$KSRC" 2>/dev/null || stat -c %Y "$TARBALL")
 key=$( { cat "$FRAG"; echo "$ver"; } | sha256sum | cut -c1-16)
 DIR=$CACHE/$key
 SRC=$DIR/src
@@ -72,7 +75,7 @@ if [ ! -f "$DIR/.built" ]; then
 		rm -rf "$SRC" "$DIR/tmp"
 		mkdir -p "$DIR/tmp"
 		tar -C "$DIR/tmp" -xf "$TARBALL"
-		mv "$DIR"/tmp/linux-source-6.12* "$SRC"
+		mv "$DIR"/tmp/linux-source-"$KSRC"* "$SRC"
 		rmdir "$DIR/tmp"
 		touch "$DIR/.extracted"
 	fi

@@ -75,7 +75,8 @@ static void explain_full(void)
 		"  default      class minor (hex) for unclassified traffic, 0 = none\n"
 		"  priomap      16 class minors (hex) indexed by skb->priority & 15,\n"
 		"               0 = unmapped\n"
-		"  mtu          largest packet in bytes, used for bounds and the LOW share\n"
+		"  mtu          largest packet in bytes, used for bounds and the LOW share;\n"
+		"               0 or absent = the device's frame, followed when it changes\n"
 		"  maxweight    auto mode cap of every slot's weight, 1..255 (default 255)\n"
 		"  high, low    the 64-slot tables (manual mode): MINOR is a class minor\n"
 		"               in hex as in classids (10 = class 1:10), WEIGHT in\n"
@@ -95,7 +96,8 @@ static void cexplain_full(void)
 		"\n"
 		"  strict     serve this class before both tables (IB VL15 analogue);\n"
 		"             give it a ceil when guaranteed classes exist\n"
-		"  ceil       per-class rate limit in bits/s with tc units (100mbit)\n"
+		"  ceil       per-class rate limit in bits/s with tc units (100mbit);\n"
+		"             0 removes it\n"
 		"  cburst     bytes the ceil may send back to back after a pause\n"
 		"             (30k); at least mtu; 0 = max(2 x mtu, 10 ms at the ceil)\n"
 		"  rate       auto mode: guaranteed rate to reserve in the HIGH table\n"
@@ -736,10 +738,18 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 	if (tb[TCA_ARBTABLE_PRIOMAP])
 		arb_print_priomap(tb[TCA_ARBTABLE_PRIOMAP]);
 
+	/* an mtu that follows the device is not an option to type back:
+	 * the line shows it with -d only (JSON always, with the flag)
+	 */
 	if (tb[TCA_ARBTABLE_MTU] &&
-	    RTA_PAYLOAD(tb[TCA_ARBTABLE_MTU]) >= sizeof(__u32))
-		print_uint(PRINT_ANY, "mtu", "mtu %u ",
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_MTU]) >= sizeof(__u32)) {
+		bool follow = tb[TCA_ARBTABLE_MTU_FOLLOW];
+
+		print_uint(follow && !show_details ? PRINT_JSON : PRINT_ANY,
+			   "mtu", "mtu %u ",
 			   rta_getattr_u32(tb[TCA_ARBTABLE_MTU]));
+		print_bool(PRINT_JSON, "mtu_follows_device", NULL, follow);
+	}
 
 	if (tb[TCA_ARBTABLE_MAXWEIGHT] &&
 	    RTA_PAYLOAD(tb[TCA_ARBTABLE_MAXWEIGHT]) >= sizeof(__u32))
@@ -908,6 +918,8 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 	print_uint(PRINT_JSON, "reserved_weight", NULL, st->reserved_weight);
 	print_u64(PRINT_ANY, "throttled", " throttled %" PRIu64,
 		  (uint64_t)st->throttled);
+	print_u64(PRINT_ANY, "stalls", " stalls %" PRIu64,
+		  (uint64_t)st->stalls);
 	print_nl();
 
 	print_string(PRINT_FP, NULL, "%s", " bound:");
@@ -921,6 +933,10 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 		print_u64(PRINT_JSON, "current_bound", NULL, 0);
 	}
 	arb_print_time("max_hol_wait", " max_hol_wait %s", st->max_hol_ns);
+	/* the device's frames grew past what the admission assumed */
+	print_bool(PRINT_JSON, "broken", NULL, st->broken);
+	if (st->broken)
+		print_string(PRINT_FP, NULL, " %s", "BROKEN (mtu grew)");
 }
 
 static void arb_print_credits(const char *name, const char *key,
@@ -985,6 +1001,21 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 		  (uint64_t)st->gso_segs);
 	print_u64(PRINT_ANY, "oversize_drops", " oversize_drops %" PRIu64,
 		  (uint64_t)st->oversize_drops);
+	print_u64(PRINT_ANY, "stalls", " stalls %" PRIu64, (uint64_t)st->stalls);
+	print_nl();
+	/* the capacity admissions were made against, beside the link now */
+	tc_print_rate(PRINT_ANY, "capacity", " capacity %s", st->capacity);
+	if (st->link_rate)
+		tc_print_rate(PRINT_ANY, "link_rate", " link %s", st->link_rate);
+	else
+		print_u64(PRINT_JSON, "link_rate", NULL, 0);
+	if (!st->link_rate)
+		print_string(PRINT_FP, NULL, " link %s", "unknown");
+	print_u64(PRINT_ANY, "link_changes", " link_changes %" PRIu64,
+		  (uint64_t)st->link_changes);
+	print_u64(PRINT_ANY, "mtu_changes", " mtu_changes %" PRIu64,
+		  (uint64_t)st->mtu_changes);
+	print_uint(PRINT_ANY, "broken", " broken %u", st->broken);
 
 	if (show_details) {
 		arb_print_credits("high", "high_credit", st->high_credit,

@@ -434,3 +434,36 @@ arb_after_stop() { # desc-prefix
 	tap_check "$1: qdisc drains to backlog 0, qlen 0 after traffic stops" drained $DEV 1: arbtable 20
 	tap_check "$1: per-class Sent bytes/pkts and backlog sum to the qdisc's" sums_match $DEV 1: arbtable
 }
+
+# bad DESC REGEX CMD...: CMD fails; with a REGEX, stderr carries an extack
+# ("Error: ...") matching it (case-insensitive); the configuration as
+# `tc -d qdisc/class show` prints it is unchanged.
+bad() {
+	local desc=$1 re=$2 before after why=
+	shift 2
+	before=$(arb_state)
+	run "$@"
+	after=$(arb_state)
+	if [ "$RUN_RC" = 0 ]; then
+		why="command succeeded"
+	elif [ "$re" = "-" ]; then
+		:
+	elif [ "$re" = "EEXIST" ]; then
+		grep -qiE 'Error: |File exists' <<<"$RUN_ERR" || why="no extack/EEXIST message"
+	elif ! grep -qE '^Error: ' <<<"$RUN_ERR"; then
+		why="no extack message (want 'Error: ...' matching /$re/)"
+	elif ! grep -E '^Error: ' <<<"$RUN_ERR" | grep -qiE "$re"; then
+		why="extack does not match /$re/"
+	fi
+	if [ "$before" != "$after" ]; then
+		why="${why:+$why; }configuration changed"
+		diag "before:"; diag "$before"; diag "after:"; diag "$after"
+	fi
+	if [ -z "$why" ]; then
+		tap_ok "bad input: $desc (rejected: $(head -n1 <<<"$RUN_ERR"))"
+	else
+		diag "command: $*"
+		diag "exit $RUN_RC, stderr: ${RUN_ERR:-<empty>}"
+		tap_fail "bad input: $desc: $why"
+	fi
+}

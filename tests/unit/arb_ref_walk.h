@@ -13,7 +13,9 @@
 
 #include "arbtable_core_test.h"
 
-/* arb_table_pick() before the change, verbatim but for the counter. */
+/* arb_table_pick() before the change, verbatim but for the counter and
+ * for p->fresh, which the pick reports since (a visit started or not).
+ */
 static inline void arb_ref_table_pick(struct arb_sched *s, unsigned int t,
 				      struct arb_pick *p,
 				      unsigned long *passes)
@@ -23,11 +25,13 @@ static inline void arb_ref_table_pick(struct arb_sched *s, unsigned int t,
 	unsigned int slot;
 	s32 credit;
 
+	p->fresh = false;
 	if (tb->in_visit) {
 		if (m & BIT_ULL(tb->cur))
 			goto out;
 		arb_end_visit(s, tb);
 	}
+	p->fresh = true;
 	for (;;) {
 		(*passes)++;
 		slot = arb_next_slot(m, tb->cur);
@@ -58,6 +62,7 @@ static inline bool arb_ref_select(struct arb_sched *s, struct arb_pick *p,
 		p->table = ARB_STRICT;
 		p->slot = 0;
 		p->cls = s->strict;
+		p->fresh = false;
 		return true;
 	}
 	if (unlikely(s->low_turn)) {
@@ -81,6 +86,7 @@ static inline bool arb_ref_select(struct arb_sched *s, struct arb_pick *p,
 	p->cls = arb_select_slotless(s);
 	p->table = ARB_SLOTLESS;
 	p->slot = 0;
+	p->fresh = false;
 	return p->cls != ARB_NO_CLASS;
 }
 

@@ -1297,6 +1297,63 @@ static void test_set_drained_equals_set_eligible(void **state)
 	assert_true(both_tables > 100);
 }
 
+/*
+ * A stalled class (its child holds packets but gives none): a visit the
+ * pick had just started is not spent, the slot keeps its carried debt,
+ * and the other slot is served meanwhile; a visit that had sent closes as
+ * any visit whose class stops being eligible.
+ */
+static void test_set_stalled(void **state)
+{
+	struct arb_sched s;
+	struct arb_pick p;
+
+	(void)state;
+	arb_init(&s, ARB_HIGHLIMIT_INF, ARB_ACCT_DEFICIT);
+	arb_set_slot(&s, ARB_HIGH, 0, 1, 10);	/* 640 bytes */
+	arb_set_slot(&s, ARB_HIGH, 1, 2, 10);
+	arb_set_eligible(&s, 1, true);
+	arb_set_eligible(&s, 2, true);
+
+	/* class 1 sends 1000 bytes: 360 bytes of debt carried */
+	assert_int_equal(step_len(&s, &p, 1000), -360);
+	assert_int_equal(step_len(&s, &p, 600), 40);	/* class 2's visit */
+	assert_int_equal(step_len(&s, &p, 100), -60);
+	/* class 1's next visit starts with 640 - 360 = 280; it stalls */
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.cls, 1);
+	assert_true(p.fresh);
+	assert_int_equal(s.tbl[ARB_HIGH].credit[0], 280);
+	arb_set_stalled(&s, &p);
+	assert_false(arb_class_eligible(&s, 1));
+	assert_false(s.tbl[ARB_HIGH].in_visit);
+	assert_int_equal(s.tbl[ARB_HIGH].credit[0], -360);	/* carried */
+	/* class 2 is served meanwhile */
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.cls, 2);
+	assert_true(p.fresh);
+	assert_int_equal(arb_charge(&s, &p, 100), 480);
+	/* not fresh: a visit that sent is closed as usual when it stalls */
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.cls, 2);
+	assert_false(p.fresh);
+	arb_set_stalled(&s, &p);
+	assert_int_equal(s.tbl[ARB_HIGH].credit[1], 0);	/* rest dropped */
+	/* class 1 back: its visit starts from the carried debt again */
+	arb_set_eligible(&s, 1, true);
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.cls, 1);
+	assert_int_equal(s.tbl[ARB_HIGH].credit[0], 280);
+	/* the strict class has no visit to give back */
+	arb_set_strict(&s, 3);
+	arb_set_eligible(&s, 3, true);
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.table, ARB_STRICT);
+	assert_false(p.fresh);
+	arb_set_stalled(&s, &p);
+	assert_false(arb_class_eligible(&s, 3));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1324,6 +1381,7 @@ int main(void)
 		cmocka_unit_test(test_bxiv3_latency_layout),
 		cmocka_unit_test(test_random_properties),
 		cmocka_unit_test(test_set_drained_equals_set_eligible),
+		cmocka_unit_test(test_set_stalled),
 		cmocka_unit_test(test_random_properties_swaps),
 	};
 

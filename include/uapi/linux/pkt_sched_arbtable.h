@@ -90,13 +90,18 @@ enum {
 	TCA_ARBTABLE_ACCOUNTING,	/* u32, enum tc_arbtable_accounting */
 	TCA_ARBTABLE_DEFAULT,		/* u32 class minor, 0 = none */
 	TCA_ARBTABLE_PRIOMAP,		/* nested: TC_ARBTABLE_PRIO_BANDS x u32 */
-	TCA_ARBTABLE_MTU,		/* u32 bytes, for bounds and the low share */
+	TCA_ARBTABLE_MTU,		/* u32 bytes, for bounds and the low share;
+					 * 0 = follow the device's frame size
+					 */
 	TCA_ARBTABLE_MAXWEIGHT,		/* u32, 1..255, auto mode slot weight cap */
 	TCA_ARBTABLE_HIGH,		/* nested: TCA_ARBTABLE_ENTRY..., replaces */
 	TCA_ARBTABLE_LOW,		/* nested: TCA_ARBTABLE_ENTRY..., replaces */
 	TCA_ARBTABLE_PAD,
 	TCA_ARBTABLE_BURST,		/* u32 bytes the rate may send back to
 					 * back, 0 = max(2 * mtu, 10 ms of rate)
+					 */
+	TCA_ARBTABLE_MTU_FOLLOW,	/* flag, dump only: the mtu was not given
+					 * and follows the device's
 					 */
 	__TCA_ARBTABLE_MAX,
 };
@@ -175,6 +180,15 @@ enum tc_arbtable_xstats_type {
  * @gso_segs: segments of those packets queued
  * @oversize_drops: packets longer than the mtu that could not be
  *	segmented, dropped
+ * @capacity: bytes/s the tables share (the rate, else the link speed read
+ *	when the qdisc was created or its rate last changed)
+ * @link_rate: the link speed last read, bytes/s (0: unknown)
+ * @link_changes: times the link speed was seen to change since creation
+ * @mtu_changes: times the mtu followed the device's
+ * @broken: admitted classes whose reserved rate or latency no longer
+ *	holds since the device's frames grew
+ * @pad: zero
+ * @stalls: times a class's child held packets but gave none
  */
 struct tc_arbtable_xstats {
 	__u32	type;
@@ -194,6 +208,13 @@ struct tc_arbtable_xstats {
 	__u64	gso_split;
 	__u64	gso_segs;
 	__u64	oversize_drops;
+	__u64	capacity;
+	__u64	link_rate;
+	__u64	link_changes;
+	__u64	mtu_changes;
+	__u32	broken;
+	__u32	pad;
+	__u64	stalls;
 };
 
 /**
@@ -214,6 +235,11 @@ struct tc_arbtable_xstats {
  * @current_bound_ns: auto mode: bound for the slots as placed now, ns
  * @max_hol_ns: longest head-of-line wait measured, ns
  * @throttled: times its ceil made it ineligible
+ * @broken: auto mode: 1 when the device's frames grew past what the
+ *	admission assumed and @guaranteed_rate or @guaranteed_bound_ns no
+ *	longer meets what the class asked
+ * @pad: zero
+ * @stalls: times its child held packets but gave none (a shaped child)
  */
 struct tc_arbtable_class_xstats {
 	__u32	type;
@@ -230,6 +256,9 @@ struct tc_arbtable_class_xstats {
 	__u64	current_bound_ns;
 	__u64	max_hol_ns;
 	__u64	throttled;
+	__u32	broken;
+	__u32	pad;
+	__u64	stalls;
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_ARBTABLE_H */

@@ -5,7 +5,8 @@
  * A classful qdisc: each class owns a child qdisc and is served through a
  * 64-slot HIGH and a 64-slot LOW table of (class, weight) slots walked with
  * per-slot deficit counters; see arbtable_core.c for the walk and
- * Documentation/networking/arbtable.rst for the model.
+ * Documentation/networking/arbtable.rst for the model. The two files are
+ * one module, sch_arbtable.ko; userspace tests compile the core alone.
  *
  * This file is the glue: netlink configuration, classes, classification,
  * shaping (qdisc rate, class ceil) with the qdisc watchdog, statistics.
@@ -28,12 +29,7 @@
 #include <net/sch_generic.h>
 
 #include "arbtable_compat.h"
-/* The arbiter and allocator core is its own file because the userspace
- * tests, fuzzers and arbsim compile it too (tests/core); it is built into
- * this object, as kernel/sched/build_policy.c builds its parts, so that
- * the module keeps the qdisc's name.
- */
-#include "arbtable_core.c"
+#include "arbtable_core.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/arbtable.h>
@@ -63,6 +59,7 @@ struct arbtable_class {
 							 */
 	u64				max_hol_ns;
 	u64				throttled;
+	u64				stalls;		/* child had packets, sent none */
 	u32				cburst;		/* ceil depth, bytes;
 							 * 0: the default
 							 */
@@ -76,9 +73,15 @@ struct arbtable_class {
 	u32				distance;	/* effective */
 	u32				weight;		/* units reserved */
 	u64				bound_ns;	/* guaranteed HOL bound */
+	/* the device's frames outgrew what the admission assumed: the
+	 * reserved rate or the latency asked no longer holds
+	 */
+	bool				broken;
 };
 
 struct arbtable_sched {
+	struct Qdisc			*sch;
+	struct list_head		list;		/* on arbtable_list */
 	struct tcf_proto __rcu		*filter_list;
 	struct tcf_block		*block;
 	struct Qdisc_class_hash		clhash;
@@ -99,7 +102,14 @@ struct arbtable_sched {
 	struct qdisc_skb_head		unclassified;
 	struct qdisc_watchdog		watchdog;
 
-	u64				capacity;	/* bytes/s the tables share */
+	/* bytes/s the tables share: the rate, else the link speed when
+	 * the qdisc was created or its rate last changed
+	 */
+	u64				capacity;
+	u64				link_rate;	/* link speed last read, 0 unknown */
+	u64				link_changes;
+	u64				mtu_changes;	/* device mtu followed */
+	u32				broken;		/* classes, see arbtable_class */
 	u32				priomap[TC_ARBTABLE_PRIO_BANDS];
 	u32				default_minor;
 	u32				mtu;
@@ -108,6 +118,8 @@ struct arbtable_sched {
 							 */
 	u8				mode;
 	u8				maxweight;
+	bool				mtu_pinned;	/* 'mtu' given: do not follow */
+	u8				stall_next;	/* next stalled class to retry */
 
 	u64				unclassified_pkts;
 	u64				unclassified_drops;
@@ -116,6 +128,7 @@ struct arbtable_sched {
 	u64				gso_split;	/* GSO skbs segmented */
 	u64				gso_segs;	/* segments queued */
 	u64				oversize_drops;	/* frames > mtu */
+	u64				stalls;
 
 	/* auto mode: the allocator's view of each table */
 	struct arb_alloc		alloc[ARB_NTABLES];
@@ -130,6 +143,8 @@ struct arbtable_cfg {
 	u32	default_minor;
 	u32	mtu;
 	u32	burst;
+	bool	mtu_pinned;
+	bool	rate_given;	/* in this request: the capacity is set anew */
 	u8	mode;
 	u8	highlimit;
 	u8	accounting;
@@ -165,6 +180,8 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_HIGH]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
 	[TCA_ARBTABLE_LOW]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
 	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
+	/* reported in dumps, not set: mtu 0 asks for it */
+	[TCA_ARBTABLE_MTU_FOLLOW]	= { .type = NLA_REJECT },
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -260,7 +277,9 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 			       "auto mode needs a rate: the device's link speed is unknown; give 'rate'");
 		return -EINVAL;
 	}
-	if (n && (capacity != q->capacity || cfg->mtu != q->mtu ||
+	/* an mtu left to follow the device changes as the device's does */
+	if (n && (capacity != q->capacity ||
+		  (cfg->mtu_pinned && cfg->mtu != q->mtu) ||
 		  cfg->maxweight != q->maxweight ||
 		  cfg->highlimit != q->arb.highlimit)) {
 		NL_SET_ERR_MSG(extack,
@@ -292,6 +311,16 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 		if (!nla_get_u64(a)) {
 			NL_SET_ERR_MSG_ATTR(extack, a,
 					    "rate must be greater than 0 bytes/s");
+			return -EINVAL;
+		}
+		if (nla_get_u64(a) > ARB_RATE_MAX) {
+			char r[24], m[24];
+
+			arbtable_err(extack, a,
+				     "rate above the largest rate, 2^48 bytes/s",
+				     "rate %s above the largest rate %s",
+				     arb_fmt_rate(r, sizeof(r), nla_get_u64(a)),
+				     arb_fmt_rate(m, sizeof(m), ARB_RATE_MAX));
 			return -EINVAL;
 		}
 		arb_resv_set_rate(resv, nla_get_u64(a));
@@ -371,6 +400,16 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 			       "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
 		return -EINVAL;
 	}
+	if (ceil >= q->capacity) {
+		char c[16], r[16];	/* both at most 2^48 bytes/s */
+
+		arbtable_err(extack, NULL,
+			     "the strict class's ceil is not below the qdisc's capacity: the tables would get nothing to admit classes into",
+			     "strict ceil %s is not below the qdisc's capacity %s",
+			     arb_fmt_rate(c, sizeof(c), ceil),
+			     arb_fmt_rate(r, sizeof(r), q->capacity));
+		return -EINVAL;
+	}
 	/* A lower ceil only helps the admitted classes; a higher one or a
 	 * new strict class would take bandwidth they were promised, and a
 	 * deeper bucket (cburst) would lengthen their bounds.
@@ -427,7 +466,7 @@ static void arbtable_on_swap(void *ctx, unsigned int t, u8 a, u8 b)
 	struct arbtable_sched *q = qdisc_priv(sch);
 
 	q->swaps++;
-	trace_arbtable_swap(sch->handle, t, a, b);
+	trace_arbtable_swap(sch, t, a, b);
 }
 
 /* Caller holds the tree lock; cannot fail; frees @plan. */
@@ -439,7 +478,7 @@ static void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,
 	struct arbtable_swap_ctx ctx = { .sch = sch };
 
 	if (adm->old_table != ARB_NO_CLASS)
-		trace_arbtable_release(sch->handle, cl->common.classid,
+		trace_arbtable_release(sch, cl->common.classid,
 				       adm->old_table,
 				       arb_class_slots(&q->arb, adm->old_table,
 						       cl->index),
@@ -453,7 +492,7 @@ static void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,
 	cl->weight = cl->table == ARB_NO_CLASS ? 0 : adm->weight;
 	cl->bound_ns = adm->bound_ns;
 	if (cl->table != ARB_NO_CLASS)
-		trace_arbtable_admit(sch->handle, cl->common.classid, cl->table,
+		trace_arbtable_admit(sch, cl->common.classid, cl->table,
 				     cl->distance, cl->weight,
 				     arb_class_slots(&q->arb, cl->table,
 						     cl->index),
@@ -507,6 +546,12 @@ static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 	return arbtable_find_class(sch, TC_H_MAKE(sch->handle, minor));
 }
 
+/* The device's largest frame as the qdisc sees it, in the mtu's range */
+static u32 arbtable_dev_mtu(const struct net_device *dev)
+{
+	return clamp_t(u32, psched_mtu(dev), ARB_MTU_MIN, ARB_MTU_MAX);
+}
+
 /* ---- token buckets (qdisc rate, class ceil) ---- */
 
 /* Bucket depth in ns: @burst bytes when given, else the default depth
@@ -544,6 +589,19 @@ static void arbtable_bucket_resize(struct arbtable_bucket *b, u32 mtu,
 	b->buffer = arbtable_bucket_depth(b, mtu, burst);
 	if (b->tokens > b->buffer)
 		b->tokens = b->buffer;
+}
+
+/* Ceils of the default depth are sized from the mtu */
+static void arbtable_resize_ceils(struct arbtable_sched *q, u32 mtu)
+{
+	u64 m = q->cls_used;
+
+	while (m) {
+		struct arbtable_class *cl = q->classes[__ffs64(m)];
+
+		m &= m - 1;
+		arbtable_bucket_resize(&cl->ceil, mtu, cl->cburst);
+	}
 }
 
 /* Refill and report how long until the bucket may send (0 = now). */
@@ -618,20 +676,46 @@ static void arbtable_unthrottle(struct arbtable_sched *q, u64 now)
 	q->next_unthrottle = next;
 }
 
-/* Children that returned no packet while holding some (shaped children)
- * get another chance on every dequeue; their own watchdog wakes us.
+/* A child that holds packets gave none (a shaped child: tbf, netem) */
+static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl,
+			   const struct arb_pick *pick)
+{
+	q->stalled |= BIT_ULL(cl->index);
+	cl->stalls++;
+	q->stalls++;
+	arb_set_stalled(&q->arb, pick);
+}
+
+/*
+ * Ask stalled children whether they have a packet now, through their peek
+ * (which keeps it for the dequeue that follows): @all of them when nothing
+ * else can be sent, else the next one in turn, so that a dequeue costs one
+ * peek however many children wait. Their own watchdogs wake the qdisc.
+ * Returns whether a class became eligible.
  */
-static void arbtable_unstall(struct arbtable_sched *q)
+static bool arbtable_retry_stalled(struct arbtable_sched *q, bool all)
 {
 	u64 m = q->stalled;
+	bool any = false;
 
-	q->stalled = 0;
+	if (!all) {
+		unsigned int i = arb_next_slot(m, q->stall_next);
+
+		q->stall_next = (i + 1) & (ARB_MAX_CLASSES - 1);
+		m = BIT_ULL(i);
+	}
 	while (m) {
 		unsigned int i = __ffs64(m);
+		struct arbtable_class *cl = q->classes[i];
 
 		m &= m - 1;
-		arbtable_update_eligible(q, q->classes[i]);
+		if (!cl->qdisc->q.qlen || cl->qdisc->ops->peek(cl->qdisc)) {
+			q->stalled &= ~BIT_ULL(i);
+			arbtable_update_eligible(q, cl);
+			any |= arb_class_eligible(&q->arb, i);
+		}
 	}
+	return any;
 }
 
 /* ---- classification ---- */
@@ -734,7 +818,7 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 		__qdisc_enqueue_tail(skb, &q->unclassified);
 		qdisc_qstats_backlog_inc(sch, skb);
 		sch->q.qlen++;
-		trace_arbtable_enqueue(sch->handle, 0, *len,
+		trace_arbtable_enqueue(sch, 0, *len,
 				       q->unclassified.qlen);
 		return NET_XMIT_SUCCESS;
 	}
@@ -763,30 +847,56 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 		q->busy_since = 0;
 	/* a class that held packets keeps its eligibility: only a class
 	 * that becomes backlogged can change it, and an empty class is never
-	 * eligible (drained at dequeue, qlen_notify, reset), so the ceil and
-	 * a stalled child are all there is left to ask
+	 * eligible (drained at dequeue, qlen_notify, reset), so the ceil is
+	 * all there is left to ask; a stall was about packets now gone
 	 */
 	if (was_empty && cl->qdisc->q.qlen) {
 		cl->head_since = idle ? 0 : ktime_get_ns();
-		if (!((q->throttled | q->stalled) & BIT_ULL(cl->index)))
+		q->stalled &= ~BIT_ULL(cl->index);
+		if (!(q->throttled & BIT_ULL(cl->index)))
 			arb_set_eligible(&q->arb, cl->index, true);
 	}
 
 	sch->qstats.backlog += *len;
 	sch->q.qlen++;
-	trace_arbtable_enqueue(sch->handle, cl->common.classid, *len,
+	trace_arbtable_enqueue(sch, cl->common.classid, *len,
 			       cl->qdisc->q.qlen);
 	return NET_XMIT_SUCCESS;
 }
 
+/* A frame that cannot be made to fit: counted, and said in the log */
+static int arbtable_drop_oversize(struct sk_buff *skb, struct Qdisc *sch,
+				  struct sk_buff **to_free)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	q->oversize_drops++;
+	net_warn_ratelimited("%s: arbtable %x: dropped a %u-byte frame above the qdisc's mtu %u%s\n",
+			     qdisc_dev(sch)->name, TC_H_MAJ(sch->handle) >> 16,
+			     skb->len, q->mtu,
+			     q->mtu_pinned ? " (pinned by its 'mtu' option)" : "");
+	return qdisc_drop(skb, sch, to_free);
+}
+
+/*
+ * A frame the mtu (following the device) has not caught up with: the
+ * device's new mtu is set before its change notifier runs.
+ */
+static bool arbtable_dev_takes(struct Qdisc *sch, const struct sk_buff *skb)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	return !q->mtu_pinned && skb->len <= arbtable_dev_mtu(qdisc_dev(sch));
+}
+
 /*
  * A packet longer than the mtu. Every bound and C_high assume that no
- * packet dequeued is longer than the mtu (DESIGN §3, §4), so a GSO skb
- * is split into its segments here, as tbf and cake do, each queued to
- * the same class; the parents, which counted one packet of the GSO
- * length, are told what was queued instead. A frame that cannot be made
- * to fit (mtu set below the device's frames, or segmentation failing)
- * is dropped and counted, never queued whole.
+ * packet dequeued is longer than the mtu, so a GSO skb is split into its
+ * segments here, as tbf and cake do, each queued to the same class; the
+ * parents, which counted one packet of the GSO length, are told what was
+ * queued instead. A frame that cannot be made to fit (mtu pinned below
+ * the device's frames, or segmentation failing) is dropped and counted,
+ * never queued whole.
  */
 static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 					      struct Qdisc *sch,
@@ -801,18 +911,15 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 
 	if (!skb_is_gso(skb)) {
 		/* longer only by a size table's overhead: a frame that fits */
-		if (skb->len <= q->mtu)
+		if (skb->len <= q->mtu || arbtable_dev_takes(sch, skb))
 			return arbtable_enqueue_one(skb, sch, cl, &seglen,
 						    to_free);
-		q->oversize_drops++;
-		return qdisc_drop(skb, sch, to_free);
+		return arbtable_drop_oversize(skb, sch, to_free);
 	}
 	features = netif_skb_features(skb);
 	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
-	if (IS_ERR_OR_NULL(segs)) {
-		q->oversize_drops++;
-		return qdisc_drop(skb, sch, to_free);
-	}
+	if (IS_ERR_OR_NULL(segs))
+		return arbtable_drop_oversize(skb, sch, to_free);
 	q->gso_split++;
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
@@ -821,9 +928,9 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 		 * exported to modules) is not applied again
 		 */
 		qdisc_skb_cb(seg)->pkt_len = seg->len;
-		if (unlikely(seg->len > q->mtu)) {	/* mtu below gso_size */
-			q->oversize_drops++;
-			qdisc_drop(seg, sch, to_free);
+		if (unlikely(seg->len > q->mtu &&	/* mtu below gso_size */
+			     !arbtable_dev_takes(sch, seg))) {
+			arbtable_drop_oversize(seg, sch, to_free);
 			continue;
 		}
 		if (arbtable_enqueue_one(seg, sch, cl, &seglen, to_free) ==
@@ -874,7 +981,7 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
 	if (!skb)
 		return NULL;
 	q->unclassified_pkts++;
-	trace_arbtable_dequeue(sch->handle, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0,
+	trace_arbtable_dequeue(sch, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0,
 			       0, qdisc_pkt_len(skb), 0);
 	return skb;
 }
@@ -928,6 +1035,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 	struct sk_buff *skb;
 	struct arb_pick pick;
 	u64 now = 0, wait, hol;
+	bool retried = false;
 	unsigned int len;
 	u32 segs;
 	s32 credit;
@@ -951,18 +1059,15 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 		if (q->throttled && now >= q->next_unthrottle)
 			arbtable_unthrottle(q, now);
 		if (q->stalled)
-			arbtable_unstall(q);
+			arbtable_retry_stalled(q, false);
 	}
-
+again:
 	while (arb_select(&q->arb, &pick)) {
 		cl = q->classes[pick.cls];
 		skb = qdisc_dequeue_peeked(cl->qdisc);
 		if (unlikely(!skb)) {
-			/* A shaped child holds packets but sends none now:
-			 * skip it until the next dequeue; no spinning.
-			 */
-			q->stalled |= BIT_ULL(cl->index);
-			arb_set_eligible(&q->arb, cl->index, false);
+			/* skipped until its peek has a packet; no spinning */
+			arbtable_stall(q, cl, &pick);
 			continue;
 		}
 		len = qdisc_pkt_len(skb);
@@ -983,11 +1088,17 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 
 		segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 		_bstats_update(&cl->bstats, len, segs);
-		trace_arbtable_dequeue(sch->handle, cl->common.classid,
+		trace_arbtable_dequeue(sch, cl->common.classid,
 				       pick.table, pick.slot, credit, len, hol);
 		goto out;
 	}
 
+	/* nothing else to send: once per dequeue, ask every stalled child */
+	if (q->stalled && !retried) {
+		retried = true;
+		if (arbtable_retry_stalled(q, true))
+			goto again;
+	}
 	skb = arbtable_dequeue_unclassified(sch);
 	if (!skb) {
 		if (q->throttled)
@@ -1130,6 +1241,7 @@ static void arbtable_cfg_from_sched(struct Qdisc *sch, struct arbtable_cfg *cfg)
 	memcpy(cfg->priomap, q->priomap, sizeof(cfg->priomap));
 	cfg->default_minor = q->default_minor;
 	cfg->mtu = q->mtu;
+	cfg->mtu_pinned = q->mtu_pinned;
 	cfg->burst = q->burst;
 	cfg->mode = q->mode;
 	cfg->highlimit = q->arb.highlimit;
@@ -1202,8 +1314,10 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	} else if (create && (tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW])) {
 		cfg->mode = TC_ARBTABLE_MODE_MANUAL;
 	}
-	if (tb[TCA_ARBTABLE_RATE])
+	if (tb[TCA_ARBTABLE_RATE]) {
 		cfg->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
+		cfg->rate_given = true;
+	}
 	if (tb[TCA_ARBTABLE_HIGHLIMIT]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
 		if (v > TC_ARBTABLE_HIGHLIMIT_MAX) {
@@ -1226,12 +1340,13 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (tb[TCA_ARBTABLE_MTU]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
-		if (v < ARB_MTU_MIN || v > ARB_MTU_MAX) {
+		if (v && (v < ARB_MTU_MIN || v > ARB_MTU_MAX)) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MTU],
-					    "mtu out of range 64..1048576 bytes");
+					    "mtu out of range 64..1048576 bytes (0 = follow the device)");
 			return -EINVAL;
 		}
-		cfg->mtu = v;
+		cfg->mtu_pinned = v;
+		cfg->mtu = v ? : arbtable_dev_mtu(qdisc_dev(sch));
 	}
 	if (tb[TCA_ARBTABLE_BURST]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
@@ -1306,9 +1421,46 @@ static u64 arbtable_link_capacity(struct Qdisc *sch)
 	return (u64)ks.base.speed * 1000 * 1000 / 8;
 }
 
+/* A new link speed read under RTNL: remembered and counted, never applied
+ * to the capacity that admissions were made against.
+ */
+static void arbtable_link_seen(struct arbtable_sched *q, u64 link)
+{
+	if (link == q->link_rate)
+		return;
+	if (q->link_rate)
+		WRITE_ONCE(q->link_changes, q->link_changes + 1);
+	WRITE_ONCE(q->link_rate, link);
+}
+
+/* A class ceil's depth must hold one packet of the mtu (checked at class
+ * change); an mtu change may not undercut it.
+ */
+static int arbtable_check_cburst(struct Qdisc *sch, u32 mtu,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	u64 m = q->cls_used;
+
+	while (m) {
+		struct arbtable_class *cl = q->classes[__ffs64(m)];
+
+		m &= m - 1;
+		if (cl->cburst && cl->cburst < mtu) {
+			arbtable_err(extack, NULL,
+				     "the mtu is above a class's cburst: one whole packet must fit its ceil",
+				     "mtu %u is above class %x:%x's cburst %u",
+				     mtu, TC_H_MAJ(cl->common.classid) >> 16,
+				     TC_H_MIN(cl->common.classid), cl->cburst);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* Apply a checked configuration; caller holds the tree lock. */
 static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
-			   u64 link)
+			   u64 capacity)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	unsigned int t, i;
@@ -1326,9 +1478,11 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 		arbtable_bucket_set(&q->shaper, cfg->rate, cfg->mtu, cfg->burst);
 	else if (cfg->burst != q->burst || cfg->mtu != q->mtu)
 		arbtable_bucket_resize(&q->shaper, cfg->mtu, cfg->burst);
+	arbtable_resize_ceils(q, cfg->mtu);
 	q->mtu = cfg->mtu;
+	q->mtu_pinned = cfg->mtu_pinned;
 	q->burst = cfg->burst;
-	q->capacity = cfg->rate ? cfg->rate : link;
+	q->capacity = capacity;
 	if (q->mode == TC_ARBTABLE_MODE_AUTO && fresh)
 		arbtable_auto_init(q);
 
@@ -1341,12 +1495,51 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 	}
 }
 
+/*
+ * The admitted classes' guarantees at the current mtu: a larger frame
+ * lengthens every bound and takes more of the link from the HIGH table
+ * for the LOW table's turns. Recomputed when the mtu follows the device;
+ * returns how many classes no longer get what they asked. Tree lock held.
+ */
+static u32 arbtable_auto_recheck(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	u32 broken = 0;
+	struct arb_params p;
+	u64 m = q->cls_used;
+
+	arbtable_params(q, &p);
+	while (m) {
+		struct arbtable_class *cl = q->classes[__ffs64(m)];
+		unsigned int n;
+		bool was;
+
+		m &= m - 1;
+		if (cl->table != ARB_HIGH)
+			continue;
+		n = ARB_SLOTS / cl->distance;
+		was = cl->broken;
+		cl->bound_ns = arb_bound_ns(&p, cl->distance, cl->weight / n);
+		cl->broken = arb_weight_rate(&p, cl->weight) < cl->resv.rate ||
+			     (cl->resv.latency && cl->bound_ns > cl->resv.latency);
+		broken += cl->broken;
+		if (cl->broken != was)
+			trace_arbtable_guarantee(sch, cl->common.classid,
+						 q->mtu,
+						 arb_weight_rate(&p, cl->weight),
+						 cl->bound_ns, cl->broken);
+	}
+	return broken;
+}
+
 /* init and change: see struct arbtable_cfg */
 static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 			      bool create, struct netlink_ext_ack *extack)
 {
+	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_cfg *cfg;
-	u64 link;
+	u64 link, capacity;
+	u32 mtu;
 	int err;
 
 	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
@@ -1358,20 +1551,101 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 	err = arbtable_parse(sch, opt, cfg, create, extack);
 	if (err)
 		goto out;
+	if (cfg->mtu != q->mtu) {
+		err = arbtable_check_cburst(sch, cfg->mtu, extack);
+		if (err)
+			goto out;
+	}
 	link = arbtable_link_capacity(sch);
+	/* the link speed counts when the rate is set, not at every change:
+	 * admissions keep the capacity they were made against
+	 */
+	capacity = q->capacity;
+	if (create || cfg->rate_given)
+		capacity = cfg->rate ? : link;
 	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
-		err = arbtable_auto_check_qdisc(sch, cfg->rate ? : link, cfg,
-						extack);
+		err = arbtable_auto_check_qdisc(sch, capacity, cfg, extack);
 		if (err)
 			goto out;
 	}
 	sch_tree_lock(sch);
-	arbtable_apply(sch, cfg, link);
+	mtu = q->mtu;
+	arbtable_apply(sch, cfg, capacity);
+	arbtable_link_seen(q, link);
+	if (q->mtu != mtu && q->mode == TC_ARBTABLE_MODE_AUTO)
+		q->broken = arbtable_auto_recheck(sch);
 	sch_tree_unlock(sch);
 out:
 	kfree(cfg);
 	return err;
 }
+
+/*
+ * The device's mtu changed (RTNL held). Unless the user pinned the qdisc's
+ * mtu, follow it: a frame the device accepts is never dropped for length,
+ * and the bounds describe the frames actually sent.
+ */
+static void arbtable_follow_mtu(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	u32 mtu = arbtable_dev_mtu(dev), broken = 0;
+
+	if (q->mtu_pinned) {
+		if (mtu > q->mtu)
+			netdev_warn(dev,
+				    "arbtable %x: frames of up to %u bytes are now allowed, above the qdisc's pinned mtu %u: longer ones are dropped and counted (oversize_drops); raise 'mtu' or set it to 0 to follow the device\n",
+				    TC_H_MAJ(sch->handle) >> 16, mtu, q->mtu);
+		return;
+	}
+	if (mtu == q->mtu)
+		return;
+	sch_tree_lock(sch);
+	arbtable_bucket_resize(&q->shaper, mtu, q->burst);
+	arbtable_resize_ceils(q, mtu);
+	q->mtu = mtu;
+	q->mtu_changes++;
+	if (q->mode == TC_ARBTABLE_MODE_AUTO)
+		broken = arbtable_auto_recheck(sch);
+	q->broken = broken;
+	sch_tree_unlock(sch);
+	if (broken)
+		netdev_warn(dev,
+			    "arbtable %x: mtu now %u: %u admitted classes no longer get the rate or latency they asked for (tc -s class show)\n",
+			    TC_H_MAJ(sch->handle) >> 16, mtu, broken);
+}
+
+static LIST_HEAD(arbtable_list);	/* every instance; RTNL */
+
+static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct arbtable_sched *q;
+
+	if (event != NETDEV_CHANGEMTU && event != NETDEV_UP &&
+	    event != NETDEV_CHANGE)
+		return NOTIFY_DONE;
+	ASSERT_RTNL();
+	list_for_each_entry(q, &arbtable_list, list) {
+		if (qdisc_dev(q->sch) != dev)
+			continue;
+		if (event == NETDEV_CHANGEMTU) {
+			arbtable_follow_mtu(q->sch);
+		} else {
+			u64 link = arbtable_link_capacity(q->sch);
+
+			sch_tree_lock(q->sch);
+			arbtable_link_seen(q, link);
+			sch_tree_unlock(q->sch);
+		}
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block arbtable_dev_notifier = {
+	.notifier_call = arbtable_dev_event,
+};
 
 static int arbtable_change(struct Qdisc *sch, struct nlattr *opt,
 			   struct netlink_ext_ack *extack)
@@ -1386,8 +1660,10 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	struct net_device *dev = qdisc_dev(sch);
 	int err;
 
-	/* First: destroy() runs after a failed init and cancels it. */
+	/* First: destroy() runs after a failed init and undoes them. */
 	qdisc_watchdog_init(&q->watchdog, sch);
+	q->sch = sch;
+	INIT_LIST_HEAD(&q->list);
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
 	if (err)
 		return err;
@@ -1396,14 +1672,16 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 		return err;
 	memset(&q->unclassified, 0, sizeof(q->unclassified));
 	arb_init(&q->arb, ARBTABLE_DEFAULT_HIGHLIMIT, ARB_ACCT_DEFICIT);
-	/* The device's largest frame; any device's fits the range (a
-	 * dummy can be given a larger mtu: then 'mtu' bounds what is sent)
-	 */
-	q->mtu = clamp_t(u32, psched_mtu(dev), ARB_MTU_MIN, ARB_MTU_MAX);
+	/* The device's largest frame, followed while 'mtu' is not given */
+	q->mtu = arbtable_dev_mtu(dev);
 	q->maxweight = ARBTABLE_DEFAULT_MAXWEIGHT;
 	q->mode = TC_ARBTABLE_MODE_AUTO;
 	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
-	return arbtable_configure(sch, opt, true, extack);
+	err = arbtable_configure(sch, opt, true, extack);
+	if (err)
+		return err;
+	list_add(&q->list, &arbtable_list);
+	return 0;
 }
 
 static void arbtable_reset(struct Qdisc *sch)
@@ -1439,6 +1717,7 @@ static void arbtable_destroy(struct Qdisc *sch)
 	struct hlist_node *next;
 	unsigned int i;
 
+	list_del(&q->list);
 	tcf_block_put(q->block);
 	qdisc_watchdog_cancel(&q->watchdog);
 	for (i = 0; i < q->clhash.hashsize; i++) {
@@ -1492,7 +1771,8 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_ARBTABLE_DEFAULT, q->default_minor) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_MTU, q->mtu) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_MAXWEIGHT, q->maxweight) ||
-	    (q->burst && nla_put_u32(skb, TCA_ARBTABLE_BURST, q->burst)))
+	    (q->burst && nla_put_u32(skb, TCA_ARBTABLE_BURST, q->burst)) ||
+	    (!q->mtu_pinned && nla_put_flag(skb, TCA_ARBTABLE_MTU_FOLLOW)))
 		goto nla_put_failure;
 
 	prio = nla_nest_start(skb, TCA_ARBTABLE_PRIOMAP);
@@ -1513,6 +1793,9 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
+/* RTNL held, not the tree lock: the snapshot is taken under it (as fq and
+ * cake do), into memory allocated before, being too large for the stack.
+ */
 static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
@@ -1520,9 +1803,10 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	unsigned int i;
 	int err;
 
-	xs = kzalloc(sizeof(*xs), GFP_ATOMIC);
+	xs = kzalloc(sizeof(*xs), GFP_KERNEL);
 	if (!xs)
 		return -ENOMEM;
+	sch_tree_lock(sch);
 	xs->type = TCA_ARBTABLE_XSTATS_QDISC;
 	xs->unclassified_pkts = q->unclassified_pkts;
 	xs->unclassified_drops = q->unclassified_drops;
@@ -1542,6 +1826,13 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		xs->high_credit[i] = q->arb.tbl[ARB_HIGH].credit[i];
 		xs->low_credit[i] = q->arb.tbl[ARB_LOW].credit[i];
 	}
+	xs->capacity = q->capacity;
+	xs->link_rate = q->link_rate;
+	xs->link_changes = q->link_changes;
+	xs->mtu_changes = q->mtu_changes;
+	xs->broken = q->broken;
+	xs->stalls = q->stalls;
+	sch_tree_unlock(sch);
 	err = gnet_stats_copy_app(d, xs, sizeof(*xs));
 	kfree(xs);
 	return err;
@@ -1564,12 +1855,10 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 	if (tb[TCA_ARBTABLE_C_STRICT])
 		*strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
 	if (tb[TCA_ARBTABLE_C_CEIL]) {
+		/* 0 removes the ceil, and with it the depth it had */
 		*ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
-		if (!*ceil) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CEIL],
-					    "ceil must be greater than 0; omit it for no ceiling");
-			return -EINVAL;
-		}
+		if (!*ceil && !tb[TCA_ARBTABLE_C_CBURST])
+			*cburst = 0;
 		if (*ceil > ARB_RATE_MAX) {
 			char c[24], m[24];
 
@@ -1700,6 +1989,16 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		err = arbtable_auto_parse(sch, tb, &resv, strict, extack);
 		if (err)
 			return err;
+	}
+	if (ceil && ceil < resv.rate) {
+		char c[16], r[16];	/* both at most 2^48 bytes/s */
+
+		arbtable_err(extack, tb[TCA_ARBTABLE_C_CEIL],
+			     "ceil below the class's reserved rate: the ceil would break its guarantee",
+			     "ceil %s is below the class's reserved rate %s",
+			     arb_fmt_rate(c, sizeof(c), ceil),
+			     arb_fmt_rate(r, sizeof(r), resv.rate));
+		return -EINVAL;
 	}
 
 	if (cl) {
@@ -1989,6 +2288,7 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	unsigned int t, i;
 	__u32 qlen;
 
+	sch_tree_lock(sch);
 	xs.high_slots = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
 	xs.low_slots = arb_class_slots(&q->arb, ARB_LOW, cl->index);
 	for (t = 0; t < ARB_NTABLES; t++) {
@@ -2006,8 +2306,11 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	arbtable_auto_fill_xstats(sch, cl, &xs);
 	xs.max_hol_ns = cl->max_hol_ns;
 	xs.throttled = cl->throttled;
-
+	xs.broken = cl->broken;
+	xs.stalls = cl->stalls;
 	qdisc_qstats_qlen_backlog(cl->qdisc, &qlen, &cl->qstats.backlog);
+	sch_tree_unlock(sch);
+
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_rate_est(d, &cl->rate_est) < 0 ||
 	    gnet_stats_copy_queue(d, NULL, &cl->qstats, qlen) < 0)
@@ -2065,12 +2368,21 @@ MODULE_ALIAS_NET_SCH("arbtable");
 
 static int __init arbtable_module_init(void)
 {
-	return register_qdisc(&arbtable_qdisc_ops);
+	int err;
+
+	err = register_netdevice_notifier(&arbtable_dev_notifier);
+	if (err)
+		return err;
+	err = register_qdisc(&arbtable_qdisc_ops);
+	if (err)
+		unregister_netdevice_notifier(&arbtable_dev_notifier);
+	return err;
 }
 
 static void __exit arbtable_module_exit(void)
 {
 	unregister_qdisc(&arbtable_qdisc_ops);
+	unregister_netdevice_notifier(&arbtable_dev_notifier);
 }
 
 module_init(arbtable_module_init);
