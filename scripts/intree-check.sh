@@ -132,6 +132,11 @@ intree() {
 			bash -c "[ \"\$(modinfo -F name '$ko')\" = sch_arbtable ] && [ \"\$(modinfo -F license '$ko')\" = GPL ] && [[ '$vm' == $V.* ]]"
 		check "module registers the arbtable qdisc (register_qdisc referenced)" \
 			bash -c "nm '$ko' | grep -q ' U register_qdisc'"
+		# The composite object's files call each other through global
+		# symbols (arbtable_qdisc.o -> arbtable_core.o): built in, those
+		# are vmlinux's too, so none may be a name the tree uses elsewhere
+		check "no global symbol of the module is a name used elsewhere in the tree" \
+			no_clash "$ko"
 	fi
 
 	# -------------------------------------------------------------- i386
@@ -179,6 +184,16 @@ int main(void) { struct tc_arbtable_xstats x = { 0 }; return (int)sizeof(x) * 0;
 
 # The in-tree and out-of-tree object lists must agree (once: no kernel).
 V=all
+# no_clash KO: the module's own global functions and data, named
+# nowhere in the kernel tree but in its own sources
+no_clash() {
+	local re hits
+	re=$(nm "$1" | awk '$2 ~ /^[TDBR]$/ && $3 !~ /^(__|init_module$|cleanup_module$)/ { print $3 }' | paste -sd'|')
+	[ -n "$re" ] || { echo "no global symbols read from $1"; return 1; }
+	hits=$(grep -rlwE "$re" --include='*.[ch]' --include='*.S' "$SRC" 2>/dev/null |
+		grep -vE '/net/sched/(arbtable_|sch_arbtable)|pkt_sched_arbtable\.h$|trace/events/arbtable\.h$')
+	[ -z "$hits" ] || { echo "also named in: $hits"; return 1; }
+}
 objs() { grep -E "^(obj-|sch_arbtable-)" "$1" | sed "s/.*[:+]=//" | tr -s " \t" "\n" | grep . | sort; }
 same_objs() {
 	local a b

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # The project's test entry (`make test`, .ci/run): set up the host, build
 # everything, run the userspace unit tests, start the host checks in the
-# background at idle priority, then boot two kernels once each under TCG:
+# background at idle priority, then boot three kernels once each under TCG:
 #  - Debian 12's own 6.1 kernel (the host checks beside it): every VM
 #    test but the sanitizer kernel's own, the out-of-tree module,
 #    run_all.sh;
-#  - the sanitizer kernel (6.12 with KASAN, lockdep, kmemleak, UBSAN, debug
-#    objects and fault injection; sch_arbtable built in its net/sched):
-#    the kernel-facing tests, fault injection and real traffic, through
-#    the kernel's kselftest runner.  Built when not cached (cold: see
-#    README), then reused.
+#  - bookworm-backports' 6.12 kernel: the kernel-facing subset, the
+#    out-of-tree module built for it;
+#  - the sanitizer kernel (7.2, the newest Debian carries, with KASAN,
+#    lockdep, kmemleak, UBSAN, debug objects and fault injection;
+#    sch_arbtable built in its net/sched): fault injection, GSO under
+#    TCP and netlink fuzzing, through the kernel's kselftest runner.
+#    Built when not cached (cold: see README), then reused.
 # Ends with exactly one line "N passed, N failed" summing unit tests and
 # VM TAP results; exits non-zero on any failure, on more than 3 skips in
-# one kernel's run, or on a check skipped on both kernels.
+# one kernel's run, or on a check skipped on more than one kernel.
 #
 #   scripts/test.sh [--vm-only] [--no-setup]
-#   ARBT_TESTS="deficit"     restrict the 6.1 VM tests (names without test_/.sh)
+#   ARBT_TESTS="deficit"     restrict the 6.1 VM tests (names without test_/.sh);
+#                            no 6.12 run then
+#   ARBT_612_TESTS="..."     the tests on the 6.12 distro kernel
 #   ARBT_FULL_KVER=<kver>    the distro kernel that runs every VM test (default 6.1)
 #   ARBT_DISTRO=0            no distro-kernel VM run
 #   ARBT_SANITIZER=0         no sanitizer-kernel build or run
@@ -228,11 +232,12 @@ if [ "${ARBT_FULL:-0}" != 1 ]; then
 fi
 SAN_ONLY="faults gso nlfuzz"
 full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$SAN_ONLY") | tr '\n' ' ')}
-if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
-	k=$FULL_KVER
-	step "VM suite on $k (distro kernel, one boot, out-of-tree module, run_all.sh)"
+# distro_run KVER TESTS: one boot of a distro kernel, the out-of-tree
+# module built for it, run_all.sh numbering TESTS into one TAP stream
+distro_run() {
+	local k=$1 tests=$2 log vrc p s f plan
 	log=$LOG/vm-$k.tap
-	ARBT_TESTS=$full_tests \
+	ARBT_TESTS=$tests \
 		bash scripts/vm.sh -n -k "$k" -t "${ARBT_VM_TIMEOUT:-3600}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
 	vrc=${PIPESTATUS[0]}
 	p=$(grep -E '^ok [0-9]+' "$log" | grep -cv '# SKIP')
@@ -255,12 +260,28 @@ if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
 	fi
 	skip_record "$k" "$LOG/skips-$k.txt"
 	echo "VM suite on $k: $p passed, $f failed, $s skipped (log: $log)"
+}
+if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
+	step "VM suite on $FULL_KVER (distro kernel, one boot, out-of-tree module, run_all.sh)"
+	distro_run "$FULL_KVER" "$full_tests"
 fi
 
 host_wait
 
-# ---- 6.12 sanitizer kernel (KASAN, lockdep, kmemleak, UBSAN, debug
-# objects, failslab): built from linux-source-6.12 with sch_arbtable in
+# ---- 6.12 distro kernel (bookworm-backports): the kernel-facing subset,
+# so the module Debian's newer stable kernel loads is run, not only
+# built: netlink configuration and refusals, admission, the arbiter's
+# shares under pktgen, the ceil and strict classes, shaped children, the
+# mtu following the device and link speed changes on virtio-net.
+K612=${ARBT_612_KVER:-$(pick 6.12)}
+K612_TESTS=${ARBT_612_TESTS:-config auto_config auto_admit deficit ceil strict stalled mtu_follow link_change}
+if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$K612" ] && [ "$K612" != "$FULL_KVER" ] && [ -z "${ARBT_TESTS:-}" ]; then
+	step "VM suite on $K612 (distro kernel, one boot, out-of-tree module: $K612_TESTS)"
+	distro_run "$K612" "$K612_TESTS"
+fi
+
+# ---- 7.2 sanitizer kernel (KASAN, lockdep, kmemleak, UBSAN, debug
+# objects, failslab): built from linux-source-7.2 with sch_arbtable in
 # net/sched when not cached (scripts/sanitizer-kernel.sh), the module
 # rebuilt in that tree, the tests run by the kernel's kselftest runner:
 #   make -C tools/testing/selftests TARGETS=arbtable run_tests
@@ -347,10 +368,10 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 		failed=$((failed + 1))
 	fi
 fi
-if [ ${#skip_runs[@]} = 2 ]; then
-	both=$(sort -u "$LOG/skips-${skip_runs[0]}.txt" | comm -12 - <(sort -u "$LOG/skips-${skip_runs[1]}.txt"))
+if [ ${#skip_runs[@]} -ge 2 ]; then
+	both=$(for r in "${skip_runs[@]}"; do sort -u "$LOG/skips-$r.txt"; done | sort | uniq -d)
 	if [ -n "$both" ]; then
-		echo "skipped on both kernels (counted as failures):"
+		echo "skipped on more than one kernel (counted as failures):"
 		sed 's/^/    SKIP /' <<<"$both"
 		failed=$((failed + $(grep -c . <<<"$both")))
 	fi

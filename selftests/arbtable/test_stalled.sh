@@ -21,7 +21,7 @@ NETEM=$(printf '%x ' $(seq $((0x20)) $((0x2f))))
 TBF=$(printf '%x ' $(seq $((0x30)) $((0x3f))))
 setup() {
 	local m high="10:40,11:20" b=$tmp/batch
-	arb_base manual rate "$(kbit 10000)" || return 1
+	arb_base manual rate "$(kbit 10)" || return 1
 	modprobe sch_netem 2>/dev/null; modprobe sch_tbf 2>/dev/null
 	: >"$b"
 	for m in 10 11 $NETEM $TBF; do
@@ -32,7 +32,7 @@ setup() {
 		high="$high,$m:10"
 	done
 	for m in $TBF; do
-		echo "qdisc add dev $DEV parent 1:$m handle $m: tbf rate $(kbit 24) burst 1600 latency 2s" >>"$b"
+		echo "qdisc add dev $DEV parent 1:$m handle $m: tbf rate 24kbit burst 1600 latency 2s" >>"$b"
 		high="$high,$m:10"
 	done
 	run tc -batch "$b" || { diag "tc -batch: $RUN_ERR"; return 1; }
