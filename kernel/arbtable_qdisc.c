@@ -1936,6 +1936,21 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 	return 0;
 }
 
+/* The refusal's text on its own frame: change_class's is large already */
+static noinline_for_stack int
+arbtable_ceil_below_rate(u64 ceil, u64 rate, const struct nlattr *attr,
+			 struct netlink_ext_ack *extack)
+{
+	char c[16], r[16];	/* both at most 2^48 bytes/s */
+
+	arbtable_err(extack, attr,
+		     "ceil below the class's reserved rate: the ceil would break its guarantee",
+		     "ceil %s is below the class's reserved rate %s",
+		     arb_fmt_rate(c, sizeof(c), ceil),
+		     arb_fmt_rate(r, sizeof(r), rate));
+	return -EINVAL;
+}
+
 /* Apply checked class options; caller holds the tree lock. */
 static void arbtable_class_apply(struct arbtable_sched *q,
 				 struct arbtable_class *cl, bool strict,
@@ -1990,16 +2005,9 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		if (err)
 			return err;
 	}
-	if (ceil && ceil < resv.rate) {
-		char c[16], r[16];	/* both at most 2^48 bytes/s */
-
-		arbtable_err(extack, tb[TCA_ARBTABLE_C_CEIL],
-			     "ceil below the class's reserved rate: the ceil would break its guarantee",
-			     "ceil %s is below the class's reserved rate %s",
-			     arb_fmt_rate(c, sizeof(c), ceil),
-			     arb_fmt_rate(r, sizeof(r), resv.rate));
-		return -EINVAL;
-	}
+	if (ceil && ceil < resv.rate)
+		return arbtable_ceil_below_rate(ceil, resv.rate,
+						tb[TCA_ARBTABLE_C_CEIL], extack);
 
 	if (cl) {
 		/* Plan first: the only step that can fail after this is the

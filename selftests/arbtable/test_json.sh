@@ -98,6 +98,8 @@ def full(major, ref):
 
 def norm_opts(o, major):
     o = dict(o)
+    # whether the mtu follows the device: tc's, libarbtable does not read it yet
+    o.pop("mtu_follows_device", None)
     o["default"] = full(major, o["default"])
     if "priomap" in o:
         o["priomap"] = [full(major, x) for x in o["priomap"]]
@@ -106,12 +108,15 @@ def norm_opts(o, major):
     return o
 
 
-# keys of tc's own (kind, device, refcount), and the three qdisc xstats
-# libarbtable does not read yet
-TC_ONLY = {"refcnt", "gso_split", "gso_segs", "oversize_drops"}
+# keys of tc's own (kind, device, refcount), and the qdisc xstats
+# libarbtable does not read yet (GSO, the link and the mtu followed,
+# shaped children's stalls)
+TC_ONLY = {"refcnt", "gso_split", "gso_segs", "oversize_drops", "stalls",
+           "capacity", "link_rate", "link_changes", "mtu_changes", "broken"}
 # tc leaves "dev" out when asked about one device
 CTL_ONLY = {"tables", "classes", "dev"}
-CLASS_TC_ONLY = {"class", "dev", "leaf"}
+# and the class xstats libarbtable does not read yet
+CLASS_TC_ONLY = {"class", "dev", "leaf", "stalls", "broken"}
 CLASS_CTL_ONLY = {"table"}
 
 for dev in devs:
