@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Differences between the kernels sch_arbtable builds for (6.1 and 6.12).
+ * Differences between the kernels sch_arbtable builds for (6.1, 6.12, 7.2).
  * Everything version-dependent lives here so the qdisc reads as one file.
  */
 #ifndef _ARBTABLE_COMPAT_H
@@ -21,6 +21,18 @@
  */
 #ifndef ARBTABLE_NO_NET_GSO_H
 #include <net/gso.h>
+#endif
+
+/*
+ * The link speed, under RTNL. Since 6.15 tc and netdevice notifiers also
+ * hold the instance lock of a device whose ops take it, and
+ * __ethtool_get_link_ksettings() takes it again: there the caller's lock
+ * is used, as taprio and cbs do. Kbuild says which the headers have.
+ */
+#ifdef ARBTABLE_NETIF_LINK_KSETTINGS
+#define arbtable_get_link_ksettings(dev, ks)	netif_get_link_ksettings(dev, ks)
+#else
+#define arbtable_get_link_ksettings(dev, ks)	__ethtool_get_link_ksettings(dev, ks)
 #endif
 
 /*

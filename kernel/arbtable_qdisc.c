@@ -1414,7 +1414,7 @@ static u64 arbtable_link_capacity(struct Qdisc *sch)
 	struct ethtool_link_ksettings ks;
 	struct net_device *dev = qdisc_dev(sch);
 
-	if (__ethtool_get_link_ksettings(dev, &ks) < 0)
+	if (arbtable_get_link_ksettings(dev, &ks) < 0)
 		return 0;
 	if (ks.base.speed == SPEED_UNKNOWN || !ks.base.speed)
 		return 0;
