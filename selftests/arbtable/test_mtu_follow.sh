@@ -95,8 +95,14 @@ tap_check "mtu: class bound $b0 ns within its latency ${lat:-?} ns, not broken" 
 	eval '[ -n "$b0" ] && fcmp "$b0 <= ${lat:-0}" && [ "$(cbroken)" = 0 ]'
 
 # ------------------------------------------------ both ends to 9000
-echo 1 >/sys/kernel/tracing/events/arbtable/arbtable_guarantee/enable 2>/dev/null
-echo >/sys/kernel/tracing/trace 2>/dev/null
+# only this event, into an empty buffer (other tests leave tracing off
+# or other events on)
+TR=/sys/kernel/tracing
+[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+echo 0 >$TR/events/arbtable/enable 2>/dev/null
+echo 1 >$TR/events/arbtable/arbtable_guarantee/enable 2>/dev/null
+: >$TR/trace 2>/dev/null
+echo 1 >$TR/tracing_on 2>/dev/null
 ip link set "$NET" mtu 9000 && ip -n $NET_RX link set "$PEER" mtu 9000
 tap_check "mtu 9000 on both ends: the qdisc's mtu follows (9014: $(qmtu)), mtu_changes $(xs mtu_changes)" \
 	eval '[ "$(qmtu)" = 9014 ] && [ "$(xs mtu_changes)" = 1 ]'
@@ -106,8 +112,8 @@ tap_check "mtu 9000: no oversize drop ($(xs oversize_drops))" test "$(xs oversiz
 b1=$(cbound)
 tap_check "mtu 9000: the class's bound grew ($b0 -> $b1 ns) past its latency: broken in tc -s class (qdisc broken $(xs broken))" \
 	eval 'fcmp "${b1:-0} > ${lat:-0}" && [ "$(cbroken)" = 1 ] && [ "$(xs broken)" = 1 ]'
-tap_check "mtu 9000: arbtable_guarantee traced the class as broken" \
-	grep -q 'arbtable_guarantee:.*class=1:10 mtu=9014 .*broken=1' /sys/kernel/tracing/trace
+tap_check "mtu 9000: arbtable_guarantee traced the class as broken, naming the device by ifindex" \
+	grep -q "arbtable_guarantee: ifindex=$(cat /sys/class/net/$NET/ifindex) qdisc=1: class=1:10 mtu=9014 .*broken=1" $TR/trace
 tap_check "mtu 9000: the kernel log names the device and the classes" \
 	eval 'dmesg | grep -q "$NET: arbtable 1: mtu now 9014: 1 admitted classes"'
 
@@ -156,5 +162,5 @@ run tc qdisc change dev "$NET" root handle 1: arbtable mtu 0
 tap_check "mtu 0: follows the device again despite the admitted class (${RUN_ERR:-ok}; mtu $(qmtu))" \
 	eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = 9014 ]'
 tap_check "mtu 0: 8000-byte UDP datagrams arrive" udp_ok $NET_RX_ADDR 8000 "mtu 0 (following)"
-echo 0 >/sys/kernel/tracing/events/arbtable/arbtable_guarantee/enable 2>/dev/null
+echo 0 >$TR/events/arbtable/arbtable_guarantee/enable 2>/dev/null
 tap_end
