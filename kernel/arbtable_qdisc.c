@@ -180,8 +180,7 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_HIGH]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
 	[TCA_ARBTABLE_LOW]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
 	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
-	/* reported in dumps, not set: mtu 0 asks for it */
-	[TCA_ARBTABLE_MTU_FOLLOW]	= { .type = NLA_REJECT },
+	[TCA_ARBTABLE_MTU_FOLLOW]	= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -1347,6 +1346,11 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		}
 		cfg->mtu_pinned = v;
 		cfg->mtu = v ? : arbtable_dev_mtu(qdisc_dev(sch));
+	}
+	/* a dump sent back: the mtu it reports follows the device */
+	if (tb[TCA_ARBTABLE_MTU_FOLLOW]) {
+		cfg->mtu_pinned = false;
+		cfg->mtu = arbtable_dev_mtu(qdisc_dev(sch));
 	}
 	if (tb[TCA_ARBTABLE_BURST]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_BURST]);

@@ -100,8 +100,9 @@ enum {
 	TCA_ARBTABLE_BURST,		/* u32 bytes the rate may send back to
 					 * back, 0 = max(2 * mtu, 10 ms of rate)
 					 */
-	TCA_ARBTABLE_MTU_FOLLOW,	/* flag, dump only: the mtu was not given
-					 * and follows the device's
+	TCA_ARBTABLE_MTU_FOLLOW,	/* flag: the mtu was not given and follows
+					 * the device's; in a request (a dump sent
+					 * back) the same as TCA_ARBTABLE_MTU 0
 					 */
 	__TCA_ARBTABLE_MAX,
 };
