@@ -161,7 +161,7 @@ for dev in devs:
         for key in ct - {"stats"}:
             if c[key] != k[key]:
                 bad.append((c["handle"], key, c[key], k[key]))
-        for key in c["stats"]:
+        for key in cs:
             if c["stats"][key] != k["stats"][key]:
                 bad.append((c["handle"], "stats." + key, c["stats"][key],
                             k["stats"][key]))
