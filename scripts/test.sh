@@ -49,6 +49,9 @@ passed=0
 skipped=0
 failed=0
 step() { echo; echo "=== [$(($(date +%s) - t0))s] $*"; }
+# every failure also goes to $LOG/failures.txt, printed again just above
+# the summary line, so that the tail of a long run names what failed
+fail_note() { echo "$*" >>"$LOG/failures.txt"; }
 
 if [ -n "$setup" ]; then
 	step "setup (scripts/setup.sh)"
@@ -59,6 +62,7 @@ if [ -n "$setup" ]; then
 	fi
 fi
 mkdir -p "$LOG"
+: >"$LOG/failures.txt"
 
 # A sanitizer kernel that is not cached yet is built in the background,
 # at idle priority (SCHED_IDLE), while the host checks and the 6.1 VM run:
@@ -79,6 +83,7 @@ if make -C "$ROOT" all >"$LOG/build.log" 2>&1; then
 else
 	tail -n 30 "$LOG/build.log"
 	echo "build FAILED (full log: $LOG/build.log)"
+	fail_note "build (make all): $LOG/build.log"
 	failed=$((failed + 1))
 fi
 for k in $KVERS; do
@@ -95,6 +100,8 @@ if [ -z "$vm_only" ]; then
 	uf=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
 	passed=$((passed + ${up:-0}))
 	failed=$((failed + ${uf:-0}))
+	grep -E '^(not ok|FAIL)' "$LOG/unit.log" | sed 's/^/unit: /' >>"$LOG/failures.txt"
+	[ "$urc" = 0 ] || fail_note "unit: make unit exited $urc (log: $LOG/unit.log)"
 	if [ "$urc" != 0 ] && [ "${uf:-0}" = 0 ]; then
 		echo "make unit exited $urc without failed tests counted"
 		failed=$((failed + 1))
@@ -115,6 +122,8 @@ host_suite() { # name command...
 	hf=$(printf '%s\n' "$out" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\2/p' | tail -n1)
 	passed=$((passed + ${hp:-0}))
 	failed=$((failed + ${hf:-0}))
+	printf '%s\n' "$out" | grep -E '^(not ok|FAIL)' | sed "s/^/$name: /" >>"$LOG/failures.txt"
+	[ "$rc" = 0 ] || fail_note "$name: exited $rc (log: $LOG/$name.log)"
 	if [ "$rc" != 0 ] && [ "${hf:-0}" = 0 ]; then
 		echo "$name exited $rc without failed tests counted"
 		failed=$((failed + 1))
@@ -204,6 +213,7 @@ skip_record() { # run-name file-with-one-description-per-line
 	n=$(grep -c . "$2")
 	if [ "$n" -gt 3 ]; then
 		echo "$1: $n checks skipped (more than 3): counted as a failure"
+		fail_note "$1: $n checks skipped (more than 3)"
 		sed 's/^/    SKIP /' "$2"
 		failed=$((failed + 1))
 	fi
@@ -248,6 +258,8 @@ distro_run() {
 	grep -E '^ok [0-9]+.*# SKIP' "$log" | sed -E 's/^ok [0-9]+ - //; s/ # SKIP.*//' >"$LOG/skips-$k.txt"
 	skipped=$((skipped + s))
 	f=$(grep -cE '^not ok [0-9]+' "$log")
+	grep -E '^not ok [0-9]+' "$log" | sed "s/^/vm $k: /" >>"$LOG/failures.txt"
+	[ "$vrc" = 0 ] || fail_note "vm $k: vm.sh exit $vrc"
 	plan=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$log" | tail -n1)
 	passed=$((passed + p))
 	failed=$((failed + f))
@@ -355,6 +367,7 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 			END { printf "%d %d %d %d %d\n", p, f, s, outer, extra }' "$log")
 		grep -E '^# ok [0-9]+.*# SKIP' "$log" | sed -E 's/^# ok [0-9]+ - //; s/ # SKIP.*//' >"$LOG/skips-sanitizer.txt"
 		grep -E '^(not ok [0-9]+ selftests: arbtable: .*)' "$log" | sed 's/^/    /'
+		grep -E '^(# )?not ok [0-9]+' "$log" | sed 's/^/vm sanitizer: /' >>"$LOG/failures.txt"
 		passed=$((passed + p))
 		failed=$((failed + f + extra))
 		skipped=$((skipped + s))
@@ -369,6 +382,7 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 		echo "VM suite on the sanitizer kernel: $p passed, $((f + extra)) failed, $s skipped (log: $log)"
 	else
 		echo "sanitizer kernel build failed (log: $LOG/sanitizer-kernel.log): counted as a failure"
+		fail_note "sanitizer kernel build (log: $LOG/sanitizer-kernel.log)"
 		failed=$((failed + 1))
 	fi
 fi
@@ -377,10 +391,15 @@ if [ ${#skip_runs[@]} -ge 2 ]; then
 	if [ -n "$both" ]; then
 		echo "skipped on more than one kernel (counted as failures):"
 		sed 's/^/    SKIP /' <<<"$both"
+		sed 's/^/skipped on more than one kernel: /' <<<"$both" >>"$LOG/failures.txt"
 		failed=$((failed + $(grep -c . <<<"$both")))
 	fi
 fi
 
 step "done in $(($(date +%s) - t0))s"
+if [ -s "$LOG/failures.txt" ]; then
+	echo "what failed (also in $LOG/failures.txt):"
+	sed 's/^/    /' "$LOG/failures.txt" | tail -n 40
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
