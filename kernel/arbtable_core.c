@@ -1067,6 +1067,22 @@ u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
 	return b > 0xffffffffULL ? 0xffffffffU : (u32)b;
 }
 
+u32 arb_follow_mtu(u32 frame, u32 gso_max_size, u32 hard_hdr, u64 capacity)
+{
+	u32 mtu = frame;
+
+	if (capacity >= ARB_GSO_WHOLE_RATE && gso_max_size) {
+		u32 gso = gso_max_size < ARB_GSO_MAX ? gso_max_size : ARB_GSO_MAX;
+
+		gso += hard_hdr + ARB_GSO_HDR_ROOM;
+		if (gso > mtu)
+			mtu = gso;
+	}
+	if (mtu < ARB_MTU_MIN)
+		return ARB_MTU_MIN;
+	return mtu < ARB_MTU_MAX ? mtu : ARB_MTU_MAX;
+}
+
 void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,
 		      u64 strict_ceil, u32 strict_cburst,
 		      struct arb_params *p)

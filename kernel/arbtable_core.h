@@ -520,6 +520,19 @@ static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
  * arbiter caps a charge at ARB_MAX_PKT_LEN (1 MiB) anyway.
  */
 #define ARB_MTU_MAX		(1024U * 1024)
+/*
+ * The mtu a qdisc follows when it is not given. Below ARB_GSO_WHOLE_RATE
+ * (1 Gbit/s, in bytes/s) a GSO skb is split at enqueue, so that the bounds
+ * stay those of one frame; from it up, a qdisc pass per MSS of TCP costs
+ * more CPU than the host can spend at such rates, so a GSO skb of up to
+ * ARB_GSO_MAX bytes is queued whole and the bounds are those of such an
+ * skb (pin 'mtu' to the frame size for bounds of one frame).
+ * ARB_GSO_HDR_ROOM covers the headers qdisc_pkt_len counts for each of its
+ * segments (45 of 66 bytes at an MSS of 1448); a larger skb is split.
+ */
+#define ARB_GSO_WHOLE_RATE	125000000ULL
+#define ARB_GSO_MAX		65536U
+#define ARB_GSO_HDR_ROOM	4096U
 #define ARB_MIN_PKT_DEFAULT	64
 #define ARB_BOUND_NONE		(~0ULL)	/* no finite bound */
 #define ARB_MAX_MOVES		64	/* >= 1+2+..+32 swaps */
@@ -902,6 +915,13 @@ struct arb_admission {
  * plus the one packet the bucket may overshoot by.
  */
 u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst);
+
+/*
+ * The mtu followed for a device whose largest frame is @frame bytes, whose
+ * GSO skbs are at most @gso_max_size bytes above a link header of @hard_hdr,
+ * at @capacity bytes/s (see ARB_GSO_WHOLE_RATE), in ARB_MTU_MIN..MAX.
+ */
+u32 arb_follow_mtu(u32 frame, u32 gso_max_size, u32 hard_hdr, u64 capacity);
 
 /* The allocator's parameters for a qdisc (strict_ceil 0: no strict;
  * strict_cburst 0: the default depth).

@@ -551,6 +551,14 @@ static u32 arbtable_dev_mtu(const struct net_device *dev)
 	return clamp_t(u32, psched_mtu(dev), ARB_MTU_MIN, ARB_MTU_MAX);
 }
 
+/* The mtu followed while 'mtu' is not given: frames, or whole GSO skbs */
+static u32 arbtable_follow_size(const struct net_device *dev, u64 capacity)
+{
+	return arb_follow_mtu(arbtable_dev_mtu(dev),
+			      READ_ONCE(dev->gso_max_size),
+			      dev->hard_header_len, capacity);
+}
+
 /* ---- token buckets (qdisc rate, class ceil) ---- */
 
 /* Bucket depth in ns: @burst bytes when given, else the default depth
@@ -1555,11 +1563,6 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 	err = arbtable_parse(sch, opt, cfg, create, extack);
 	if (err)
 		goto out;
-	if (cfg->mtu != q->mtu) {
-		err = arbtable_check_cburst(sch, cfg->mtu, extack);
-		if (err)
-			goto out;
-	}
 	link = arbtable_link_capacity(sch);
 	/* the link speed counts when the rate is set, not at every change:
 	 * admissions keep the capacity they were made against
@@ -1567,6 +1570,13 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 	capacity = q->capacity;
 	if (create || cfg->rate_given)
 		capacity = cfg->rate ? : link;
+	if (!cfg->mtu_pinned)
+		cfg->mtu = arbtable_follow_size(qdisc_dev(sch), capacity);
+	if (cfg->mtu != q->mtu) {
+		err = arbtable_check_cburst(sch, cfg->mtu, extack);
+		if (err)
+			goto out;
+	}
 	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
 		err = arbtable_auto_check_qdisc(sch, capacity, cfg, extack);
 		if (err)
@@ -1585,23 +1595,24 @@ out:
 }
 
 /*
- * The device's mtu changed (RTNL held). Unless the user pinned the qdisc's
- * mtu, follow it: a frame the device accepts is never dropped for length,
- * and the bounds describe the frames actually sent.
+ * The device's mtu or gso_max_size may have changed (RTNL held). Unless the
+ * user pinned the qdisc's mtu, follow it: a frame the device accepts is
+ * never dropped for length, and the bounds describe the skbs actually sent.
  */
-static void arbtable_follow_mtu(struct Qdisc *sch)
+static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
 	u32 mtu = arbtable_dev_mtu(dev), broken = 0;
 
 	if (q->mtu_pinned) {
-		if (mtu > q->mtu)
+		if (event == NETDEV_CHANGEMTU && mtu > q->mtu)
 			netdev_warn(dev,
 				    "arbtable %x: frames of up to %u bytes are now allowed, above the qdisc's pinned mtu %u: longer ones are dropped and counted (oversize_drops); raise 'mtu' or set it to 0 to follow the device\n",
 				    TC_H_MAJ(sch->handle) >> 16, mtu, q->mtu);
 		return;
 	}
+	mtu = arbtable_follow_size(dev, q->capacity);
 	if (mtu == q->mtu)
 		return;
 	sch_tree_lock(sch);
@@ -1634,15 +1645,15 @@ static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
 	list_for_each_entry(q, &arbtable_list, list) {
 		if (qdisc_dev(q->sch) != dev)
 			continue;
-		if (event == NETDEV_CHANGEMTU) {
-			arbtable_follow_mtu(q->sch);
-		} else {
+		if (event != NETDEV_CHANGEMTU) {
 			u64 link = arbtable_link_capacity(q->sch);
 
 			sch_tree_lock(q->sch);
 			arbtable_link_seen(q, link);
 			sch_tree_unlock(q->sch);
 		}
+		/* gso_max_size has no event of its own: read it here too */
+		arbtable_follow_mtu(q->sch, event);
 	}
 	return NOTIFY_DONE;
 }

@@ -237,7 +237,7 @@ FULL_KVER=${ARBT_FULL_KVER:-$(pick 6.1)}
 # tests' own full sizes (10,000 / 1,000 / 10 / 5; 20 cycles) and runs
 # the 6.12 kernel's wider set.
 if [ "${ARBT_FULL:-0}" = 1 ]; then
-	ARBT_612_TESTS=${ARBT_612_TESTS:-config auto_config auto_admit deficit ceil strict stalled mtu_follow link_change}
+	ARBT_612_TESTS=${ARBT_612_TESTS:-config auto_config auto_admit deficit ceil strict stalled mtu_follow link_change gso_default}
 else
 	export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-1000} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-100}
 	export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-3} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-2}
@@ -290,7 +290,7 @@ host_wait
 # speed changes on virtio-net.  (auto_admit, deficit, ceil and strict
 # passed there too, 2026-11-26, 2 minutes more: make check-full.)
 K612=${ARBT_612_KVER:-$(pick 6.12)}
-K612_TESTS=${ARBT_612_TESTS:-config auto_config stalled mtu_follow link_change}
+K612_TESTS=${ARBT_612_TESTS:-config auto_config stalled mtu_follow link_change gso_default}
 if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$K612" ] && [ "$K612" != "$FULL_KVER" ] && [ -z "${ARBT_TESTS:-}" ]; then
 	step "VM suite on $K612 (distro kernel, one boot, out-of-tree module: $K612_TESTS)"
 	distro_run "$K612" "$K612_TESTS"

@@ -17,8 +17,9 @@
  *         [accounting deficit|iba] [mtu BYTES] [maxweight 1..255]
  *       First statement. RATE in tc units (bit, kbit, mbit, gbit, tbit,
  *       kibit.., Bps, KBps, MBps, ...; a bare number is bit/s). Defaults
- *       as the module: auto, highlimit 16, deficit, mtu 1514,
- *       maxweight 255. The rate is the link: simulated time advances by
+ *       as the module: auto, highlimit 16, deficit, maxweight 255,
+ *       mtu as the module follows an Ethernet NIC at mtu 1500 (1514;
+ *       from 1gbit up 69646, a 64 KiB GSO skb kept whole). The rate is the link: simulated time advances by
  *       len / rate per packet.
  *   high LIST | low LIST          (manual mode)
  *       LIST := none | ENTRY[,ENTRY...]; ENTRY := MINOR:WEIGHT[@SLOT] | -
@@ -930,7 +931,7 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 	s->major = 1;
 	s->highlimit = 16;
 	s->accounting = ARB_ACCT_DEFICIT;
-	s->mtu = 1514;
+	s->mtu = 0;		/* not given: followed, as the module does */
 	s->maxweight = 255;
 	for (i = 0; i < n; i++) {
 		const char *k = tok[i];
@@ -991,6 +992,9 @@ static void do_qdisc(struct sim *s, char **tok, int n)
 	}
 	if (!have_rate)
 		die("the qdisc needs a rate: arbsim simulates a link of that speed");
+	/* an Ethernet NIC at mtu 1500 whose GSO skbs are up to 64 KiB */
+	if (!s->mtu)
+		s->mtu = arb_follow_mtu(1514, 65536, 14, s->rate);
 	if (burst > TC_ARBTABLE_BURST_MAX)
 		die("burst out of range: at most 256 MiB (0 = default)");
 	if (burst && burst < s->mtu)
@@ -2042,7 +2046,8 @@ static void usage(FILE *f)
 "                         FIFO); idle-after: stop after N packets\n"
 "  ID: MAJ:MIN or MIN (hex). RATE: tc units (kbit, mbit, gbit, bit, Bps, ...).\n"
 "  TIME: ns, us, ms, s (bare = ns). Defaults: auto, highlimit 16, deficit,\n"
-"  mtu 1514, maxweight 255, size = mtu.\n"
+"  maxweight 255, size = mtu; mtu as the module follows an Ethernet NIC at\n"
+"  mtu 1500: 1514, from rate 1gbit up 69646 (a 64 KiB GSO skb kept whole).\n"
 "\n"
 "example:\n"
 "  qdisc manual rate 10mbit highlimit 4 accounting iba mtu 4096\n"

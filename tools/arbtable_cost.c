@@ -14,6 +14,11 @@ static void arbt_params(const struct arbt_cost_params *c, struct arb_params *p)
 			 c->strict_ceil, c->strict_cburst, p);
 }
 
+uint32_t arbt_cost_default_mtu(uint64_t rate)
+{
+	return arb_follow_mtu(1514, 65536, 14, rate);
+}
+
 uint64_t arbt_cost_high_capacity(const struct arbt_cost_params *c)
 {
 	struct arb_params p;

@@ -30,6 +30,12 @@ struct arbt_cost_params {
 	uint32_t	strict_cburst;	/* its cburst as set, 0 = default */
 };
 
+/* The mtu a qdisc follows, 'mtu' not given, on an Ethernet NIC at mtu
+ * 1500 whose GSO skbs are up to 64 KiB, at @rate bytes/s: 1514, or from
+ * 1gbit up a whole GSO skb (the module's arb_follow_mtu()).
+ */
+uint32_t arbt_cost_default_mtu(uint64_t rate);
+
 struct arbt_cost {
 	int		high;		/* 1 HIGH table, 0 LOW */
 	unsigned int	distance;

@@ -32,11 +32,10 @@
 /*
  * Device-less defaults: the kernel's own for a qdisc created without
  * options (tc-arbtable.8) on a 10 Gbit/s Ethernet NIC with a 1500-byte
- * MTU.  The link has no kernel default (it is read from the NIC), so the
+ * MTU and 64 KiB GSO skbs (the mtu it follows: arbt_cost_default_mtu).  The link has no kernel default (it is read from the NIC), so the
  * 10 Gbit/s is this command's choice, printed with every answer.
  */
 #define DEVLESS_LINK		1250000000ULL	/* bytes/s: 10gbit */
-#define DEVLESS_MTU		1514		/* 1500 + Ethernet header */
 #define DEVLESS_MAXWEIGHT	255
 #define DEVLESS_HIGHLIMIT	16
 #define MTU_MIN			64		/* ARB_MTU_MIN */
@@ -159,6 +158,8 @@ static void parse_args(int argc, char **argv, int devless, struct request *r,
 		ctl_usage("request: give a rate or a share");
 	if (!devless)
 		return;
+	if (!p->mtu)
+		p->mtu = arbt_cost_default_mtu(p->rate);
 	if (p->strict_cburst && !p->strict_ceil)
 		ctl_usage("request: strictcburst needs strictceil");
 	if (p->strict_ceil >= p->rate)
@@ -282,7 +283,7 @@ static int request_dev(struct arbtable *h, int json, const char *dev,
 int ctl_request(struct arbtable *h, int json, int argc, char **argv)
 {
 	struct arbt_cost_params p = {
-		.rate = DEVLESS_LINK, .mtu = DEVLESS_MTU,
+		.rate = DEVLESS_LINK, .mtu = 0,	/* followed, below */
 		.maxweight = DEVLESS_MAXWEIGHT, .highlimit = DEVLESS_HIGHLIMIT,
 	};
 	int devless = ctl_request_devless(argc, argv);

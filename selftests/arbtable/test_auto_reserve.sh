@@ -20,8 +20,9 @@ if ! have_arbtable; then
 fi
 
 auto_dev $DEV
-run tc qdisc add dev $DEV root handle 1: arbtable rate 10gbit
-tap_check "reserve: auto qdisc at 10gbit on $DEV (${RUN_ERR:-ok})" test "$RUN_RC" = 0
+# the frame pinned: from 1gbit up a 64 KiB GSO skb is kept whole otherwise
+run tc qdisc add dev $DEV root handle 1: arbtable rate 10gbit mtu 1514
+tap_check "reserve: auto qdisc at 10gbit, mtu 1514, on $DEV (${RUN_ERR:-ok})" test "$RUN_RC" = 0
 run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1mbit latency 50us
 tap_check "reserve: 1mbit latency 50us admitted (${RUN_ERR:-ok})" test "$RUN_RC" = 0
 run tc class add dev $DEV parent 1: classid 1:11 arbtable rate 1mbit
@@ -41,7 +42,7 @@ bits() { awk -v r="$1" 'BEGIN { n = r + 0; if (r ~ /Gbit$/) n *= 1e9; else if (r
 tap_check "reserve: the latency raised 1:10's weight to 384 units, shown with its rate ($r10 = 230 Mbit/s)" \
 	eval '[ "$u10" = 384 ] && fcmp "$(bits "$r10") >= 229.9e6 && $(bits "$r10") <= 230.1e6"'
 tap_check "reserve: without a latency 1:11 reserves its rate's 2 units" test "$u11" = 2
-out=$(printf '%s\n' 'qdisc auto rate 10gbit' 'class 1:10 rate 1mbit latency 50us' \
+out=$(printf '%s\n' 'qdisc auto rate 10gbit mtu 1514' 'class 1:10 rate 1mbit latency 50us' \
 	'class 1:11 rate 1mbit' | "$ARBSIM" -n 10 - 2>&1)
 sim10=$(awk '$1 == "1:10" && $3 == "high" { for (i = 4; i <= NF; i++) if ($i ~ /bit$/) { print $(i - 1), $i; exit } }' <<<"$out")
 diag "arbsim: 1:10 weight/reserved: $sim10"
@@ -74,7 +75,7 @@ dev_del $DEV
 run tc qdisc add dev lo root handle 1: arbtable rate 1gbit
 tap_check "lo: 'tc qdisc add dev lo root arbtable rate 1gbit' works (${RUN_ERR:-ok})" test "$RUN_RC" = 0
 m=$(tc -d qdisc show dev lo | sed -nE 's/.* mtu ([0-9]+) .*/\1/p')
-tap_check "lo: default mtu is loopback's frame, 65536 + 14 ($m)" test "$m" = 65550
+tap_check "lo: default mtu at 1gbit is a whole 64 KiB GSO skb, 65536 + 14 + 4096 ($m)" test "$m" = 69646
 run tc class add dev lo parent 1: classid 1:10 arbtable rate 100mbit
 tap_check "lo: a class is admitted there (${RUN_ERR:-ok})" test "$RUN_RC" = 0
 tc qdisc del dev lo root 2>/dev/null

@@ -304,7 +304,7 @@ expect "one parser: arbtablectl table high 10:20,-,11:30@5,-,10:7" 0 "" \
 same_config "one parser: manual qdisc, ceil and table list alike through tc and arbtablectl"
 tc qdisc del dev $DEV2 root 2>/dev/null
 ok=0
-tc qdisc add dev $DEV2 root handle 1: arbtable rate 1.25gbit || ok=1
+tc qdisc add dev $DEV2 root handle 1: arbtable rate 1.25gbit mtu 1514 || ok=1
 tc class add dev $DEV2 parent 1: classid 1:10 arbtable rate 123.4567mbit latency 250.5us ceil 1gibit || ok=1
 tc class add dev $DEV2 parent 1: classid 1:11 arbtable rate 10MBps distance 16 || ok=1
 tc class add dev $DEV2 parent 1: classid 1:30 arbtable share 7 || ok=1
@@ -312,7 +312,7 @@ run "$CTL" --json show $DEV2
 python3 "$tmp/proj.py" "$RUN_OUT" >"$tmp/by-tc" 2>&1 || ok=1
 tc qdisc del dev $DEV2 root 2>/dev/null
 [ $ok = 0 ] || diag "tc's auto configuration failed"
-expect "one parser: arbtablectl create rate 1.25gbit" 0 "" "$CTL" create $DEV2 rate 1.25gbit
+expect "one parser: arbtablectl create rate 1.25gbit mtu 1514" 0 "" "$CTL" create $DEV2 rate 1.25gbit mtu 1514
 expect "one parser: arbtablectl admit 1:10 rate 123.4567mbit latency 250.5us ceil 1gibit" 0 "" \
 	"$CTL" admit $DEV2 1:10 rate 123.4567mbit latency 250.5us ceil 1gibit
 expect "one parser: arbtablectl admit 1:11 rate 10MBps distance 16" 0 "" \

@@ -181,7 +181,7 @@ EOF2
 	cat "$TMP/c.dump" "$TMP/cs.dump" >"$TMP/cc.dump"
 	TC_LIB_DIR=$B/tc-$mm LD_PRELOAD="$TMP/jsonon.so" "$BPO/root/sbin/tc" -s monitor file "$TMP/cc.dump" \
 		>"$TMP/tc.json" 2>&1
-	printf '%b' "qdisc auto rate 10gbit\nclass 1:40 strict ceil 100mbit\nclass 1:10 rate 2gbit latency 500us ceil 5gbit cburst 30k\nclass 1:11 rate 300mbit distance 8\nclass 1:30 share 10 distance 4\ntraffic 1:10 size 1500\n" |
+	printf '%b' "qdisc auto rate 10gbit mtu 1514\nclass 1:40 strict ceil 100mbit\nclass 1:10 rate 2gbit latency 500us ceil 5gbit cburst 30k\nclass 1:11 rate 300mbit distance 8\nclass 1:30 share 10 distance 4\ntraffic 1:10 size 1500\n" |
 		"$SIM" -j -n 1000 -o 0 - >"$TMP/sim.json" 2>"$TMP/sim.err"
 	if out=$(python3 - "$TMP/tc.json" "$TMP/sim.json" 2>&1 <<'EOF2'
 import json, sys

@@ -107,14 +107,23 @@ def main():
             print("%d passed, %d failed" % (npass, nfail))
             return 1
     # the example, with the defaults the man page gives
-    rc, out, _ = ctl(["rate", "2gbit", "latency", "50us"])
+    rc, out, _ = ctl(["rate", "2gbit", "latency", "50ms"])
     r = json.loads(out) if rc == 0 else {}
     if (r.get("rate_bps"), r.get("mtu"), r.get("maxweight"),
             r.get("highlimit"), r.get("strict_ceil_bps")) == \
-            (10000000000, 1514, 255, 16, 0):
-        ok("defaults: link 10gbit, mtu 1514, maxweight 255, highlimit 16")
+            (10000000000, 69646, 255, 16, 0):
+        ok("defaults: link 10gbit, mtu 69646 (a 64 KiB GSO skb kept whole), "
+           "maxweight 255, highlimit 16")
     else:
         bad("defaults: exit %d: %s" % (rc, out))
+    # the mtu followed depends on the link: a frame below 1gbit
+    for link, want in (("999mbit", 1514), ("1gbit", 69646), ("100mbit", 1514)):
+        rc, out, _ = ctl(["rate", "1mbit", "link", link])
+        r = json.loads(out) if rc == 0 else {}
+        if r.get("mtu") == want:
+            ok("default mtu at link %s: %d" % (link, want))
+        else:
+            bad("default mtu at link %s: want %d, exit %d: %s" % (link, want, rc, out))
     compare("10gbit", 1514, 255, 16, "rate 2gbit latency 50us")
     compare("10gbit", 1514, 255, 16, "rate 1mbit latency 50us")
     compare("10gbit", 1514, 255, 16, "rate 1mbit latency 1ns")

@@ -547,6 +547,32 @@ static void test_bounds(void **state)
 	assert_int_equal(arb_distance_for_latency(&p, 1199, 0), 0);
 }
 
+/* The mtu followed while none is given: frames below 1 Gbit/s, whole GSO
+ * skbs (64 KiB, link header, room for the segments' headers) from it up
+ */
+static void test_follow_mtu(void **state)
+{
+	(void)state;
+	/* 1 Gbit/s less one byte/s: a frame */
+	assert_int_equal(arb_follow_mtu(1514, 65536, 14, 124999999ULL), 1514);
+	assert_int_equal(arb_follow_mtu(1514, 65536, 14, 125000000ULL),
+			 65536 + 14 + 4096);
+	assert_int_equal(arb_follow_mtu(1514, 65536, 14, 1250000000ULL), 69646);
+	/* gso_max_size lowered by the user: followed */
+	assert_int_equal(arb_follow_mtu(1514, 16384, 14, 1250000000ULL),
+			 16384 + 14 + 4096);
+	/* BIG TCP's larger skbs are split: at most 64 KiB kept whole */
+	assert_int_equal(arb_follow_mtu(1514, 185000, 14, 1250000000ULL), 69646);
+	/* a frame above that (loopback, 64 KiB mtu) wins */
+	assert_int_equal(arb_follow_mtu(65550, 1024, 14, 1250000000ULL), 65550);
+	/* no GSO (0), capacity unknown (0): the frame, kept in range */
+	assert_int_equal(arb_follow_mtu(9014, 0, 14, 1250000000ULL), 9014);
+	assert_int_equal(arb_follow_mtu(9014, 65536, 14, 0), 9014);
+	assert_int_equal(arb_follow_mtu(20, 0, 0, 0), ARB_MTU_MIN);
+	assert_int_equal(arb_follow_mtu(ARB_MTU_MAX + 1, 65536, 14, 0),
+			 ARB_MTU_MAX);
+}
+
 /* The strict class's burst in the bounds: its bucket depth plus one packet */
 static void test_strict_burst(void **state)
 {
@@ -963,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_latency_boost),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_strict_burst),
+		cmocka_unit_test(test_follow_mtu),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_current_bound),
 		cmocka_unit_test(test_property_random),

@@ -155,8 +155,8 @@ def aggregate(runs):
                 r["packets"] / r["skbs"] if r["skbs"] else 0 for r in rs), 1)
             rows[-1]["mbit_median"] = round(statistics.median(
                 r["packets"] * 1448 * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
-    order = ["pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual-m70k",
-             "arbtable-manual", "arbtable-auto"]
+    order = ["pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
+             "arbtable-auto", "arbtable-manual-split"]
     rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
                              order.index(r["qdisc"]) if r["qdisc"] in order else 99))
     return rows
@@ -200,10 +200,10 @@ def gso_compare(rows):
     out = []
     for mode in sorted({r["mode"] for r in rows if r["mode"].startswith("gso")}):
         get = {r["qdisc"]: r["ipp_median"] for r in rows if r["mode"] == mode}
-        for arb in ("arbtable-manual", "arbtable-auto", "arbtable-manual-m70k"):
+        for arb in ("arbtable-manual", "arbtable-auto", "arbtable-manual-split"):
             if arb not in get:
                 continue
-            for peer in ("pfifo_fast", "ets", "htb", "arbtable-manual-m70k"):
+            for peer in ("pfifo_fast", "ets", "htb", "arbtable-manual"):
                 if peer == arb or peer not in get or not get[peer]:
                     continue
                 d = get[arb] - get[peer]

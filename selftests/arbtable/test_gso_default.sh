@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# GSO at high rates.  With 'mtu' not given the qdisc follows the device:
+# below 1gbit its frame (a GSO skb is split at enqueue), from 1gbit up a
+# whole 64 KiB GSO skb (gso_max_size + link header + room for the
+# segments' headers), so that TCP's GSO skbs are dequeued whole and the
+# bounds are those of such an skb.  On a veth pair with TSO (the QEMU
+# hub's virtio-net has no offloads, so TCP sends it no GSO skb): the mtu
+# taken at 10gbit, TCP dequeued whole (no split, more than a frame per
+# packet), a latency such skbs cannot meet refused; a lowered
+# gso_max_size read at the next change; 'mtu 1514' pinned: split, one
+# frame per packet, the latency admitted; 'mtu 0' with that class: the
+# class broken; the frame below 1gbit.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_net.sh"
+tap_begin "gso default: whole GSO skbs from 1gbit, split below, gso_max_size followed"
+tmp=$(mktemp -d)
+DEV=ag0
+NS=arbt-gso
+cleanup() {
+	veth_peer_del $DEV $NS
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+have_arbtable || { tap_fail "gso: module and plugin present"; tap_end; exit; }
+veth_peer_del $DEV $NS
+if ! veth_peer $DEV ag1 $NS 10.98.0; then tap_fail "gso: veth pair with TSO"; tap_end; exit; fi
+diag "veth $DEV: $(net_offloads $DEV)"
+sleep 0.5
+
+xs() { tc -s qdisc show dev $DEV | tr ' ' '\n' | awk -v k="$1" 'p { print $1 + 0; exit } $1 == k { p = 1 }'; }
+qmtu() { tc -d qdisc show dev $DEV | sed -nE 's/.* mtu ([0-9]+) .*/\1/p'; }
+frame=$(($(cat /sys/class/net/$DEV/mtu) + 14))
+gso0=$(ip -d link show dev $DEV | sed -nE 's/.* gso_max_size ([0-9]+).*/\1/p')
+gso0=${gso0:-65536}
+diag "device: frame $frame, gso_max_size $gso0"
+whole() { # GSO_MAX_SIZE: the mtu followed from 1gbit up
+	local g=$1
+	[ "$g" -gt 65536 ] && g=65536
+	g=$((g + 14 + 4096))
+	if [ "$g" -gt "$frame" ]; then echo "$g"; else echo "$frame"; fi
+}
+want=$(whole "$gso0")
+
+# tcp_run: 3 s of TCP through the qdisc; "split_delta bytes skbs goodput",
+# bytes and skbs as the veth sent them (it counts an skb, GSO or not, once)
+st() { cat /sys/class/net/$DEV/statistics/"$1"; }
+tcp_run() {
+	local s0 b0 p0
+	s0=$(xs split)
+	b0=$(st tx_bytes) p0=$(st tx_packets)
+	iperf3 -c 10.98.0.2 -p 5201 -t 3 -J >"$tmp/t.json" 2>/dev/null
+	echo "$(($(xs split) - s0)) $(($(st tx_bytes) - b0)) $(($(st tx_packets) - p0)) $(ip3_rx_bps "$tmp/t.json")"
+}
+per_pkt() { echo $(($2 / ($3 > 0 ? $3 : 1))); } # split bytes packets
+
+# ---- 10gbit, mtu not given: whole GSO skbs
+run tc qdisc add dev $DEV root handle 1: arbtable rate 10gbit
+ok=$RUN_RC
+run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1gbit
+ok=$((ok | RUN_RC))
+run tc qdisc change dev $DEV root handle 1: arbtable default 10
+ok=$((ok | RUN_RC))
+tap_check "gso: auto qdisc rate 10gbit, class 1:10 rate 1gbit, default 10 (${RUN_ERR:-ok})" test "$ok" = 0
+tap_check "gso: at 10gbit the mtu followed is a whole GSO skb ($(qmtu), want $want)" test "$(qmtu)" = "$want"
+r=$(tcp_run)
+read -r split bytes pkts gp <<<"$r"
+diag "10gbit, mtu followed: TCP $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
+tap_check "gso: TCP flows ($gp bit/s)" fcmp "${gp:-0} > 2000000"
+tap_check "gso: no GSO skb split (split +$split)" test "$split" = 0
+tap_check "gso: whole GSO skbs sent: $(per_pkt $r) bytes per skb, above one frame ($frame)" \
+	fcmp "$pkts > 0 && $bytes / $pkts > $frame"
+tap_check "gso: no oversize drop ($(xs oversize_drops))" test "$(xs oversize_drops)" = 0
+# one whole skb is ~56 us at 10gbit: 100us cannot be guaranteed
+bad "gso: class latency 100us refused, the whole skbs' bound above it" 'bound' \
+	tc class add dev $DEV parent 1: classid 1:20 arbtable rate 100mbit latency 100us
+
+# ---- gso_max_size has no event: read at the next change
+if ip link set $DEV gso_max_size 16384; then
+	run tc qdisc change dev $DEV root handle 1: arbtable
+	tap_check "gso: gso_max_size 16384 read by a change without options (${RUN_ERR:-ok}; $(qmtu), want $(whole 16384))" \
+		eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = "$(whole 16384)" ]'
+	ip link set $DEV gso_max_size "$gso0"
+	run tc qdisc change dev $DEV root handle 1: arbtable default 10
+	tap_check "gso: gso_max_size $gso0 again ($(qmtu))" test "$(qmtu)" = "$want"
+else
+	tap_fail "gso: ip link set $DEV gso_max_size 16384"
+fi
+tc qdisc del dev $DEV root
+
+# ---- mtu pinned to the frame: split, one frame per packet, the latency admitted
+run tc qdisc add dev $DEV root handle 1: arbtable rate 10gbit mtu "$frame"
+ok=$RUN_RC
+run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1gbit
+ok=$((ok | RUN_RC))
+run tc qdisc change dev $DEV root handle 1: arbtable default 10
+ok=$((ok | RUN_RC))
+tap_check "gso: rate 10gbit mtu $frame pinned, class 1:10, default 10 (${RUN_ERR:-ok}; mtu $(qmtu))" \
+	eval '[ "$ok" = 0 ] && [ "$(qmtu)" = "$frame" ]'
+r=$(tcp_run)
+read -r split bytes pkts gp <<<"$r"
+diag "10gbit, mtu $frame: TCP $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
+tap_check "gso: pinned, GSO skbs split (split +$split)" fcmp "$split > 0"
+tap_check "gso: pinned, no skb above a frame: $(per_pkt $r) bytes per skb" \
+	fcmp "$pkts > 0 && $bytes / $pkts <= $frame"
+run tc class add dev $DEV parent 1: classid 1:20 arbtable rate 100mbit latency 100us
+tap_check "gso: pinned, class latency 100us admitted (${RUN_ERR:-ok})" test "$RUN_RC" = 0
+run tc qdisc change dev $DEV root handle 1: arbtable mtu 0
+n=$(tc -s class show dev $DEV classid 1:20 | grep -c BROKEN)
+tap_check "gso: mtu 0 follows again ($(qmtu)); the 100us class is now BROKEN ($n), the qdisc's broken $(xs broken)" \
+	eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = "$want" ] && [ "$n" = 1 ]'
+tc qdisc del dev $DEV root
+
+# ---- below 1gbit: the frame
+run tc qdisc add dev $DEV root handle 1: arbtable rate 999mbit
+tap_check "gso: at 999mbit the mtu followed is the frame ($(qmtu), want $frame)" \
+	eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = "$frame" ]'
+run tc qdisc change dev $DEV root handle 1: arbtable rate 1gbit
+tap_check "gso: rate 1gbit given: a whole skb again ($(qmtu))" \
+	eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = "$want" ]'
+tc qdisc del dev $DEV root
+# and from the link speed (veth says 10000Mb/s) when no rate is given
+run tc qdisc add dev $DEV root handle 1: arbtable
+tap_check "gso: no rate, the veth's 10 Gbit/s: a whole skb ($(qmtu))" \
+	eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = "$want" ]'
+tc qdisc del dev $DEV root
+tap_end
