@@ -78,7 +78,7 @@ arbt_pod_minors() {
 		return 1
 	fi
 	span=$mask
-	[ $span -gt $((0xffff - base)) ] && span=$((0xffff - base))
+	[ "$span" -gt $((0xffff - base)) ] && span=$((0xffff - base))
 	echo "$((base + 1)) $((base + span))"
 }
 
@@ -92,6 +92,7 @@ arbt_pod_minors() {
 #   ARBT_LO ARBT_HI the tenant minors they give
 #   ARBT_INTERVAL   seconds, 1..3600
 # Every value refused gets a line on stderr naming it; returns 1 then.
+# shellcheck disable=SC2034 # the ARBT_* are the callers'
 arbt_config() {
 	local bad=0 words k v seen=" " q='{}' r
 	ARBT_DEVICE=${ARBTABLE_DEVICE:-auto}
@@ -136,7 +137,6 @@ arbt_config() {
 	ARBT_MASK=${ARBTABLE_MARK_MASK:-0x00ff0000}
 	ARBT_BASE=${ARBTABLE_MINOR_BASE:-0x100}
 	if r=$(arbt_pod_minors "$ARBT_MASK" "$ARBT_BASE"); then
-		# shellcheck disable=SC2034 # for the agent
 		read -r ARBT_LO ARBT_HI <<<"$r"
 	else
 		bad=1
@@ -288,4 +288,16 @@ arbt_current() {
 	jq -e --slurpfile p "$1" '. as $n | $p[0] as $w |
 		all($w | paths(scalars); . as $k |
 		    ($w | getpath($k)) == ($n | getpath($k)))' "$2" >/dev/null
+}
+
+# arbt_holds NODE STATUS_PATCH META_PATCH: "status", "meta", both or
+# neither (one line): the merge patches in those files (named so) that
+# delete (set to null) a key the node object in the file NODE has a value
+# for, i.e. the withdrawals to send.
+arbt_holds() {
+	jq -r --slurpfile s "$2" --slurpfile m "$3" '. as $n |
+		def holds($w): any($w | paths(. == null); . as $k |
+				   ($n | getpath($k)) != null);
+		[if holds($s[0]) then "status" else empty end,
+		 if holds($m[0]) then "meta" else empty end] | join(" ")' "$1"
 }
