@@ -13,10 +13,13 @@
 #   - the pod translation: the table in
 #     Documentation/networking/arbtable-kubernetes.rst and example-pod.yaml
 #     agree with `arbtablectl request` (device-less);
-#   - the installer chains after a .conflist and a .conf, installs
-#     idempotently, and the plugin accepts the entry it writes;
-#   - one pass of the agent with arbtablectl, ip and curl stubbed: the root
-#     created when missing, the two PATCHes it sends.
+#   - the installer (a stub plugin answering VERSION and STATUS) chains
+#     after a .conflist and a .conf keeping their versions, installs
+#     idempotently, does not chain without the module, for a version the
+#     plugin does not speak or a STATUS code 50, unchains when the primary
+#     goes; the real plugin accepts the entry it writes;
+#   - the agent against stub-apiserver.py (agent-check.sh): token, own
+#     node, bodies, lock, bad ConfigMap values, SIGTERM as PID 1, probes.
 # Ends with "N passed, N failed".
 # ok never fails, so "CHECK && ok ... || bad ..." is an if/else here:
 # shellcheck disable=SC2015
