@@ -218,20 +218,22 @@ probe ready && probe live && [ -e "$A/host/etc/cni/net.d/00-arbtable.conflist" ]
 sleep 1.5
 t0=$(date +%s%N)
 kill -TERM "$inner"
-for _ in $(seq 150); do
+for _ in $(seq 300); do
 	kill -0 "$u" 2>/dev/null || break
 	sleep 0.1
 done
 if kill -0 "$u" 2>/dev/null; then
 	kill -KILL "$inner" "$u" 2>/dev/null
 	wait "$u"
-	bad "agent loop: still running 15 s after SIGTERM: $(cat "$A/loop.log")"
+	bad "agent loop: still running 30 s after SIGTERM: $(cat "$A/loop.log")"
 else
 	wait "$u"
 	rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))
-	# well within the grace period (30 s), on a loaded machine too
-	[ $rc = 0 ] && [ "$ms" -lt 10000 ] && tail -n1 "$A/loop.log" | grep -q "stopped" &&
+	# before the kubelet's SIGKILL (the grace period, 30 s) with room to
+	# spare, on a loaded machine too (make test runs this at SCHED_IDLE
+	# beside a VM); about 1-2 s on an idle one
+	[ $rc = 0 ] && [ "$ms" -lt 20000 ] && tail -n1 "$A/loop.log" | grep -q "stopped" &&
 		ok "agent loop: SIGTERM -> exit 0 in $ms ms" ||
 		bad "agent loop: SIGTERM -> exit $rc in $ms ms: $(tail -n 5 "$A/loop.log")"
 fi
