@@ -189,6 +189,7 @@ install_conflist() {
 	out=$(mktemp)
 	if ! chain "$src" >"$out"; then
 		rm -f "$out"
+		unchain "cannot read $src"
 		log "cannot chain after $src"
 		return 1
 	fi

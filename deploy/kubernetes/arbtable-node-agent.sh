@@ -277,13 +277,18 @@ child=
 trap 'term=1; [ -z "$child" ] || kill "$child" 2>/dev/null' TERM INT
 mkdir -p "$AGENT_DIR" || exit 1
 rm -f "$AGENT_DIR/ready"
+# what a look says goes to the log when it differs from what the look
+# before said: a node without the module, or an API server away, is
+# reported once, not every period
 while [ -z "$term" ]; do
-	if look; then
+	if look 2>"$WORK/said"; then
 		touch "$AGENT_DIR/ready"
 	else
 		rm -f "$AGENT_DIR/ready"
-		log "look failed, retrying"
+		log "look failed, retrying" 2>>"$WORK/said"
 	fi
+	cmp -s "$WORK/said" "$WORK/said.before" || cat "$WORK/said" >&2
+	mv -f "$WORK/said" "$WORK/said.before"
 	touch "$AGENT_DIR/alive"
 	[ -z "$term" ] || break
 	# a tenant's state file appearing or going wakes us at once

@@ -190,8 +190,10 @@ agent && [ "$(reqs "$n0" | cut -d' ' -f1 | paste -sd';')" = "GET" ] &&
 	ok "agent: nothing left to withdraw -> no PATCH" || bad "agent: withdrawn twice: $(reqs "$n0")"
 mkdir "$A/sys/module/sch_arbtable"
 
-# ---- the loop as PID 1 of a PID namespace (as in its container): ready,
-# live, then SIGTERM: unchain, withdraw, exit 0 at once
+# ---- the loop as PID 1 of a PID namespace (as in its container): on a
+# node without the module it says so once and is ready (nothing to
+# publish); the module loaded, it chains and publishes; then SIGTERM:
+# unchain, withdraw, exit 0 at once
 probe() { "${agent_env[@]}" bash "$K/arbtable-node-agent.sh" --probe "$1" >/dev/null 2>&1; }
 if unshare --pid --fork true 2>/dev/null; then
 	pidns=(unshare --pid --fork)
@@ -200,6 +202,8 @@ else
 	bad "agent: unshare --pid unavailable: the loop runs without being PID 1"
 fi
 probe ready && bad "agent: ready before it ran" || ok "agent: --probe ready fails before the first look"
+rmdir "$A/sys/module/sch_arbtable"
+n0=$(lines)
 "${agent_env[@]}" "${pidns[@]}" bash "$K/arbtable-node-agent.sh" 2>"$A/loop.log" &
 u=$!
 for _ in $(seq 100); do
@@ -208,14 +212,28 @@ for _ in $(seq 100); do
 done
 inner=$u
 [ ${#pidns[@]} = 0 ] || read -r inner _ <"/proc/$u/task/$u/children"
+# three looks (ARBTABLE_INTERVAL=1; a look without the chain GETs the
+# node to see whether there is anything to withdraw)
+for _ in $(seq 200); do
+	[ "$(reqs "$n0" | grep -c "^GET")" -ge 3 ] && break
+	sleep 0.1
+done
+probe ready && [ ! -e "$A/host/etc/cni/net.d/00-arbtable.conflist" ] &&
+	[ "$(grep -c "sch_arbtable is not loaded on this node" "$A/loop.log")" = 1 ] &&
+	ok "agent loop: without the module: not chained, ready, said once over $(reqs "$n0" | grep -c "^GET") looks" ||
+	bad "agent loop: without the module: $(cat "$A/loop.log")"
+mkdir "$A/sys/module/sch_arbtable"
+for _ in $(seq 100); do
+	jq -e '.status.capacity."arbtable.io/high-slots" == "48"' "$A/node.json" >/dev/null 2>&1 && break
+	sleep 0.1
+done
 probe ready && probe live && [ -e "$A/host/etc/cni/net.d/00-arbtable.conflist" ] &&
 	jq -e '.status.capacity."arbtable.io/high-slots" == "48"' "$A/node.json" >/dev/null &&
-	ok "agent loop: chained, published, --probe ready and --probe live pass" ||
+	ok "agent loop: the module loaded -> chained and published at the next look, --probe ready and --probe live pass" ||
 	bad "agent loop: not ready: $(cat "$A/loop.log")"
 [ ${#pidns[@]} = 0 ] || { grep -q "^NSpid:.*[[:space:]]1$" "/proc/$inner/status" 2>/dev/null &&
 	ok "agent loop: bash is PID 1 in its namespace (pid $inner outside)" ||
 	bad "agent loop: not PID 1: $(grep NSpid "/proc/$inner/status" 2>&1)"; }
-sleep 1.5
 t0=$(date +%s%N)
 kill -TERM "$inner"
 for _ in $(seq 300); do
