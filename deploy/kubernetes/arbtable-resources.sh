@@ -119,8 +119,8 @@ arbt_config() {
 		if [[ $seen == *" $k "* ]]; then
 			echo "ARBTABLE_QDISC: $k given twice" >&2
 			bad=1
-		elif [[ ! $v =~ ^[0-9][0-9A-Za-z.:]*$ ]]; then
-			echo "ARBTABLE_QDISC: $k \"$v\": want a value such as 10gbit, 1514, 30k or 1:" >&2
+		elif [[ ! $v =~ ^[0-9][0-9A-Za-z.:%]*$ ]]; then
+			echo "ARBTABLE_QDISC: $k \"$v\": want a value such as 10gbit, 50%, 1514, 30k or 1:" >&2
 			bad=1
 		else
 			q=$(jq -c --arg k "$k" --arg v "$v" '. + {($k): $v}' <<<"$q")

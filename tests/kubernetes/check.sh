@@ -301,6 +301,10 @@ Q="rate 1gbit" inst 2>"$T/log3"
 [ "$(jq -c '[.plugins[].type], .plugins[2].qdisc' "$c" | paste -sd' ')" = '["flannel","portmap","arbtable-cni"] {"rate":"1gbit"}' ] &&
 	ok "installer: a rate in the ConfigMap goes into the entry's qdisc" ||
 	bad "installer: rerun with rate 1gbit: $(cat "$c")"
+Q="rate 50% mtu 9000" inst 2>/dev/null
+[ "$(jq -c '.plugins[2].qdisc' "$c")" = '{"rate":"50%","mtu":"9000"}' ] &&
+	ok "installer: rate 50% (of the link speed) mtu 9000 accepted" ||
+	bad "installer: rate 50%: $(cat "$c")"
 # a 1.1.0 list with cniVersions: kept; a plugin that does not speak it:
 # the chain goes
 jq '.cniVersion = "1.1.0" | .cniVersions = ["0.4.0", "1.0.0", "1.1.0"]' \
