@@ -157,8 +157,11 @@ snapshot() {
 	fi
 	if ! flock -s -w 10 "$fd"; then
 		log "$lock: held by another for 10 s"
-	elif ensure_root "$dev" &&
-	     arbtablectl --json show "$dev" >"$WORK/show.json" 2>"$WORK/err"; then
+	elif ! ensure_root "$dev"; then
+		:
+	elif ! arbtablectl --json show "$dev" >"$WORK/show.json" 2>"$WORK/err"; then
+		log "show $dev: $(cat "$WORK/err")"
+	else
 		rc=0
 	fi
 	exec {fd}>&-
