@@ -21,18 +21,133 @@
 #
 # Needs bash and jq.
 
+# ------------------------------------------------------------ configuration
+# The ConfigMap's values are parsed by pattern, never handed to bash
+# arithmetic ($((ARBTABLE_MARK_MASK)) would evaluate "a[$(cmd)]"), and
+# checked as arbtable-cni checks them (cni/conf.c), so that a value the
+# plugin refuses stops the installer and the agent with a message instead
+# of every pod's ADD.
+
+# arbt_uint NAME VALUE MAX: VALUE, decimal or 0x-hexadecimal as
+# arbtable-cni reads numbers, in decimal on stdout; a message naming NAME
+# and 1 when it is not such a number of at most MAX.
+arbt_uint() {
+	local n=$1 v=$2 max=$3 d
+	if [[ $v =~ ^0[xX]([0-9a-fA-F]{1,8})$ ]]; then
+		d=$((16#${BASH_REMATCH[1]}))
+	elif [[ $v =~ ^[0-9]{1,10}$ ]]; then
+		d=$((10#$v))
+	else
+		echo "$n \"$v\": want a number (decimal, or hexadecimal with 0x)" >&2
+		return 1
+	fi
+	if [ "$d" -gt "$max" ]; then
+		echo "$n $v: at most $max" >&2
+		return 1
+	fi
+	echo "$d"
+}
+
 # arbt_pod_minors MARK_MASK MINOR_BASE: "LO HI", the class minors
 # arbtable-cni gives tenants (cni/conf.c: minorBase + t, t = 1 .. the
-# values the mark field holds, within 16 bits).
+# values the mark field holds, within 16 bits).  The same checks as the
+# plugin's: a mask of contiguous bits holding at least 64 tenants, a base
+# of 1..0xffbe; a message and 1 otherwise.
 arbt_pod_minors() {
-	local mask=$(($1)) base=$(($2)) shift=0 span
+	local mask base shift=0 span
+	mask=$(arbt_uint ARBTABLE_MARK_MASK "$1" 4294967295) || return 1
+	base=$(arbt_uint ARBTABLE_MINOR_BASE "$2" 65535) || return 1
+	if [ "$mask" = 0 ]; then
+		echo "ARBTABLE_MARK_MASK $1: must not be 0 (the mark field of the tenant number)" >&2
+		return 1
+	fi
 	while [ $((mask & 1)) = 0 ]; do
 		mask=$((mask >> 1))
 		shift=$((shift + 1))
 	done
+	if [ $((mask & (mask + 1))) != 0 ]; then
+		echo "ARBTABLE_MARK_MASK $1: the bits must be contiguous" >&2
+		return 1
+	fi
+	if [ "$mask" -lt 64 ]; then
+		echo "ARBTABLE_MARK_MASK $1: holds $mask tenants, fewer than the 64 classes a qdisc can have" >&2
+		return 1
+	fi
+	if [ "$base" = 0 ] || [ "$base" -gt $((0xffff - 64 - 1)) ]; then
+		echo "ARBTABLE_MINOR_BASE $2: want 1..0xffbe" >&2
+		return 1
+	fi
 	span=$mask
-	[ $span -gt $((0xffff - base)) ] && span=$((0xffff - base))
+	[ "$span" -gt $((0xffff - base)) ] && span=$((0xffff - base))
 	echo "$((base + 1)) $((base + span))"
+}
+
+# arbt_config: the ConfigMap's ARBTABLE_* (defaults for those unset)
+# parsed into
+#   ARBT_DEVICE     an interface name, or "auto" (the default route's)
+#   ARBT_QDISC      the qdisc object of the plugin's entry (JSON, {} for
+#                   none: the plugin then sizes the root to the link)
+#   ARBT_SHARE      defaultShare, 1..255
+#   ARBT_MASK       markMask, ARBT_BASE minorBase (as given: checked)
+#   ARBT_LO ARBT_HI the tenant minors they give
+#   ARBT_INTERVAL   seconds, 1..3600
+# Every value refused gets a line on stderr naming it; returns 1 then.
+# shellcheck disable=SC2034 # the ARBT_* are the callers'
+arbt_config() {
+	local bad=0 words k v seen=" " q='{}' r
+	ARBT_DEVICE=${ARBTABLE_DEVICE:-auto}
+	# an interface name as the kernel takes it (dev_valid_name)
+	if [ "$ARBT_DEVICE" != auto ] &&
+	   { [[ ! $ARBT_DEVICE =~ ^[^/:[:space:]]{1,15}$ ]] ||
+	     [ "$ARBT_DEVICE" = . ] || [ "$ARBT_DEVICE" = .. ]; }; then
+		echo "ARBTABLE_DEVICE \"$ARBT_DEVICE\": want an interface name (1..15 characters, no '/', ':' or space) or auto" >&2
+		bad=1
+	fi
+	read -ra words <<<"${ARBTABLE_QDISC:-}"
+	set -- "${words[@]}"
+	while [ $# -gt 0 ]; do
+		k=$1 v=${2:-}
+		shift
+		[ $# = 0 ] || shift
+		case $k in
+		handle | rate | burst | mtu | highlimit | maxweight) ;;
+		*)
+			echo "ARBTABLE_QDISC: unknown key \"$k\" (known: handle, rate, burst, mtu, highlimit, maxweight)" >&2
+			bad=1
+			continue ;;
+		esac
+		if [[ $seen == *" $k "* ]]; then
+			echo "ARBTABLE_QDISC: $k given twice" >&2
+			bad=1
+		elif [[ ! $v =~ ^[0-9][0-9A-Za-z.:%]*$ ]]; then
+			echo "ARBTABLE_QDISC: $k \"$v\": want a value such as 10gbit, 50%, 1514, 30k or 1:" >&2
+			bad=1
+		else
+			q=$(jq -c --arg k "$k" --arg v "$v" '. + {($k): $v}' <<<"$q")
+		fi
+		seen="$seen$k "
+	done
+	ARBT_QDISC=$q
+	if ARBT_SHARE=$(arbt_uint ARBTABLE_DEFAULT_SHARE "${ARBTABLE_DEFAULT_SHARE:-1}" 255); then
+		[ "$ARBT_SHARE" != 0 ] ||
+			{ echo "ARBTABLE_DEFAULT_SHARE 0: want 1..255" >&2; bad=1; }
+	else
+		bad=1
+	fi
+	ARBT_MASK=${ARBTABLE_MARK_MASK:-0x00ff0000}
+	ARBT_BASE=${ARBTABLE_MINOR_BASE:-0x100}
+	if r=$(arbt_pod_minors "$ARBT_MASK" "$ARBT_BASE"); then
+		read -r ARBT_LO ARBT_HI <<<"$r"
+	else
+		bad=1
+	fi
+	if ARBT_INTERVAL=$(arbt_uint ARBTABLE_INTERVAL "${ARBTABLE_INTERVAL:-10}" 3600); then
+		[ "$ARBT_INTERVAL" != 0 ] ||
+			{ echo "ARBTABLE_INTERVAL 0: want 1..3600 seconds" >&2; bad=1; }
+	else
+		bad=1
+	fi
+	return $bad
 }
 
 # arbt_node_values CAPACITY_JSON SHOW_JSON MAX_PODS MINOR_LO MINOR_HI
@@ -49,19 +164,30 @@ arbt_node_values() {
 	local classes
 
 	# capacity: the free room and the sizing parameters, one line
-	c=$(jq -er '[.high.free_slots, .low.free_slots, .high.free_units,
-		     .classes_free, .high_capacity_bps, .maxweight, .rate_bps,
-		     .mtu, .highlimit, .strict_ceil_bps, .strict_cburst,
+	# (numbers checked as numbers: what reaches bash arithmetic below
+	# is digits only)
+	c=$(jq -er 'def n: if type == "number" and . >= 0 and . == floor
+			   then tostring else error("not a count") end;
+		    [(.high.free_slots, .low.free_slots, .high.free_units,
+		      .classes_free, .high_capacity_bps, .maxweight,
+		      .rate_bps, .mtu, .highlimit, .strict_ceil_bps,
+		      .strict_cburst | n),
 		     ([.high.fit_by_distance | to_entries[] |
-		       "\(.key):\(.value)"] | join(","))] |
-		    map(tostring) | join(" ")' "$cap") || return 1
+		       "\(.key):\(.value | n)"] | join(","))] |
+		    join(" ")' "$cap" 2>/dev/null) || return 1
 	read -r fh fl fu cf hc mw rate mtu hl sc scb fit <<<"$c"
+	[ "$mw" != 0 ] || return 1
 	# the classes arbtable-cni made (its minors): what pods hold now
-	c=$(jq -er '.classes | map([.handle, .stats.high_slot_count,
-				   .stats.low_slot_count,
-				   .stats.reserved_weight] |
-				  map(tostring) | join(" ")) | join("\n")' \
-	    "$show") || return 1
+	c=$(jq -er 'def n: if type == "number" and . >= 0 and . == floor
+			   then tostring else error("not a count") end;
+		    .classes | map(if (.handle | type == "string" and
+					test("^[0-9a-f]{1,4}:[0-9a-f]{1,4}$"))
+				   then [.handle, (.stats.high_slot_count,
+						   .stats.low_slot_count,
+						   .stats.reserved_weight | n)]
+				   else error("bad handle") end |
+				   join(" ")) | join("\n")' \
+	    "$show" 2>/dev/null) || return 1
 	while read -r handle hs ls rw; do
 		[ -n "$handle" ] || continue
 		minor=$((16#${handle#*:}))
@@ -162,4 +288,16 @@ arbt_current() {
 	jq -e --slurpfile p "$1" '. as $n | $p[0] as $w |
 		all($w | paths(scalars); . as $k |
 		    ($w | getpath($k)) == ($n | getpath($k)))' "$2" >/dev/null
+}
+
+# arbt_holds NODE STATUS_PATCH META_PATCH: "status", "meta", both or
+# neither (one line): the merge patches in those files (named so) that
+# delete (set to null) a key the node object in the file NODE has a value
+# for, i.e. the withdrawals to send.
+arbt_holds() {
+	jq -r --slurpfile s "$2" --slurpfile m "$3" '. as $n |
+		def holds($w): any($w | paths(. == null); . as $k |
+				   ($n | getpath($k)) != null);
+		[if holds($s[0]) then "status" else empty end,
+		 if holds($m[0]) then "meta" else empty end] | join(" ")' "$1"
 }
