@@ -103,6 +103,16 @@ for d in $DEV $DEV2 $DEV3; do
 	tc15 -s -d -j class show dev $d >"$tmp/c.$d" 2>&1
 	"$CTL" --json show $d >"$tmp/ctl.$d" 2>&1
 done
+# the same counters in arbtablectl's text
+s=$("$CTL" show $DEV3 2>&1)
+if grep -q ", mtu 9014 (follows the device), " <<<"$s" &&
+	grep -qx "capacity 40Mbit, link unknown, link_changes 0, mtu_changes 1, broken 1" <<<"$s" &&
+	grep -q "^3:10 BROKEN: " <<<"$s"; then
+	tap_ok "json: arbtablectl show $DEV3 (text): mtu 9014 followed, mtu_changes 1, broken 1, 3:10 BROKEN"
+else
+	diag "$s"
+	tap_fail "json: arbtablectl show $DEV3 (text): mtu 9014 followed, mtu_changes 1, broken 1, 3:10 BROKEN"
+fi
 
 # One python3 for every comparison and the round trip (each start costs
 # seconds under TCG). Lines: OK/FAIL DESC, DIAG TEXT.
