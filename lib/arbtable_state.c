@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The read side of libarbtable's ABI: the opaque state and the calls that
+ * The read side of libarbtable's ABI: the kernel's xstats, whatever their
+ * length, into the state's records; the opaque state and the calls that
  * copy its records out, each to the caller's size (arbtable_abi.c). Kept
  * apart from the netlink code so the unit tests can check it on the host.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <linux/pkt_sched_arbtable.h>
 
 #include "arbtable/arbtable.h"
 #include "arbtable_abi.h"
@@ -22,9 +26,133 @@ _Static_assert(sizeof(struct arbtable_qdisc_info) >=
 	       ARBTABLE_QDISC_INFO_SIZE_VER0, "qdisc info shrank");
 _Static_assert(sizeof(struct arbtable_class_info) >=
 	       ARBTABLE_CLASS_INFO_SIZE_VER0, "class info shrank");
+_Static_assert(sizeof(struct arbtable_qdisc_info) ==
+	       ARBTABLE_QDISC_INFO_SIZE_VER1, "qdisc info: a new SIZE_VER");
+_Static_assert(sizeof(struct arbtable_class_info) ==
+	       ARBTABLE_CLASS_INFO_SIZE_VER1, "class info: a new SIZE_VER");
 /* embedded in the records, so frozen */
 _Static_assert(sizeof(struct arbtable_stats) == 56, "arbtable_stats frozen");
 _Static_assert(sizeof(struct arbtable_slot) == 8, "arbtable_slot frozen");
+
+/*
+ * Field @f of the kernel's xstats @x into record @rec when the payload's
+ * @len bytes hold it whole, with @bit set in the record's xstats_fields.
+ */
+#define ARB_XTAKE(rec, x, len, f, bit)					\
+	do {								\
+		if (offsetof(__typeof__(x), f) + sizeof((x).f) <= (len)) { \
+			(rec)->f = (x).f;				\
+			(rec)->xstats_fields |= (bit);			\
+		}							\
+	} while (0)
+
+int arb_qdisc_xstats_in(struct arbtable_qdisc_info *qi, const void *data,
+			size_t len)
+{
+	struct tc_arbtable_xstats x = {};
+	int i;
+
+	qi->has_xstats = 0;
+	qi->unclassified_qlen = 0;
+	qi->unclassified_pkts = 0;
+	qi->unclassified_drops = 0;
+	qi->swaps = 0;
+	qi->throttled = 0;
+	memset(qi->used, 0, sizeof(qi->used));
+	memset(qi->cur, 0, sizeof(qi->cur));
+	qi->hp_counter = 0;
+	memset(qi->credit, 0, sizeof(qi->credit));
+	qi->xstats_fields = 0;
+	qi->gso_split = 0;
+	qi->gso_segs = 0;
+	qi->oversize_drops = 0;
+	qi->capacity = 0;
+	qi->link_rate = 0;
+	qi->link_changes = 0;
+	qi->mtu_changes = 0;
+	qi->stalls = 0;
+	qi->broken = 0;
+	if (!data || len < sizeof(x.type))
+		return 0;
+	memcpy(&x, data, len < sizeof(x) ? len : sizeof(x));
+	if (x.type != TCA_ARBTABLE_XSTATS_QDISC)
+		return 0;
+
+	/* the first release's fields: what a short payload lacks reads 0 */
+	qi->has_xstats = 1;
+	qi->unclassified_pkts = x.unclassified_pkts;
+	qi->unclassified_drops = x.unclassified_drops;
+	qi->unclassified_qlen = x.unclassified_qlen;
+	qi->swaps = x.swaps;
+	qi->throttled = x.throttled;
+	qi->used[ARBTABLE_HIGH] = x.high_used;
+	qi->used[ARBTABLE_LOW] = x.low_used;
+	qi->cur[ARBTABLE_HIGH] = x.high_cur;
+	qi->cur[ARBTABLE_LOW] = x.low_cur;
+	qi->hp_counter = x.hp_counter;
+	for (i = 0; i < ARBTABLE_SLOTS; i++) {
+		qi->credit[ARBTABLE_HIGH][i] = x.high_credit[i];
+		qi->credit[ARBTABLE_LOW][i] = x.low_credit[i];
+	}
+
+	/* those appended since: each says whether the kernel had it */
+	ARB_XTAKE(qi, x, len, gso_split, ARBTABLE_QX_GSO_SPLIT);
+	ARB_XTAKE(qi, x, len, gso_segs, ARBTABLE_QX_GSO_SEGS);
+	ARB_XTAKE(qi, x, len, oversize_drops, ARBTABLE_QX_OVERSIZE_DROPS);
+	ARB_XTAKE(qi, x, len, capacity, ARBTABLE_QX_CAPACITY);
+	ARB_XTAKE(qi, x, len, link_rate, ARBTABLE_QX_LINK_RATE);
+	ARB_XTAKE(qi, x, len, link_changes, ARBTABLE_QX_LINK_CHANGES);
+	ARB_XTAKE(qi, x, len, mtu_changes, ARBTABLE_QX_MTU_CHANGES);
+	ARB_XTAKE(qi, x, len, broken, ARBTABLE_QX_BROKEN);
+	ARB_XTAKE(qi, x, len, stalls, ARBTABLE_QX_STALLS);
+	return 1;
+}
+
+int arb_class_xstats_in(struct arbtable_class_info *ci, const void *data,
+			size_t len)
+{
+	struct tc_arbtable_class_xstats x = {};
+
+	ci->has_xstats = 0;
+	ci->distance = 0;
+	memset(ci->slots, 0, sizeof(ci->slots));
+	memset(ci->weight, 0, sizeof(ci->weight));
+	ci->index = 0;
+	ci->reserved_weight = 0;
+	ci->reserved_rate = 0;
+	ci->guaranteed_rate = 0;
+	ci->guaranteed_bound_ns = 0;
+	ci->current_bound_ns = 0;
+	ci->max_hol_ns = 0;
+	ci->throttled = 0;
+	ci->xstats_fields = 0;
+	ci->broken = 0;
+	ci->stalls = 0;
+	if (!data || len < sizeof(x.type))
+		return 0;
+	memcpy(&x, data, len < sizeof(x) ? len : sizeof(x));
+	if (x.type != TCA_ARBTABLE_XSTATS_CLASS)
+		return 0;
+
+	ci->has_xstats = 1;
+	ci->slots[ARBTABLE_HIGH] = x.high_slots;
+	ci->slots[ARBTABLE_LOW] = x.low_slots;
+	ci->weight[ARBTABLE_HIGH] = x.high_weight;
+	ci->weight[ARBTABLE_LOW] = x.low_weight;
+	ci->distance = x.distance;
+	ci->index = x.index;
+	ci->reserved_weight = x.reserved_weight;
+	ci->reserved_rate = x.reserved_rate;
+	ci->guaranteed_rate = x.guaranteed_rate;
+	ci->guaranteed_bound_ns = x.guaranteed_bound_ns;
+	ci->current_bound_ns = x.current_bound_ns;
+	ci->max_hol_ns = x.max_hol_ns;
+	ci->throttled = x.throttled;
+
+	ARB_XTAKE(ci, x, len, broken, ARBTABLE_CX_BROKEN);
+	ARB_XTAKE(ci, x, len, stalls, ARBTABLE_CX_STALLS);
+	return 1;
+}
 
 ARB_EXPORT struct arbtable_state *arbtable_state_new(void)
 {

@@ -418,6 +418,7 @@ static struct nla_policy arb_qopt_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_HIGH]		= { .type = NLA_NESTED },
 	[TCA_ARBTABLE_LOW]		= { .type = NLA_NESTED },
 	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_MTU_FOLLOW]	= { .type = NLA_FLAG },
 };
 
 static struct nla_policy arb_copt_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -437,29 +438,6 @@ static struct nla_policy arb_stats_policy[TCA_STATS_MAX + 1] = {
 	[TCA_STATS_RATE_EST64]	= { .minlen = sizeof(struct gnet_stats_rate_est64) },
 	[TCA_STATS_PKT64]	= { .type = NLA_U64 },
 };
-
-/*
- * The arbtable xstats of @type from TCA_STATS_APP into @dst (@size bytes,
- * zeroed first): at most what this library knows of a longer blob from a
- * newer kernel, the fields present of a shorter one. False when absent,
- * shorter than its type or of another type.
- */
-static int arb_take_xstats(const struct nlattr *app, __u32 type, void *dst,
-			   size_t size)
-{
-	size_t len;
-	__u32 t;
-
-	memset(dst, 0, size);
-	if (!app || nla_len(app) < (int)sizeof(t))
-		return 0;
-	memcpy(&t, nla_data(app), sizeof(t));
-	if (t != type)
-		return 0;
-	len = (size_t)nla_len(app);
-	memcpy(dst, nla_data(app), len < size ? len : size);
-	return 1;
-}
 
 /* TCA_STATS2 into @s; returns the TCA_STATS_APP attribute or NULL. */
 static struct nlattr *arb_parse_stats(struct nlattr *nest,
@@ -567,6 +545,8 @@ static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 		o->mtu = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
 		o->set |= ARBTABLE_Q_MTU;
 	}
+	/* absent from older kernels, whose mtu never followed the device */
+	st->q.mtu_follows_device = !!tb[TCA_ARBTABLE_MTU_FOLLOW];
 	if (tb[TCA_ARBTABLE_MAXWEIGHT]) {
 		o->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
 		o->set |= ARBTABLE_Q_MAXWEIGHT;
@@ -689,7 +669,6 @@ static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
 
 	if (is_arb && d->st) {
 		struct arbtable_state *st = d->st;
-		struct tc_arbtable_xstats qx;
 		struct nlattr *app;
 		int bad;
 
@@ -698,29 +677,11 @@ static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
 		memset(&st->q.stats, 0, sizeof(st->q.stats));
 		st->q.handle = tcm->tcm_handle;
 		st->q.parent = tcm->tcm_parent;
+		st->q.mtu_follows_device = 0;
 		bad = arb_parse_qopts(tb[TCA_OPTIONS], st);
 		app = arb_parse_stats(tb[TCA_STATS2], &st->q.stats);
-		st->q.has_xstats = 0;
-		if (arb_take_xstats(app, TCA_ARBTABLE_XSTATS_QDISC, &qx,
-				    sizeof(qx))) {
-			int i;
-
-			st->q.has_xstats = 1;
-			st->q.unclassified_pkts = qx.unclassified_pkts;
-			st->q.unclassified_drops = qx.unclassified_drops;
-			st->q.unclassified_qlen = qx.unclassified_qlen;
-			st->q.swaps = qx.swaps;
-			st->q.throttled = qx.throttled;
-			st->q.used[ARBTABLE_HIGH] = qx.high_used;
-			st->q.used[ARBTABLE_LOW] = qx.low_used;
-			st->q.cur[ARBTABLE_HIGH] = qx.high_cur;
-			st->q.cur[ARBTABLE_LOW] = qx.low_cur;
-			st->q.hp_counter = qx.hp_counter;
-			for (i = 0; i < ARBTABLE_SLOTS; i++) {
-				st->q.credit[ARBTABLE_HIGH][i] = qx.high_credit[i];
-				st->q.credit[ARBTABLE_LOW][i] = qx.low_credit[i];
-			}
-		}
+		arb_qdisc_xstats_in(&st->q, app ? nla_data(app) : NULL,
+				    app ? (size_t)nla_len(app) : 0);
 		if (bad)
 			return bad;
 	}
@@ -1193,7 +1154,6 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 	struct arbtable_state *st = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct nlattr *tb[TCA_MAX + 1], *app;
-	struct tc_arbtable_class_xstats x;
 	struct arb_class *k;
 	struct arbtable_class_info *c;
 	struct tcmsg *tcm;
@@ -1217,22 +1177,8 @@ static int arb_class_cb(struct nl_msg *msg, void *arg)
 	c->leaf = tcm->tcm_info;
 	bad = arb_parse_copts(tb[TCA_OPTIONS], &k->opts);
 	app = arb_parse_stats(tb[TCA_STATS2], &c->stats);
-	if (arb_take_xstats(app, TCA_ARBTABLE_XSTATS_CLASS, &x, sizeof(x))) {
-		c->has_xstats = 1;
-		c->slots[ARBTABLE_HIGH] = x.high_slots;
-		c->slots[ARBTABLE_LOW] = x.low_slots;
-		c->weight[ARBTABLE_HIGH] = x.high_weight;
-		c->weight[ARBTABLE_LOW] = x.low_weight;
-		c->distance = x.distance;
-		c->index = x.index;
-		c->reserved_rate = x.reserved_rate;
-		c->guaranteed_bound_ns = x.guaranteed_bound_ns;
-		c->current_bound_ns = x.current_bound_ns;
-		c->max_hol_ns = x.max_hol_ns;
-		c->throttled = x.throttled;
-		c->reserved_weight = x.reserved_weight;
-		c->guaranteed_rate = x.guaranteed_rate;
-	}
+	arb_class_xstats_in(c, app ? nla_data(app) : NULL,
+			    app ? (size_t)nla_len(app) : 0);
 	return bad ? bad : NL_OK;
 }
 

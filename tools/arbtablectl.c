@@ -377,6 +377,7 @@ static struct json_object *json_qdisc_opts(const struct ctl_snap *st)
 	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
 		jarr_add(a, jclassid(st->q.handle, st->q.priomap[i]));
 	jput_u64(j, "mtu", o->mtu);
+	jput_bool(j, "mtu_follows_device", st->q.mtu_follows_device);
 	jput_u64(j, "maxweight", o->maxweight);
 	for (t = 0; t < ARBTABLE_NTABLES; t++) {
 		uint64_t used = used_mask(st, t);
@@ -455,6 +456,11 @@ static struct json_object *json_class(const struct ctl_class *c)
 	jput_u64(x, "guaranteed_bound", c->i.guaranteed_bound_ns);
 	jput_u64(x, "current_bound", c->i.current_bound_ns);
 	jput_u64(x, "max_hol_wait", c->i.max_hol_ns);
+	/* what an older kernel does not report is left out, not 0 */
+	if (c->i.xstats_fields & ARBTABLE_CX_STALLS)
+		jput_u64(x, "stalls", c->i.stalls);
+	if (c->i.xstats_fields & ARBTABLE_CX_BROKEN)
+		jput_bool(x, "broken", c->i.broken);
 	return j;
 }
 
@@ -479,6 +485,35 @@ static struct json_object *json_credits(const struct ctl_snap *st, int t)
 	return a;
 }
 
+/*
+ * The qdisc xstats appended since the first release, with tc's keys; an
+ * older kernel's shorter xstats leave out those it does not have.
+ */
+static void json_qdisc_xstats(struct json_object *q,
+			      const struct arbtable_qdisc_info *qi)
+{
+	uint32_t f = qi->xstats_fields;
+
+	if (f & ARBTABLE_QX_GSO_SPLIT)
+		jput_u64(q, "gso_split", qi->gso_split);
+	if (f & ARBTABLE_QX_GSO_SEGS)
+		jput_u64(q, "gso_segs", qi->gso_segs);
+	if (f & ARBTABLE_QX_OVERSIZE_DROPS)
+		jput_u64(q, "oversize_drops", qi->oversize_drops);
+	if (f & ARBTABLE_QX_STALLS)
+		jput_u64(q, "stalls", qi->stalls);
+	if (f & ARBTABLE_QX_CAPACITY)
+		jput_u64(q, "capacity", qi->capacity);
+	if (f & ARBTABLE_QX_LINK_RATE)
+		jput_u64(q, "link_rate", qi->link_rate);
+	if (f & ARBTABLE_QX_LINK_CHANGES)
+		jput_u64(q, "link_changes", qi->link_changes);
+	if (f & ARBTABLE_QX_MTU_CHANGES)
+		jput_u64(q, "mtu_changes", qi->mtu_changes);
+	if (f & ARBTABLE_QX_BROKEN)
+		jput_u64(q, "broken", qi->broken);
+}
+
 static void show_json(const struct ctl_snap *st)
 {
 	struct json_object *q = jnew(), *u, *tabs, *a;
@@ -488,9 +523,7 @@ static void show_json(const struct ctl_snap *st)
 	json_qdisc_id(q, st);
 	jput(q, "options", json_qdisc_opts(st));
 	json_stats(q, &st->q.stats);
-	/* the qdisc xstats tc -s -d prints (not gso_split, gso_segs and
-	 * oversize_drops: libarbtable does not read them yet)
-	 */
+	/* the qdisc xstats tc -s -d prints */
 	u = jnew();
 	jput(q, "unclassified", u);
 	jput_u64(u, "packets", st->q.unclassified_pkts);
@@ -506,6 +539,7 @@ static void show_json(const struct ctl_snap *st)
 	jput_u64(q, "class_count", st->nclasses);
 	jput(q, "high_credit", json_credits(st, ARBTABLE_HIGH));
 	jput(q, "low_credit", json_credits(st, ARBTABLE_LOW));
+	json_qdisc_xstats(q, &st->q);
 
 	/* arbtablectl's own: free slots and free sets per distance */
 	tabs = jnew();
@@ -545,9 +579,59 @@ static void show_head(const struct ctl_snap *st)
 		printf(", rate link speed");
 	if (st->opts.burst)
 		printf(", burst %u bytes", st->opts.burst);
-	printf(", highlimit %u, mtu %u, maxweight %u, accounting %s\n",
-	       st->opts.highlimit, st->opts.mtu, st->opts.maxweight,
+	printf(", highlimit %u, mtu %u%s, maxweight %u, accounting %s\n",
+	       st->opts.highlimit, st->opts.mtu,
+	       st->q.mtu_follows_device ? " (follows the device)" : "",
+	       st->opts.maxweight,
 	       st->opts.accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit");
+}
+
+/* one item of a line of "name value" items, comma separated */
+__attribute__((format(printf, 2, 3)))
+static void line_item(int *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((*n)++)
+		fputs(", ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+/* The capacity and the link, mtu, GSO and stall counters, those of them
+ * the kernel reports (an older one reports fewer), on two lines.
+ */
+static void show_counters(const struct arbtable_qdisc_info *q)
+{
+	uint32_t f = q->xstats_fields;
+	char b[32];
+	int n = 0;
+
+	if (f & ARBTABLE_QX_CAPACITY)
+		line_item(&n, "capacity %s", fmt_rate(q->capacity, b, sizeof(b)));
+	if (f & ARBTABLE_QX_LINK_RATE)
+		line_item(&n, "link %s", q->link_rate ?
+			  fmt_rate(q->link_rate, b, sizeof(b)) : "unknown");
+	if (f & ARBTABLE_QX_LINK_CHANGES)
+		line_item(&n, "link_changes %" PRIu64, q->link_changes);
+	if (f & ARBTABLE_QX_MTU_CHANGES)
+		line_item(&n, "mtu_changes %" PRIu64, q->mtu_changes);
+	if (f & ARBTABLE_QX_BROKEN)
+		line_item(&n, "broken %u", q->broken);
+	if (n)
+		putchar('\n');
+	n = 0;
+	if (f & ARBTABLE_QX_GSO_SPLIT)
+		line_item(&n, "gso_split %" PRIu64, q->gso_split);
+	if (f & ARBTABLE_QX_GSO_SEGS)
+		line_item(&n, "gso_segs %" PRIu64, q->gso_segs);
+	if (f & ARBTABLE_QX_OVERSIZE_DROPS)
+		line_item(&n, "oversize_drops %" PRIu64, q->oversize_drops);
+	if (f & ARBTABLE_QX_STALLS)
+		line_item(&n, "stalls %" PRIu64, q->stalls);
+	if (n)
+		putchar('\n');
 }
 
 /* The 64 slots as 8 rows of 8 cells "MINOR/WEIGHT", "." when free. */
@@ -596,16 +680,18 @@ static void show_text(const struct ctl_snap *st)
 	int t;
 
 	show_head(st);
+	show_counters(&st->q);
 	for (t = 0; t < ARBTABLE_NTABLES; t++)
 		show_map(st, t);
-	printf("\n%-9s %-6s %-13s %-11s %-8s %4s %5s %6s %-9s %-9s %-9s %s\n",
+	printf("\n%-9s %-6s %-13s %-11s %-8s %4s %5s %6s %-9s %-9s %-9s %6s %s\n",
 	       "CLASS", "TABLE", "RESERVED", "GUARANTEED", "LATENCY", "DIST",
-	       "SLOTS", "WEIGHT", "BOUND", "CURRENT", "CEIL", "SLOT LIST");
+	       "SLOTS", "WEIGHT", "BOUND", "CURRENT", "CEIL", "STALLS",
+	       "SLOT LIST");
 	for (i = 0; i < st->nclasses; i++) {
 		const struct ctl_class *c = &st->classes[i];
 		const struct arbtable_class_opts *o = &c->opts;
 		char id[16], res[24], gua[24], lat[16], bound[16], cur[16];
-		char ceil[16];
+		char ceil[16], stalls[24];
 		char list[256], dist[16];
 		int tt = c->i.slots[ARBTABLE_HIGH] ? ARBTABLE_HIGH : ARBTABLE_LOW;
 
@@ -644,16 +730,28 @@ static void show_text(const struct ctl_snap *st)
 			fmt_rate(o->ceil, ceil, sizeof(ceil));
 		else
 			snprintf(ceil, sizeof(ceil), "-");
+		if (c->i.xstats_fields & ARBTABLE_CX_STALLS)
+			snprintf(stalls, sizeof(stalls), "%" PRIu64, c->i.stalls);
+		else
+			snprintf(stalls, sizeof(stalls), "-");
 		fmt_slots(c->i.slots[tt], list, sizeof(list));
-		printf("%-9s %-6s %-13s %-11s %-8s %4s %5d %6u %-9s %-9s %-9s %s\n",
+		printf("%-9s %-6s %-13s %-11s %-8s %4s %5d %6u %-9s %-9s %-9s %6s %s\n",
 		       id, class_table(c), res, gua, lat, dist,
 		       __builtin_popcountll(c->i.slots[ARBTABLE_HIGH]) +
 		       __builtin_popcountll(c->i.slots[ARBTABLE_LOW]),
 		       c->i.weight[ARBTABLE_HIGH] + c->i.weight[ARBTABLE_LOW],
-		       bound, cur, ceil, list);
+		       bound, cur, ceil, stalls, list);
 	}
 	if (!st->nclasses)
 		printf("(no classes)\n");
+	for (i = 0; i < st->nclasses; i++) {
+		const struct ctl_class *c = &st->classes[i];
+		char id[16];
+
+		if (c->i.broken)
+			printf("%s BROKEN: the device's frames grew past what its admission assumed; its rate or latency no longer holds\n",
+			       fmt_classid(c->i.classid, id, sizeof(id)));
+	}
 	for (t = 0; t < ARBTABLE_NTABLES; t++) {
 		char list[256];
 

@@ -8,6 +8,12 @@
 #    (class ids as tc class id strings, rates bytes/s, times ns);
 #  - no key names a configured value in one place and a measured or
 #    allocated one in the other;
+#  - the xstats the kernel added later (GSO, oversize drops, capacity,
+#    link, mtu changes, broken, stalls; mtu_follows_device in the
+#    options) are among the keys compared, with counts made non-zero
+#    first: a UDP GSO send on $DEV, a frame above $DEV2's pinned mtu, and
+#    a third device whose mtu grows under a class admitted with a latency
+#    (its guarantee breaks);
 #  - tc 6.15's tc -j class show round-trips every class option: every
 #    class is deleted, then added again through tc 6.15 with the values its
 #    JSON gave (the strict class first, as it must be), and each shows the
@@ -22,8 +28,9 @@ TC15=$BPO/root/sbin/tc
 mm=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$BPO/version" 2>/dev/null)
 PL15=$ARBT_ROOT/build/tc-$mm
 DEV2=d1
+DEV3=d2
 tmp=$(mktemp -d)
-trap 'dev_del $DEV; dev_del $DEV2; rm -rf $tmp' EXIT
+trap 'dev_del $DEV; dev_del $DEV2; dev_del $DEV3; rm -rf $tmp' EXIT
 
 arb_load_module || diag "loading sch_arbtable failed"
 if ! have_arbtable || [ ! -x "$CTL" ]; then
@@ -56,12 +63,56 @@ tc qdisc change dev $DEV2 root handle 2: arbtable high 10:20,-,11:30@5 low 30:2 
 	priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 30 || ok=1
 tap_check "json: configuration through tc" test $ok = 0
 
-for d in $DEV $DEV2; do
+# Counters for the comparison. $DEV: one UDP GSO send of 4 segments to
+# class 1:10 (skb->priority names it), split at enqueue (the dummy
+# device takes GSO); $DEV2: a 1514-byte frame above its pinned mtu 1500,
+# dropped; $DEV3: auto at 40mbit, highlimit 255, a class admitted with
+# the latency its distance-8 placement gets at mtu 1514 (read back
+# first), then the device's mtu raised to 9000: the mtu follows and the
+# class's latency breaks (test_mtu_follow.sh's recipe).
+ok=0
+dummy_up $DEV3 || ok=1
+ip addr add 10.77.0.1/24 dev $DEV && ip addr add 10.77.1.1/24 dev $DEV2 || ok=1
+python3 - <<'PY' || ok=1
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, 0x10010)
+rc = 0
+for size, seg, dst in ((4000, 1000, "10.77.0.2"), (1472, 0, "10.77.1.2")):
+    try:
+        s.setsockopt(socket.IPPROTO_UDP, 103, seg)  # UDP_SEGMENT
+        s.sendto(b"x" * size, (dst, 9))
+    except OSError as e:
+        print("send of %d bytes to %s: %s" % (size, dst, e), file=sys.stderr)
+        rc = 1
+sys.exit(rc)
+PY
+tc qdisc add dev $DEV3 root handle 3: arbtable rate 40mbit highlimit 255 || ok=1
+tc class add dev $DEV3 parent 3: classid 3:10 arbtable rate 10mbit distance 8 || ok=1
+lat=$("$CTL" --json show $DEV3 | python3 -c 'import json, sys
+print(json.load(sys.stdin)["classes"][0]["stats"]["guaranteed_bound"])')
+tc class del dev $DEV3 classid 3:10 || ok=1
+tc class add dev $DEV3 parent 3: classid 3:10 arbtable rate 10mbit latency "${lat:-0}ns" || ok=1
+ip link set $DEV3 mtu 9000 || ok=1
+tap_check "json: counters: UDP GSO on $DEV, an oversize frame on $DEV2, $DEV3's mtu to 9000 under class 3:10 latency ${lat:-?} ns" \
+	test $ok = 0
+
+for d in $DEV $DEV2 $DEV3; do
 	tc -s -d -j qdisc show dev $d >"$tmp/q61.$d" 2>&1
 	tc15 -s -d -j qdisc show dev $d >"$tmp/q.$d" 2>&1
 	tc15 -s -d -j class show dev $d >"$tmp/c.$d" 2>&1
 	"$CTL" --json show $d >"$tmp/ctl.$d" 2>&1
 done
+# the same counters in arbtablectl's text
+s=$("$CTL" show $DEV3 2>&1)
+if grep -q ", mtu 9014 (follows the device), " <<<"$s" &&
+	grep -qx "capacity 40Mbit, link unknown, link_changes 0, mtu_changes 1, broken 1" <<<"$s" &&
+	grep -q "^3:10 BROKEN: " <<<"$s"; then
+	tap_ok "json: arbtablectl show $DEV3 (text): mtu 9014 followed, mtu_changes 1, broken 1, 3:10 BROKEN"
+else
+	diag "$s"
+	tap_fail "json: arbtablectl show $DEV3 (text): mtu 9014 followed, mtu_changes 1, broken 1, 3:10 BROKEN"
+fi
 
 # One python3 for every comparison and the round trip (each start costs
 # seconds under TCG). Lines: OK/FAIL DESC, DIAG TEXT.
@@ -98,8 +149,6 @@ def full(major, ref):
 
 def norm_opts(o, major):
     o = dict(o)
-    # whether the mtu follows the device: tc's, libarbtable does not read it yet
-    o.pop("mtu_follows_device", None)
     o["default"] = full(major, o["default"])
     if "priomap" in o:
         o["priomap"] = [full(major, x) for x in o["priomap"]]
@@ -108,17 +157,32 @@ def norm_opts(o, major):
     return o
 
 
-# keys of tc's own (kind, device, refcount), and the qdisc xstats
-# libarbtable does not read yet (GSO, the link and the mtu followed,
-# shaped children's stalls)
-TC_ONLY = {"refcnt", "gso_split", "gso_segs", "oversize_drops", "stalls",
-           "capacity", "link_rate", "link_changes", "mtu_changes", "broken"}
+# keys of tc's own (the qdisc's refcount)
+TC_ONLY = {"refcnt"}
 # tc leaves "dev" out when asked about one device
 CTL_ONLY = {"tables", "classes", "dev"}
 CLASS_TC_ONLY = {"class", "dev", "leaf"}
-# the class xstats libarbtable does not read yet (tc puts them in "stats")
-CLASS_STATS_TC_ONLY = {"stalls", "broken"}
+CLASS_STATS_TC_ONLY = set()
 CLASS_CTL_ONLY = {"table"}
+# the xstats the kernel appended after libarbtable's first release: each
+# must be among the keys compared, on every device
+NEW_QDISC = {"gso_split", "gso_segs", "oversize_drops", "stalls", "capacity",
+             "link_rate", "link_changes", "mtu_changes", "broken"}
+NEW_CLASS = {"stalls", "broken"}
+# and what the shell made of them before the dumps (tc's values, which
+# arbtablectl's must equal): device -> (options, qdisc, class stats)
+EXPECT = {
+    devs[0]: ({"mtu_follows_device": True},
+              {"gso_split": 1, "gso_segs": 4, "capacity": 1250000,
+               "link_rate": 0, "mtu_changes": 0, "broken": 0},
+              ("1:10", {"broken": False, "stalls": 0})),
+    devs[1]: ({"mtu_follows_device": False, "mtu": 1500},
+              {"oversize_drops": 1, "gso_split": 0, "capacity": 2500000},
+              ("2:10", {"broken": False})),
+    devs[2]: ({"mtu_follows_device": True, "mtu": 9014},
+              {"mtu_changes": 1, "broken": 1, "capacity": 5000000},
+              ("3:10", {"broken": True, "stalls": 0})),
+}
 
 for dev in devs:
     q61 = arb(load("%s/q61.%s" % (tmp, dev)))
@@ -167,6 +231,18 @@ for dev in devs:
                             k["stats"][key]))
     check("%s: every class: the same keys and values in tc -j class show and arbtablectl (options, stats, xstats)"
           % dev, not bad, bad)
+    miss = sorted(NEW_QDISC - (tk & ck)) + \
+        sorted("class " + c["handle"] + ": " + k for c in cls for k in NEW_CLASS
+               if k not in c["stats"] or k not in byh.get(c["handle"], {}).get("stats", {}))
+    check("%s: the later xstats are compared (qdisc %s, class %s) and mtu_follows_device"
+          % (dev, sorted(NEW_QDISC), sorted(NEW_CLASS)),
+          not miss and "mtu_follows_device" in q["options"], miss)
+    eo, eq, (eh, ec) = EXPECT.get(dev, ({}, {}, (None, {})))
+    tcc = [c["stats"] for c in cls if c["handle"] == eh]
+    got = ({k: q["options"].get(k) for k in eo}, {k: q.get(k) for k in eq},
+           {k: tcc[0].get(k) for k in ec} if tcc else None)
+    check("%s: those values are what was done to the device: options %s, qdisc %s, class %s %s"
+          % (dev, eo, eq, eh, ec), got == (eo, eq, ec), got)
     over = [(w, c.get("handle"), sorted((set(c) - {"stats"}) & set(c["stats"])))
             for w, l in (("tc", cls), ("arbtablectl", ctl["classes"])) for c in l
             if (set(c) - {"stats"}) & set(c["stats"])]
@@ -281,7 +357,7 @@ while IFS= read -r line; do
 	DIAG) diag "$rest" ;;
 	*) diag "$line" ;;
 	esac
-done < <(python3 "$tmp/cmp.py" "$tmp" "$TC15" "$PL15" $DEV $DEV2 2>&1)
+done < <(python3 "$tmp/cmp.py" "$tmp" "$TC15" "$PL15" $DEV $DEV2 $DEV3 2>&1)
 [ $ended = 1 ] || tap_fail "json: the comparison script ran to its end"
 
 tap_end

@@ -153,6 +153,14 @@ tap_check "show: both maps of 8 rows, class table, free slots, free sets" bash -
 	grep -q "^1:11 .* high .* 1Mbit .* 8 " <<<"$s" &&
 	grep -q "^1:30 .* low .*share 10" <<<"$s" &&
 	grep -q "^free high slots: " <<<"$s" && grep -q "^free sets by distance:" <<<"$s"' _ "$show"
+tap_check "show: the mtu followed, the capacity and link, the GSO and stall counters, a STALLS column" bash -c '
+	s=$1
+	grep -q "^arbtable 1: on .*, mtu 1514 (follows the device), " <<<"$s" &&
+	grep -qx "capacity 10Mbit, link unknown, link_changes 0, mtu_changes 0, broken 0" <<<"$s" &&
+	grep -qx "gso_split 0, gso_segs 0, oversize_drops 0, stalls 0" <<<"$s" &&
+	grep -q "^CLASS .* CEIL  *STALLS SLOT LIST$" <<<"$s" &&
+	[ "$(grep -cE "^1:(10|11|12|30) .* 0 [-0-9,]+$" <<<"$s")" = 4 ] &&
+	! grep -q BROKEN <<<"$s"' _ "$show"
 expect "show --json" 0 "" "$CTL" --json show $DEV
 js=$RUN_OUT
 jcheck "$js" \
@@ -166,6 +174,8 @@ jcheck "$js" \
 	'all(d["tables"][t]["used"] + len(d["tables"][t]["free"]) == 64 == d[t + "_used"] + len(d["tables"][t]["free"]) for t in ("high", "low")) and all(c["stats"]["guaranteed_bound"] > 0 for c in d["classes"] if c["stats"]["high_slots"])' \
 	"show --json: every rate class's guaranteed_rate >= reserved_rate, with reserved_weight = its weight" \
 	'all(x["guaranteed_rate"] >= x["reserved_rate"] > 0 and x["reserved_weight"] == x["high_weight"] + x["low_weight"] for c in d["classes"] for x in [c["stats"]] if "rate" in c)' \
+	"show --json: the mtu follows the device, capacity 1250000 B/s, link unknown, every class unbroken with 0 stalls" \
+	'd["options"]["mtu_follows_device"] is True and d["options"]["mtu"] == 1514 and (d["capacity"], d["link_rate"], d["broken"], d["stalls"]) == (1250000, 0, 0, 0) and all((c["stats"]["broken"], c["stats"]["stalls"]) == (False, 0) for c in d["classes"])' \
 	"show --json: 1:10 reserves 125000 B/s with latency 50ms; 1:12 ceil 625000 B/s" \
 	'[(c["stats"]["reserved_rate"], c["latency"]) for c in d["classes"] if c["handle"] == "1:10"] == [(125000, 50000000)] and [c["ceil"] for c in d["classes"] if c["handle"] == "1:12"] == [625000]' \
 	=high_before 'd["tables"]["high"]["used"]' \

@@ -4,8 +4,10 @@
  * structs"): the size rules of lib/arbtable_abi.c on a struct in two
  * versions, as an older and a newer caller would pass it, then the same
  * rules through the public calls: the record getters on a state filled
- * here, and the option calls on a real handle, which refuse bad sizes
- * before they look for the device (no kernel module, no privilege).
+ * here (a caller built with the first release's records among them), the
+ * kernel's xstats of every length an older or newer sch_arbtable sends,
+ * and the option calls on a real handle, which refuse bad sizes before
+ * they look for the device (no kernel module, no privilege).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include <linux/pkt_sched_arbtable.h>
 
 #include "arbtable/arbtable.h"
 #include "arbtable_abi.h"
@@ -33,6 +37,53 @@ struct t_v1 {
 	uint32_t	b;
 	uint32_t	c;
 	uint64_t	d;	/* appended */
+};
+
+/*
+ * The records as the first release (0.1.0) declared them, copied from its
+ * arbtable.h: what a program built then passes, at
+ * ARBTABLE_*_INFO_SIZE_VER0. Never edit these.
+ */
+struct qdisc_info_ver0 {
+	int32_t		ifindex;
+	char		ifname[16];
+	uint32_t	handle;
+	uint32_t	parent;
+	uint32_t	nclasses;
+	uint64_t	timestamp_ns;
+	uint32_t	priomap[ARBTABLE_PRIO_BANDS];
+	struct arbtable_slot table[ARBTABLE_NTABLES][ARBTABLE_SLOTS];
+
+	struct arbtable_stats stats;
+	int32_t		has_xstats;
+	uint32_t	unclassified_qlen;
+	uint64_t	unclassified_pkts;
+	uint64_t	unclassified_drops;
+	uint64_t	swaps;
+	uint64_t	throttled;
+	uint32_t	used[ARBTABLE_NTABLES];
+	uint32_t	cur[ARBTABLE_NTABLES];
+	int32_t		hp_counter;
+	int32_t		credit[ARBTABLE_NTABLES][ARBTABLE_SLOTS];
+	uint32_t	reserved;
+};
+
+struct class_info_ver0 {
+	uint32_t	classid;
+	uint32_t	leaf;
+	struct arbtable_stats stats;
+	int32_t		has_xstats;
+	uint32_t	distance;
+	uint64_t	slots[ARBTABLE_NTABLES];
+	uint32_t	weight[ARBTABLE_NTABLES];
+	uint32_t	index;
+	uint32_t	reserved_weight;
+	uint64_t	reserved_rate;
+	uint64_t	guaranteed_rate;
+	uint64_t	guaranteed_bound_ns;
+	uint64_t	current_bound_ns;
+	uint64_t	max_hol_ns;
+	uint64_t	throttled;
 };
 
 #define CANARY		0xa5
@@ -166,18 +217,60 @@ static void test_opts_in_too_small(void **state)
 
 /* ------------------------------------------------------ public calls */
 
-/* The first release's sizes are what the header promises. */
-static void test_ver0_sizes(void **state)
+/* The sizes are what the header promises: the first release's, and each
+ * later one's where its first appended field begins.
+ */
+static void test_ver_sizes(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct arbtable_qdisc_opts),
 			 ARBTABLE_QDISC_OPTS_SIZE_VER0);
 	assert_int_equal(sizeof(struct arbtable_class_opts),
 			 ARBTABLE_CLASS_OPTS_SIZE_VER0);
-	assert_int_equal(sizeof(struct arbtable_qdisc_info),
+	assert_int_equal(sizeof(struct qdisc_info_ver0),
 			 ARBTABLE_QDISC_INFO_SIZE_VER0);
-	assert_int_equal(sizeof(struct arbtable_class_info),
+	assert_int_equal(sizeof(struct class_info_ver0),
 			 ARBTABLE_CLASS_INFO_SIZE_VER0);
+	assert_int_equal(offsetof(struct arbtable_qdisc_info,
+				  mtu_follows_device),
+			 ARBTABLE_QDISC_INFO_SIZE_VER0);
+	assert_int_equal(offsetof(struct arbtable_class_info, xstats_fields),
+			 ARBTABLE_CLASS_INFO_SIZE_VER0);
+	assert_int_equal(sizeof(struct arbtable_qdisc_info),
+			 ARBTABLE_QDISC_INFO_SIZE_VER1);
+	assert_int_equal(sizeof(struct arbtable_class_info),
+			 ARBTABLE_CLASS_INFO_SIZE_VER1);
+	assert_int_equal(offsetof(struct arbtable_qdisc_info, reserved1) + 4,
+			 ARBTABLE_QDISC_INFO_SIZE_VER1);
+	assert_int_equal(offsetof(struct arbtable_class_info, stalls) + 8,
+			 ARBTABLE_CLASS_INFO_SIZE_VER1);
+}
+
+/* Member @f where the first release had it: same offset, same size. */
+#define SAME_MEMBER(v0, cur, f)						\
+	do {								\
+		assert_int_equal(offsetof(v0, f), offsetof(cur, f));	\
+		assert_int_equal(sizeof(((v0 *)0)->f),			\
+				 sizeof(((cur *)0)->f));		\
+	} while (0)
+
+/* Appending moved, resized and dropped nothing of the first release. */
+static void test_ver0_layout_kept(void **state)
+{
+	(void)state;
+#define Q(f)	SAME_MEMBER(struct qdisc_info_ver0, struct arbtable_qdisc_info, f)
+	Q(ifindex); Q(ifname); Q(handle); Q(parent); Q(nclasses);
+	Q(timestamp_ns); Q(priomap); Q(table); Q(stats); Q(has_xstats);
+	Q(unclassified_qlen); Q(unclassified_pkts); Q(unclassified_drops);
+	Q(swaps); Q(throttled); Q(used); Q(cur); Q(hp_counter); Q(credit);
+	Q(reserved);
+#undef Q
+#define C(f)	SAME_MEMBER(struct class_info_ver0, struct arbtable_class_info, f)
+	C(classid); C(leaf); C(stats); C(has_xstats); C(distance); C(slots);
+	C(weight); C(index); C(reserved_weight); C(reserved_rate);
+	C(guaranteed_rate); C(guaranteed_bound_ns); C(current_bound_ns);
+	C(max_hol_ns); C(throttled);
+#undef C
 }
 
 /* A state as arbtable_read() would leave it: two classes. */
@@ -200,14 +293,24 @@ static struct arbtable_state *filled_state(void)
 	st->classes[0].opts.cburst = 1500;
 	st->classes[1].info.classid = ARBTABLE_CLASSID(1, 0x20);
 	st->classes[1].info.max_hol_ns = 42;
+	/* what the first release's records do not have */
+	st->q.mtu_follows_device = 1;
+	st->q.xstats_fields = ARBTABLE_QX_CAPACITY | ARBTABLE_QX_STALLS;
+	st->q.capacity = 1250000;
+	st->q.stalls = 17;
+	st->q.broken = 2;
+	st->classes[1].info.xstats_fields = ARBTABLE_CX_BROKEN |
+					    ARBTABLE_CX_STALLS;
+	st->classes[1].info.broken = 1;
+	st->classes[1].info.stalls = 5;
 	return st;
 }
 
 /* Each getter: the whole record at sizeof; a larger caller's tail
- * zeroed and the library's size returned; below SIZE_VER0 refused with
- * nothing written.
+ * zeroed and the library's size returned; below SIZE_VER0 (@ver0)
+ * refused with nothing written.
  */
-#define CHECK_GETTER(call, type, check)					\
+#define CHECK_GETTER(call, type, ver0, check)				\
 	do {								\
 		unsigned char big[sizeof(type) + 24];			\
 		type rec;						\
@@ -222,8 +325,7 @@ static struct arbtable_state *filled_state(void)
 		memcpy(&rec, big, sizeof(rec));				\
 		check;							\
 		memset(big, CANARY, sizeof(big));			\
-		assert_int_equal(call((type *)big, sizeof(type) - 1),	\
-				 -EINVAL);				\
+		assert_int_equal(call((type *)big, (ver0) - 1), -EINVAL);\
 		assert_int_equal(call((type *)big, sizeof(void *)),	\
 				 -EINVAL);				\
 		assert_true(all_bytes(big, sizeof(big), CANARY));	\
@@ -239,18 +341,25 @@ static void test_state_records(void **state)
 #define CI1(p, n)	arbtable_state_class(st, 1, p, n)
 #define CO0(p, n)	arbtable_state_class_opts(st, 0, p, n)
 	CHECK_GETTER(QI, struct arbtable_qdisc_info,
+		     ARBTABLE_QDISC_INFO_SIZE_VER0,
 		     assert_true(rec.handle == ARBTABLE_CLASSID(1, 0) &&
 				 rec.nclasses == 2 && rec.ifindex == 5 &&
 				 !strcmp(rec.ifname, "d0") &&
 				 rec.credit[ARBTABLE_LOW][ARBTABLE_SLOTS - 1] == -3 &&
-				 rec.reserved == 0));
+				 rec.reserved == 0 && rec.mtu_follows_device &&
+				 rec.capacity == 1250000 && rec.stalls == 17 &&
+				 rec.broken == 2 && rec.reserved1 == 0));
 	CHECK_GETTER(QO, struct arbtable_qdisc_opts,
+		     ARBTABLE_QDISC_OPTS_SIZE_VER0,
 		     assert_true(rec.set == ARBTABLE_Q_RATE &&
 				 rec.rate == 1250000 && rec.burst == 3000));
 	CHECK_GETTER(CI1, struct arbtable_class_info,
+		     ARBTABLE_CLASS_INFO_SIZE_VER0,
 		     assert_true(rec.classid == ARBTABLE_CLASSID(1, 0x20) &&
-				 rec.max_hol_ns == 42 && rec.throttled == 0));
+				 rec.max_hol_ns == 42 && rec.throttled == 0 &&
+				 rec.broken == 1 && rec.stalls == 5));
 	CHECK_GETTER(CO0, struct arbtable_class_opts,
+		     ARBTABLE_CLASS_OPTS_SIZE_VER0,
 		     assert_true(rec.set == ARBTABLE_C_CBURST &&
 				 rec.cburst == 1500 && rec.reserved == 0));
 #undef QI
@@ -258,6 +367,280 @@ static void test_state_records(void **state)
 #undef CI1
 #undef CO0
 	arbtable_state_free(st);
+}
+
+/*
+ * A program built against the first release passes its records at
+ * SIZE_VER0: it gets exactly the fields it knows, byte for byte as a
+ * current caller sees them, the size it passed back, and not one byte
+ * written past its struct. A current caller gets the appended fields.
+ */
+static void test_state_ver0_caller(void **state)
+{
+	struct arbtable_state *st = filled_state();
+	unsigned char qbuf[sizeof(struct qdisc_info_ver0) + 64];
+	unsigned char cbuf[sizeof(struct class_info_ver0) + 64];
+	struct arbtable_qdisc_info q;
+	struct arbtable_class_info c;
+	struct qdisc_info_ver0 q0;
+	struct class_info_ver0 c0;
+
+	(void)state;
+	assert_int_equal(arbtable_state_qdisc(st, &q, sizeof(q)),
+			 ARBTABLE_QDISC_INFO_SIZE_VER1);
+	assert_true(q.mtu_follows_device == 1 &&
+		    q.xstats_fields == (ARBTABLE_QX_CAPACITY | ARBTABLE_QX_STALLS) &&
+		    q.capacity == 1250000 && q.stalls == 17 && q.broken == 2);
+
+	memset(qbuf, CANARY, sizeof(qbuf));
+	assert_int_equal(arbtable_state_qdisc(st, (void *)qbuf,
+					      ARBTABLE_QDISC_INFO_SIZE_VER0),
+			 ARBTABLE_QDISC_INFO_SIZE_VER0);
+	assert_memory_equal(qbuf, &q, ARBTABLE_QDISC_INFO_SIZE_VER0);
+	assert_true(all_bytes(qbuf + ARBTABLE_QDISC_INFO_SIZE_VER0, 64, CANARY));
+	memcpy(&q0, qbuf, sizeof(q0));
+	assert_true(q0.handle == ARBTABLE_CLASSID(1, 0) && q0.nclasses == 2 &&
+		    q0.ifindex == 5 && !strcmp(q0.ifname, "d0") &&
+		    q0.credit[ARBTABLE_LOW][ARBTABLE_SLOTS - 1] == -3 &&
+		    q0.reserved == 0);
+
+	assert_int_equal(arbtable_state_class(st, 1, &c, sizeof(c)),
+			 ARBTABLE_CLASS_INFO_SIZE_VER1);
+	assert_true(c.xstats_fields == (ARBTABLE_CX_BROKEN | ARBTABLE_CX_STALLS) &&
+		    c.broken == 1 && c.stalls == 5);
+	memset(cbuf, CANARY, sizeof(cbuf));
+	assert_int_equal(arbtable_state_class(st, 1, (void *)cbuf,
+					      ARBTABLE_CLASS_INFO_SIZE_VER0),
+			 ARBTABLE_CLASS_INFO_SIZE_VER0);
+	assert_memory_equal(cbuf, &c, ARBTABLE_CLASS_INFO_SIZE_VER0);
+	assert_true(all_bytes(cbuf + ARBTABLE_CLASS_INFO_SIZE_VER0, 64, CANARY));
+	memcpy(&c0, cbuf, sizeof(c0));
+	assert_true(c0.classid == ARBTABLE_CLASSID(1, 0x20) &&
+		    c0.max_hol_ns == 42 && c0.throttled == 0);
+	arbtable_state_free(st);
+}
+
+/* ------------------------------------------------------ kernel xstats */
+
+/* The kernel's qdisc xstats with every field set, its credits a ramp. */
+static void full_qdisc_xstats(struct tc_arbtable_xstats *x)
+{
+	int i;
+
+	memset(x, 0, sizeof(*x));
+	x->type = TCA_ARBTABLE_XSTATS_QDISC;
+	x->nclasses = 3;
+	x->unclassified_pkts = 101;
+	x->unclassified_drops = 102;
+	x->swaps = 103;
+	x->throttled = 104;
+	x->unclassified_qlen = 105;
+	x->high_used = 10;
+	x->low_used = 11;
+	x->high_cur = 12;
+	x->low_cur = 13;
+	x->hp_counter = -14;
+	for (i = 0; i < TC_ARBTABLE_SLOTS; i++) {
+		x->high_credit[i] = i - 32;
+		x->low_credit[i] = 1000 + i;
+	}
+	x->gso_split = 201;
+	x->gso_segs = 202;
+	x->oversize_drops = 203;
+	x->capacity = 1250000000;
+	x->link_rate = 125000000;
+	x->link_changes = 204;
+	x->mtu_changes = 205;
+	x->broken = 206;
+	x->pad = 0;
+	x->stalls = 207;
+}
+
+/* The first release's fields, as any length that holds them gives them. */
+static void assert_qdisc_ver0_xstats(const struct arbtable_qdisc_info *q)
+{
+	int i;
+
+	assert_int_equal(q->has_xstats, 1);
+	assert_true(q->unclassified_pkts == 101 && q->unclassified_drops == 102 &&
+		    q->swaps == 103 && q->throttled == 104 &&
+		    q->unclassified_qlen == 105);
+	assert_true(q->used[ARBTABLE_HIGH] == 10 && q->used[ARBTABLE_LOW] == 11 &&
+		    q->cur[ARBTABLE_HIGH] == 12 && q->cur[ARBTABLE_LOW] == 13 &&
+		    q->hp_counter == -14);
+	for (i = 0; i < ARBTABLE_SLOTS; i++)
+		assert_true(q->credit[ARBTABLE_HIGH][i] == i - 32 &&
+			    q->credit[ARBTABLE_LOW][i] == 1000 + i);
+}
+
+/* A record whose xstats a previous read left set: a read must clear them. */
+static void stale_qdisc_info(struct arbtable_qdisc_info *q)
+{
+	memset(q, 0x5a, sizeof(*q));
+	q->mtu_follows_device = 1;
+}
+
+/*
+ * Every length sch_arbtable has sent: the first release's 576 bytes, 600
+ * with the GSO counters, 648 with the link, mtu and stalls fields, and a
+ * newer kernel's longer struct. What a payload lacks reads as 0 with its
+ * bit clear; a field cut short is not taken.
+ */
+static void test_qdisc_xstats_lengths(void **state)
+{
+	const uint32_t gso = ARBTABLE_QX_GSO_SPLIT | ARBTABLE_QX_GSO_SEGS |
+			     ARBTABLE_QX_OVERSIZE_DROPS;
+	const uint32_t all = gso | ARBTABLE_QX_CAPACITY | ARBTABLE_QX_LINK_RATE |
+			     ARBTABLE_QX_LINK_CHANGES | ARBTABLE_QX_MTU_CHANGES |
+			     ARBTABLE_QX_BROKEN | ARBTABLE_QX_STALLS;
+	unsigned char buf[sizeof(struct tc_arbtable_xstats) + 16];
+	struct tc_arbtable_xstats x;
+	struct arbtable_qdisc_info q;
+
+	(void)state;
+	full_qdisc_xstats(&x);
+	memset(buf, CANARY, sizeof(buf));
+	memcpy(buf, &x, sizeof(x));
+	assert_int_equal(sizeof(x), 648);
+	assert_int_equal(offsetof(struct tc_arbtable_xstats, gso_split), 576);
+	assert_int_equal(offsetof(struct tc_arbtable_xstats, capacity), 600);
+
+	/* today's kernel, and a newer one with 16 bytes more */
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, sizeof(x)), 1);
+	assert_qdisc_ver0_xstats(&q);
+	assert_int_equal(q.xstats_fields, all);
+	assert_true(q.gso_split == 201 && q.gso_segs == 202 &&
+		    q.oversize_drops == 203 && q.capacity == 1250000000 &&
+		    q.link_rate == 125000000 && q.link_changes == 204 &&
+		    q.mtu_changes == 205 && q.broken == 206 && q.stalls == 207);
+	/* not the library's to touch: read from the qdisc's options */
+	assert_int_equal(q.mtu_follows_device, 1);
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, sizeof(buf)), 1);
+	assert_int_equal(q.xstats_fields, all);
+	assert_true(q.stalls == 207 && q.broken == 206);
+
+	/* the kernel with GSO counters, before the link and mtu fields */
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 600), 1);
+	assert_qdisc_ver0_xstats(&q);
+	assert_int_equal(q.xstats_fields, gso);
+	assert_true(q.gso_split == 201 && q.gso_segs == 202 &&
+		    q.oversize_drops == 203);
+	assert_true(q.capacity == 0 && q.link_rate == 0 && q.link_changes == 0 &&
+		    q.mtu_changes == 0 && q.broken == 0 && q.stalls == 0);
+
+	/* the first release's kernel */
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 576), 1);
+	assert_qdisc_ver0_xstats(&q);
+	assert_int_equal(q.xstats_fields, 0);
+	assert_true(q.gso_split == 0 && q.gso_segs == 0 && q.oversize_drops == 0 &&
+		    q.capacity == 0 && q.stalls == 0 && q.broken == 0);
+
+	/* cut inside capacity and inside stalls: those not taken */
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 604), 1);
+	assert_int_equal(q.xstats_fields, gso);
+	assert_int_equal(q.capacity, 0);
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, sizeof(x) - 1), 1);
+	assert_int_equal(q.xstats_fields, all & ~ARBTABLE_QX_STALLS);
+	assert_true(q.stalls == 0 && q.broken == 206);
+
+	/* the type alone: xstats, every field 0 */
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 4), 1);
+	assert_true(q.has_xstats == 1 && q.xstats_fields == 0 &&
+		    q.unclassified_pkts == 0 && q.hp_counter == 0 &&
+		    q.credit[ARBTABLE_LOW][0] == 0 && q.stalls == 0);
+
+	/* none: too short for its type, the class's type, no payload */
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 3), 0);
+	assert_true(q.has_xstats == 0 && q.xstats_fields == 0 &&
+		    q.swaps == 0 && q.capacity == 0 && q.stalls == 0);
+	x.type = TCA_ARBTABLE_XSTATS_CLASS;
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, &x, sizeof(x)), 0);
+	assert_true(q.has_xstats == 0 && q.xstats_fields == 0 &&
+		    q.swaps == 0 && q.gso_split == 0);
+	stale_qdisc_info(&q);
+	assert_int_equal(arb_qdisc_xstats_in(&q, NULL, 0), 0);
+	assert_true(q.has_xstats == 0 && q.used[ARBTABLE_HIGH] == 0 &&
+		    q.link_rate == 0);
+}
+
+/* Class xstats: 88 bytes from the first release's kernel, 104 now. */
+static void test_class_xstats_lengths(void **state)
+{
+	unsigned char buf[sizeof(struct tc_arbtable_class_xstats) + 16];
+	struct tc_arbtable_class_xstats x = {
+		.type = TCA_ARBTABLE_XSTATS_CLASS,
+		.index = 7,
+		.high_slots = 0x8000000000000001ull,
+		.low_slots = 0x10,
+		.high_weight = 40,
+		.low_weight = 3,
+		.distance = 32,
+		.reserved_weight = 43,
+		.reserved_rate = 125000,
+		.guaranteed_rate = 130000,
+		.guaranteed_bound_ns = 5000000,
+		.current_bound_ns = 4000000,
+		.max_hol_ns = 3000000,
+		.throttled = 9,
+		.broken = 1,
+		.stalls = 77,
+	};
+	const uint32_t all = ARBTABLE_CX_BROKEN | ARBTABLE_CX_STALLS;
+	struct arbtable_class_info c;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(sizeof(x), 104);
+	assert_int_equal(offsetof(struct tc_arbtable_class_xstats, broken), 88);
+	memset(buf, CANARY, sizeof(buf));
+	memcpy(buf, &x, sizeof(x));
+
+	for (len = 88; len <= sizeof(buf); len += 8) {
+		uint32_t want = len >= 104 ? all :
+				len >= 92 ? ARBTABLE_CX_BROKEN : 0;
+
+		memset(&c, 0x5a, sizeof(c));
+		assert_int_equal(arb_class_xstats_in(&c, buf, len), 1);
+		assert_true(c.has_xstats == 1 && c.index == 7 &&
+			    c.slots[ARBTABLE_HIGH] == 0x8000000000000001ull &&
+			    c.slots[ARBTABLE_LOW] == 0x10 &&
+			    c.weight[ARBTABLE_HIGH] == 40 &&
+			    c.weight[ARBTABLE_LOW] == 3 && c.distance == 32 &&
+			    c.reserved_weight == 43 && c.reserved_rate == 125000 &&
+			    c.guaranteed_rate == 130000 &&
+			    c.guaranteed_bound_ns == 5000000 &&
+			    c.current_bound_ns == 4000000 &&
+			    c.max_hol_ns == 3000000 && c.throttled == 9);
+		assert_int_equal(c.xstats_fields, want);
+		assert_int_equal(c.broken, want & ARBTABLE_CX_BROKEN ? 1 : 0);
+		assert_int_equal(c.stalls, want & ARBTABLE_CX_STALLS ? 77 : 0);
+	}
+
+	/* an older kernel's payload cut before the throttle count */
+	memset(&c, 0x5a, sizeof(c));
+	assert_int_equal(arb_class_xstats_in(&c, buf,
+			 offsetof(struct tc_arbtable_class_xstats, throttled)), 1);
+	assert_true(c.max_hol_ns == 3000000 && c.throttled == 0 &&
+		    c.xstats_fields == 0 && c.stalls == 0);
+
+	memset(&c, 0x5a, sizeof(c));
+	x.type = TCA_ARBTABLE_XSTATS_QDISC;
+	assert_int_equal(arb_class_xstats_in(&c, &x, sizeof(x)), 0);
+	assert_true(c.has_xstats == 0 && c.index == 0 && c.throttled == 0 &&
+		    c.xstats_fields == 0 && c.broken == 0 && c.stalls == 0);
+	memset(&c, 0x5a, sizeof(c));
+	assert_int_equal(arb_class_xstats_in(&c, NULL, 0), 0);
+	assert_true(c.has_xstats == 0 && c.slots[ARBTABLE_LOW] == 0 &&
+		    c.stalls == 0);
 }
 
 static void test_state_bad_args(void **state)
@@ -356,8 +739,12 @@ int main(void)
 		cmocka_unit_test(test_opts_in_older_caller),
 		cmocka_unit_test(test_opts_in_newer_caller),
 		cmocka_unit_test(test_opts_in_too_small),
-		cmocka_unit_test(test_ver0_sizes),
+		cmocka_unit_test(test_ver_sizes),
+		cmocka_unit_test(test_ver0_layout_kept),
 		cmocka_unit_test(test_state_records),
+		cmocka_unit_test(test_state_ver0_caller),
+		cmocka_unit_test(test_qdisc_xstats_lengths),
+		cmocka_unit_test(test_class_xstats_lengths),
 		cmocka_unit_test(test_state_bad_args),
 		cmocka_unit_test(test_opts_calls),
 	};

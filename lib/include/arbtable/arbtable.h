@@ -78,6 +78,8 @@ enum arbtable_table {
  *   - fields are only ever appended, never moved, resized or removed;
  *   - ARBTABLE_*_SIZE_VER0 is the size of the first release; a size below
  *     it is a bug (often sizeof a pointer) and fails with -EINVAL;
+ *     ARBTABLE_*_SIZE_VER1, VER2, ... the size after each set of fields
+ *     appended, so a caller compares what a getter returned with them;
  *   - options the caller gives (arbtable_qdisc_opts, arbtable_class_opts
  *     as arguments): a struct larger than this library knows is accepted
  *     when the unknown tail is all zero (fields the caller left unset) and
@@ -208,8 +210,46 @@ struct arbtable_qdisc_info {
 	int32_t		hp_counter;
 	int32_t		credit[ARBTABLE_NTABLES][ARBTABLE_SLOTS];
 	uint32_t	reserved;	/* 0 */
+
+	/* appended after the first release (ARBTABLE_QDISC_INFO_SIZE_VER1) */
+	int32_t		mtu_follows_device;	/* the mtu was not given and
+						 * follows the device's
+						 */
+	uint32_t	xstats_fields;	/* ARBTABLE_QX_*: which of the xstats
+					 * below the kernel reported
+					 */
+	uint64_t	gso_split;	/* GSO packets split at enqueue */
+	uint64_t	gso_segs;	/* segments of those packets */
+	uint64_t	oversize_drops;	/* longer than the mtu, not split */
+	uint64_t	capacity;	/* bytes/s the tables share */
+	uint64_t	link_rate;	/* link speed last read, bytes/s, 0 =
+					 * unknown
+					 */
+	uint64_t	link_changes;	/* link speed changes seen */
+	uint64_t	mtu_changes;	/* times the mtu followed the device */
+	uint64_t	stalls;		/* a child held packets, gave none */
+	uint32_t	broken;		/* classes whose guarantee no longer
+					 * holds (the device's frames grew)
+					 */
+	uint32_t	reserved1;	/* 0 */
 };
 #define ARBTABLE_QDISC_INFO_SIZE_VER0	1760	/* up to reserved */
+#define ARBTABLE_QDISC_INFO_SIZE_VER1	1840	/* up to reserved1 */
+
+/*
+ * Bits of arbtable_qdisc_info.xstats_fields: the kernel reported the
+ * field (an older sch_arbtable sends shorter xstats; a field it does not
+ * have reads as 0 and its bit is clear).
+ */
+#define ARBTABLE_QX_GSO_SPLIT		(1u << 0)
+#define ARBTABLE_QX_GSO_SEGS		(1u << 1)
+#define ARBTABLE_QX_OVERSIZE_DROPS	(1u << 2)
+#define ARBTABLE_QX_CAPACITY		(1u << 3)
+#define ARBTABLE_QX_LINK_RATE		(1u << 4)
+#define ARBTABLE_QX_LINK_CHANGES	(1u << 5)
+#define ARBTABLE_QX_MTU_CHANGES		(1u << 6)
+#define ARBTABLE_QX_BROKEN		(1u << 7)
+#define ARBTABLE_QX_STALLS		(1u << 8)
 
 /* One class of a read. Extensible (see above): new fields are appended. */
 struct arbtable_class_info {
@@ -233,8 +273,21 @@ struct arbtable_class_info {
 	uint64_t	current_bound_ns;	/* auto: current placement */
 	uint64_t	max_hol_ns;	/* measured max head-of-line wait */
 	uint64_t	throttled;	/* times the ceil made it wait */
+
+	/* appended after the first release (ARBTABLE_CLASS_INFO_SIZE_VER1) */
+	uint32_t	xstats_fields;	/* ARBTABLE_CX_*, as the qdisc's */
+	uint32_t	broken;		/* auto: 1 when its reserved rate or
+					 * latency no longer holds (the
+					 * device's frames grew)
+					 */
+	uint64_t	stalls;		/* its child held packets, gave none */
 };
 #define ARBTABLE_CLASS_INFO_SIZE_VER0	152	/* up to throttled */
+#define ARBTABLE_CLASS_INFO_SIZE_VER1	168	/* up to stalls */
+
+/* Bits of arbtable_class_info.xstats_fields */
+#define ARBTABLE_CX_BROKEN		(1u << 0)
+#define ARBTABLE_CX_STALLS		(1u << 1)
 
 /* ------------------------------------------------------------ calls */
 
