@@ -187,17 +187,11 @@ static void undo(struct undo *u)
 
 static void print_result(const struct acni_conf *c)
 {
-	json_object *r;
-
 	/* a chained plugin returns what it was given, in the config's
 	 * version
 	 */
-	if (c->prev_result)
-		r = json_object_get(c->prev_result);
-	else
-		r = json_object_new_object();
-	json_object_object_add(r, "cniVersion",
-			       json_object_new_string(c->cni_version));
+	json_object *r = acni_result(c->prev_result, c->cni_version);
+
 	printf("%s\n", json_object_to_json_string_ext(r,
 						       JSON_C_TO_STRING_PLAIN |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -132,8 +132,8 @@ done
 # ---- VERSION
 OUT=$(echo '{"cniVersion":"1.0.0"}' | env -i CNI_COMMAND=VERSION "$CNI")
 RC=$?
-tap_check "VERSION: exit 0, supportedVersions has 1.0.0 and 0.4.0 ($OUT)" \
-	test "$RC:$(jget '",".join(d["supportedVersions"]) + ":" + d["cniVersion"]')" = "0:0.4.0,1.0.0:1.0.0"
+tap_check "VERSION: exit 0, supportedVersions 0.3.0 to 1.1.0 ($OUT)" \
+	test "$RC:$(jget '",".join(d["supportedVersions"]) + ":" + d["cniVersion"]')" = "0:0.3.0,0.3.1,0.4.0,1.0.0,1.1.0:1.0.0"
 
 # ---- bad configs: a CNI error, nothing created
 P=$(prev ca 1)
