@@ -119,6 +119,7 @@ void acni_conf_free(struct acni_conf *c);
 
 /* What ADD admitted, kept on disk for DEL and CHECK (state.c). */
 struct acni_state {
+	int		complete;	/* 0: ADD's intent ("adding") */
 	char		device[16];
 	uint32_t	classid;
 	uint32_t	tenant;		/* 1..span: minor and mark derive from it */
@@ -136,18 +137,28 @@ struct acni_state {
 	uint64_t	guaranteed_bound_ns;
 };
 
-/* The lock serializing every plugin run on this node (flock on
- * <dir>/lock): -1 and @e on failure.
+/* The lock of one egress device (flock on ACNI_LOCK_DIR/<device>.lock),
+ * shared by every network and stateDir using it: the fd to pass to
+ * acni_unlock(), or -1 and @e.
  */
-int acni_lock(const char *dir, struct acni_err *e);
-/* <dir>/<containerid>-<ifname> */
+int acni_lock(const char *device, struct acni_err *e);
+void acni_unlock(int fd);
+/* stateDir itself (0700) */
+int acni_state_mkdir(const char *dir, struct acni_err *e);
+/* <dir>/<containerid>-<ifname>.json */
 int acni_state_path(char *buf, size_t size, const char *dir,
 		    const struct acni_env *env, struct acni_err *e);
-/* 1 read, 0 no such file, -1 @e set */
+#define ACNI_STATE_DAMAGED	(-2)
+/* 1 read, 0 no such file, -1 @e set, ACNI_STATE_DAMAGED (@e set) when
+ * the file is there but not a record (empty, truncated, fields missing)
+ */
 int acni_state_read(const char *path, struct acni_state *s,
 		    struct acni_err *e);
+/* Durable: temporary file, fsync, rename, fsync of the directory */
 int acni_state_write(const char *path, const struct acni_state *s,
 		     struct acni_err *e);
+/* Unlink and fsync the directory; 0 when it was not there */
+int acni_state_remove(const char *path, struct acni_err *e);
 /* 1 if any state file of @dir holds tenant @t on @device */
 int acni_state_tenant_used(const char *dir, const char *device, uint32_t t);
 
@@ -158,6 +169,12 @@ int acni_cmd_del(struct acni_conf *c, const struct acni_env *env,
 		 struct acni_err *e);
 int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 		   struct acni_err *e);
+/* Undo what the record at @path names, under its device's lock, and
+ * remove it (DEL, GC, and ADD over an unfinished record): 0 when nothing
+ * is left, also when there was nothing or the record was damaged; -1
+ * and @e when a step failed (the record stays for the next try).
+ */
+int acni_release(const char *path, struct acni_err *e);
 /* gc.c: remove what stateDir records of attachments not in
  * cni.dev/valid-attachments
  */

@@ -99,6 +99,7 @@ static const struct verb {
 	{ "ADD",	acni_cmd_add,		"0.3.0", 1, 0 },
 	{ "DEL",	acni_cmd_del,		"0.3.0", 1, 1 },
 	{ "CHECK",	acni_cmd_check,		"0.4.0", 1, 0 },
+	{ "GC",		acni_cmd_gc,		"1.1.0", 0, 1 },
 	{ "STATUS",	acni_cmd_status,	"1.1.0", 0, 0 },
 };
 

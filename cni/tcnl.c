@@ -447,12 +447,22 @@ int acni_filter_del(struct acni_nl *n, int ifindex, uint32_t parent,
 	/* gone already, or its qdisc or device with it */
 	if (err == -ENOENT || err == -ENODEV)
 		return 0;
-	/* no qdisc (or no block) at the parent: the filter is gone too */
-	if (err == -EINVAL && n->kernel &&
-	    (strstr(n->msg, "not find") || strstr(n->msg, "not found") ||
-	     strstr(n->msg, "doesn't exist") ||
-	     strstr(n->msg, "does not exist")))
-		return 0;
+	/* EINVAL is also what a parent that is gone (no such qdisc, or
+	 * one without filters) gives: ask the kernel whether the filter is
+	 * still there rather than reading its message
+	 */
+	if (err == -EINVAL) {
+		struct acni_filter f;
+		char msg[sizeof(n->msg)];
+		int kernel = n->kernel, found;
+
+		memcpy(msg, n->msg, sizeof(msg));
+		found = acni_filter_get(n, ifindex, parent, prio, handle, &f);
+		if (!found)
+			return 0;
+		memcpy(n->msg, msg, sizeof(msg));
+		n->kernel = kernel;
+	}
 	return err;
 }
 
