@@ -358,11 +358,14 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	if (acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0 ||
 	    acni_state_mkdir(c->state_dir, e) < 0)
 		return -1;
-	/* an ADD killed before it finished left its intent: undo it */
+	/* an ADD killed before it finished left its intent: undo it (a
+	 * damaged record is only removed)
+	 */
 	err = acni_state_read(path, &old, e);
 	if ((err == 1 && !old.complete) || err == ACNI_STATE_DAMAGED) {
-		fprintf(stderr, "arbtable-cni: %s: undoing what an unfinished ADD left\n",
-			path);
+		fprintf(stderr, "arbtable-cni: %s: %s\n", path,
+			err == 1 ? "undoing what an unfinished ADD left" :
+			"removing a damaged record");
 		if (acni_release(path, e) < 0)
 			return -1;
 	}
