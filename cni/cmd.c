@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,10 +152,107 @@ static int pick_tenant(const struct acni_conf *c, const struct acni_env *env,
 			  c->device, c->span, c->minor_base, c->span);
 }
 
+/* The tenant's objects as a record names them, each "already gone"
+ * taken as done (decided from the errno): DEL, GC and a new ADD over an
+ * unfinished record use it.
+ */
+static int teardown(const struct acni_state *s, struct acni_err *e)
+{
+	struct arbtable *h = NULL;
+	struct acni_link l;
+	struct acni_nl n;
+	int err, ret = -1;
+
+	if (acni_nl_open(&n, NULL) < 0)
+		return acni_error(e, ACNI_E_IO, "%s", n.msg);
+	h = arbtable_open();
+	if (!h) {
+		acni_error(e, ACNI_E_IO, "libarbtable: %s", strerror(errno));
+		goto out;
+	}
+	/* the host veth goes with the container's namespace; while it is
+	 * still there (DEL runs before the main plugin's), remove our mark,
+	 * but only from the device ADD marked, not from one that reused
+	 * its ifindex
+	 */
+	err = s->host_ifindex > 0 ?
+		acni_link_get(&n, NULL, s->host_ifindex, &l) : -ENODEV;
+	if (!err && !strcmp(l.name, s->host_ifname)) {
+		if (acni_filter_del(&n, s->host_ifindex, ACNI_INGRESS_PARENT,
+				    s->prio, s->tenant, "matchall") < 0) {
+			nl_error(e, &n, "removing the mark filter");
+			goto out;
+		}
+		if (s->created_clsact &&
+		    acni_clsact_del(&n, s->host_ifindex) < 0) {
+			nl_error(e, &n, "removing the clsact qdisc");
+			goto out;
+		}
+	} else if (err && err != -ENODEV) {
+		nl_error(e, &n, "host veth");
+		goto out;
+	}
+	err = acni_link_get(&n, s->device, 0, &l);
+	if (!err) {
+		if (acni_filter_del(&n, l.ifindex, s->parent, s->prio, s->mark,
+				    "fw") < 0) {
+			nl_error(e, &n, "removing the fw filter");
+			goto out;
+		}
+		err = arbtable_release(h, s->device, s->classid);
+		/* gone already: with its class, its root, or its device */
+		if (err < 0 && err != -ENOENT && err != -EMEDIUMTYPE &&
+		    err != -ENODEV) {
+			lib_error(e, ACNI_E_NETLINK, h, "releasing the class");
+			goto out;
+		}
+	} else if (err != -ENODEV) {
+		nl_error(e, &n, "egress device");
+		goto out;
+	}
+	ret = 0;
+out:
+	if (h)
+		arbtable_close(h);
+	acni_nl_close(&n);
+	return ret;
+}
+
+int acni_release(const char *path, struct acni_err *e)
+{
+	struct acni_state s;
+	int err, lock;
+
+	err = acni_state_read(path, &s, e);
+	if (err == 1) {
+		lock = acni_lock(s.device, e);
+		if (lock < 0)
+			return -1;
+		/* again under the lock: another DEL or GC may be done */
+		err = acni_state_read(path, &s, e);
+		if (err == 1) {
+			err = teardown(&s, e);
+			if (!err)
+				err = acni_state_remove(path, e);
+		}
+		acni_unlock(lock);
+	}
+	if (err != ACNI_STATE_DAMAGED)
+		return err < 0 ? -1 : 0;
+	/* it does not say what to undo; a record is written durably, so
+	 * only something outside the plugin damages one
+	 */
+	fprintf(stderr, "arbtable-cni: %s: removing it\n", e->msg);
+	e->code = 0;
+	e->msg[0] = '\0';
+	return acni_state_remove(path, e);
+}
+
 struct undo {
 	struct arbtable	*h;
 	struct acni_nl	*n;
 	const char	*dev;
+	const char	*path;		/* the intent record, once written */
 	int		root;		/* ADD created the arbtable root */
 	int		cls;
 	int		fw;
@@ -164,40 +262,76 @@ struct undo {
 	int		nic_ifindex;
 };
 
-/* Best effort, newest first: the first failure is what the runtime is
- * told about.
+/* "; step: why" onto @buf */
+static void note(char *buf, size_t size, const char *step, const char *why)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, size - n, "%s%s: %s", n ? "; " : "", step, why);
+}
+
+/* Newest first, every step tried.  What fails is added to the error's
+ * details (after the reason ADD failed) and keeps the intent record,
+ * so that DEL or GC finish the job.
  */
-static void undo(struct undo *u)
+static void undo(struct undo *u, struct acni_err *e)
 {
 	struct acni_state *s = u->s;
+	struct acni_err re = { 0 };
+	char why[700] = "";
+	size_t n;
+	int err;
 
-	if (u->mark)
-		acni_filter_del(u->n, s->host_ifindex, ACNI_INGRESS_PARENT,
-				s->prio, s->tenant, "matchall");
-	if (u->clsact)
-		acni_clsact_del(u->n, s->host_ifindex);
-	if (u->fw)
-		acni_filter_del(u->n, u->nic_ifindex, s->parent, s->prio,
-				s->mark, "fw");
-	if (u->cls)
-		arbtable_release(u->h, u->dev, s->classid);
-	if (u->root)
-		arbtable_qdisc_delete(u->h, u->dev);
+	if (u->mark && acni_filter_del(u->n, s->host_ifindex,
+				       ACNI_INGRESS_PARENT, s->prio,
+				       s->tenant, "matchall") < 0)
+		note(why, sizeof(why), "mark filter", u->n->msg);
+	if (u->clsact && acni_clsact_del(u->n, s->host_ifindex) < 0)
+		note(why, sizeof(why), "clsact qdisc", u->n->msg);
+	if (u->fw && acni_filter_del(u->n, u->nic_ifindex, s->parent, s->prio,
+				     s->mark, "fw") < 0)
+		note(why, sizeof(why), "fw filter", u->n->msg);
+	if (u->cls) {
+		err = arbtable_release(u->h, u->dev, s->classid);
+		if (err < 0 && err != -ENOENT && err != -ENODEV)
+			note(why, sizeof(why), "class",
+			     arbtable_errmsg(u->h));
+	}
+	if (u->root) {
+		err = arbtable_qdisc_delete(u->h, u->dev);
+		if (err < 0 && err != -EMEDIUMTYPE && err != -ENODEV)
+			note(why, sizeof(why), "root qdisc",
+			     arbtable_errmsg(u->h));
+	}
+	if (!why[0] && u->path && acni_state_remove(u->path, &re) < 0)
+		note(why, sizeof(why), "state", re.msg);
+	if (!why[0])
+		return;
+	n = strlen(e->details);
+	snprintf(e->details + n, sizeof(e->details) - n,
+		 "%sundoing the ADD failed (%s)%s%s%s", n ? "; " : "", why,
+		 u->path ? ": " : "", u->path ? u->path : "",
+		 u->path ? " stays for DEL or GC" : "");
+}
+
+/* Test hook (arbtable-cni(8), ENVIRONMENT): ARBTABLE_CNI_TEST_KILL=@step
+ * makes the plugin SIGKILL itself there, as a runtime's timeout would.
+ */
+static void test_kill(const char *step)
+{
+	const char *v = getenv("ARBTABLE_CNI_TEST_KILL");
+
+	if (v && !strcmp(v, step))
+		raise(SIGKILL);
 }
 
 static void print_result(const struct acni_conf *c)
 {
-	json_object *r;
-
 	/* a chained plugin returns what it was given, in the config's
 	 * version
 	 */
-	if (c->prev_result)
-		r = json_object_get(c->prev_result);
-	else
-		r = json_object_new_object();
-	json_object_object_add(r, "cniVersion",
-			       json_object_new_string(c->cni_version));
+	json_object *r = acni_result(c->prev_result, c->cni_version);
+
 	printf("%s\n", json_object_to_json_string_ext(r,
 						       JSON_C_TO_STRING_PLAIN |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -219,22 +353,37 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	struct acni_link hl;
 	struct acni_nl n = { .fd = -1 };
 	char path[512], what[512];
-	int err, ret = -1;
+	int err, lock, ret = -1;
 
-	if (acni_lock(c->state_dir, e) < 0 ||
-	    acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
+	if (acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0 ||
+	    acni_state_mkdir(c->state_dir, e) < 0)
+		return -1;
+	/* an ADD killed before it finished left its intent: undo it */
+	err = acni_state_read(path, &old, e);
+	if ((err == 1 && !old.complete) || err == ACNI_STATE_DAMAGED) {
+		fprintf(stderr, "arbtable-cni: %s: undoing what an unfinished ADD left\n",
+			path);
+		if (acni_release(path, e) < 0)
+			return -1;
+	}
+	lock = acni_lock(c->device, e);
+	if (lock < 0)
 		return -1;
 	err = acni_state_read(path, &old, e);
 	if (err < 0)
-		return -1;
-	if (err > 0)
-		return acni_error(e, ACNI_E_EXISTS,
-				  "container %s interface %s has class %x:%x on %s already (DEL it first)",
-				  env->containerid, env->ifname,
-				  ARBTABLE_MAJOR(old.classid),
-				  ARBTABLE_MINOR(old.classid), old.device);
-	if (acni_nl_open(&n, NULL) < 0)
-		return acni_error(e, ACNI_E_IO, "%s", n.msg);
+		goto out_unlock;
+	if (err > 0) {
+		acni_error(e, ACNI_E_EXISTS,
+			   "container %s interface %s has class %x:%x on %s already (DEL it first)",
+			   env->containerid, env->ifname,
+			   ARBTABLE_MAJOR(old.classid),
+			   ARBTABLE_MINOR(old.classid), old.device);
+		goto out_unlock;
+	}
+	if (acni_nl_open(&n, NULL) < 0) {
+		acni_error(e, ACNI_E_IO, "%s", n.msg);
+		goto out_unlock;
+	}
 	u.n = &n;
 	if (host_veth(env, &n, &hl, e) < 0)
 		goto out;
@@ -300,6 +449,10 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	s.prio = c->prio;
 	s.parent = qi.handle;
 	s.req = c->req.opts;
+	/* the intent, before the kernel has any of it */
+	if (acni_state_write(path, &s, e) < 0)
+		goto out;
+	u.path = path;
 
 	if (arbtable_admit(h, c->device, s.classid, &c->req.opts,
 			   sizeof(c->req.opts)) < 0) {
@@ -312,6 +465,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 	u.cls = 1;
+	test_kill("admit");
 	/* what the kernel admitted, for CHECK to compare with later */
 	if (arbtable_read(h, c->device, st) < 0) {
 		lib_error(e, ACNI_E_NETLINK, h, "reading the admitted class");
@@ -345,17 +499,21 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 	u.mark = 1;
+	test_kill("mark");
+	s.complete = 1;
 	if (acni_state_write(path, &s, e) < 0)
 		goto out;
 	print_result(c);
 	ret = 0;
 out:
 	if (ret < 0)
-		undo(&u);
+		undo(&u, e);
 	if (h)
 		arbtable_close(h);
 	arbtable_state_free(st);
 	acni_nl_close(&n);
+out_unlock:
+	acni_unlock(lock);
 	return ret;
 }
 
@@ -364,76 +522,11 @@ out:
 int acni_cmd_del(struct acni_conf *c, const struct acni_env *env,
 		 struct acni_err *e)
 {
-	struct acni_state s;
-	struct acni_link l;
-	struct acni_nl n;
-	struct arbtable *h;
 	char path[512];
-	int err, ret = -1;
 
-	if (acni_lock(c->state_dir, e) < 0 ||
-	    acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
+	if (acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
 		return -1;
-	err = acni_state_read(path, &s, e);
-	if (err <= 0)
-		return err;	/* nothing of this container is ours */
-	if (acni_nl_open(&n, NULL) < 0)
-		return acni_error(e, ACNI_E_IO, "%s", n.msg);
-	h = arbtable_open();
-	if (!h) {
-		acni_nl_close(&n);
-		return acni_error(e, ACNI_E_IO, "libarbtable: %s",
-				  strerror(errno));
-	}
-	/* the host veth goes with the container's namespace; while it is
-	 * still there (DEL runs before the main plugin's), remove our mark,
-	 * but only from the device ADD marked, not from one that reused
-	 * its ifindex
-	 */
-	err = acni_link_get(&n, NULL, s.host_ifindex, &l);
-	if (!err && !strcmp(l.name, s.host_ifname)) {
-		if (acni_filter_del(&n, s.host_ifindex, ACNI_INGRESS_PARENT,
-				    s.prio, s.tenant, "matchall") < 0) {
-			nl_error(e, &n, "removing the mark filter");
-			goto out;
-		}
-		if (s.created_clsact &&
-		    acni_clsact_del(&n, s.host_ifindex) < 0) {
-			nl_error(e, &n, "removing the clsact qdisc");
-			goto out;
-		}
-	} else if (err && err != -ENODEV) {
-		nl_error(e, &n, "host veth");
-		goto out;
-	}
-	err = acni_link_get(&n, s.device, 0, &l);
-	if (!err) {
-		if (acni_filter_del(&n, l.ifindex, s.parent, s.prio, s.mark,
-				    "fw") < 0) {
-			nl_error(e, &n, "removing the fw filter");
-			goto out;
-		}
-		err = arbtable_release(h, s.device, s.classid);
-		/* gone already: with its class, its root, or its device */
-		if (err < 0 && err != -ENOENT && err != -EMEDIUMTYPE &&
-		    err != -ENODEV) {
-			lib_error(e, ACNI_E_NETLINK, h, "releasing the class");
-			goto out;
-		}
-	} else if (err != -ENODEV) {
-		nl_error(e, &n, "egress device");
-		goto out;
-	}
-	if (unlink(path) < 0 && errno != ENOENT) {
-		acni_error(e, ACNI_E_IO, "cannot remove %s: %s", path,
-			   strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	arbtable_close(h);
-	acni_nl_close(&n);
-	return ret;
+	return acni_release(path, e);
 }
 
 /* ------------------------------------------------------------ CHECK */
@@ -487,13 +580,12 @@ int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 	struct acni_nl n;
 	struct arbtable *h;
 	char path[512];
-	int err, ret = -1;
+	int err, lock, ret = -1;
 
 	if (!c->prev_result)
 		return acni_error(e, ACNI_E_CONFIG,
 				  "CHECK without prevResult: a chained plugin checks what the chain returned");
-	if (acni_lock(c->state_dir, e) < 0 ||
-	    acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
+	if (acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
 		return -1;
 	err = acni_state_read(path, &s, e);
 	if (err < 0)
@@ -502,11 +594,22 @@ int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 		return acni_error(e, ACNI_E_UNKNOWN,
 				  "container %s interface %s has no arbtable tenant (no ADD, or DEL ran)",
 				  env->containerid, env->ifname);
-	if (acni_nl_open(&n, NULL) < 0)
+	if (!s.complete)
+		return acni_error(e, ACNI_E_CHECK,
+				  "container %s interface %s: its ADD did not finish (DEL or GC undoes it)",
+				  env->containerid, env->ifname);
+	/* a consistent view of the table while reading it */
+	lock = acni_lock(s.device, e);
+	if (lock < 0)
+		return -1;
+	if (acni_nl_open(&n, NULL) < 0) {
+		acni_unlock(lock);
 		return acni_error(e, ACNI_E_IO, "%s", n.msg);
+	}
 	h = arbtable_open();
 	if (!h) {
 		acni_nl_close(&n);
+		acni_unlock(lock);
 		return acni_error(e, ACNI_E_IO, "libarbtable: %s",
 				  strerror(errno));
 	}
@@ -578,5 +681,6 @@ out:
 	arbtable_close(h);
 	arbtable_state_free(st);
 	acni_nl_close(&n);
+	acni_unlock(lock);
 	return ret;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cni.h - arbtable-cni: a CNI 1.0 chained plugin that admits each
+ * cni.h - arbtable-cni: a CNI 1.1 chained plugin that admits each
  * container as an sch_arbtable class on the node's egress NIC.  See
  * Documentation/arbtable-cni.8 for the configuration and the behaviour.
  */
@@ -11,8 +11,15 @@
 #include <json-c/json.h>
 #include <arbtable/arbtable.h>
 
-#define ACNI_VERSION_CUR	"1.0.0"
+#define ACNI_VERSION_CUR	"1.1.0"
 #define ACNI_STATE_DIR		"/var/lib/arbtable-cni"
+/* <dir>/<device>.lock: one lock per egress device, whatever network or
+ * stateDir uses it; the node agent takes the same lock to read a
+ * consistent snapshot (arbtable-cni(8), FILES)
+ */
+#define ACNI_LOCK_DIR		"/run/arbtable-cni"
+/* GC's list of the attachments still in use (CNI 1.1) */
+#define ACNI_VALID_KEY		"cni.dev/valid-attachments"
 #define ACNI_ANNOT_PREFIX	"arbtable.io/"
 #define ACNI_ANNOT_CAP		"io.kubernetes.cri.pod-annotations"
 
@@ -26,6 +33,7 @@ enum acni_code {
 	ACNI_E_DECODE = 6,	/* failed to decode content */
 	ACNI_E_CONFIG = 7,	/* invalid network config */
 	ACNI_E_AGAIN = 11,	/* try again later */
+	ACNI_E_UNAVAILABLE = 50, /* STATUS: cannot service ADD requests */
 	ACNI_E_REFUSED = 100,	/* the kernel refused the admission */
 	ACNI_E_DEVICE = 101,	/* egress device missing or not usable */
 	ACNI_E_NETLINK = 102,	/* another kernel request failed */
@@ -54,6 +62,11 @@ struct acni_req {
 
 struct acni_conf {
 	char		cni_version[16];
+	/* DEL and GC: a config ADD would refuse (unknown key, bad value,
+	 * no device) is reported on stderr, not an error: they work from
+	 * the state ADD recorded
+	 */
+	int		lenient;
 	char		name[128];
 	char		device[16];
 	/* qdisc options for creating the root when there is none */
@@ -69,6 +82,7 @@ struct acni_conf {
 	struct acni_req	req;
 	json_object	*root;		/* the whole config, owned */
 	json_object	*prev_result;	/* in root, NULL if none */
+	json_object	*valid;		/* GC: cni.dev/valid-attachments */
 };
 
 struct acni_env {
@@ -80,15 +94,32 @@ struct acni_env {
 	const char	*path;
 };
 
+/* version.c: the spec versions the plugin speaks */
+int acni_version_supported(const char *v);
+/* "0.3.0, 0.3.1, ..." for messages */
+void acni_versions_text(char *buf, size_t size);
+/* a new array of them, for VERSION */
+json_object *acni_versions_json(void);
+/* @v is a version at least @min ("x.y.z" both) */
+int acni_version_ge(const char *v, const char *min);
+/* The highest supported version a cniVersions list names, or NULL */
+const char *acni_version_pick(json_object *list);
+/* A new result in version @ver: a copy of @prev (may be NULL) with the
+ * fields of @ver only
+ */
+json_object *acni_result(json_object *prev, const char *ver);
+
 /* conf.c: parse the network config from @text; the tenant's request from
  * runtimeConfig, args or CNI_ARGS (@env->args).
  */
 int acni_conf_parse(struct acni_conf *c, const char *text,
-		    const struct acni_env *env, struct acni_err *e);
+		    const struct acni_env *env, int lenient,
+		    struct acni_err *e);
 void acni_conf_free(struct acni_conf *c);
 
 /* What ADD admitted, kept on disk for DEL and CHECK (state.c). */
 struct acni_state {
+	int		complete;	/* 0: ADD's intent ("adding") */
 	char		device[16];
 	uint32_t	classid;
 	uint32_t	tenant;		/* 1..span: minor and mark derive from it */
@@ -106,18 +137,28 @@ struct acni_state {
 	uint64_t	guaranteed_bound_ns;
 };
 
-/* The lock serializing every plugin run on this node (flock on
- * <dir>/lock): -1 and @e on failure.
+/* The lock of one egress device (flock on ACNI_LOCK_DIR/<device>.lock),
+ * shared by every network and stateDir using it: the fd to pass to
+ * acni_unlock(), or -1 and @e.
  */
-int acni_lock(const char *dir, struct acni_err *e);
-/* <dir>/<containerid>-<ifname> */
+int acni_lock(const char *device, struct acni_err *e);
+void acni_unlock(int fd);
+/* stateDir itself (0700) */
+int acni_state_mkdir(const char *dir, struct acni_err *e);
+/* <dir>/<containerid>-<ifname>.json */
 int acni_state_path(char *buf, size_t size, const char *dir,
 		    const struct acni_env *env, struct acni_err *e);
-/* 1 read, 0 no such file, -1 @e set */
+#define ACNI_STATE_DAMAGED	(-2)
+/* 1 read, 0 no such file, -1 @e set, ACNI_STATE_DAMAGED (@e set) when
+ * the file is there but not a record (empty, truncated, fields missing)
+ */
 int acni_state_read(const char *path, struct acni_state *s,
 		    struct acni_err *e);
+/* Durable: temporary file, fsync, rename, fsync of the directory */
 int acni_state_write(const char *path, const struct acni_state *s,
 		     struct acni_err *e);
+/* Unlink and fsync the directory; 0 when it was not there */
+int acni_state_remove(const char *path, struct acni_err *e);
 /* 1 if any state file of @dir holds tenant @t on @device */
 int acni_state_tenant_used(const char *dir, const char *device, uint32_t t);
 
@@ -128,5 +169,19 @@ int acni_cmd_del(struct acni_conf *c, const struct acni_env *env,
 		 struct acni_err *e);
 int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 		   struct acni_err *e);
+/* Undo what the record at @path names, under its device's lock, and
+ * remove it (DEL, GC, and ADD over an unfinished record): 0 when nothing
+ * is left, also when there was nothing or the record was damaged; -1
+ * and @e when a step failed (the record stays for the next try).
+ */
+int acni_release(const char *path, struct acni_err *e);
+/* gc.c: remove what stateDir records of attachments not in
+ * cni.dev/valid-attachments
+ */
+int acni_cmd_gc(struct acni_conf *c, const struct acni_env *env,
+		struct acni_err *e);
+/* status.c: 0 when ADD can be served, else code 50 and the reason */
+int acni_cmd_status(struct acni_conf *c, const struct acni_env *env,
+		    struct acni_err *e);
 
 #endif /* ACNI_CNI_H */

@@ -6,7 +6,9 @@
  * (lib/arbtable_parse.c), so "2mbit" means here what it means to tc,
  * arbtablectl and arbsim.  A key the plugin does not know is refused
  * (a misspelt "latncy" would otherwise silently admit a tenant without
- * its bound).
+ * its bound), except by DEL and GC: they work from what ADD recorded and
+ * must clean up whatever the config became since (they report what they
+ * ignored on stderr).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -385,66 +387,131 @@ bad:
 	return 0;
 }
 
-static int parse_keys(struct acni_conf *c, struct acni_err *e)
+/* Keys the runtime, the conflist or the spec put into every plugin's
+ * config, none of them ours.
+ */
+static int passed_key(const char *key)
 {
 	static const char *const passed[] = {
-		/* what the runtime and the conflist put into every
-		 * plugin's config
-		 */
-		"cniVersion", "name", "type", "capabilities",
+		"cniVersion", "cniVersions", "name", "type", "capabilities",
 		"runtimeConfig", "args", "prevResult", "dns",
 	};
-	json_object_object_foreach(c->root, key, v) {
-		char buf[256];
-		size_t i;
+	size_t i;
 
-		for (i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
-			if (!strcmp(key, passed[i]))
-				break;
-		if (i < sizeof(passed) / sizeof(passed[0]))
-			continue;
-		if (!strcmp(key, "device")) {
-			if (!json_object_is_type(v, json_type_string) ||
-			    !json_object_get_string_len(v) ||
-			    json_object_get_string_len(v) >= (int)sizeof(c->device))
-				return acni_error(e, ACNI_E_CONFIG,
-						  "device must be an interface name (1..15 characters)");
-			strcpy(c->device, json_object_get_string(v));
-		} else if (!strcmp(key, "qdisc")) {
-			if (parse_qdisc(c, v, e))
-				return -1;
-		} else if (!strcmp(key, "defaultShare")) {
-			if (value_text(v, buf, sizeof(buf)) < 0 ||
-			    arbt_parse_u32(buf, 10, &c->default_share) < 0 ||
-			    !c->default_share ||
-			    c->default_share > ARBTABLE_WEIGHT_MAX)
-				return acni_error(e, ACNI_E_CONFIG,
-						  "defaultShare must be 1..255");
-		} else if (!strcmp(key, "markMask")) {
-			if (get_hex32(v, key, &c->mark_mask, e))
-				return -1;
-		} else if (!strcmp(key, "minorBase")) {
-			if (get_hex32(v, key, &c->minor_base, e))
-				return -1;
-		} else if (!strcmp(key, "filterPrio")) {
-			if (get_hex32(v, key, &c->prio, e))
-				return -1;
-			if (!c->prio || c->prio > 0xffff)
-				return acni_error(e, ACNI_E_CONFIG,
-						  "filterPrio must be 1..65535");
-		} else if (!strcmp(key, "stateDir")) {
-			if (!json_object_is_type(v, json_type_string) ||
-			    json_object_get_string(v)[0] != '/' ||
-			    json_object_get_string_len(v) >= 200)
-				return acni_error(e, ACNI_E_CONFIG,
-						  "stateDir must be an absolute path");
-			strcpy(c->state_dir, json_object_get_string(v));
-		} else {
-			return acni_error(e, ACNI_E_FIELD,
-					  "unknown key \"%s\" in the network config (known: device, qdisc, defaultShare, markMask, minorBase, filterPrio, stateDir)",
-					  key);
-		}
+	for (i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		if (!strcmp(key, passed[i]))
+			return 1;
+	/* reserved to the protocol; GC's list is read in acni_conf_parse */
+	return !strncmp(key, "cni.dev/", 8);
+}
+
+static int parse_key(struct acni_conf *c, const char *key, json_object *v,
+		     struct acni_err *e)
+{
+	char buf[256];
+
+	if (!strcmp(key, "device")) {
+		if (!json_object_is_type(v, json_type_string) ||
+		    !json_object_get_string_len(v) ||
+		    json_object_get_string_len(v) >= (int)sizeof(c->device) ||
+		    strchr(json_object_get_string(v), '/') ||
+		    json_object_get_string(v)[0] == '.')
+			return acni_error(e, ACNI_E_CONFIG,
+					  "device must be an interface name (1..15 characters)");
+		strcpy(c->device, json_object_get_string(v));
+	} else if (!strcmp(key, "qdisc")) {
+		if (parse_qdisc(c, v, e))
+			return -1;
+	} else if (!strcmp(key, "defaultShare")) {
+		if (value_text(v, buf, sizeof(buf)) < 0 ||
+		    arbt_parse_u32(buf, 10, &c->default_share) < 0 ||
+		    !c->default_share ||
+		    c->default_share > ARBTABLE_WEIGHT_MAX)
+			return acni_error(e, ACNI_E_CONFIG,
+					  "defaultShare must be 1..255");
+	} else if (!strcmp(key, "markMask")) {
+		if (get_hex32(v, key, &c->mark_mask, e))
+			return -1;
+	} else if (!strcmp(key, "minorBase")) {
+		if (get_hex32(v, key, &c->minor_base, e))
+			return -1;
+	} else if (!strcmp(key, "filterPrio")) {
+		if (get_hex32(v, key, &c->prio, e))
+			return -1;
+		if (!c->prio || c->prio > 0xffff)
+			return acni_error(e, ACNI_E_CONFIG,
+					  "filterPrio must be 1..65535");
+	} else {
+		return acni_error(e, ACNI_E_FIELD,
+				  "unknown key \"%s\" (value %.64s) in the network config (known: device, qdisc, defaultShare, markMask, minorBase, filterPrio, stateDir)",
+				  key, json_object_to_json_string_ext(v,
+					JSON_C_TO_STRING_PLAIN |
+					JSON_C_TO_STRING_NOSLASHESCAPE));
 	}
+	return 0;
+}
+
+/* Reported, not fatal, when the command is lenient */
+static int conf_problem(const struct acni_conf *c, struct acni_err *e)
+{
+	if (!c->lenient)
+		return -1;
+	fprintf(stderr, "arbtable-cni: ignored: %s\n", e->msg);
+	e->code = 0;
+	e->msg[0] = '\0';
+	return 0;
+}
+
+static int parse_keys(struct acni_conf *c, struct acni_err *e)
+{
+	json_object *v;
+
+	/* first: even a lenient command must know where its state is */
+	if (json_object_object_get_ex(c->root, "stateDir", &v)) {
+		if (!json_object_is_type(v, json_type_string) ||
+		    json_object_get_string(v)[0] != '/' ||
+		    json_object_get_string_len(v) >= 200)
+			return acni_error(e, ACNI_E_CONFIG,
+					  "stateDir must be an absolute path");
+		strcpy(c->state_dir, json_object_get_string(v));
+	}
+	json_object_object_foreach(c->root, key, val) {
+		if (passed_key(key) || !strcmp(key, "stateDir"))
+			continue;
+		if (parse_key(c, key, val, e) < 0 && conf_problem(c, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* cni.dev/valid-attachments: [{"containerID": ..., "ifname": ...}, ...].
+ * A malformed list is refused whatever the command: GC must not take it
+ * for "nothing is valid".
+ */
+static int parse_valid(struct acni_conf *c, struct acni_err *e)
+{
+	json_object *a;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(c->root, ACNI_VALID_KEY, &a))
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return acni_error(e, ACNI_E_CONFIG, "%s must be an array",
+				  ACNI_VALID_KEY);
+	n = json_object_array_length(a);
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(a, i), *id, *ifn;
+
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, "containerID", &id) ||
+		    !json_object_object_get_ex(o, "ifname", &ifn) ||
+		    !json_object_is_type(id, json_type_string) ||
+		    !json_object_is_type(ifn, json_type_string))
+			return acni_error(e, ACNI_E_CONFIG,
+					  "%s[%zu]: want {\"containerID\": string, \"ifname\": string}",
+					  ACNI_VALID_KEY, i);
+	}
+	c->valid = a;
 	return 0;
 }
 
@@ -475,13 +542,53 @@ static int mark_field(struct acni_conf *c, struct acni_err *e)
 	return 0;
 }
 
+/* cniVersion, or when a config has only cniVersions (the runtime picks
+ * and sets cniVersion; this is for one that did not) the highest of them
+ * the plugin speaks
+ */
+static int parse_version(struct acni_conf *c, struct acni_err *e)
+{
+	json_object *v, *list;
+	const char *pick;
+
+	if (json_object_object_get_ex(c->root, "cniVersions", &list) &&
+	    !json_object_is_type(list, json_type_array))
+		return acni_error(e, ACNI_E_CONFIG,
+				  "cniVersions must be a list of versions");
+	if (json_object_object_get_ex(c->root, "cniVersion", &v)) {
+		if (!json_object_is_type(v, json_type_string) ||
+		    json_object_get_string_len(v) >= (int)sizeof(c->cni_version))
+			return acni_error(e, ACNI_E_CONFIG,
+					  "cniVersion must be a version string (\"1.1.0\")");
+		strcpy(c->cni_version, json_object_get_string(v));
+		return 0;
+	}
+	if (!list)
+		return acni_error(e, ACNI_E_CONFIG,
+				  "cniVersion missing from the network config");
+	pick = acni_version_pick(list);
+	if (!pick) {
+		char vers[128];
+
+		acni_versions_text(vers, sizeof(vers));
+		return acni_error(e, ACNI_E_VERSION,
+				  "cniVersions %s: none supported (supported: %s)",
+				  json_object_to_json_string_ext(list,
+					JSON_C_TO_STRING_PLAIN), vers);
+	}
+	snprintf(c->cni_version, sizeof(c->cni_version), "%s", pick);
+	return 0;
+}
+
 int acni_conf_parse(struct acni_conf *c, const char *text,
-		    const struct acni_env *env, struct acni_err *e)
+		    const struct acni_env *env, int lenient,
+		    struct acni_err *e)
 {
 	enum json_tokener_error jerr;
 	json_object *v;
 
 	memset(c, 0, sizeof(*c));
+	c->lenient = lenient;
 	c->default_share = 1;
 	c->mark_mask = 0x00ff0000;
 	c->minor_base = 0x100;
@@ -499,12 +606,8 @@ int acni_conf_parse(struct acni_conf *c, const char *text,
 	if (!json_object_is_type(c->root, json_type_object))
 		return acni_error(e, ACNI_E_DECODE,
 				  "the network config must be a JSON object");
-	if (!json_object_object_get_ex(c->root, "cniVersion", &v) ||
-	    !json_object_is_type(v, json_type_string) ||
-	    json_object_get_string_len(v) >= (int)sizeof(c->cni_version))
-		return acni_error(e, ACNI_E_CONFIG,
-				  "cniVersion missing from the network config");
-	strcpy(c->cni_version, json_object_get_string(v));
+	if (parse_version(c, e))
+		return -1;
 	if (json_object_object_get_ex(c->root, "name", &v) &&
 	    json_object_is_type(v, json_type_string))
 		snprintf(c->name, sizeof(c->name), "%s",
@@ -512,9 +615,11 @@ int acni_conf_parse(struct acni_conf *c, const char *text,
 	if (json_object_object_get_ex(c->root, "prevResult", &v) &&
 	    !json_object_is_type(v, json_type_null))
 		c->prev_result = v;
-	if (parse_keys(c, e) || mark_field(c, e))
+	if (parse_valid(c, e) || parse_keys(c, e))
 		return -1;
-	if (!c->device[0])
+	if (mark_field(c, e) && conf_problem(c, e))
+		return -1;
+	if (!c->device[0] && !c->lenient)
 		return acni_error(e, ACNI_E_CONFIG,
 				  "device missing: name the egress NIC whose arbtable root admits the tenants (\"device\": \"eth0\")");
 	/* DEL and CHECK work from what ADD stored: a request ADD refused

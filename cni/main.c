@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arbtable-cni: a CNI 1.0 chained plugin that admits each container as a
+ * arbtable-cni: a CNI 1.1 chained plugin that admits each container as a
  * class of the sch_arbtable root on the node's egress NIC (guaranteed
  * rate and latency bound, or a best-effort share) and releases it on
  * DEL.  The runtime calls it as the CNI specification says: the command
@@ -13,18 +13,6 @@
 #include <unistd.h>
 
 #include "cni.h"
-
-static const char *const versions[] = { "0.4.0", "1.0.0" };
-
-static int supported(const char *v)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
-		if (!strcmp(v, versions[i]))
-			return 1;
-	return 0;
-}
 
 static char *read_stdin(void)
 {
@@ -64,7 +52,7 @@ static int print_error(const char *version, const struct acni_err *e)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "cniVersion", json_object_new_string(
-				       version && supported(version) ?
+				       version && acni_version_supported(version) ?
 				       version : ACNI_VERSION_CUR));
 	json_object_object_add(o, "code", json_object_new_int(e->code));
 	json_object_object_add(o, "msg", json_object_new_string(e->msg));
@@ -82,20 +70,16 @@ static int print_error(const char *version, const struct acni_err *e)
 
 static int cmd_version(const char *text)
 {
-	json_object *in = text ? json_tokener_parse(text) : NULL, *v, *o, *a;
+	json_object *in = text ? json_tokener_parse(text) : NULL, *v, *o;
 	const char *ver = ACNI_VERSION_CUR;
-	size_t i;
 
 	if (in && json_object_object_get_ex(in, "cniVersion", &v) &&
 	    json_object_is_type(v, json_type_string) &&
-	    supported(json_object_get_string(v)))
+	    acni_version_supported(json_object_get_string(v)))
 		ver = json_object_get_string(v);
 	o = json_object_new_object();
-	a = json_object_new_array();
 	json_object_object_add(o, "cniVersion", json_object_new_string(ver));
-	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
-		json_object_array_add(a, json_object_new_string(versions[i]));
-	json_object_object_add(o, "supportedVersions", a);
+	json_object_object_add(o, "supportedVersions", acni_versions_json());
 	printf("%s\n", json_object_to_json_string_ext(o,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
@@ -103,6 +87,21 @@ static int cmd_version(const char *text)
 		json_object_put(in);
 	return 0;
 }
+
+static const struct verb {
+	const char	*name;
+	int		(*run)(struct acni_conf *c, const struct acni_env *env,
+			       struct acni_err *e);
+	const char	*since;		/* the first spec version with it */
+	int		container;	/* needs CNI_CONTAINERID, CNI_IFNAME */
+	int		lenient;	/* see struct acni_conf */
+} verbs[] = {
+	{ "ADD",	acni_cmd_add,		"0.3.0", 1, 0 },
+	{ "DEL",	acni_cmd_del,		"0.3.0", 1, 1 },
+	{ "CHECK",	acni_cmd_check,		"0.4.0", 1, 0 },
+	{ "GC",		acni_cmd_gc,		"1.1.0", 0, 1 },
+	{ "STATUS",	acni_cmd_status,	"1.1.0", 0, 0 },
+};
 
 static const char *env_get(const char *name)
 {
@@ -121,9 +120,12 @@ int main(void)
 		.args = env_get("CNI_ARGS"),
 		.path = env_get("CNI_PATH"),
 	};
+	const struct verb *vb = NULL;
 	struct acni_err e = { 0 };
 	struct acni_conf c;
+	char vers[128];
 	char *text;
+	size_t i;
 	int err;
 
 	if (!env.command) {
@@ -141,34 +143,35 @@ int main(void)
 		acni_error(&e, ACNI_E_IO, "cannot read the network config from stdin");
 		return print_error(NULL, &e);
 	}
-	if (strcmp(env.command, "ADD") && strcmp(env.command, "DEL") &&
-	    strcmp(env.command, "CHECK")) {
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(env.command, verbs[i].name))
+			vb = &verbs[i];
+	if (!vb) {
 		acni_error(&e, ACNI_E_ENV,
-			   "CNI_COMMAND %s: arbtable-cni knows ADD, DEL, CHECK and VERSION",
+			   "CNI_COMMAND %s: arbtable-cni knows ADD, DEL, CHECK, GC, STATUS and VERSION",
 			   env.command);
 		free(text);
 		return print_error(NULL, &e);
 	}
-	if (!env.containerid || !env.ifname) {
+	if (vb->container && (!env.containerid || !env.ifname)) {
 		acni_error(&e, ACNI_E_ENV, "%s missing",
 			   !env.containerid ? "CNI_CONTAINERID" : "CNI_IFNAME");
 		free(text);
 		return print_error(NULL, &e);
 	}
-	err = acni_conf_parse(&c, text, &env, &e);
+	err = acni_conf_parse(&c, text, &env, vb->lenient, &e);
 	free(text);
-	if (!err && !supported(c.cni_version))
+	acni_versions_text(vers, sizeof(vers));
+	if (!err && !acni_version_supported(c.cni_version))
 		err = acni_error(&e, ACNI_E_VERSION,
-				 "cniVersion %s not supported (supported: 0.4.0, 1.0.0)",
-				 c.cni_version);
-	if (!err) {
-		if (!strcmp(env.command, "ADD"))
-			err = acni_cmd_add(&c, &env, &e);
-		else if (!strcmp(env.command, "DEL"))
-			err = acni_cmd_del(&c, &env, &e);
-		else
-			err = acni_cmd_check(&c, &env, &e);
-	}
+				 "cniVersion %s not supported (supported: %s)",
+				 c.cni_version, vers);
+	if (!err && !acni_version_ge(c.cni_version, vb->since))
+		err = acni_error(&e, ACNI_E_VERSION,
+				 "%s needs cniVersion %s or later, the config has %s",
+				 vb->name, vb->since, c.cni_version);
+	if (!err)
+		err = vb->run(&c, &env, &e);
 	if (err)
 		print_error(c.cni_version[0] ? c.cni_version : NULL, &e);
 	acni_conf_free(&c);

@@ -3,12 +3,20 @@
  * state.c - what ADD admitted, one small JSON file per container and
  * interface, so that DEL finds the class and filters again (the class
  * minor is derived from the container id but probed past collisions, so
- * it cannot be recomputed), and the node-wide lock.
+ * it cannot be recomputed), and the per-device lock.
  *
- * Runtimes may run plugins for different containers at once: every ADD,
- * DEL and CHECK holds an exclusive flock on <stateDir>/lock from before it
- * reads the table until after it has written its state, so two ADDs never
- * pick the same class or mark.
+ * ADD records its intent (phase "adding": device, class, tenant, mark,
+ * host veth) durably before it changes anything in the kernel, and the
+ * outcome (phase "added") when it is done: a plugin killed in between
+ * leaves a record that DEL or GC undoes, never a class nobody knows.
+ * "Durably" is: write a temporary file, fsync it, rename it over the
+ * record, fsync the directory; removing a record fsyncs the directory.
+ *
+ * Runtimes may run plugins for different containers at once, of one
+ * network or of several sharing a NIC: every ADD, DEL, CHECK and GC
+ * holds an exclusive flock on /run/arbtable-cni/<device>.lock while it
+ * reads the device's table and changes it, so two ADDs never pick the
+ * same class or mark whatever their stateDir.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,28 +30,46 @@
 
 #include "cni.h"
 
-int acni_lock(const char *dir, struct acni_err *e)
+int acni_lock(const char *device, struct acni_err *e)
 {
-	char path[300];
+	char path[64];
 	int fd;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return acni_error(e, ACNI_E_IO, "cannot create %s: %s", dir,
-				  strerror(errno));
-	snprintf(path, sizeof(path), "%s/lock", dir);
+	if (!*device || strchr(device, '/') || *device == '.')
+		return acni_error(e, ACNI_E_CONFIG,
+				  "device \"%s\" is not an interface name",
+				  device);
+	if (mkdir(ACNI_LOCK_DIR, 0700) < 0 && errno != EEXIST)
+		return acni_error(e, ACNI_E_IO, "cannot create %s: %s",
+				  ACNI_LOCK_DIR, strerror(errno));
+	snprintf(path, sizeof(path), "%s/%s.lock", ACNI_LOCK_DIR, device);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return acni_error(e, ACNI_E_IO, "cannot open %s: %s", path,
 				  strerror(errno));
-	/* held until the process exits */
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
+			acni_error(e, ACNI_E_IO, "cannot lock %s: %s", path,
+				   strerror(errno));
 			close(fd);
-			return acni_error(e, ACNI_E_IO, "cannot lock %s: %s",
-					  path, strerror(errno));
+			return -1;
 		}
 	}
 	return fd;
+}
+
+int acni_state_mkdir(const char *dir, struct acni_err *e)
+{
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return acni_error(e, ACNI_E_IO, "cannot create %s: %s", dir,
+				  strerror(errno));
+	return 0;
+}
+
+void acni_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 /* The spec allows letters, digits, '_', '.' and '-' in a container id; a
@@ -101,9 +127,11 @@ int acni_state_read(const char *path, struct acni_state *s,
 		    struct acni_err *e)
 {
 	json_object *o, *r;
+	char phase[16];
+	struct stat sb;
 
 	memset(s, 0, sizeof(*s));
-	if (access(path, F_OK) < 0) {
+	if (stat(path, &sb) < 0) {
 		if (errno == ENOENT)
 			return 0;
 		return acni_error(e, ACNI_E_IO, "%s: %s", path,
@@ -113,12 +141,16 @@ int acni_state_read(const char *path, struct acni_state *s,
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		if (o)
 			json_object_put(o);
-		return acni_error(e, ACNI_E_IO,
-				  "state file %s is damaged (not a JSON object)",
-				  path);
+		acni_error(e, ACNI_E_IO,
+			   "state file %s is damaged (%s)", path,
+			   sb.st_size ? "not a JSON object" : "empty");
+		return ACNI_STATE_DAMAGED;
 	}
 	get_str(o, "device", s->device, sizeof(s->device));
 	get_str(o, "hostIfname", s->host_ifname, sizeof(s->host_ifname));
+	get_str(o, "phase", phase, sizeof(phase));
+	/* files of earlier versions were written when ADD was done */
+	s->complete = !phase[0] || !strcmp(phase, "added");
 	s->classid = get_u64(o, "classid");
 	s->tenant = get_u64(o, "tenant");
 	s->mark = get_u64(o, "mark");
@@ -139,10 +171,13 @@ int acni_state_read(const char *path, struct acni_state *s,
 		s->req.ceil = get_u64(r, "ceil");
 	}
 	json_object_put(o);
-	if (!s->device[0] || !s->classid || !s->prio || !s->parent)
-		return acni_error(e, ACNI_E_IO,
-				  "state file %s is damaged (device, classid, prio or parent missing)",
-				  path);
+	if (!s->device[0] || !s->classid || !s->prio || !s->parent ||
+	    (phase[0] && strcmp(phase, "added") && strcmp(phase, "adding"))) {
+		acni_error(e, ACNI_E_IO,
+			   "state file %s is damaged (device, classid, prio, parent or phase missing or wrong)",
+			   path);
+		return ACNI_STATE_DAMAGED;
+	}
 	return 1;
 }
 
@@ -151,16 +186,54 @@ static void put_u64(json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
-/* Written to a temporary name and renamed: a crash never leaves half a
- * file for DEL to choke on.
+/* fsync the directory holding @path: a rename or unlink in it is on disk */
+static int sync_dir(const char *path)
+{
+	char dir[320];
+	char *slash;
+	int fd, err;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	err = fsync(fd);
+	close(fd);
+	return err;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Written to a temporary name, synced and renamed, the directory synced:
+ * after a crash the record is the old one or the new one, whole.
  */
 int acni_state_write(const char *path, const struct acni_state *s,
 		     struct acni_err *e)
 {
 	json_object *o = json_object_new_object(), *r = json_object_new_object();
+	const char *text;
 	char tmp[320];
-	int err = 0;
+	int fd, err = 0;
 
+	json_object_object_add(o, "phase", json_object_new_string(
+				       s->complete ? "added" : "adding"));
 	json_object_object_add(o, "device", json_object_new_string(s->device));
 	json_object_object_add(o, "hostIfname",
 			       json_object_new_string(s->host_ifname));
@@ -182,16 +255,43 @@ int acni_state_write(const char *path, const struct acni_state *s,
 	put_u64(r, "share", s->req.share);
 	put_u64(r, "ceil", s->req.ceil);
 	json_object_object_add(o, "request", r);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY) < 0 ||
-	    rename(tmp, path) < 0) {
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0 ||
+	    write_all(fd, "\n", 1) < 0 || fsync(fd) < 0) {
 		err = acni_error(e, ACNI_E_IO, "cannot write state file %s: %s",
-				 path, strerror(errno));
-		unlink(tmp);
+				 tmp, strerror(errno));
 	}
+	if (fd >= 0 && close(fd) < 0 && !err)
+		err = acni_error(e, ACNI_E_IO, "cannot write state file %s: %s",
+				 tmp, strerror(errno));
+	if (!err && rename(tmp, path) < 0)
+		err = acni_error(e, ACNI_E_IO, "cannot rename %s to %s: %s",
+				 tmp, path, strerror(errno));
+	if (!err && sync_dir(path) < 0)
+		err = acni_error(e, ACNI_E_IO, "cannot sync the directory of %s: %s",
+				 path, strerror(errno));
+	if (err)
+		unlink(tmp);
 	json_object_put(o);
 	return err;
+}
+
+int acni_state_remove(const char *path, struct acni_err *e)
+{
+	if (unlink(path) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return acni_error(e, ACNI_E_IO, "cannot remove %s: %s", path,
+				  strerror(errno));
+	}
+	if (sync_dir(path) < 0)
+		return acni_error(e, ACNI_E_IO,
+				  "cannot sync the directory of %s: %s", path,
+				  strerror(errno));
+	return 0;
 }
 
 int acni_state_tenant_used(const char *dir, const char *device, uint32_t t)

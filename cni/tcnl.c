@@ -447,12 +447,22 @@ int acni_filter_del(struct acni_nl *n, int ifindex, uint32_t parent,
 	/* gone already, or its qdisc or device with it */
 	if (err == -ENOENT || err == -ENODEV)
 		return 0;
-	/* no qdisc (or no block) at the parent: the filter is gone too */
-	if (err == -EINVAL && n->kernel &&
-	    (strstr(n->msg, "not find") || strstr(n->msg, "not found") ||
-	     strstr(n->msg, "doesn't exist") ||
-	     strstr(n->msg, "does not exist")))
-		return 0;
+	/* EINVAL is also what a parent that is gone (no such qdisc, or
+	 * one without filters) gives: ask the kernel whether the filter is
+	 * still there rather than reading its message
+	 */
+	if (err == -EINVAL) {
+		struct acni_filter f;
+		char msg[sizeof(n->msg)];
+		int kernel = n->kernel, found;
+
+		memcpy(msg, n->msg, sizeof(msg));
+		found = acni_filter_get(n, ifindex, parent, prio, handle, &f);
+		if (!found)
+			return 0;
+		memcpy(n->msg, msg, sizeof(msg));
+		n->kernel = kernel;
+	}
 	return err;
 }
 
@@ -570,4 +580,40 @@ int acni_filter_handles(struct acni_nl *n, int ifindex, uint32_t parent,
 	};
 
 	return filter_dump(n, ifindex, parent, &d);
+}
+
+/* ------------------------------------------------------------ qdiscs */
+
+struct root_dump {
+	int		ifindex;
+	struct acni_qdisc *q;
+};
+
+static int root_cb(const struct nlmsghdr *h, void *arg)
+{
+	struct root_dump *d = arg;
+	struct tcmsg *t = NLMSG_DATA(h);
+	struct rtattr *tb[TCA_MAX + 1];
+
+	if (h->nlmsg_type != RTM_NEWQDISC || t->tcm_ifindex != d->ifindex ||
+	    t->tcm_parent != TC_H_ROOT || d->q->found)
+		return 0;
+	d->q->found = 1;
+	d->q->handle = t->tcm_handle;
+	parse_attrs(tb, TCA_MAX, TCA_RTA(t), h->nlmsg_len -
+		    NLMSG_LENGTH(sizeof(*t)));
+	if (tb[TCA_KIND])
+		copy_str(d->q->kind, sizeof(d->q->kind), tb[TCA_KIND]);
+	return 0;
+}
+
+int acni_root_qdisc(struct acni_nl *n, int ifindex, struct acni_qdisc *q)
+{
+	static struct acni_msg m;
+	struct root_dump d = { .ifindex = ifindex, .q = q };
+
+	memset(q, 0, sizeof(*q));
+	/* older kernels dump every device's qdiscs: root_cb picks ours */
+	tc_init(&m, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
+	return talk(n, &m, "dump qdiscs", root_cb, &d);
 }

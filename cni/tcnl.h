@@ -77,6 +77,16 @@ int acni_filter_handles(struct acni_nl *n, int ifindex, uint32_t parent,
 			uint32_t prio, unsigned int shift, uint8_t *used,
 			unsigned int nbits);
 
+/* The root qdisc of a device: handle 0 is the kernel's default (mq,
+ * pfifo_fast, ...), which a new root replaces without NLM_F_REPLACE.
+ */
+struct acni_qdisc {
+	int		found;
+	uint32_t	handle;
+	char		kind[16];
+};
+int acni_root_qdisc(struct acni_nl *n, int ifindex, struct acni_qdisc *q);
+
 #define ACNI_INGRESS_PARENT	0xfffffff2u	/* TC_H_CLSACT:TC_H_MIN_INGRESS */
 
 #endif /* ACNI_TCNL_H */

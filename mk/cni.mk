@@ -1,5 +1,6 @@
 # arbtable-cni: the CNI plugin (cni/), on libarbtable and json-c.
 #
+#   make cni-result-check  cni/version.c's unit test (tests/cni)
 #   make cni        build/cni/arbtable-cni (finds the built libarbtable
 #                   through an $ORIGIN rpath) and build/cni/install/
 #                   arbtable-cni (without it: what make install copies)
@@ -10,7 +11,8 @@
 CNI_OUT      := $(BUILD)/cni
 CNI_BIN      := $(CNI_OUT)/arbtable-cni
 CNI_BIN_INST := $(CNI_OUT)/install/arbtable-cni
-CNI_SRCS     := cni/main.c cni/conf.c cni/state.c cni/cmd.c cni/tcnl.c
+CNI_SRCS     := cni/main.c cni/conf.c cni/state.c cni/cmd.c cni/tcnl.c \
+		cni/version.c cni/status.c cni/gc.c
 CNI_HDRS     := cni/cni.h cni/tcnl.h
 CNI_BINDIR   ?= /opt/cni/bin
 
@@ -30,8 +32,19 @@ $(CNI_BIN_INST): $(CNI_DEPS)
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) -o $@ $(CNI_SRCS) $(PARSE_SRCS) \
 		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(LIB_LDFLAGS)
 
-.PHONY: cni install-cni
-cni: $(CNI_BIN) $(CNI_BIN_INST)
+# cni/version.c alone: versions, cniVersions, results per version
+CNI_RESULT_CHECK := $(CNI_OUT)/result-check
+$(CNI_RESULT_CHECK): tests/cni/result-check.c cni/version.c cni/cni.h mk/cni.mk
+	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Icni $(JSONC_CFLAGS) -o $@ \
+		tests/cni/result-check.c cni/version.c $(JSONC_LIBS)
+
+.PHONY: cni install-cni cni-result-check
+cni: $(CNI_BIN) $(CNI_BIN_INST) $(CNI_RESULT_CHECK)
+
+cni-result-check: $(CNI_RESULT_CHECK)
+	$(CNI_RESULT_CHECK)
 
 install-cni: cni
 	$(INSTALL) -d $(DESTDIR)$(CNI_BINDIR)

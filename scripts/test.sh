@@ -139,6 +139,10 @@ host_suites() {
 	# arbtable-cni: configs and environments refused before any kernel
 	# request (the VM's test_cni.sh drives the rest)
 	host_suite cni-conf bash tests/cni/conf-check.sh
+	# CNI 1.1 without the module: versions, STATUS's code 50, lenient
+	# DEL on damaged state, GC of records not valid
+	host_suite cni-verbs bash tests/cni/verbs-check.sh
+	host_suite cni-result make --no-print-directory cni-result-check
 	# arbtablectl request without a device against arbsim; the Kubernetes
 	# manifests, node agent and installer on fixtures (issue 17 item 3)
 	host_suite request-devless python3 tests/request/devless-check.py

@@ -20,10 +20,16 @@
 # whose ids hash to the same tenant number; ADD twice; DEL twice; DEL
 # after the netns is gone; DEL returns tc's and arbtablectl's view of the
 # table to the state before the ADDs; the last DEL leaves no class,
-# filter or state.  Traffic under a real engine: test_podman.sh.
+# filter or state.  CNI 1.1: STATUS on good and bad devices; ADD, CHECK,
+# DEL at 1.1.0 with cniVersions and at 0.3.1 (the result's ips in each
+# version's form); an ADD killed (test hook) after its filters undone by
+# DEL, one killed after its admission undone by GC; GC releasing an
+# attachment not in valid-attachments while keeping the valid one; DEL
+# on a 0-byte record with a config without device.  Traffic under a
+# real engine: test_podman.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
-tap_begin "arbtable-cni: CNI 1.0 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK"
+tap_begin "arbtable-cni: CNI 1.0/1.1 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK, STATUS, GC, killed ADDs"
 tmp=$(mktemp -d)
 CNI=${ARBT_CNI:-$ARBT_ROOT/build/cni/arbtable-cni}
 CTL=$ARBT_ROOT/build/tools/arbtablectl
@@ -31,6 +37,7 @@ SD=$tmp/state
 TENANTS="ca cb cc cd"
 cleanup() {
 	net_teardown $TENANTS
+	ip link del arbt-dum0 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -59,7 +66,8 @@ cni() {
 	local ns=$3
 	[ "$ns" = - ] && ns=
 	OUT=$(printf '%s' "$4" | env -i PATH="$PATH" CNI_COMMAND="$1" CNI_CONTAINERID="$2" \
-		${ns:+CNI_NETNS=$ns} CNI_IFNAME=eth0 CNI_PATH=/opt/cni/bin ${5:+CNI_ARGS=$5} "$CNI" 2>"$tmp/stderr")
+		${ns:+CNI_NETNS=$ns} CNI_IFNAME=eth0 CNI_PATH=/opt/cni/bin ${5:+CNI_ARGS=$5} \
+		${TEST_KILL:+ARBTABLE_CNI_TEST_KILL=$TEST_KILL} "$CNI" 2>"$tmp/stderr")
 	RC=$?
 }
 # jget EXPR: a field of the JSON in OUT (python: json.load -> d)
@@ -132,8 +140,8 @@ done
 # ---- VERSION
 OUT=$(echo '{"cniVersion":"1.0.0"}' | env -i CNI_COMMAND=VERSION "$CNI")
 RC=$?
-tap_check "VERSION: exit 0, supportedVersions has 1.0.0 and 0.4.0 ($OUT)" \
-	test "$RC:$(jget '",".join(d["supportedVersions"]) + ":" + d["cniVersion"]')" = "0:0.4.0,1.0.0:1.0.0"
+tap_check "VERSION: exit 0, supportedVersions 0.3.0 to 1.1.0 ($OUT)" \
+	test "$RC:$(jget '",".join(d["supportedVersions"]) + ":" + d["cniVersion"]')" = "0:0.3.0,0.3.1,0.4.0,1.0.0,1.1.0:1.0.0"
 
 # ---- bad configs: a CNI error, nothing created
 P=$(prev ca 1)
@@ -231,6 +239,91 @@ tap_check "after DEL of cb and $cid_c the table, classes, filters and arbtablect
 cni CHECK cb /run/netns/arbt-cb "$(conf "$Pb")"
 tap_check "CHECK cb after DEL: code 3" cni_err 3
 tap_check "DEL left nothing of cb on its veth or in the state directory" no_trace cb
+
+# ---- CNI 1.1: cniVersions, results per version, STATUS, killed ADDs, GC
+# conf11: conf at cniVersion 1.1.0 with a cniVersions list naming one the
+# plugin does not know (the runtime picked 1.1.0)
+conf11() { conf "$@" | sed 's/"cniVersion":"1.0.0"/"cniVersion":"1.1.0","cniVersions":["0.4.0","1.0.0","1.1.0","2.0.0"]/'; }
+base11=$(table_state)
+status_htb() { cni_err 50 && grep -q 'htb 7:' <<<"$(jget 'd["msg"]')"; }
+# gone_ok NAME: the last command exited 0, nothing of NAME is left and
+# the table is as at the start of this part
+gone_ok() {
+	[ "$RC" = 0 ] && no_trace "$1" && [ "$(table_state)" = "$base11" ] && return 0
+	diag "exit $RC: $OUT $(cat "$tmp/stderr")"
+	[ "$(table_state)" = "$base11" ] || diff <(echo "$base11") <(table_state) | head -n 20 | sed 's/^/# /'
+	return 1
+}
+phase() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phase"])' "$SD/$1-eth0.json" 2>/dev/null; }
+# killed_with MARK-RE: ADD cd died of SIGKILL, its record says "adding",
+# its class (rate 1Mbit) is there, and a mark filter matching MARK-RE on
+# vh-cd if MARK-RE is not empty
+killed_with() {
+	local f
+	f=$(tc -d filter show dev vh-cd ingress)
+	[ "$RC" = 137 ] && [ "$(phase cd)" = adding ] &&
+		tc class show dev "$NET" | grep -q '^class arbtable 1:1.* rate 1Mbit' &&
+		{ [ -z "$1" ] || grep -qE "$1" <<<"$f"; } && return 0
+	diag "exit $RC, phase $(phase cd), classes: $(tc class show dev "$NET" | tr '\n' ' '), vh-cd: $f"
+	return 1
+}
+cni STATUS - - "$(conf11)"
+tap_check "STATUS (1.1.0) with an auto-mode root on $NET: exit 0, no output" test "$RC:$OUT" = "0:"
+ip link add arbt-dum0 type dummy
+cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
+tap_check "STATUS on a device with the default root (ADD can make it): exit 0" test "$RC:$OUT" = "0:"
+tc qdisc add dev arbt-dum0 root handle 7: htb
+cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
+tap_check "STATUS on a device whose root is htb 7:: code 50 ($(jget 'd["msg"]'))" status_htb
+cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-none0\"/")"
+tap_check "STATUS on a missing device: code 50" cni_err 50
+ip link del arbt-dum0
+
+# results in the version asked: 1.1.0 drops ips' version, 0.3.1 has it
+P11=$(prev cb 2 | sed 's/"address":/"version":"4","address":/')
+cni ADD cb /run/netns/arbt-cb "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$P11")"
+tap_check "ADD cb at 1.1.0 (cniVersions listing 2.0.0): exit 0, result 1.1.0 without ips' version" \
+	test "$RC:$(jget 'd["cniVersion"] + ":" + str("version" in d["ips"][0]) + ":" + d["ips"][0]["address"]')" = "0:1.1.0:False:10.88.2.2/24"
+[ "$RC" = 0 ] || diag "ADD cb 1.1.0: $OUT $(cat "$tmp/stderr")"
+cni CHECK cb /run/netns/arbt-cb "$(conf11 "$P11")"
+tap_check "CHECK cb at 1.1.0: exit 0" test "$RC:$OUT" = "0:"
+cni DEL cb /run/netns/arbt-cb "$(conf11 "$P11")"
+tap_check "DEL cb at 1.1.0: exit 0, nothing of cb left" gone_ok cb
+Pb031=$(prev cb 2 | sed 's/"cniVersion":"1.0.0"/"cniVersion":"0.3.1"/')
+cni ADD cb /run/netns/arbt-cb "$(conf "$Pb031" | sed 's/"cniVersion":"1.0.0"/"cniVersion":"0.3.1"/')"
+tap_check "ADD cb at 0.3.1: exit 0, result 0.3.1 with ips' version \"4\"" \
+	test "$RC:$(jget 'd["cniVersion"] + ":" + d["ips"][0].get("version", "none")')" = "0:0.3.1:4"
+cni DEL cb - "$(conf | sed 's/"cniVersion":"1.0.0"/"cniVersion":"0.3.1"/')"
+tap_check "DEL cb at 0.3.1 without CNI_NETNS: exit 0, table as before" gone_ok cb
+
+# a runtime's timeout kills ADD after the class, both filters: DEL undoes
+Pd=$(prev cd 4)
+TEST_KILL=mark cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Pd")"
+tap_check "ADD cd killed after its mark filter (test hook): SIGKILL, record phase \"adding\", class and mark filter there" \
+	killed_with 'mark (0x)?[0-9a-f]+/(0x0*ff0000|16711680)'
+cni DEL cd /run/netns/arbt-cd "$(conf11 "$Pd")"
+tap_check "DEL after the killed ADD: exit 0, class and both filters gone, table as before" gone_ok cd
+
+# killed right after the admission: GC undoes it
+valid='"cni.dev/valid-attachments":[{"containerID":"ca","ifname":"eth0"},{"containerID":"zz","ifname":"eth0"}]'
+TEST_KILL=admit cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Pd")"
+tap_check "ADD cd killed after the admission: SIGKILL, record phase \"adding\", class there" killed_with ""
+cni GC - - "$(conf11 "$valid")"
+tap_check "GC (ca valid) after the killed ADD: exit 0, cd's class and record gone, table as before" gone_ok cd
+
+# a leaked attachment (the runtime lost it, no DEL): GC releases it
+cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Pd")"
+tap_check "ADD cd at 1.1.0: exit 0, record phase \"added\"" test "$RC:$(phase cd)" = "0:added"
+cni GC - - "$(conf11 "$valid")"
+tap_check "GC (ca valid): exit 0, cd's class, fw and mark filters and record gone, table as before" gone_ok cd
+cni CHECK ca /run/netns/arbt-ca "$(conf11 "$P")"
+tap_check "CHECK ca after the GCs: exit 0 (the valid attachment kept)" test "$RC:$OUT" = "0:"
+
+# DEL on damaged state, with a config that lost its device
+: >"$SD/cd-eth0.json"
+cni DEL cd - "$(conf11 | sed 's/"device":"[^"]*",//')"
+tap_check "DEL on a 0-byte record, config without device: exit 0, record gone" \
+	test "$RC:$(ls "$SD")" = "0:ca-eth0.json"
 
 # ---- the last DEL (traffic through a real engine, bridge and masquerade
 # is test_podman's)

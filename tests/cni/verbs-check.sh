@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# arbtable-cni on the host, CNI 1.1 without the module: version
+# negotiation (every supported cniVersion, cniVersions, the verbs each
+# version has), STATUS's code 50, DEL's leniency (unknown keys, no
+# device, bad values) and its handling of damaged state, GC of records
+# that are not valid (damaged, unfinished, temporary, of a device gone)
+# and its refusal of a malformed valid-attachments list.  Needs root
+# (the device lock is /run/arbtable-cni/<device>.lock).  The VM test
+# (selftests/arbtable/test_cni.sh) covers what needs the module.
+# Ends with "N passed, N failed".
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CNI=${1:-$ROOT/build/cni/arbtable-cni}
+SD=$(mktemp -d)
+ERR=$SD.err
+trap 'rm -rf "$SD" "$ERR"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+[ -x "$CNI" ] || { echo "FAIL $CNI not built (make cni)"; echo "0 passed, 1 failed"; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "FAIL needs root (the device lock in /run/arbtable-cni)"; echo "0 passed, 1 failed"; exit 1; }
+
+# run CMD CONFIG [ENV...]: OUT, RC, stderr in $ERR
+run() {
+	local cmd=$1 conf=$2
+	shift 2
+	OUT=$(printf '%s' "$conf" | env -i CNI_COMMAND="$cmd" CNI_CONTAINERID=c1 CNI_IFNAME=eth0 \
+		CNI_NETNS=/nonexistent CNI_PATH=/opt/cni/bin "$@" "$CNI" 2>"$ERR")
+	RC=$?
+}
+code() { printf '%s' "$OUT" | python3 -c 'import json,sys
+d = json.load(sys.stdin)
+assert d["cniVersion"] and d["msg"] and isinstance(d["code"], int)
+print(d["code"])' 2>/dev/null; }
+# expect DESC CODE MSG-REGEX CMD CONFIG [ENV...]
+expect() {
+	local d=$1 want=$2 re=$3
+	shift 3
+	run "$@"
+	if [ "$RC" != 0 ] && [ "$(code)" = "$want" ] && grep -qE -- "$re" <<<"$OUT"; then
+		ok "$d"
+	else
+		bad "$d: want code $want matching /$re/, got exit $RC: $OUT"
+	fi
+}
+# success DESC CMD CONFIG [ENV...]: exit 0, nothing on stdout
+success() {
+	local d=$1
+	shift
+	run "$@"
+	if [ "$RC" = 0 ] && [ -z "$OUT" ]; then ok "$d"; else bad "$d: exit $RC: $OUT $(cat "$ERR")"; fi
+}
+# cf VERSION [MEMBERS]: a config of the network, no device unless given
+cf() { printf '{"cniVersion":"%s","name":"n","type":"arbtable-cni","stateDir":"%s"%s}' "$1" "$SD" "${2:+,$2}"; }
+# record NAME PHASE DEVICE: a state record as ADD writes it
+record() {
+	printf '{"phase":"%s","device":"%s","hostIfname":"vh-x","classid":65793,"tenant":1,"mark":65536,"markMask":16711680,"prio":100,"parent":65536,"hostIfindex":2147483000}\n' \
+		"$2" "$3" >"$SD/$1.json"
+}
+NODEV=arbtnodev0	# no such device here
+# files: the names in $SD, sorted, each followed by a space
+files() { (cd "$SD" && for f in *; do [ -e "$f" ] && printf '%s ' "$f"; done); }
+
+# ---- VERSION
+for v in 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0; do
+	run VERSION "{\"cniVersion\":\"$v\"}"
+	got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["cniVersion"], *d["supportedVersions"])' 2>/dev/null)
+	if [ "$RC" = 0 ] && [ "$got" = "$v 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0" ]; then
+		ok "VERSION $v: echoed, supported 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0"
+	else
+		bad "VERSION $v: exit $RC: $OUT"
+	fi
+done
+
+# ---- every supported version reaches the command (DEL of nothing: 0);
+# ADD at 0.3.x gets past the version to the environment's check
+for v in 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0; do
+	success "DEL at cniVersion $v: accepted, exit 0" DEL "$(cf "$v")"
+done
+expect "ADD at 0.3.1 is past the version check (fails on CNI_NETNS: code 4)" 4 'CNI_NETNS' ADD \
+	"$(cf 0.3.1 '"device":"'$NODEV'","prevResult":{"cniVersion":"0.3.1"}')" CNI_NETNS=
+expect "cniVersion 0.2.0: code 1 naming the supported ones" 1 'supported: 0\.3\.0, 0\.3\.1, 0\.4\.0, 1\.0\.0, 1\.1\.0' DEL "$(cf 0.2.0)"
+expect "cniVersion 2.0.0: code 1" 1 'cniVersion 2\.0\.0 not supported' DEL "$(cf 2.0.0)"
+expect "CHECK at 0.3.1: code 1 (CHECK is 0.4.0's)" 1 'CHECK needs cniVersion 0\.4\.0' CHECK \
+	"$(cf 0.3.1 '"device":"'$NODEV'","prevResult":{}')"
+expect "GC at 1.0.0: code 1 (GC is 1.1.0's)" 1 'GC needs cniVersion 1\.1\.0' GC \
+	"$(cf 1.0.0 '"cni.dev/valid-attachments":[]')"
+expect "STATUS at 1.0.0: code 1" 1 'STATUS needs cniVersion 1\.1\.0' STATUS "$(cf 1.0.0 '"device":"lo"')"
+
+# ---- cniVersions: whatever it lists, the chosen cniVersion decides
+success "cniVersion 1.1.0 with cniVersions [0.4.0, 1.1.0, 2.0.0]: accepted" DEL \
+	"$(cf 1.1.0 '"cniVersions":["0.4.0","1.1.0","2.0.0"]')"
+success "cniVersion 1.0.0 with cniVersions [\"9.9.9\"]: accepted" DEL "$(cf 1.0.0 '"cniVersions":["9.9.9"]')"
+OUT=$(printf '{"cniVersions":["0.4.0","1.1.0","7.0.0"],"name":"n","stateDir":"%s","cni.dev/valid-attachments":[]}' "$SD" |
+	env -i CNI_COMMAND=GC CNI_PATH=/opt/cni/bin "$CNI" 2>"$ERR")
+RC=$?
+if [ "$RC" = 0 ] && [ -z "$OUT" ]; then
+	ok "no cniVersion, cniVersions [0.4.0, 1.1.0, 7.0.0]: 1.1.0 taken (GC runs)"
+else
+	bad "cniVersions only: exit $RC: $OUT"
+fi
+expect "no cniVersion, cniVersions [\"7.0.0\"]: code 1" 1 'none supported' DEL \
+	"{\"cniVersions\":[\"7.0.0\"],\"name\":\"n\",\"stateDir\":\"$SD\"}"
+expect "cniVersions not a list: code 7" 7 'cniVersions must be a list' DEL "$(cf 1.1.0 '"cniVersions":"1.1.0"')"
+expect "error objects carry the config's version (0.3.1)" 1 '"cniVersion":"0\.3\.1"' CHECK \
+	"$(cf 0.3.1 '"device":"'$NODEV'","prevResult":{}')"
+
+# ---- STATUS: code 50 with the reason; a config ADD would refuse is refused
+expect "STATUS, device missing: code 50" 50 "device $NODEV does not exist" STATUS "$(cf 1.1.0 '"device":"'$NODEV'"')"
+if [ ! -e /sys/module/sch_arbtable ]; then
+	expect "STATUS, sch_arbtable not loaded: code 50" 50 'sch_arbtable is not loaded' STATUS "$(cf 1.1.0 '"device":"lo"')"
+fi
+expect "STATUS, unknown key: code 2 (ADD would refuse it)" 2 'unknown key \\"devcie\\"' STATUS \
+	"$(cf 1.1.0 '"device":"lo","devcie":"x"')"
+expect "STATUS without device: code 7" 7 'device missing' STATUS "$(cf 1.1.0)"
+run STATUS "$(cf 1.1.0 '"device":"lo"')" CNI_CONTAINERID= CNI_IFNAME= CNI_NETNS=
+if [ "$(code)" != 4 ]; then ok "STATUS needs no CNI_CONTAINERID/CNI_IFNAME"; else bad "STATUS wants container variables: $OUT"; fi
+
+# ---- DEL: lenient config, damaged state
+success "DEL with an unknown key: exit 0" DEL "$(cf 1.1.0 '"devcie":"x"')"
+if grep -q 'ignored: unknown key "devcie"' "$ERR"; then ok "DEL reports the ignored key on stderr"; else bad "DEL stderr: $(cat "$ERR")"; fi
+success "DEL without device, bad markMask and qdisc: exit 0" DEL "$(cf 1.1.0 '"markMask":"0x3","qdisc":{"rat":1}')"
+: >"$SD/c1-eth0.json"
+success "DEL on a 0-byte state file: exit 0" DEL "$(cf 1.1.0)"
+if [ ! -e "$SD/c1-eth0.json" ] && grep -q 'damaged (empty)' "$ERR"; then
+	ok "DEL removed the 0-byte file and said so"
+else
+	bad "0-byte state: $(files) $(cat "$ERR")"
+fi
+printf '{"device":"eth0","classid":' >"$SD/c1-eth0.json"
+success "DEL on a truncated state file: exit 0" DEL "$(cf 1.1.0)"
+if [ ! -e "$SD/c1-eth0.json" ]; then ok "truncated state removed"; else bad "truncated state kept"; fi
+record c1-eth0 added "$NODEV"
+success "DEL of a record whose device is gone: exit 0" DEL "$(cf 1.1.0)"
+if [ ! -e "$SD/c1-eth0.json" ]; then ok "its record removed"; else bad "record of a gone device kept"; fi
+success "DEL again: exit 0" DEL "$(cf 1.1.0)"
+record un-eth0 adding "$NODEV"
+expect "CHECK of an unfinished ADD: code 103" 103 'did not finish' CHECK \
+	"$(cf 1.1.0 '"device":"'$NODEV'","prevResult":{}')" CNI_CONTAINERID=un
+rm -f "$SD/un-eth0.json"
+
+# ---- GC
+gcconf() { cf 1.1.0 "\"cni.dev/valid-attachments\":$1"; }
+record keep-eth0 added "$NODEV"
+record keep-eth1 adding "$NODEV"
+record dead-eth0 added "$NODEV"
+record unfinished-eth0 adding "$NODEV"
+: >"$SD/zero-eth0.json"
+echo '{"phase":"added"' >"$SD/keep-eth0.json.tmp"
+echo '{"phase":"ad' >"$SD/killed-eth0.json.tmp"
+echo x >"$SD/notes.txt"
+before=$(files)
+expect "GC with valid-attachments not a list: code 7" 7 'must be an array' GC "$(gcconf '{"containerID":"keep"}')"
+expect "GC with an entry without ifname: code 7" 7 'valid-attachments\[1\]' GC \
+	"$(gcconf '[{"containerID":"keep","ifname":"eth0"},{"containerID":"dead"}]')"
+expect "GC without valid-attachments: code 7" 7 'GC without cni.dev/valid-attachments' GC "$(cf 1.1.0)"
+if [ "$(files)" = "$before" ]; then ok "refused GCs removed nothing"; else bad "refused GC changed $SD: $(files)"; fi
+success "GC keeping keep/eth0 and keep/eth1: exit 0" GC \
+	"$(gcconf '[{"containerID":"keep","ifname":"eth0"},{"containerID":"keep","ifname":"eth1"}]')" \
+	CNI_CONTAINERID= CNI_IFNAME= CNI_NETNS=
+left=$(files)
+if [ "$left" = "keep-eth0.json keep-eth0.json.tmp keep-eth1.json notes.txt " ]; then
+	ok "GC left the valid records (and a valid one's temporary file), removed dead, unfinished, 0-byte, killed .tmp"
+else
+	bad "GC left: $left"
+fi
+success "GC with an empty list: exit 0" GC "$(gcconf '[]')"
+left=$(files)
+if [ "$left" = "notes.txt " ]; then ok "GC with an empty list released every record"; else bad "GC []: left $left"; fi
+success "GC of a stateDir that does not exist: exit 0" GC \
+	"$(printf '{"cniVersion":"1.1.0","name":"n","stateDir":"%s/none","cni.dev/valid-attachments":[]}' "$SD")"
+
+# ---- the lock
+if [ -e "/run/arbtable-cni/$NODEV.lock" ] && [ "$(stat -c %a /run/arbtable-cni)" = 700 ]; then
+	ok "the lock is /run/arbtable-cni/<device>.lock, its directory 0700"
+else
+	bad "lock: $(ls -la /run/arbtable-cni 2>&1)"
+fi
+rm -f "/run/arbtable-cni/$NODEV.lock"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
