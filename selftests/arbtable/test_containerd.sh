@@ -33,6 +33,8 @@ fi
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
 tap_begin "arbtable-cni under containerd 2.1 (ctr run --cni, conflist ${ARBT_CTD_CNIVERSION:-1.1.0}): admission, refusal in ctr's error, release at removal, start/stop cycles"
+# 50 cycles take about 20 minutes under TCG: make test runs 3
+# (scripts/test.sh), make check-full the 50, with a longer timeout
 CYCLES=${ARBT_CONTAINERD_CYCLES:-50}
 RT=${ARBT_RUNTIMES:-/var/lib/arbtable/containerd-2}
 CNI_DIR=$ARBT_ROOT/build/cni
@@ -176,14 +178,10 @@ crun() {
 	shift
 	ctr_ run --cni --null-io "${opts[@]}" "$IMAGE" "$name" "$@" 2>"$tmp/$name.err"
 }
-# cstop NAME: what removing a container means to ctr: kill the task,
-# delete it (ctr's CNI DEL), delete the container
+# cstop NAME: removing a container with ctr: delete its task, killed
+# (ctr's CNI DEL), then the container.  Every ctr call is a Go program
+# starting under TCG (about a second): as few as possible.
 cstop() {
-	ctr_ task kill -s SIGKILL "$1" >/dev/null 2>&1
-	for _ in $(seq 50); do
-		ctr_ task ls 2>/dev/null | awk -v c="$1" '$1 == c { print $3 }' | grep -q RUNNING || break
-		sleep 0.2
-	done
 	ctr_ task rm -f "$1" >/dev/null 2>>"$tmp/$1.err"
 	ctr_ c rm "$1" >/dev/null 2>>"$tmp/$1.err"
 }
@@ -234,7 +232,7 @@ tap_check "ctr run --cni -d res (share 2): exit 0 ($(($(date +%s) - t0)) s)" tes
 res_ok() {
 	[ -n "$(class_with 'share 2( |$)')" ] &&
 		[ "$(tc filter show dev "$NET" parent 1: | grep -c classid)" = 1 ] &&
-		[ "$(ports_state | awk 'NF == 2 { s += $2 } END { print s + 0 }')" = 1 ] && return 0
+		[ "$(ports_state | awk '$1 != "lease" { s += $2 } END { print s + 0 }')" = 1 ] && return 0
 	diag "$(tc class show dev "$NET"; tc filter show dev "$NET" parent 1:; ports_state; cat "$tmp/res.err")"
 	return 1
 }
@@ -254,7 +252,7 @@ diag "ctr run big (rate 20mbit of 10mbit), exit $rc: $err"
 refused_ok() {
 	local reason
 	reason=$(grep -oE "${ARB_REFUSAL_RE#^Error: }.*" <<<"$err" | head -n1)
-	[ "$rc" != 0 ] && grep -qE "refused on $NET: ${ARB_REFUSAL_RE#^Error: }" <<<"$err" &&
+	[ "$rc" != 0 ] && grep -qE "refused on ${NET}[:;] ${ARB_REFUSAL_RE#^Error: }" <<<"$err" &&
 		[ "$(grep -oF -- "$reason" <<<"$err" | wc -l)" = 1 ]
 }
 tap_check "a container asking for 20mbit of 10mbit does not start: ctr's error gives the allocator's reason, once" refused_ok
@@ -308,8 +306,9 @@ tap_measure "gold's TCP goodput beside the flood under containerd: $gg bit/s >= 
 tap_measure "silver's TCP goodput beside the flood under containerd: $gs bit/s >= 97% of its 2 Mbit/s" fcmp "$gs >= 0.97 * 2000000"
 tap_check "gold, silver and flood removed: the table, filters, state, ports and leases are as before" same_as_before
 
-# ---- cycles: start/stop, by turns ctr run --rm (ctr's own DEL on exit)
-# and run -d + removal, reservations at two distances and a share
+# ---- cycles: start/stop, ctr run --rm (ctr's own DEL when the task
+# exits), every third one run -d and removed; reservations at two
+# distances and a share
 t0=$(date +%s)
 nf=0
 for ((i = 0; i < CYCLES; i++)); do
@@ -318,7 +317,7 @@ for ((i = 0; i < CYCLES; i++)); do
 	1) req='{"rate": "500kbit", "distance": 8}' ;;
 	2) req='{"share": 3}' ;;
 	esac
-	if ((i % 2)); then
+	if ((i % 3 != 2)); then
 		crun "cy$i" "$req" --rm -- true
 	else
 		crun "cy$i" "$req" -d -- sleep 1000 && cstop "cy$i"
