@@ -259,7 +259,11 @@ tap_check "a container asking for 20mbit of 10mbit does not start: ctr's error g
 ran_ok() { ! ctr_ task ls | awk '$1 == "big" { print $3 }' | grep -q RUNNING; }
 tap_check "the refused container's task is not running" ran_ok
 cstop big
-gone_ok() { ! ctr_ c ls -q | grep -qx big && same_as_before; }
+gone_ok() {
+	! ctr_ c ls -q | grep -qx big && same_as_before && return 0
+	diag "ctr's errors while removing big: $(tail -n +2 "$tmp/big.err")"
+	return 1
+}
 tap_check "the refused container removed (ctr task rm, c rm): table, filters, state, ports and leases as before" gone_ok
 
 # ---- traffic: gold (3mbit, 30ms) and silver (2mbit) TCP beside a UDP

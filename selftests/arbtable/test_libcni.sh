@@ -17,9 +17,11 @@
 # DEL again; GC: libcni's own pass deletes a cached attachment that is
 # not valid; from 1.1.0 the plugin's GC removes an attachment libcni has
 # no cache of and keeps the valid one.  Killed ADD: the plugin is killed
-# (SIGKILL, strace's syscall injection) at each of its netlink requests
-# and state renames in turn; after each, GC (1.1.0) or the runtime's DEL
-# (1.0.0) leaves exactly the valid attachment's class, filter and state.
+# (SIGKILL) after its admission and after its mark filter (its test
+# hook), in make check-full also at each of its netlink requests and
+# state renames in turn (strace's syscall injection); after each, GC
+# (1.1.0) or the runtime's DEL (1.0.0) leaves exactly the valid
+# attachment's class, filter and state.
 . "$(dirname "$0")/lib.sh"
 tap_begin "arbtable-cni under libcni 1.3 (arbt-cnitool): ADD, CHECK, DEL, GC, STATUS at 1.0.0 and 1.1.0, killed ADD"
 RT=${ARBT_RUNTIMES:-/var/lib/arbtable/containerd-2}
@@ -189,41 +191,56 @@ for v in 100 110; do
 	fi
 	ip netns del "lc$v-d"
 
-	# killed ADD: b is killed at each netlink request and state rename
-	# in turn; GC (1.1.0) or DEL (1.0.0) then leaves a alone
-	kills=0 bad=0
-	for sc in sendmsg sendto rename renameat2; do
-		for ((k = 1; k <= 40; k++)); do
-			ARBT_KILL=$sc:$k CNI_ARGS="ARBTABLE_RATE=1mbit" cni add "$L" "cb$v" "/run/netns/lc$v-b"
-			if [ "$RUN_RC" = 0 ]; then
-				# the ADD ran past its k-th call: done with this call
-				cni del "$L" "cb$v" "/run/netns/lc$v-b"
-				same "$base" >/dev/null || { bad=$((bad + 1)); diag "ADD b then DEL left more than a"; }
-				break
-			fi
-			kills=$((kills + 1))
-			if [ "$V" = 1.1.0 ]; then
-				cni gc "$L" "ca$v/eth0"
-				what=GC
-			else
-				cni del "$L" "cb$v" "/run/netns/lc$v-b"
-				what=DEL
-			fi
-			if [ "$RUN_RC" != 0 ] || ! same "$base" >/dev/null; then
-				bad=$((bad + 1))
-				diag "killed at $sc #$k, then $what (exit $RUN_RC: $RUN_ERR): the table is not a alone:"
-				same "$base"
-				# what DEL removes, for the next round
-				cni del "$L" "cb$v" "/run/netns/lc$v-b"
-			fi
-			# the chain's other plugins (bridge, host-local) leaked
-			# too: the runtime's DEL for them
-			cni del "$L" "cb$v" "/run/netns/lc$v-b"
+	# killed ADD: b is killed at the plugin's own kill points (its test
+	# hook ARBTABLE_CNI_TEST_KILL: after the admission, after the mark
+	# filter) and, with ARBT_LIBCNI_SWEEP=1 (make check-full), at each
+	# of its netlink requests and state renames in turn (strace); after
+	# each, GC (1.1.0) or the runtime's DEL (1.0.0) leaves a alone
+	points=(hook:admit hook:mark)
+	sw=
+	if [ "${ARBT_LIBCNI_SWEEP:-0}" = 1 ]; then
+		sw=1
+		for sc in sendmsg sendto rename renameat2; do
+			for ((k = 1; k <= 40; k++)); do points+=("$sc:$k"); done
 		done
+	fi
+	kills=0 bad=0 done_sc=
+	for pt in "${points[@]}"; do
+		[ "${pt%%:*}" = "$done_sc" ] && continue
+		if [ "${pt%%:*}" = hook ]; then
+			ARBTABLE_CNI_TEST_KILL=${pt#hook:} CNI_ARGS="ARBTABLE_RATE=1mbit" cni add "$L" "cb$v" "/run/netns/lc$v-b"
+		else
+			ARBT_KILL=$pt CNI_ARGS="ARBTABLE_RATE=1mbit" cni add "$L" "cb$v" "/run/netns/lc$v-b"
+		fi
+		if [ "$RUN_RC" = 0 ]; then
+			# the ADD ran past its k-th call: done with this call
+			done_sc=${pt%%:*}
+			[ "$done_sc" = hook ] && { bad=$((bad + 1)); diag "ADD b with the kill hook at ${pt#hook:} was not killed"; }
+			cni del "$L" "cb$v" "/run/netns/lc$v-b"
+			same "$base" >/dev/null || { bad=$((bad + 1)); diag "ADD b then DEL left more than a"; }
+			continue
+		fi
+		kills=$((kills + 1))
+		if [ "$V" = 1.1.0 ]; then
+			cni gc "$L" "ca$v/eth0"
+			what=GC
+		else
+			cni del "$L" "cb$v" "/run/netns/lc$v-b"
+			what=DEL
+		fi
+		if [ "$RUN_RC" != 0 ] || ! same "$base" >/dev/null; then
+			bad=$((bad + 1))
+			diag "killed at $pt, then $what (exit $RUN_RC: $RUN_ERR): the table is not a alone:"
+			same "$base"
+		fi
+		# the chain's other plugins (bridge, host-local) and whatever
+		# is left: the runtime's DEL
+		cni del "$L" "cb$v" "/run/netns/lc$v-b"
 	done
-	diag "$V killed ADDs: $kills kill points, $bad left something behind"
-	tap_check "$V ADD killed at each of its $kills netlink requests and state renames, then $( [ "$V" = 1.1.0 ] && echo GC || echo DEL): nothing but a left each time" \
-		test "$kills" -gt 0 -a "$bad" = 0
+	diag "$V killed ADDs: $kills kill points (${points[*]:0:2}${sw:+ and the strace sweep}), $bad left something behind"
+	[ "$V" = 1.1.0 ] && what=GC || what=DEL
+	tap_check "$V ADD killed at each of $kills points (after admission, after the mark filter${sw:+, every netlink request and rename}), then $what: nothing but a left each time" \
+		test "$kills" -ge 2 -a "$bad" = 0
 
 	# CHECK once the class is gone behind the plugin's back, then DEL
 	cid=$(tc class show dev $NIC | awk '$1 == "class" && /rate 2Mbit/ { print $3 }')
