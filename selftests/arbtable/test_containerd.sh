@@ -58,8 +58,9 @@ cleanup() {
 	ip link del $BR 2>/dev/null
 	# shellcheck disable=SC2119
 	net_teardown
-	umount -R "$C" 2>/dev/null
-	rm -rf "$tmp"
+	# $tmp/keep is /var/lib/arbtable bound: unmounted before the rm
+	umount "$tmp/keep" 2>/dev/null
+	rm -rf --one-file-system "$tmp"
 }
 trap cleanup EXIT
 have_arbtable || { tap_fail "containerd: module and plugin present"; tap_end; exit; }
@@ -178,10 +179,12 @@ crun() {
 	shift
 	ctr_ run --cni --null-io "${opts[@]}" "$IMAGE" "$name" "$@" 2>"$tmp/$name.err"
 }
-# cstop NAME: removing a container with ctr: delete its task, killed
-# (ctr's CNI DEL), then the container.  Every ctr call is a Go program
-# starting under TCG (about a second): as few as possible.
+# cstop NAME: removing a container with ctr: `ctr task kill` is where
+# ctr runs the CNI DEL (`task rm -f` alone does not), then the task is
+# deleted (forced: it may not have died yet) and the container.  Every
+# ctr call is a Go program starting under TCG: as few as possible.
 cstop() {
+	ctr_ task kill -s SIGKILL "$1" >/dev/null 2>>"$tmp/$1.err"
 	ctr_ task rm -f "$1" >/dev/null 2>>"$tmp/$1.err"
 	ctr_ c rm "$1" >/dev/null 2>>"$tmp/$1.err"
 }

@@ -146,7 +146,7 @@ for v in 100 110; do
 		continue
 	fi
 	# ADD a: rate 2mbit
-	CNI_ARGS="ARBTABLE_RATE=2mbit" cni add "$L" "ca$v" "/run/netns/lc$v-a"
+	CNI_ARGS="IgnoreUnknown=1;ARBTABLE_RATE=2mbit" cni add "$L" "ca$v" "/run/netns/lc$v-a"
 	[ "$RUN_RC" = 0 ] || diag "ADD a: exit $RUN_RC: $RUN_ERR"
 	rv=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["cniVersion"])' "$RUN_OUT" 2>/dev/null)
 	add_ok() {
@@ -163,7 +163,7 @@ for v in 100 110; do
 	tap_check "$V CHECK of the attachment: exit 0" test "$RUN_RC" = 0
 
 	# GC, libcni's own pass: c is cached and not valid: DEL'd
-	CNI_ARGS="ARBTABLE_SHARE=3" cni add "$L" "cc$v" "/run/netns/lc$v-c"
+	CNI_ARGS="IgnoreUnknown=1;ARBTABLE_SHARE=3" cni add "$L" "cc$v" "/run/netns/lc$v-c"
 	[ "$RUN_RC" = 0 ] || diag "ADD c: exit $RUN_RC: $RUN_ERR"
 	cni gc "$L" "ca$v/eth0"
 	[ "$RUN_RC" = 0 ] || diag "GC: exit $RUN_RC: $RUN_ERR"
@@ -173,7 +173,7 @@ for v in 100 110; do
 
 	# GC, the plugin's own: d was added with another cache (the runtime
 	# lost it): only a plugin that implements GC (1.1.0) removes it
-	CNI_CACHE_DIR=$tmp/lost CNI_ARGS="ARBTABLE_SHARE=4" cni add "$L" "cd$v" "/run/netns/lc$v-d"
+	CNI_CACHE_DIR=$tmp/lost CNI_ARGS="IgnoreUnknown=1;ARBTABLE_SHARE=4" cni add "$L" "cd$v" "/run/netns/lc$v-d"
 	[ "$RUN_RC" = 0 ] || diag "ADD d: exit $RUN_RC: $RUN_ERR"
 	cni gc "$L" "ca$v/eth0"
 	gcrc=$RUN_RC
@@ -208,9 +208,9 @@ for v in 100 110; do
 	for pt in "${points[@]}"; do
 		[ "${pt%%:*}" = "$done_sc" ] && continue
 		if [ "${pt%%:*}" = hook ]; then
-			ARBTABLE_CNI_TEST_KILL=${pt#hook:} CNI_ARGS="ARBTABLE_RATE=1mbit" cni add "$L" "cb$v" "/run/netns/lc$v-b"
+			ARBTABLE_CNI_TEST_KILL=${pt#hook:} CNI_ARGS="IgnoreUnknown=1;ARBTABLE_RATE=1mbit" cni add "$L" "cb$v" "/run/netns/lc$v-b"
 		else
-			ARBT_KILL=$pt CNI_ARGS="ARBTABLE_RATE=1mbit" cni add "$L" "cb$v" "/run/netns/lc$v-b"
+			ARBT_KILL=$pt CNI_ARGS="IgnoreUnknown=1;ARBTABLE_RATE=1mbit" cni add "$L" "cb$v" "/run/netns/lc$v-b"
 		fi
 		if [ "$RUN_RC" = 0 ]; then
 			# the ADD ran past its k-th call: done with this call
