@@ -184,9 +184,11 @@ crun() {
 # deleted (forced: it may not have died yet) and the container.  Every
 # ctr call is a Go program starting under TCG: as few as possible.
 cstop() {
-	ctr_ task kill -s SIGKILL "$1" >/dev/null 2>>"$tmp/$1.err"
-	ctr_ task rm -f "$1" >/dev/null 2>>"$tmp/$1.err"
-	ctr_ c rm "$1" >/dev/null 2>>"$tmp/$1.err"
+	{
+		ctr_ task kill -s SIGKILL "$1"
+		ctr_ task rm -f "$1"
+		ctr_ c rm "$1"
+	} >/dev/null 2>>"$tmp/$1.err"
 }
 table_state() {
 	tc -d qdisc show dev "$NET" | grep '^qdisc arbtable'
