@@ -5,7 +5,7 @@ set -euo pipefail
 
 CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
 K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
-STAMP=$CACHE/setup.v7.done
+STAMP=$CACHE/setup.v8.done
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup.sh: must run as root (apt-get)" >&2
@@ -23,6 +23,7 @@ link_checkpatch() { # where review tooling looks for it
 # (below: a setup that could not fetch it tries again)
 if [ -f "$STAMP" ] && [ -z "${ARBTABLE_FORCE_SETUP:-}" ] &&
    [ -f "${ARBTABLE_BPO:-/var/lib/arbtable/iproute2-bpo}/version" ] &&
+   bash "$(dirname "$0")/runtimes-setup.sh" --check &&
    [ "$(cat "$STAMP")" = "$(dpkg-query -W -f='${Version}' iproute2 2>/dev/null)" ]; then
 	link_checkpatch
 	exit 0
@@ -52,6 +53,11 @@ pin=/etc/apt/preferences.d/arbtable-trixie
 write_src arbtable-trixie-backports deb trixie-backports
 pin=/etc/apt/preferences.d/arbtable-trixie-backports
 [ -f "$pin" ] || printf 'Package: *\nPin: release n=trixie-backports\nPin-Priority: 50\n' >"$pin"
+# sid, for containerd 2.1, containernetworking-plugins 1.9 and libcni 1.3
+# (scripts/runtimes-setup.sh unpacks them; nothing is installed from it)
+write_src arbtable-sid deb sid
+pin=/etc/apt/preferences.d/arbtable-sid
+[ -f "$pin" ] || printf 'Package: *\nPin: release n=sid\nPin-Priority: 50\n' >"$pin"
 
 echo "setup: apt-get update"
 apt-get update -qq
@@ -65,9 +71,9 @@ apt-get install -y -qq --no-install-recommends \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
 	nftables libbpf-dev bpftool abigail-tools jq python3-yaml shellcheck \
-	curl openssl >/dev/null
+	curl openssl runc strace >/dev/null
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \
-	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 >/dev/null
+	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 golang-1.23-go >/dev/null
 apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
 # the 7.2 source tarball (/usr/src/linux-source-7.2.tar.xz; Depends:
 # binutils, xz-utils, both bookworm's): pkg/release, not -t, so only this
@@ -151,6 +157,12 @@ if [ ! -x "$CACHE/checkpatch/checkpatch.pl" ]; then
 fi
 
 link_checkpatch
+
+# containerd 2.1, plugins 1.9, the libcni client and the tenant image
+# for test_containerd and test_libcni (unpacked/built under
+# /var/lib/arbtable/containerd-2; bookworm's runc above runs the
+# containers)
+bash "$(dirname "$0")/runtimes-setup.sh"
 
 # Upstream tc-testing (tdc.py) for the VM suite's tdc cases.
 bash "$(dirname "$0")/../selftests/tdc/prepare.sh"

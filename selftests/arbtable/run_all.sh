@@ -40,6 +40,11 @@ for t in "${tests[@]}"; do
 		continue
 	fi
 	echo "# ===== $t"
+	# a test's own limit: ARBT_TEST_TIMEOUT_<name> (make check-full's
+	# 50 containerd cycles)
+	tt=${t#test_}
+	tt=ARBT_TEST_TIMEOUT_${tt%.sh}
+	this_timeout=${!tt:-$per_test_timeout}
 	start=$SECONDS
 	nfail_before=$failed
 	nres=0
@@ -54,17 +59,17 @@ for t in "${tests[@]}"; do
 	done < <(
 		# 15 s before the timeout, note what every process waits on
 		# and the kernel log's tail: a hung test then says where
-		( sleep $((per_test_timeout - 15)) && {
+		( sleep $((this_timeout - 15)) && {
 			echo "15 s before the timeout: processes (stat, kernel wait channel):"
 			ps -eo pid,ppid,stat,wchan:28,etime,args --forest | grep -vE ' \[[^]]*\]$' | tail -n 40
 			echo "kernel log tail:"; dmesg | tail -n 30
 		} >"/tmp/arbt-hang.$t" 2>&1 ) </dev/null >/dev/null 2>&1 &
 		wd=$!
-		timeout -k 5 "$per_test_timeout" bash "./$t" 2>&1; echo "@@rc $?"
+		timeout -k 5 "$this_timeout" bash "./$t" 2>&1; echo "@@rc $?"
 		pkill -P $wd 2>/dev/null; kill $wd 2>/dev/null)
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		[ -f "/tmp/arbt-hang.$t" ] && sed 's/^/# /' "/tmp/arbt-hang.$t"
-		result "not ok" "$t: timed out after ${per_test_timeout}s"
+		result "not ok" "$t: timed out after ${this_timeout}s"
 	elif [ "$rc" != 0 ] && [ "$failed" = "$nfail_before" ]; then
 		result "not ok" "$t: exited $rc without a failed result"
 	elif [ "$nres" = 0 ]; then
