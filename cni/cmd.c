@@ -120,15 +120,16 @@ static int host_veth(const struct acni_env *env, struct acni_nl *host,
 }
 
 /* A free tenant number: no class with its minor, no fw filter with its
- * mark at our prio, no state file holding it.
+ * mark at our prio, no state file holding it.  The search starts at a
+ * hash of @key1 and @key2 (container id and interface).
  */
-static int pick_tenant(const struct acni_conf *c, const struct acni_env *env,
-		       const struct arbtable_state *st,
-		       const struct arbtable_qdisc_info *qi, struct acni_nl *n,
-		       uint32_t *tenant, struct acni_err *e)
+int acni_pick_tenant(const struct acni_conf *c, const char *key1,
+		     const char *key2, const struct arbtable_state *st,
+		     const struct arbtable_qdisc_info *qi, struct acni_nl *n,
+		     uint32_t *tenant, struct acni_err *e)
 {
 	static uint8_t used[65536 / 8];
-	uint32_t h = fnv1a(env->containerid, env->ifname), i;
+	uint32_t h = fnv1a(key1, key2), i;
 
 	memset(used, 0, sizeof(used));
 	if (acni_filter_handles(n, qi->ifindex, qi->handle, c->prio,
@@ -155,11 +156,13 @@ struct undo {
 	struct arbtable	*h;
 	struct acni_nl	*n;
 	const char	*dev;
+	const char	*state_dir;
 	int		root;		/* ADD created the arbtable root */
 	int		cls;
 	int		fw;
 	int		clsact;
 	int		mark;
+	int		be;		/* joined the shared class */
 	struct acni_state *s;
 	int		nic_ifindex;
 };
@@ -181,6 +184,12 @@ static void undo(struct undo *u)
 				s->mark, "fw");
 	if (u->cls)
 		arbtable_release(u->h, u->dev, s->classid);
+	if (u->be) {
+		struct acni_err ignored;
+
+		/* the shared class goes if this ADD was its only member */
+		acni_be_collect(u->state_dir, u->dev, &ignored);
+	}
 	if (u->root)
 		arbtable_qdisc_delete(u->h, u->dev);
 }
@@ -214,7 +223,8 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	struct arbtable_qdisc_info qi;
 	struct arbtable_class_info cl;
 	struct acni_state s = { 0 }, old;
-	struct undo u = { .s = &s, .dev = c->device };
+	struct undo u = { .s = &s, .dev = c->device,
+			  .state_dir = c->state_dir };
 	struct arbtable *h = NULL;
 	struct acni_link hl;
 	struct acni_nl n = { .fd = -1 };
@@ -262,6 +272,8 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 			goto out;
 		}
 		u.root = 1;
+		if (acni_system_create(c, h, e) < 0)
+			goto out;
 		err = arbtable_read(h, c->device, st);
 	}
 	if (err == -ENODEV) {
@@ -289,11 +301,21 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	}
 	u.nic_ifindex = qi.ifindex;
 
-	if (pick_tenant(c, env, st, &qi, &n, &s.tenant, e) < 0)
-		goto out;
 	snprintf(s.device, sizeof(s.device), "%s", c->device);
 	snprintf(s.host_ifname, sizeof(s.host_ifname), "%s", hl.name);
 	s.host_ifindex = hl.ifindex;
+	if (c->req.best_effort) {
+		/* the shared class: made with its first member, its mark
+		 * set on this container's veth like any tenant's
+		 */
+		u.be = 1;
+		if (acni_be_join(c, h, &n, st, &qi, &s, e) < 0)
+			goto out;
+		goto mark;
+	}
+	if (acni_pick_tenant(c, env->containerid, env->ifname, st, &qi, &n,
+			     &s.tenant, e) < 0)
+		goto out;
 	s.classid = qi.handle | (c->minor_base + s.tenant);
 	s.mark = s.tenant << c->mark_shift;
 	s.mark_mask = c->mark_mask;
@@ -334,6 +356,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 	u.fw = 1;
+mark:
 	if (acni_clsact_add(&n, s.host_ifindex, &s.created_clsact) < 0) {
 		nl_error(e, &n, "clsact qdisc on the host veth");
 		goto out;
@@ -375,8 +398,17 @@ int acni_cmd_del(struct acni_conf *c, const struct acni_env *env,
 	    acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
 		return -1;
 	err = acni_state_read(path, &s, e);
-	if (err <= 0)
-		return err;	/* nothing of this container is ours */
+	if (err < 0)
+		return err;
+	if (!err) {
+		struct acni_err ignored;
+
+		/* nothing of this container is ours; a shared class an
+		 * earlier DEL could not remove goes now
+		 */
+		acni_be_collect(c->state_dir, c->device, &ignored);
+		return 0;
+	}
 	if (acni_nl_open(&n, NULL) < 0)
 		return acni_error(e, ACNI_E_IO, "%s", n.msg);
 	h = arbtable_open();
@@ -404,6 +436,17 @@ int acni_cmd_del(struct acni_conf *c, const struct acni_env *env,
 		}
 	} else if (err && err != -ENODEV) {
 		nl_error(e, &n, "host veth");
+		goto out;
+	}
+	if (s.best_effort) {
+		/* the shared class stays while other members have state */
+		if (unlink(path) < 0 && errno != ENOENT) {
+			acni_error(e, ACNI_E_IO, "cannot remove %s: %s", path,
+				   strerror(errno));
+			goto out;
+		}
+		if (acni_be_collect(c->state_dir, s.device, e) >= 0)
+			ret = 0;
 		goto out;
 	}
 	err = acni_link_get(&n, s.device, 0, &l);
