@@ -61,6 +61,28 @@ expect "share 0" 7 'bad share' ADD "$(c '"runtimeConfig":{"arbtable":{"share":0}
 expect "unknown ARBTABLE_ key in CNI_ARGS" 4 'ARBTABLE_RAT' ADD "$(c)" CNI_ARGS="ARBTABLE_RAT=1mbit"
 expect "markMask not contiguous" 7 'contiguous' ADD "$(c '"markMask":"0x00f0f000"')"
 expect "markMask too small" 7 'fewer than' ADD "$(c '"markMask":"0x3f"')"
+# systemClass: the root's default class (cni/classes.c)
+expect "systemClass not an object" 7 'systemClass must be an object' ADD "$(c '"systemClass":"1%"')"
+expect "systemClass unknown key" 2 'systemClass: unknown key \\"rte\\"' ADD "$(c '"systemClass":{"rte":"1%"}')"
+expect "systemClass without rate or share" 7 'give a rate' ADD "$(c '"systemClass":{"latency":"1ms"}')"
+expect "systemClass rate and share" 7 'exclude each other' ADD "$(c '"systemClass":{"rate":"1%","share":2}')"
+expect "systemClass latency and distance" 7 'latency or distance' ADD "$(c '"systemClass":{"rate":"1mbit","latency":"1ms","distance":8}')"
+expect "systemClass rate 150%" 7 'systemClass: bad rate \\"150%\\"' ADD "$(c '"systemClass":{"rate":"150%"}')"
+expect "systemClass rate 0%" 7 'systemClass: bad rate' ADD "$(c '"systemClass":{"rate":"0%"}')"
+expect "systemClass rate 1.25%" 7 'systemClass: bad rate' ADD "$(c '"systemClass":{"rate":"1.25%"}')"
+expect "systemClass rate fast" 7 'systemClass: bad rate \\"fast\\"' ADD "$(c '"systemClass":{"rate":"fast"}')"
+expect "systemClass share 256" 7 'systemClass: bad share' ADD "$(c '"systemClass":{"share":256}')"
+expect "systemClass minor 0" 7 'systemClass: bad minor' ADD "$(c '"systemClass":{"rate":"1%","minor":0}')"
+expect "systemClass minor among the tenants'" 7 'minor 0x150 is among the tenant minors 0x101..0x1ff' ADD \
+	"$(c '"systemClass":{"rate":"1%","minor":"0x150"}')"
+expect "default system minor 0xff among the tenants' and given" 7 'minor 0xff is among the tenant minors 0x81..0x17f' ADD \
+	"$(c '"minorBase":"0x80","systemClass":{"rate":"1%","minor":"0xff"}')"
+# accepted: the config passes, ADD stops at the missing netns (code 4)
+for sc in '{"rate":"0.5%","latency":"2ms"}' '{"rate":"100mbit"}' '{"share":4,"distance":16}' \
+	'{"rate":"100%","minor":"0x20","ceil":"1gbit"}'; do
+	expect "systemClass $sc accepted" 4 'CNI_NETNS' ADD "$(c '"systemClass":'"$sc")"
+done
+expect "minorBase 0x80 (0xff a tenant minor): the system class moves to minorBase" 4 'CNI_NETNS' ADD "$(c '"minorBase":"0x80"')"
 expect "not JSON" 6 'not JSON' ADD '{"cniVersion":'
 expect "unsupported cniVersion" 1 '0.3.1' ADD "$(c | sed 's/1\.0\.0/0.3.1/')"
 expect "no CNI_CONTAINERID" 4 'CNI_CONTAINERID' ADD "$(c)" CNI_CONTAINERID=
