@@ -20,6 +20,10 @@
  * failure, the root qdisc included when ADD created it.  DEL removes
  * 2, 3, 1 (filters must go before the class they point at) and treats
  * "already gone" as done.
+ *
+ * A container that asks for nothing shares 1 and 3 with the others on
+ * its device (the best-effort class) and has only 2 of its own; a root
+ * ADD creates comes with a system class as its default (classes.c).
  */
 #include <errno.h>
 #include <inttypes.h>
