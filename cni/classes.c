@@ -205,10 +205,12 @@ int acni_system_check(struct acni_conf *c, struct acni_err *e)
 		y->opts.distance = ARBTABLE_SLOTS;
 		y->opts.set |= ARBTABLE_C_DISTANCE;
 	}
-	if (!y->minor_set)
-		y->minor = (ACNI_SYS_MINOR_DEF >= lo &&
-			    ACNI_SYS_MINOR_DEF <= hi) ? c->minor_base :
-			ACNI_SYS_MINOR_DEF;
+	if (!y->minor_set) {
+		y->minor = ACNI_SYS_MINOR_DEF;
+		/* minorBase itself is never a tenant's */
+		if (y->minor >= lo && y->minor <= hi)
+			y->minor = c->minor_base;
+	}
 	if (y->minor >= lo && y->minor <= hi)
 		return acni_error(e, ACNI_E_CONFIG,
 				  "systemClass: minor 0x%x is among the tenant minors 0x%x..0x%x (minorBase + 1 .. minorBase + the values markMask holds)",
@@ -267,13 +269,16 @@ int acni_system_create(const struct acni_conf *c, struct arbtable *h,
 
 	if (y->rate_permille) {
 		err = qdisc_rate(c->device, h, &rate);
-		if (err)
+		if (err == -ENODATA)
 			return acni_error(e, ACNI_E_DEVICE,
-					  "system class (%s) on %s: %s",
-					  y->text, c->device,
-					  err == -ENODATA ?
-					  "the link speed is unknown: give the qdisc a rate, or the system class a rate in bit/s" :
-					  arbtable_errmsg(h));
+					  "system class (%s) on %s: the link speed is unknown: give the qdisc a rate, or the system class a rate in bit/s",
+					  y->text, c->device);
+		if (err)
+			return fail(e, ACNI_E_NETLINK,
+				    arbtable_err_from_kernel(h),
+				    arbtable_errmsg(h),
+				    "system class (%s) on %s: reading the qdisc's rate",
+				    y->text, c->device);
 		o.rate = rate * y->rate_permille / 1000;
 		if (!o.rate)
 			o.rate = 1;
