@@ -447,9 +447,11 @@ int acni_be_collect(const char *dir, const char *device, struct acni_err *e)
 
 	if (acni_be_path(path, sizeof(path), dir, device, e) < 0)
 		return -1;
-	err = acni_state_read(path, &b, e);
-	if (err <= 0)
-		return err;
+	/* a damaged description names no class: DEL must not fail on it,
+	 * and the next member's ADD writes a new one
+	 */
+	if (acni_state_read(path, &b, e) <= 0)
+		return 0;
 	if (acni_be_members(dir, device, b.classid))
 		return 0;
 	if (acni_nl_open(&n, NULL) < 0)

@@ -160,8 +160,8 @@ int acni_be_join(const struct acni_conf *c, struct arbtable *h,
 		 const struct arbtable_qdisc_info *qi, struct acni_state *s,
 		 struct acni_err *e);
 /* Removes the shared class of @device (fw filter, class, file) when no
- * state file names a member any more: 1 removed, 0 members remain or
- * none to remove, -1 @e set.
+ * state file names a member any more: 1 removed; 0 members remain, or
+ * there is no description (or a damaged one) naming a class; -1 @e set.
  */
 int acni_be_collect(const char *dir, const char *device,
 		    struct acni_err *e);

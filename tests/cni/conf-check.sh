@@ -95,5 +95,27 @@ run DEL "$(c)"
 if [ "$RC" = 0 ] && [ -z "$OUT" ]; then ok "DEL of a container never added: exit 0, no output"; else bad "DEL unknown: exit $RC: $OUT"; fi
 run DEL "$(c '"runtimeConfig":{"arbtable":{"rate":"fast"}}')"
 if [ "$RC" = 0 ]; then ok "DEL ignores a request ADD would refuse"; else bad "DEL with a bad request: exit $RC: $OUT"; fi
+# the shared best-effort class's description (cni/classes.c), on a
+# device that does not exist: damaged, DEL still succeeds and leaves it
+# for the next member's ADD to rewrite; intact with no member left, any
+# DEL removes it (the device is gone, so is the class); with a member
+# left it stays
+printf '{"device":' >"$SD/.besteffort-eth9.json"
+run DEL "$(c)"
+if [ "$RC" = 0 ] && [ -z "$OUT" ]; then ok "DEL beside a damaged best-effort description: exit 0"; else bad "DEL, damaged description: exit $RC: $OUT"; fi
+be='{"device":"eth9","classid":65837,"tenant":45,"mark":2949120,"markMask":16711680,"prio":100,"parent":65536,"request":{"set":8,"share":1}}'
+printf '%s' "$be" >"$SD/.besteffort-eth9.json"
+printf '%s' "${be%\}},\"bestEffort\":1,\"hostIfname\":\"vh-m\",\"hostIfindex\":999999}" >"$SD/m1-eth0.json"
+run DEL "$(c)"
+if [ "$RC" = 0 ] && [ -f "$SD/.besteffort-eth9.json" ]; then ok "DEL of another container: the shared class with a member left stays"; else bad "DEL with a member left: exit $RC: $OUT; $(ls -A "$SD")"; fi
+run DEL "$(c)" CNI_CONTAINERID=m1
+if [ "$RC" = 0 ] && [ ! -e "$SD/m1-eth0.json" ] && [ ! -e "$SD/.besteffort-eth9.json" ]; then
+	ok "DEL of its last member (device gone): the member's state and the description are removed"
+else
+	bad "DEL of the last member: exit $RC: $OUT; $(ls -A "$SD")"
+fi
+printf '%s' "$be" >"$SD/.besteffort-eth9.json"
+run DEL "$(c)"
+if [ "$RC" = 0 ] && [ ! -e "$SD/.besteffort-eth9.json" ]; then ok "DEL of another container removes a memberless description"; else bad "memberless description: exit $RC: $OUT; $(ls -A "$SD")"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
