@@ -20,6 +20,10 @@
  * failure, the root qdisc included when ADD created it.  DEL removes
  * 2, 3, 1 (filters must go before the class they point at) and treats
  * "already gone" as done.
+ *
+ * A container that asks for nothing shares 1 and 3 with the others on
+ * its device (the best-effort class) and has only 2 of its own; a root
+ * ADD creates comes with a system class as its default (classes.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -121,15 +125,16 @@ static int host_veth(const struct acni_env *env, struct acni_nl *host,
 }
 
 /* A free tenant number: no class with its minor, no fw filter with its
- * mark at our prio, no state file holding it.
+ * mark at our prio, no state file holding it.  The search starts at a
+ * hash of @key1 and @key2 (container id and interface).
  */
-static int pick_tenant(const struct acni_conf *c, const struct acni_env *env,
-		       const struct arbtable_state *st,
-		       const struct arbtable_qdisc_info *qi, struct acni_nl *n,
-		       uint32_t *tenant, struct acni_err *e)
+int acni_pick_tenant(const struct acni_conf *c, const char *key1,
+		     const char *key2, const struct arbtable_state *st,
+		     const struct arbtable_qdisc_info *qi, struct acni_nl *n,
+		     uint32_t *tenant, struct acni_err *e)
 {
 	static uint8_t used[65536 / 8];
-	uint32_t h = fnv1a(env->containerid, env->ifname), i;
+	uint32_t h = fnv1a(key1, key2), i;
 
 	memset(used, 0, sizeof(used));
 	if (acni_filter_handles(n, qi->ifindex, qi->handle, c->prio,
@@ -192,7 +197,10 @@ static int teardown(const struct acni_state *s, struct acni_err *e)
 		nl_error(e, &n, "host veth");
 		goto out;
 	}
-	err = acni_link_get(&n, s->device, 0, &l);
+	/* a member of the shared class has no class or fw filter of its
+	 * own: acni_release collects the class once no record names it
+	 */
+	err = s->best_effort ? -ENODEV : acni_link_get(&n, s->device, 0, &l);
 	if (!err) {
 		if (acni_filter_del(&n, l.ifindex, s->parent, s->prio, s->mark,
 				    "fw") < 0) {
@@ -218,6 +226,23 @@ out:
 	return ret;
 }
 
+/* The shared class of @device once no record in @path's directory names
+ * it (the stateDir is where the record was)
+ */
+static int be_collect_at(const char *path, const char *device,
+			 struct acni_err *e)
+{
+	char dir[512];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	return acni_be_collect(dir, device, e) < 0 ? -1 : 0;
+}
+
 int acni_release(const char *path, struct acni_err *e)
 {
 	struct acni_state s;
@@ -234,6 +259,8 @@ int acni_release(const char *path, struct acni_err *e)
 			err = teardown(&s, e);
 			if (!err)
 				err = acni_state_remove(path, e);
+			if (!err && s.best_effort)
+				err = be_collect_at(path, s.device, e);
 		}
 		acni_unlock(lock);
 	}
@@ -253,11 +280,13 @@ struct undo {
 	struct acni_nl	*n;
 	const char	*dev;
 	const char	*path;		/* the intent record, once written */
+	const char	*state_dir;
 	int		root;		/* ADD created the arbtable root */
 	int		cls;
 	int		fw;
 	int		clsact;
 	int		mark;
+	int		be;		/* joined the shared class */
 	struct acni_state *s;
 	int		nic_ifindex;
 };
@@ -297,14 +326,19 @@ static void undo(struct undo *u, struct acni_err *e)
 			note(why, sizeof(why), "class",
 			     arbtable_errmsg(u->h));
 	}
+	/* a member's record goes before the shared class is collected:
+	 * the class stays while a record names it
+	 */
+	if (!why[0] && u->path && acni_state_remove(u->path, &re) < 0)
+		note(why, sizeof(why), "state", re.msg);
+	if (u->be && !why[0] && acni_be_collect(u->state_dir, u->dev, &re) < 0)
+		note(why, sizeof(why), "best-effort class", re.msg);
 	if (u->root) {
 		err = arbtable_qdisc_delete(u->h, u->dev);
 		if (err < 0 && err != -EMEDIUMTYPE && err != -ENODEV)
 			note(why, sizeof(why), "root qdisc",
 			     arbtable_errmsg(u->h));
 	}
-	if (!why[0] && u->path && acni_state_remove(u->path, &re) < 0)
-		note(why, sizeof(why), "state", re.msg);
 	if (!why[0])
 		return;
 	n = strlen(e->details);
@@ -348,7 +382,8 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	struct arbtable_qdisc_info qi;
 	struct arbtable_class_info cl;
 	struct acni_state s = { 0 }, old;
-	struct undo u = { .s = &s, .dev = c->device };
+	struct undo u = { .s = &s, .dev = c->device,
+			  .state_dir = c->state_dir };
 	struct arbtable *h = NULL;
 	struct acni_link hl;
 	struct acni_nl n = { .fd = -1 };
@@ -414,6 +449,8 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 			goto out;
 		}
 		u.root = 1;
+		if (acni_system_create(c, h, e) < 0)
+			goto out;
 		err = arbtable_read(h, c->device, st);
 	}
 	if (err == -ENODEV) {
@@ -441,11 +478,25 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	}
 	u.nic_ifindex = qi.ifindex;
 
-	if (pick_tenant(c, env, st, &qi, &n, &s.tenant, e) < 0)
-		goto out;
 	snprintf(s.device, sizeof(s.device), "%s", c->device);
 	snprintf(s.host_ifname, sizeof(s.host_ifname), "%s", hl.name);
 	s.host_ifindex = hl.ifindex;
+	if (c->req.best_effort) {
+		/* the shared class: made with its first member, its mark
+		 * set on this container's veth like any tenant's
+		 */
+		u.be = 1;
+		if (acni_be_join(c, h, &n, st, &qi, &s, e) < 0)
+			goto out;
+		/* the member's intent, before its mark */
+		if (acni_state_write(path, &s, e) < 0)
+			goto out;
+		u.path = path;
+		goto mark;
+	}
+	if (acni_pick_tenant(c, env->containerid, env->ifname, st, &qi, &n,
+			     &s.tenant, e) < 0)
+		goto out;
 	s.classid = qi.handle | (c->minor_base + s.tenant);
 	s.mark = s.tenant << c->mark_shift;
 	s.mark_mask = c->mark_mask;
@@ -491,6 +542,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 	u.fw = 1;
+mark:
 	if (acni_clsact_add(&n, s.host_ifindex, &s.created_clsact) < 0) {
 		nl_error(e, &n, "clsact qdisc on the host veth");
 		goto out;
@@ -529,7 +581,19 @@ int acni_cmd_del(struct acni_conf *c, const struct acni_env *env,
 
 	if (acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0)
 		return -1;
-	return acni_release(path, e);
+	if (acni_release(path, e) < 0)
+		return -1;
+	/* a shared class an earlier DEL could not remove goes now */
+	if (c->device[0] && acni_safe_name(c->device)) {
+		struct acni_err ignored = { 0 };
+		int lock = acni_lock(c->device, &ignored);
+
+		if (lock >= 0) {
+			acni_be_collect(c->state_dir, c->device, &ignored);
+			acni_unlock(lock);
+		}
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ CHECK */

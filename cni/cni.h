@@ -53,11 +53,26 @@ int acni_error(struct acni_err *e, int code, const char *fmt, ...);
 /* Sets details (the kernel's own text, verbatim) */
 void acni_details(struct acni_err *e, const char *text);
 
+/* A JSON string, or a non-negative JSON integer, as text (conf.c) */
+int acni_value_text(json_object *v, char *buf, size_t size);
+
 /* What one tenant asks for: class options plus where they came from. */
 struct acni_req {
 	struct arbtable_class_opts opts;
 	char	source[64];	/* "runtimeConfig.arbtable", "CNI_ARGS", ... */
 	char	text[192];	/* "rate 2mbit latency 20ms", for messages */
+	int	best_effort;	/* asked for nothing: joins the shared class */
+};
+
+/* The system class of a root the plugin creates: the qdisc's default,
+ * so the node's own (unmarked) traffic keeps a floor (classes.c).
+ */
+struct acni_system {
+	struct arbtable_class_opts opts;
+	uint32_t	rate_permille;	/* rate as 1/1000 of the qdisc's, 0 = opts.rate */
+	uint32_t	minor;
+	int		minor_set;	/* given in the config */
+	char		text[96];	/* for messages */
 };
 
 struct acni_conf {
@@ -80,6 +95,7 @@ struct acni_conf {
 	uint32_t	prio;		/* of both filters */
 	char		state_dir[256];
 	struct acni_req	req;
+	struct acni_system system;
 	json_object	*root;		/* the whole config, owned */
 	json_object	*prev_result;	/* in root, NULL if none */
 	json_object	*valid;		/* GC: cni.dev/valid-attachments */
@@ -130,6 +146,7 @@ struct acni_state {
 	char		host_ifname[16];
 	int		host_ifindex;
 	int		created_clsact;
+	int		best_effort;	/* a member of the shared class */
 	struct arbtable_class_opts req;
 	/* as the kernel reported right after admitting */
 	uint32_t	distance;
@@ -143,6 +160,8 @@ struct acni_state {
  */
 int acni_lock(const char *device, struct acni_err *e);
 void acni_unlock(int fd);
+/* Letters, digits, '_', '.', '-', not starting with '.' */
+int acni_safe_name(const char *s);
 /* stateDir itself (0700) */
 int acni_state_mkdir(const char *dir, struct acni_err *e);
 /* <dir>/<containerid>-<ifname>.json */
@@ -162,7 +181,46 @@ int acni_state_remove(const char *path, struct acni_err *e);
 /* 1 if any state file of @dir holds tenant @t on @device */
 int acni_state_tenant_used(const char *dir, const char *device, uint32_t t);
 
+/* classes.c: the system class and the shared best-effort class */
+int acni_system_parse(struct acni_conf *c, json_object *v,
+		      struct acni_err *e);
+int acni_system_check(struct acni_conf *c, struct acni_err *e);
+/* Admit the system class on the root just created and make it the
+ * qdisc's default.
+ */
+int acni_system_create(const struct acni_conf *c, struct arbtable *h,
+		       struct acni_err *e);
+/* The shared best-effort class on @c->device: its file in the state
+ * directory says where it is; created (file first) when there is none,
+ * repaired when the kernel lost it.  Fills @s's classid, tenant, mark.
+ */
+struct acni_nl;
+struct arbtable_state;
+int acni_be_join(const struct acni_conf *c, struct arbtable *h,
+		 struct acni_nl *n, struct arbtable_state *st,
+		 const struct arbtable_qdisc_info *qi, struct acni_state *s,
+		 struct acni_err *e);
+/* Removes the shared class of @device (fw filter, class, file) when no
+ * state file names a member any more: 1 removed; 0 members remain, or
+ * there is no description (or a damaged one) naming a class; -1 @e set.
+ */
+int acni_be_collect(const char *dir, const char *device,
+		    struct acni_err *e);
+/* <dir>/.besteffort-<device>.json: never a container's (no container id
+ * starts with a dot)
+ */
+int acni_be_path(char *buf, size_t size, const char *dir,
+		 const char *device, struct acni_err *e);
+/* 1 if a state file of @dir names a member of the shared class
+ * @classid on @device, else 0
+ */
+int acni_be_members(const char *dir, const char *device, uint32_t classid);
+
 /* cmd.c */
+int acni_pick_tenant(const struct acni_conf *c, const char *key1,
+		     const char *key2, const struct arbtable_state *st,
+		     const struct arbtable_qdisc_info *qi, struct acni_nl *n,
+		     uint32_t *tenant, struct acni_err *e);
 int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		 struct acni_err *e);
 int acni_cmd_del(struct acni_conf *c, const struct acni_env *env,

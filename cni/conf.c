@@ -39,7 +39,7 @@ void acni_details(struct acni_err *e, const char *text)
 /* A string, or a number given as JSON number ("rate": 10000000): both
  * go through the same parser as text.
  */
-static int value_text(json_object *v, char *buf, size_t size)
+int acni_value_text(json_object *v, char *buf, size_t size)
 {
 	switch (json_object_get_type(v)) {
 	case json_type_string:
@@ -76,7 +76,7 @@ struct req_in {
 static int req_set(struct req_in *in, int k, const char *where,
 		   json_object *v, struct acni_err *e)
 {
-	if (value_text(v, in->val[k], sizeof(in->val[k])) < 0 ||
+	if (acni_value_text(v, in->val[k], sizeof(in->val[k])) < 0 ||
 	    !in->val[k][0])
 		return acni_error(e, ACNI_E_CONFIG,
 				  "%s: %s must be a string or a non-negative integer",
@@ -226,9 +226,12 @@ static int req_build(struct acni_conf *c, const struct req_in *in,
 		o->set |= ARBTABLE_C_SHARE;
 	if (in->have[K_CEIL])
 		o->set |= ARBTABLE_C_CEIL;
-	/* a tenant that asks for nothing (or only a distance or a ceil)
-	 * shares what the guaranteed tenants leave
+	/* a tenant that asks for nothing joins the shared best-effort
+	 * class (classes.c); one that asks only for a distance or a ceil
+	 * takes a class of its own, with the default share, as those are
+	 * its own
 	 */
+	c->req.best_effort = !in->any;
 	if (!(o->set & (ARBTABLE_C_RATE | ARBTABLE_C_SHARE))) {
 		o->share = c->default_share;
 		o->set |= ARBTABLE_C_SHARE;
@@ -242,8 +245,12 @@ static int req_build(struct acni_conf *c, const struct req_in *in,
 		if (n >= sizeof(c->req.text))
 			break;
 	}
-	if (!in->have[K_RATE] && !in->have[K_SHARE] &&
-	    n < sizeof(c->req.text))
+	if (c->req.best_effort)
+		snprintf(c->req.text, sizeof(c->req.text),
+			 "best effort, the shared class (share %u, defaultShare)",
+			 c->default_share);
+	else if (!in->have[K_RATE] && !in->have[K_SHARE] &&
+		 n < sizeof(c->req.text))
 		snprintf(c->req.text + n, sizeof(c->req.text) - n,
 			 "%sshare %u (defaultShare)", n ? " " : "",
 			 c->default_share);
@@ -314,7 +321,7 @@ static int get_hex32(json_object *v, const char *name, uint32_t *out,
 		*out = x;
 		return 0;
 	}
-	if (value_text(v, buf, sizeof(buf)) < 0)
+	if (acni_value_text(v, buf, sizeof(buf)) < 0)
 		goto bad;
 	if (!strncmp(buf, "0x", 2) || !strncmp(buf, "0X", 2)) {
 		if (arbt_parse_u32(buf + 2, 16, out) == 0)
@@ -340,7 +347,7 @@ static int parse_qdisc(struct acni_conf *c, json_object *q,
 		uint32_t u;
 
 		if (!strcmp(key, "handle")) {
-			if (value_text(v, buf, sizeof(buf)) < 0)
+			if (acni_value_text(v, buf, sizeof(buf)) < 0)
 				goto bad;
 			buf[strcspn(buf, ":")] = '\0';
 			if (arbt_parse_u32(buf, 16, &u) < 0 || !u ||
@@ -349,7 +356,7 @@ static int parse_qdisc(struct acni_conf *c, json_object *q,
 			c->handle = u << 16;
 			continue;
 		}
-		if (value_text(v, buf, sizeof(buf)) < 0)
+		if (acni_value_text(v, buf, sizeof(buf)) < 0)
 			goto bad;
 		if (!strcmp(key, "rate")) {
 			if (arbt_parse_rate(buf, &o->rate) < 0 || !o->rate)
@@ -423,7 +430,7 @@ static int parse_key(struct acni_conf *c, const char *key, json_object *v,
 		if (parse_qdisc(c, v, e))
 			return -1;
 	} else if (!strcmp(key, "defaultShare")) {
-		if (value_text(v, buf, sizeof(buf)) < 0 ||
+		if (acni_value_text(v, buf, sizeof(buf)) < 0 ||
 		    arbt_parse_u32(buf, 10, &c->default_share) < 0 ||
 		    !c->default_share ||
 		    c->default_share > ARBTABLE_WEIGHT_MAX)
@@ -441,9 +448,12 @@ static int parse_key(struct acni_conf *c, const char *key, json_object *v,
 		if (!c->prio || c->prio > 0xffff)
 			return acni_error(e, ACNI_E_CONFIG,
 					  "filterPrio must be 1..65535");
+	} else if (!strcmp(key, "systemClass")) {
+		if (acni_system_parse(c, v, e))
+			return -1;
 	} else {
 		return acni_error(e, ACNI_E_FIELD,
-				  "unknown key \"%s\" (value %.64s) in the network config (known: device, qdisc, defaultShare, markMask, minorBase, filterPrio, stateDir)",
+				  "unknown key \"%s\" (value %.64s) in the network config (known: device, qdisc, systemClass, defaultShare, markMask, minorBase, filterPrio, stateDir)",
 				  key, json_object_to_json_string_ext(v,
 					JSON_C_TO_STRING_PLAIN |
 					JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -618,6 +628,8 @@ int acni_conf_parse(struct acni_conf *c, const char *text,
 	if (parse_valid(c, e) || parse_keys(c, e))
 		return -1;
 	if (mark_field(c, e) && conf_problem(c, e))
+		return -1;
+	if (acni_system_check(c, e) && conf_problem(c, e))
 		return -1;
 	if (!c->device[0] && !c->lenient)
 		return acni_error(e, ACNI_E_CONFIG,

@@ -75,7 +75,7 @@ void acni_unlock(int fd)
 /* The spec allows letters, digits, '_', '.' and '-' in a container id; a
  * name made of them cannot leave the state directory.
  */
-static int safe_name(const char *s)
+int acni_safe_name(const char *s)
 {
 	if (!*s || *s == '.')
 		return 0;
@@ -90,11 +90,11 @@ static int safe_name(const char *s)
 int acni_state_path(char *buf, size_t size, const char *dir,
 		    const struct acni_env *env, struct acni_err *e)
 {
-	if (!safe_name(env->containerid))
+	if (!acni_safe_name(env->containerid))
 		return acni_error(e, ACNI_E_ENV,
 				  "CNI_CONTAINERID \"%s\": want letters, digits, '_', '.', '-'",
 				  env->containerid);
-	if (!safe_name(env->ifname))
+	if (!acni_safe_name(env->ifname))
 		return acni_error(e, ACNI_E_ENV,
 				  "CNI_IFNAME \"%s\" is not an interface name",
 				  env->ifname);
@@ -159,6 +159,7 @@ int acni_state_read(const char *path, struct acni_state *s,
 	s->parent = get_u64(o, "parent");
 	s->host_ifindex = get_u64(o, "hostIfindex");
 	s->created_clsact = get_u64(o, "createdClsact");
+	s->best_effort = get_u64(o, "bestEffort");
 	s->distance = get_u64(o, "distance");
 	s->guaranteed_rate = get_u64(o, "guaranteedRate");
 	s->guaranteed_bound_ns = get_u64(o, "guaranteedBoundNs");
@@ -245,6 +246,8 @@ int acni_state_write(const char *path, const struct acni_state *s,
 	put_u64(o, "parent", s->parent);
 	put_u64(o, "hostIfindex", s->host_ifindex);
 	put_u64(o, "createdClsact", s->created_clsact);
+	if (s->best_effort)
+		put_u64(o, "bestEffort", 1);
 	put_u64(o, "distance", s->distance);
 	put_u64(o, "guaranteedRate", s->guaranteed_rate);
 	put_u64(o, "guaranteedBoundNs", s->guaranteed_bound_ns);

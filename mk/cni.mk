@@ -12,7 +12,7 @@ CNI_OUT      := $(BUILD)/cni
 CNI_BIN      := $(CNI_OUT)/arbtable-cni
 CNI_BIN_INST := $(CNI_OUT)/install/arbtable-cni
 CNI_SRCS     := cni/main.c cni/conf.c cni/state.c cni/cmd.c cni/tcnl.c \
-		cni/version.c cni/status.c cni/gc.c
+		cni/version.c cni/status.c cni/gc.c cni/classes.c
 CNI_HDRS     := cni/cni.h cni/tcnl.h
 CNI_BINDIR   ?= /opt/cni/bin
 

@@ -61,6 +61,28 @@ expect "share 0" 7 'bad share' ADD "$(c '"runtimeConfig":{"arbtable":{"share":0}
 expect "unknown ARBTABLE_ key in CNI_ARGS" 4 'ARBTABLE_RAT' ADD "$(c)" CNI_ARGS="ARBTABLE_RAT=1mbit"
 expect "markMask not contiguous" 7 'contiguous' ADD "$(c '"markMask":"0x00f0f000"')"
 expect "markMask too small" 7 'fewer than' ADD "$(c '"markMask":"0x3f"')"
+# systemClass: the root's default class (cni/classes.c)
+expect "systemClass not an object" 7 'systemClass must be an object' ADD "$(c '"systemClass":"1%"')"
+expect "systemClass unknown key" 2 'systemClass: unknown key \\"rte\\"' ADD "$(c '"systemClass":{"rte":"1%"}')"
+expect "systemClass without rate or share" 7 'give a rate' ADD "$(c '"systemClass":{"latency":"1ms"}')"
+expect "systemClass rate and share" 7 'exclude each other' ADD "$(c '"systemClass":{"rate":"1%","share":2}')"
+expect "systemClass latency and distance" 7 'latency or distance' ADD "$(c '"systemClass":{"rate":"1mbit","latency":"1ms","distance":8}')"
+expect "systemClass rate 150%" 7 'systemClass: bad rate \\"150%\\"' ADD "$(c '"systemClass":{"rate":"150%"}')"
+expect "systemClass rate 0%" 7 'systemClass: bad rate' ADD "$(c '"systemClass":{"rate":"0%"}')"
+expect "systemClass rate 1.25%" 7 'systemClass: bad rate' ADD "$(c '"systemClass":{"rate":"1.25%"}')"
+expect "systemClass rate fast" 7 'systemClass: bad rate \\"fast\\"' ADD "$(c '"systemClass":{"rate":"fast"}')"
+expect "systemClass share 256" 7 'systemClass: bad share' ADD "$(c '"systemClass":{"share":256}')"
+expect "systemClass minor 0" 7 'systemClass: bad minor' ADD "$(c '"systemClass":{"rate":"1%","minor":0}')"
+expect "systemClass minor among the tenants'" 7 'minor 0x150 is among the tenant minors 0x101..0x1ff' ADD \
+	"$(c '"systemClass":{"rate":"1%","minor":"0x150"}')"
+expect "default system minor 0xff among the tenants' and given" 7 'minor 0xff is among the tenant minors 0x81..0x17f' ADD \
+	"$(c '"minorBase":"0x80","systemClass":{"rate":"1%","minor":"0xff"}')"
+# accepted: the config passes, ADD stops at the missing netns (code 4)
+for sc in '{"rate":"0.5%","latency":"2ms"}' '{"rate":"100mbit"}' '{"share":4,"distance":16}' \
+	'{"rate":"100%","minor":"0x20","ceil":"1gbit"}'; do
+	expect "systemClass $sc accepted" 4 'CNI_NETNS' ADD "$(c '"systemClass":'"$sc")"
+done
+expect "minorBase 0x80 (0xff a tenant minor): the system class moves to minorBase" 4 'CNI_NETNS' ADD "$(c '"minorBase":"0x80"')"
 expect "not JSON" 6 'not JSON' ADD '{"cniVersion":'
 expect "unsupported cniVersion" 1 '0.2.0' ADD "$(c | sed 's/1\.0\.0/0.2.0/')"
 expect "no CNI_CONTAINERID" 4 'CNI_CONTAINERID' ADD "$(c)" CNI_CONTAINERID=
@@ -73,5 +95,27 @@ run DEL "$(c)"
 if [ "$RC" = 0 ] && [ -z "$OUT" ]; then ok "DEL of a container never added: exit 0, no output"; else bad "DEL unknown: exit $RC: $OUT"; fi
 run DEL "$(c '"runtimeConfig":{"arbtable":{"rate":"fast"}}')"
 if [ "$RC" = 0 ]; then ok "DEL ignores a request ADD would refuse"; else bad "DEL with a bad request: exit $RC: $OUT"; fi
+# the shared best-effort class's description (cni/classes.c), on a
+# device that does not exist: damaged, DEL still succeeds and leaves it
+# for the next member's ADD to rewrite; intact with no member left, any
+# DEL removes it (the device is gone, so is the class); with a member
+# left it stays
+printf '{"device":' >"$SD/.besteffort-eth9.json"
+run DEL "$(c)"
+if [ "$RC" = 0 ] && [ -z "$OUT" ]; then ok "DEL beside a damaged best-effort description: exit 0"; else bad "DEL, damaged description: exit $RC: $OUT"; fi
+be='{"device":"eth9","classid":65837,"tenant":45,"mark":2949120,"markMask":16711680,"prio":100,"parent":65536,"request":{"set":8,"share":1}}'
+printf '%s' "$be" >"$SD/.besteffort-eth9.json"
+printf '%s' "${be%\}},\"bestEffort\":1,\"hostIfname\":\"vh-m\",\"hostIfindex\":999999}" >"$SD/m1-eth0.json"
+run DEL "$(c)"
+if [ "$RC" = 0 ] && [ -f "$SD/.besteffort-eth9.json" ]; then ok "DEL of another container: the shared class with a member left stays"; else bad "DEL with a member left: exit $RC: $OUT; $(ls -A "$SD")"; fi
+run DEL "$(c)" CNI_CONTAINERID=m1
+if [ "$RC" = 0 ] && [ ! -e "$SD/m1-eth0.json" ] && [ ! -e "$SD/.besteffort-eth9.json" ]; then
+	ok "DEL of its last member (device gone): the member's state and the description are removed"
+else
+	bad "DEL of the last member: exit $RC: $OUT; $(ls -A "$SD")"
+fi
+printf '%s' "$be" >"$SD/.besteffort-eth9.json"
+run DEL "$(c)"
+if [ "$RC" = 0 ] && [ ! -e "$SD/.besteffort-eth9.json" ]; then ok "DEL of another container removes a memberless description"; else bad "memberless description: exit $RC: $OUT; $(ls -A "$SD")"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
