@@ -118,7 +118,9 @@ table() {
 			awk -v p="${v##*/}" '$1 > 0 { print "port", p, $1 }'
 	done
 }
-nclasses() { tc class show dev $NIC | grep -c '^class arbtable'; }
+# the tenants' classes: not the system class (1:ff) of the root the
+# plugin made, which stays with the root
+nclasses() { tc class show dev $NIC | grep '^class arbtable' | grep -vc '^class arbtable 1:ff '; }
 # same TEXT: the table equals TEXT; otherwise the difference as diag
 same() {
 	local t
