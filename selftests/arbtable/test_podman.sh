@@ -110,7 +110,7 @@ prun() {
 # the plugin's state files
 table_state() {
 	tc -d qdisc show dev "$NET" | grep '^qdisc arbtable'
-	tc -d class show dev "$NET"
+	tc -d class show dev "$NET" | sort
 	tc filter show dev "$NET" parent 1:
 	ls "$SD" 2>/dev/null | grep -v '^lock$'
 }
