@@ -224,9 +224,10 @@ same_as_before() {
 	diff <(echo "$before"; echo "$ports_before") <(echo "$t"; echo "$p") | head -n 20 | sed 's/^/# /'
 	return 1
 }
-# class_with PATTERN: the id of the one class whose line matches
+# class_with PATTERN: the id of the one tenant class whose line matches
+# (not the root's system class 1:ff, whose share 1 the flood's matches)
 class_with() {
-	tc class show dev "$NET" | awk -v re="$1" '$1 == "class" && $2 == "arbtable" && $0 ~ re { print $3 }'
+	tc class show dev "$NET" | awk -v re="$1" '$1 == "class" && $2 == "arbtable" && $3 != "1:ff" && $0 ~ re { print $3 }'
 }
 
 # ---- a resident container (share 2)
