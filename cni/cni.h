@@ -145,7 +145,10 @@ struct acni_state {
 	uint32_t	parent;		/* the arbtable root's handle */
 	char		host_ifname[16];
 	int		host_ifindex;
-	int		created_clsact;
+	int		created_clsact;	/* ADD made the veth's clsact: 1, or
+					 * ACNI_CLSACT_INTENT: was about to
+					 * (unfinished records only)
+					 */
 	int		best_effort;	/* a member of the shared class */
 	struct arbtable_class_opts req;
 	/* as the kernel reported right after admitting */
@@ -153,6 +156,8 @@ struct acni_state {
 	uint64_t	guaranteed_rate;
 	uint64_t	guaranteed_bound_ns;
 };
+
+#define ACNI_CLSACT_INTENT	2
 
 /* The lock of one egress device (flock on ACNI_LOCK_DIR/<device>.lock),
  * shared by every network and stateDir using it: the fd to pass to
