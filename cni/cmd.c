@@ -469,13 +469,100 @@ static void print_result(const struct acni_conf *c)
 	json_object_put(r);
 }
 
+/* ------------------------------------------------------------ root */
+
+/* The device's arbtable root into @st and @qi, made first (with its
+ * system class, classes.c) when the device has the kernel's default
+ * root: *@made then says so, for the caller to delete it on a later
+ * failure.  It must be a root in auto mode.
+ */
+static int root_read(const struct acni_conf *c, struct arbtable *h,
+		     struct arbtable_state *st,
+		     struct arbtable_qdisc_info *qi, int *made,
+		     struct acni_err *e)
+{
+	struct arbtable_qdisc_opts qo;
+	char what[128];
+	int err;
+
+	*made = 0;
+	err = arbtable_read(h, c->device, st);
+	if (err == -EMEDIUMTYPE) {
+		err = arbtable_qdisc_create(h, c->device, c->handle,
+					    &c->qopts, sizeof(c->qopts));
+		if (err < 0) {
+			snprintf(what, sizeof(what),
+				 "no arbtable root on %s and creating one failed",
+				 c->device);
+			return lib_error(e, ACNI_E_DEVICE, h, what);
+		}
+		*made = 1;
+		if (acni_system_create(c, h, e) < 0)
+			return -1;
+		err = arbtable_read(h, c->device, st);
+	}
+	if (err == -ENODEV)
+		return acni_error(e, ACNI_E_DEVICE, "device %s: %s", c->device,
+				  arbtable_errmsg(h));
+	if (err < 0)
+		return lib_error(e, ACNI_E_NETLINK, h,
+				 "reading the arbtable root");
+	/* records of this build's size: the library fills what it knows */
+	if (arbtable_state_qdisc(st, qi, sizeof(*qi)) < 0 ||
+	    arbtable_state_qdisc_opts(st, &qo, sizeof(qo)) < 0)
+		return acni_error(e, ACNI_E_NETLINK,
+				  "libarbtable: cannot copy the qdisc's state");
+	if (qi->parent != TC_H_ROOT || !(qo.set & ARBTABLE_Q_MODE) ||
+	    qo.mode != ARBTABLE_MODE_AUTO)
+		return acni_error(e, ACNI_E_DEVICE,
+				  "the arbtable qdisc on %s is not a root in auto mode: arbtable-cni admits tenants through the allocator only",
+				  c->device);
+	return 0;
+}
+
+int acni_cmd_root(struct acni_conf *c, const struct acni_env *env,
+		  struct acni_err *e)
+{
+	struct arbtable_state *st = NULL;
+	struct arbtable_qdisc_info qi;
+	struct arbtable *h;
+	int err, lock, made = 0, ret = -1;
+
+	(void)env;
+	lock = acni_lock(c->device, e);
+	if (lock < 0)
+		return -1;
+	h = arbtable_open();
+	st = arbtable_state_new();
+	if (!h || !st) {
+		acni_error(e, ACNI_E_IO, "libarbtable: %s", strerror(errno));
+		goto out;
+	}
+	ret = root_read(c, h, st, &qi, &made, e);
+	if (ret < 0 && made) {
+		err = arbtable_qdisc_delete(h, c->device);
+		if (err < 0 && err != -EMEDIUMTYPE && err != -ENODEV) {
+			size_t n = strlen(e->details);
+
+			snprintf(e->details + n, sizeof(e->details) - n,
+				 "%sremoving the root it made failed: %s",
+				 n ? "; " : "", arbtable_errmsg(h));
+		}
+	}
+out:
+	arbtable_state_free(st);
+	if (h)
+		arbtable_close(h);
+	acni_unlock(lock);
+	return ret;
+}
+
 /* ------------------------------------------------------------ ADD */
 
 int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		 struct acni_err *e)
 {
 	struct arbtable_state *st = NULL;
-	struct arbtable_qdisc_opts qo;
 	struct arbtable_qdisc_info qi;
 	struct arbtable_class_info cl;
 	struct acni_state s = { 0 }, old;
@@ -534,45 +621,8 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 
-	err = arbtable_read(h, c->device, st);
-	if (err == -EMEDIUMTYPE) {
-		err = arbtable_qdisc_create(h, c->device, c->handle,
-					    &c->qopts, sizeof(c->qopts));
-		if (err < 0) {
-			snprintf(what, sizeof(what),
-				 "no arbtable root on %s and creating one failed",
-				 c->device);
-			lib_error(e, ACNI_E_DEVICE, h, what);
-			goto out;
-		}
-		u.root = 1;
-		if (acni_system_create(c, h, e) < 0)
-			goto out;
-		err = arbtable_read(h, c->device, st);
-	}
-	if (err == -ENODEV) {
-		acni_error(e, ACNI_E_DEVICE, "device %s: %s", c->device,
-			   arbtable_errmsg(h));
+	if (root_read(c, h, st, &qi, &u.root, e) < 0)
 		goto out;
-	}
-	if (err < 0) {
-		lib_error(e, ACNI_E_NETLINK, h, "reading the arbtable root");
-		goto out;
-	}
-	/* records of this build's size: the library fills what it knows */
-	if (arbtable_state_qdisc(st, &qi, sizeof(qi)) < 0 ||
-	    arbtable_state_qdisc_opts(st, &qo, sizeof(qo)) < 0) {
-		acni_error(e, ACNI_E_NETLINK, "libarbtable: cannot copy the qdisc's state");
-		goto out;
-	}
-	if (qi.parent != TC_H_ROOT ||
-	    !(qo.set & ARBTABLE_Q_MODE) ||
-	    qo.mode != ARBTABLE_MODE_AUTO) {
-		acni_error(e, ACNI_E_DEVICE,
-			   "the arbtable qdisc on %s is not a root in auto mode: arbtable-cni admits tenants through the allocator only",
-			   c->device);
-		goto out;
-	}
 	u.nic_ifindex = qi.ifindex;
 
 	snprintf(s.device, sizeof(s.device), "%s", c->device);

@@ -238,6 +238,12 @@ int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
  * and @e when a step failed (the record stays for the next try).
  */
 int acni_release(const char *path, struct acni_err *e);
+/* arbtable-cni --ensure-root (no CNI verb: the node agent's): the root
+ * ADD would make when the device has none, with its system class, made
+ * now under the device's lock; 0 when the device has an auto-mode root
+ */
+int acni_cmd_root(struct acni_conf *c, const struct acni_env *env,
+		  struct acni_err *e);
 /* gc.c: remove what stateDir records of attachments not in
  * cni.dev/valid-attachments
  */

@@ -25,7 +25,8 @@
 # version's form); an ADD killed (test hook) after its filters undone by
 # DEL, one killed after its admission undone by GC; GC releasing an
 # attachment not in valid-attachments while keeping the valid one; DEL
-# on a 0-byte record with a config without device.  The clsact of a
+# on a 0-byte record with a config without device; --ensure-root (the
+# node agent's root, qdisc.mtu pinned, the system class).  The clsact of a
 # killed ADD: removed by DEL when its intent said ADD was about to make
 # it (killed after the mark filter, and right after the clsact), kept
 # when it was there before the ADD or holds someone else's filter.
@@ -277,7 +278,31 @@ tap_check "STATUS (1.1.0) with an auto-mode root on $NET: exit 0, no output" tes
 ip link add arbt-dum0 type dummy
 cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
 tap_check "STATUS on a device with the default root (ADD can make it): exit 0" test "$RC:$OUT" = "0:"
+# --ensure-root (the node agent's): the root ADD makes, made before any
+# ADD: auto mode, the config's qdisc options (mtu pinned to the frame),
+# the system class 1:ff as its default; a second call changes nothing
+dumconf() { conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/; s/\"highlimit\":1/\"highlimit\":1,\"mtu\":\"1514\"/"; }
+root_cmd() { OUT=$(dumconf | env -i PATH="$PATH" "$CNI" --ensure-root 2>"$tmp/stderr"); RC=$?; }
+root_cmd
+root_ok() {
+	local q
+	q=$(tc qdisc show dev arbt-dum0)
+	[ "$RC:$OUT" = "0:" ] && grep -qE '^qdisc arbtable 1: root .*default ff .*mtu 1514 ' <<<"$q" &&
+		tc class show dev arbt-dum0 | grep -q '^class arbtable 1:ff ' &&
+		[ "$(tc class show dev arbt-dum0 | grep -c '^class arbtable')" = 1 ] && return 0
+	diag "exit $RC: $OUT $(cat "$tmp/stderr"); $q; $(tc class show dev arbt-dum0)"
+	return 1
+}
+tap_check "arbtable-cni --ensure-root on a device with the default root: exit 0, auto root 1: with mtu 1514 pinned (qdisc.mtu), default ff, the system class 1:ff alone" root_ok
+before_root=$(tc -d qdisc show dev arbt-dum0; tc class show dev arbt-dum0)
+root_cmd
+tap_check "--ensure-root again: exit 0, nothing changed" \
+	test "$RC:$OUT:$(tc -d qdisc show dev arbt-dum0; tc class show dev arbt-dum0)" = "0::$before_root"
+tc qdisc del dev arbt-dum0 root
 tc qdisc add dev arbt-dum0 root handle 7: htb
+root_cmd
+root_htb() { cni_err 101 && tc qdisc show dev arbt-dum0 | grep -q '^qdisc htb 7: root'; }
+tap_check "--ensure-root on a device whose root is htb 7:: code 101, the htb left alone" root_htb
 cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
 tap_check "STATUS on a device whose root is htb 7:: code 50 ($(jget 'd["msg"]'))" status_htb
 cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-none0\"/")"
