@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cni.h - arbtable-cni: a CNI 1.1 chained plugin that admits each
- * container as an sch_arbtable class on the node's egress NIC.  See
+ * cni.h - arbtable-cni: a CNI 1.1 chained plugin that admits containers
+ * as sch_arbtable classes on the node's egress NIC (those asking for
+ * nothing share one, classes.c).  See
  * Documentation/arbtable-cni.8 for the configuration and the behaviour.
  */
 #ifndef ACNI_CNI_H

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arbtable-cni: a CNI 1.1 chained plugin that admits each container as a
+ * arbtable-cni: a CNI 1.1 chained plugin that admits a container as a
  * class of the sch_arbtable root on the node's egress NIC (guaranteed
- * rate and latency bound, or a best-effort share) and releases it on
- * DEL.  The runtime calls it as the CNI specification says: the command
+ * rate and latency bound, or a share), or one that asks for nothing into
+ * the device's shared best-effort class, and releases it on DEL.  The runtime calls it as the CNI specification says: the command
  * and the container in CNI_* variables, the network config on stdin, the
  * result or an error as JSON on stdout (exit 1 on an error).
  */
