@@ -36,24 +36,14 @@ static int cost_params(const struct ctl_snap *st,
 
 	memset(p, 0, sizeof(*p));
 	p->rate = st->opts.rate;
-	if (!p->rate) {
-		/* auto mode at link speed: the speed the kernel read */
-		char path[64];
-		long mbit = -1;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/class/net/%s/speed",
-			 st->q.ifname);
-		f = fopen(path, "r");
-		if (f) {
-			if (fscanf(f, "%ld", &mbit) != 1)
-				mbit = -1;
-			fclose(f);
-		}
-		if (mbit <= 0)
-			return -1;
-		p->rate = (uint64_t)mbit * 125000;
-	}
+	/* auto mode at link speed: the capacity the kernel's admissions
+	 * use, from its own dump (a sysfs read would see the namespace
+	 * sysfs was mounted in, not the one -n entered)
+	 */
+	if (!p->rate && (st->q.xstats_fields & ARBTABLE_QX_CAPACITY))
+		p->rate = st->q.capacity;
+	if (!p->rate)
+		return -1;
 	p->mtu = st->opts.mtu;
 	p->maxweight = st->opts.maxweight;
 	p->highlimit = st->opts.highlimit;
@@ -154,7 +144,7 @@ int ctl_read_auto(struct arbtable *h, const char *dev,
 		return EX_NOTARB;
 	}
 	if (cost_params(st, p)) {
-		fprintf(stderr, "%s: %s: runs at link speed and its speed is unknown\n",
+		fprintf(stderr, "%s: %s: runs at link speed and the kernel reports no capacity for it\n",
 			ctl_prog, dev);
 		return EX_FAIL;
 	}

@@ -110,13 +110,18 @@ net_tenant() {
 }
 
 # net_teardown NAME...: tenants, the receiver (its NIC returns to the
-# root namespace), the veth fallback, the root qdisc
+# root namespace), the veth fallback, the root qdisc and NET's address
+# (its 10.77.0.0/24 route would otherwise outlive the test and take
+# later tests' traffic to that prefix)
 net_teardown() {
 	local t
 	for t in "$@"; do ip netns del "arbt-$t" 2>/dev/null; ip link del "vh-$t" 2>/dev/null; done
 	ip netns del $NET_RX 2>/dev/null
 	ip link del arbt-n0 2>/dev/null
-	[ -n "${NET:-}" ] && tc qdisc del dev "$NET" root 2>/dev/null
+	if [ -n "${NET:-}" ]; then
+		tc qdisc del dev "$NET" root 2>/dev/null
+		ip addr flush dev "$NET" 2>/dev/null
+	fi
 	true
 }
 

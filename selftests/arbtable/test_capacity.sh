@@ -143,4 +143,18 @@ done
 diag "$total requests over $seq sequences: $admitted admitted, $refused refused, $agree agreed; device-less cost equal in $dsame"
 tap_check "both admissions and refusals were exercised ($admitted admitted, $refused refused)" \
 	test "$admitted" -gt 0 -a "$refused" -gt 0
+
+# -n NS: a qdisc at link speed on a device that exists only in another
+# namespace (a veth: 10000 Mb/s), sized from the kernel's own capacity,
+# not from sysfs (mounted for the root namespace, where no such device is)
+ns=arbt-capns
+ip netns del $ns 2>/dev/null
+trap 'dev_del $DEV; ip netns del $ns 2>/dev/null; rm -f "$err"' EXIT
+ip netns add $ns && ip -n $ns link add capv0 type veth peer name capv1 &&
+	ip -n $ns link set capv0 up && ip -n $ns link set capv1 up &&
+	ip netns exec $ns tc qdisc add dev capv0 root handle 1: arbtable mtu 1514
+c=$("$CTL" -n $ns --json capacity capv0 2>"$err")
+tap_check "-n $ns capacity capv0 (link speed, the device only in $ns): rate_bps 10000000000 ($(jf rate_bps "$c")$(cat "$err"))" \
+	test "$(jf rate_bps "$c")" = 10000000000
+ip netns del $ns
 tap_end

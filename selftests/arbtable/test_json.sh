@@ -72,13 +72,13 @@ tap_check "json: configuration through tc" test $ok = 0
 # class's latency breaks (test_mtu_follow.sh's recipe).
 ok=0
 dummy_up $DEV3 || ok=1
-ip addr add 10.77.0.1/24 dev $DEV && ip addr add 10.77.1.1/24 dev $DEV2 || ok=1
+ip addr add 10.81.0.1/24 dev $DEV && ip addr add 10.81.1.1/24 dev $DEV2 || ok=1
 python3 - <<'PY' || ok=1
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, 0x10010)
 rc = 0
-for size, seg, dst in ((4000, 1000, "10.77.0.2"), (1472, 0, "10.77.1.2")):
+for size, seg, dst in ((4000, 1000, "10.81.0.2"), (1472, 0, "10.81.1.2")):
     try:
         s.setsockopt(socket.IPPROTO_UDP, 103, seg)  # UDP_SEGMENT
         s.sendto(b"x" * size, (dst, 9))
