@@ -303,7 +303,7 @@ cat >"$NETD/20-other.conf" <<'EOF'
 EOF
 # inst [ARGS]: the installer on $T/host, ARBTABLE_QDISC from $Q,
 # ARBTABLE_SYSTEM_CLASS from $S
-Q= S=
+Q='' S=''
 inst() {
 	env HOST_PREFIX="$H" ARBTABLE_BUNDLE="$T/bundle" ARBTABLE_SYSFS="$T/sys" \
 		ARBTABLE_DEVICE=eth0 ARBTABLE_QDISC="$Q" ARBTABLE_SYSTEM_CLASS="$S" \
@@ -349,7 +349,7 @@ S="share 8 minor 0x1ff" inst 2>"$T/log8"
 [ $? = 2 ] && grep -q 'ARBTABLE_SYSTEM_CLASS: minor 0x1ff: want 1..0xffff outside the tenant minors 0x101..0x1ff' "$T/log8" &&
 	ok "installer: a system class minor among the tenants' refused (exit 2)" ||
 	bad "installer: system minor 0x1ff: $(cat "$T/log8")"
-S= Q= inst 2>/dev/null
+S='' Q='' inst 2>/dev/null
 # a 1.1.0 list with cniVersions: kept; a plugin that does not speak it:
 # the chain goes
 jq '.cniVersion = "1.1.0" | .cniVersions = ["0.4.0", "1.0.0", "1.1.0"]' \
