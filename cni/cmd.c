@@ -35,6 +35,12 @@
 
 #include <linux/pkt_sched.h>
 
+#include <netlink/netlink.h>
+#include <netlink/cache.h>
+#include <netlink/route/classifier.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/route/tc.h>
+
 #include "cni.h"
 #include "tcnl.h"
 
@@ -124,6 +130,70 @@ static int host_veth(const struct acni_env *env, struct acni_nl *host,
 	return 0;
 }
 
+/* The ingress hook of the host veth as it is now (libnl-route; a
+ * candidate for tcnl.c): *@qdisc 1 when a clsact is there, 2 when an
+ * ingress qdisc is (either takes our mark filter); *@filters (may be
+ * NULL) how many filters a clsact holds on its ingress and egress
+ * hooks.  0, or -1 with @why set.
+ */
+static int veth_hook(int ifindex, int *qdisc, int *filters, char *why,
+		     size_t size)
+{
+	static const uint32_t hooks[] = {
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
+	};
+	struct nl_cache *qc = NULL, *cc;
+	struct rtnl_qdisc *q;
+	struct nl_sock *sk;
+	const char *kind;
+	size_t i;
+	int err;
+
+	*qdisc = 0;
+	if (filters)
+		*filters = 0;
+	sk = nl_socket_alloc();
+	if (!sk) {
+		snprintf(why, size, "libnl: out of memory");
+		return -1;
+	}
+	err = nl_connect(sk, NETLINK_ROUTE);
+	if (!err)
+		err = rtnl_qdisc_alloc_cache(sk, &qc);
+	if (err < 0) {
+		snprintf(why, size, "dumping the qdiscs of the host veth: %s",
+			 nl_geterror(err));
+		goto out;
+	}
+	/* clsact and ingress both sit at ffff:fff1 (TC_H_CLSACT is
+	 * TC_H_INGRESS)
+	 */
+	q = rtnl_qdisc_get_by_parent(qc, ifindex, TC_H_INGRESS);
+	if (q) {
+		kind = rtnl_tc_get_kind(TC_CAST(q));
+		*qdisc = kind && !strcmp(kind, "clsact") ? 1 : 2;
+		rtnl_qdisc_put(q);
+	}
+	for (i = 0; filters && *qdisc == 1 && i < 2; i++) {
+		err = rtnl_cls_alloc_cache(sk, ifindex, hooks[i], &cc);
+		if (err < 0) {
+			snprintf(why, size,
+				 "dumping the filters of the host veth: %s",
+				 nl_geterror(err));
+			goto out;
+		}
+		*filters += nl_cache_nitems(cc);
+		nl_cache_free(cc);
+	}
+	err = 0;
+out:
+	if (qc)
+		nl_cache_free(qc);
+	nl_socket_free(sk);
+	return err < 0 ? -1 : 0;
+}
+
 /* A free tenant number: no class with its minor, no fw filter with its
  * mark at our prio, no state file holding it.  The search starts at a
  * hash of @key1 and @key2 (container id and interface).
@@ -157,6 +227,33 @@ int acni_pick_tenant(const struct acni_conf *c, const char *key1,
 			  c->device, c->span, c->minor_base, c->span);
 }
 
+/* Whether the clsact on the host veth of @s is the plugin's to remove
+ * (our mark filter already gone).  A finished record says it: ADD made
+ * it (1) or found one (0).  An unfinished one that says ADD was about
+ * to make it (it found no clsact or ingress qdisc there) cannot say
+ * whether the killed ADD got that far, nor whether someone else made
+ * one since: a clsact that holds no filter is taken for the one ADD
+ * made (no one else makes an empty one and leaves it so), one that
+ * holds any is someone else's, or in use by someone else, and stays.
+ */
+static int clsact_ours(const struct acni_state *s)
+{
+	char why[256];
+	int q, nf;
+
+	if (s->created_clsact != ACNI_CLSACT_INTENT)
+		return s->created_clsact;
+	if (veth_hook(s->host_ifindex, &q, &nf, why, sizeof(why)) < 0) {
+		fprintf(stderr, "arbtable-cni: %s: keeping its clsact qdisc, if any (%s)\n",
+			s->host_ifname, why);
+		return 0;
+	}
+	if (q == 1 && nf)
+		fprintf(stderr, "arbtable-cni: %s: keeping its clsact qdisc: a killed ADD was about to make one, and the one there holds someone else's filters\n",
+			s->host_ifname);
+	return q == 1 && !nf;
+}
+
 /* The tenant's objects as a record names them, each "already gone"
  * taken as done (decided from the errno): DEL, GC and a new ADD over an
  * unfinished record use it.
@@ -188,7 +285,7 @@ static int teardown(const struct acni_state *s, struct acni_err *e)
 			nl_error(e, &n, "removing the mark filter");
 			goto out;
 		}
-		if (s->created_clsact &&
+		if (clsact_ours(s) &&
 		    acni_clsact_del(&n, s->host_ifindex) < 0) {
 			nl_error(e, &n, "removing the clsact qdisc");
 			goto out;
@@ -372,13 +469,100 @@ static void print_result(const struct acni_conf *c)
 	json_object_put(r);
 }
 
+/* ------------------------------------------------------------ root */
+
+/* The device's arbtable root into @st and @qi, made first (with its
+ * system class, classes.c) when the device has the kernel's default
+ * root: *@made then says so, for the caller to delete it on a later
+ * failure.  It must be a root in auto mode.
+ */
+static int root_read(const struct acni_conf *c, struct arbtable *h,
+		     struct arbtable_state *st,
+		     struct arbtable_qdisc_info *qi, int *made,
+		     struct acni_err *e)
+{
+	struct arbtable_qdisc_opts qo;
+	char what[128];
+	int err;
+
+	*made = 0;
+	err = arbtable_read(h, c->device, st);
+	if (err == -EMEDIUMTYPE) {
+		err = arbtable_qdisc_create(h, c->device, c->handle,
+					    &c->qopts, sizeof(c->qopts));
+		if (err < 0) {
+			snprintf(what, sizeof(what),
+				 "no arbtable root on %s and creating one failed",
+				 c->device);
+			return lib_error(e, ACNI_E_DEVICE, h, what);
+		}
+		*made = 1;
+		if (acni_system_create(c, h, e) < 0)
+			return -1;
+		err = arbtable_read(h, c->device, st);
+	}
+	if (err == -ENODEV)
+		return acni_error(e, ACNI_E_DEVICE, "device %s: %s", c->device,
+				  arbtable_errmsg(h));
+	if (err < 0)
+		return lib_error(e, ACNI_E_NETLINK, h,
+				 "reading the arbtable root");
+	/* records of this build's size: the library fills what it knows */
+	if (arbtable_state_qdisc(st, qi, sizeof(*qi)) < 0 ||
+	    arbtable_state_qdisc_opts(st, &qo, sizeof(qo)) < 0)
+		return acni_error(e, ACNI_E_NETLINK,
+				  "libarbtable: cannot copy the qdisc's state");
+	if (qi->parent != TC_H_ROOT || !(qo.set & ARBTABLE_Q_MODE) ||
+	    qo.mode != ARBTABLE_MODE_AUTO)
+		return acni_error(e, ACNI_E_DEVICE,
+				  "the arbtable qdisc on %s is not a root in auto mode: arbtable-cni admits tenants through the allocator only",
+				  c->device);
+	return 0;
+}
+
+int acni_cmd_root(struct acni_conf *c, const struct acni_env *env,
+		  struct acni_err *e)
+{
+	struct arbtable_state *st = NULL;
+	struct arbtable_qdisc_info qi;
+	struct arbtable *h;
+	int err, lock, made = 0, ret = -1;
+
+	(void)env;
+	lock = acni_lock(c->device, e);
+	if (lock < 0)
+		return -1;
+	h = arbtable_open();
+	st = arbtable_state_new();
+	if (!h || !st) {
+		acni_error(e, ACNI_E_IO, "libarbtable: %s", strerror(errno));
+		goto out;
+	}
+	ret = root_read(c, h, st, &qi, &made, e);
+	if (ret < 0 && made) {
+		err = arbtable_qdisc_delete(h, c->device);
+		if (err < 0 && err != -EMEDIUMTYPE && err != -ENODEV) {
+			size_t n = strlen(e->details);
+
+			snprintf(e->details + n, sizeof(e->details) - n,
+				 "%sremoving the root it made failed: %s",
+				 n ? "; " : "", arbtable_errmsg(h));
+		}
+	}
+out:
+	arbtable_state_free(st);
+	if (h)
+		arbtable_close(h);
+	acni_unlock(lock);
+	return ret;
+}
+
 /* ------------------------------------------------------------ ADD */
 
 int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		 struct acni_err *e)
 {
 	struct arbtable_state *st = NULL;
-	struct arbtable_qdisc_opts qo;
 	struct arbtable_qdisc_info qi;
 	struct arbtable_class_info cl;
 	struct acni_state s = { 0 }, old;
@@ -388,7 +572,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	struct acni_link hl;
 	struct acni_nl n = { .fd = -1 };
 	char path[512], what[512];
-	int err, lock, ret = -1;
+	int err, hook, lock, ret = -1;
 
 	if (acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0 ||
 	    acni_state_mkdir(c->state_dir, e) < 0)
@@ -437,50 +621,23 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 
-	err = arbtable_read(h, c->device, st);
-	if (err == -EMEDIUMTYPE) {
-		err = arbtable_qdisc_create(h, c->device, c->handle,
-					    &c->qopts, sizeof(c->qopts));
-		if (err < 0) {
-			snprintf(what, sizeof(what),
-				 "no arbtable root on %s and creating one failed",
-				 c->device);
-			lib_error(e, ACNI_E_DEVICE, h, what);
-			goto out;
-		}
-		u.root = 1;
-		if (acni_system_create(c, h, e) < 0)
-			goto out;
-		err = arbtable_read(h, c->device, st);
-	}
-	if (err == -ENODEV) {
-		acni_error(e, ACNI_E_DEVICE, "device %s: %s", c->device,
-			   arbtable_errmsg(h));
+	if (root_read(c, h, st, &qi, &u.root, e) < 0)
 		goto out;
-	}
-	if (err < 0) {
-		lib_error(e, ACNI_E_NETLINK, h, "reading the arbtable root");
-		goto out;
-	}
-	/* records of this build's size: the library fills what it knows */
-	if (arbtable_state_qdisc(st, &qi, sizeof(qi)) < 0 ||
-	    arbtable_state_qdisc_opts(st, &qo, sizeof(qo)) < 0) {
-		acni_error(e, ACNI_E_NETLINK, "libarbtable: cannot copy the qdisc's state");
-		goto out;
-	}
-	if (qi.parent != TC_H_ROOT ||
-	    !(qo.set & ARBTABLE_Q_MODE) ||
-	    qo.mode != ARBTABLE_MODE_AUTO) {
-		acni_error(e, ACNI_E_DEVICE,
-			   "the arbtable qdisc on %s is not a root in auto mode: arbtable-cni admits tenants through the allocator only",
-			   c->device);
-		goto out;
-	}
 	u.nic_ifindex = qi.ifindex;
 
 	snprintf(s.device, sizeof(s.device), "%s", c->device);
 	snprintf(s.host_ifname, sizeof(s.host_ifname), "%s", hl.name);
 	s.host_ifindex = hl.ifindex;
+	/* a veth without an ingress hook gets a clsact from us: the intent
+	 * record says so before it exists, so that DEL or GC after a kill
+	 * removes it (clsact_ours)
+	 */
+	if (veth_hook(s.host_ifindex, &hook, NULL, what, sizeof(what)) < 0) {
+		acni_error(e, ACNI_E_NETLINK, "%s", what);
+		goto out;
+	}
+	if (!hook)
+		s.created_clsact = ACNI_CLSACT_INTENT;
 	if (c->req.best_effort) {
 		/* the shared class: made with its first member, its mark
 		 * set on this container's veth like any tenant's
@@ -543,11 +700,13 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	}
 	u.fw = 1;
 mark:
-	if (acni_clsact_add(&n, s.host_ifindex, &s.created_clsact) < 0) {
+	if (acni_clsact_add(&n, s.host_ifindex, &u.clsact) < 0) {
 		nl_error(e, &n, "clsact qdisc on the host veth");
 		goto out;
 	}
-	u.clsact = s.created_clsact;
+	/* for the record that says "added"; until then the intent holds */
+	s.created_clsact = u.clsact;
+	test_kill("clsact");
 	if (acni_mark_add(&n, s.host_ifindex, s.prio, s.tenant, s.mark,
 			  s.mark_mask) < 0) {
 		nl_error(e, &n, "mark filter on the host veth");

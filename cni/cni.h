@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cni.h - arbtable-cni: a CNI 1.1 chained plugin that admits each
- * container as an sch_arbtable class on the node's egress NIC.  See
+ * cni.h - arbtable-cni: a CNI 1.1 chained plugin that admits containers
+ * as sch_arbtable classes on the node's egress NIC (those asking for
+ * nothing share one, classes.c).  See
  * Documentation/arbtable-cni.8 for the configuration and the behaviour.
  */
 #ifndef ACNI_CNI_H
@@ -145,7 +146,10 @@ struct acni_state {
 	uint32_t	parent;		/* the arbtable root's handle */
 	char		host_ifname[16];
 	int		host_ifindex;
-	int		created_clsact;
+	int		created_clsact;	/* ADD made the veth's clsact: 1, or
+					 * ACNI_CLSACT_INTENT: was about to
+					 * (unfinished records only)
+					 */
 	int		best_effort;	/* a member of the shared class */
 	struct arbtable_class_opts req;
 	/* as the kernel reported right after admitting */
@@ -153,6 +157,8 @@ struct acni_state {
 	uint64_t	guaranteed_rate;
 	uint64_t	guaranteed_bound_ns;
 };
+
+#define ACNI_CLSACT_INTENT	2
 
 /* The lock of one egress device (flock on ACNI_LOCK_DIR/<device>.lock),
  * shared by every network and stateDir using it: the fd to pass to
@@ -233,6 +239,12 @@ int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
  * and @e when a step failed (the record stays for the next try).
  */
 int acni_release(const char *path, struct acni_err *e);
+/* arbtable-cni --ensure-root (no CNI verb: the node agent's): the root
+ * ADD would make when the device has none, with its system class, made
+ * now under the device's lock; 0 when the device has an auto-mode root
+ */
+int acni_cmd_root(struct acni_conf *c, const struct acni_env *env,
+		  struct acni_err *e);
 /* gc.c: remove what stateDir records of attachments not in
  * cni.dev/valid-attachments
  */

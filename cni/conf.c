@@ -20,6 +20,12 @@
 #include "arbtable_parse.h"
 #include "cni.h"
 
+/* the qdisc's mtu as the module accepts it (kernel/arbtable_core.h
+ * ARB_MTU_MIN, ARB_MTU_MAX)
+ */
+#define ACNI_MTU_MIN	64u
+#define ACNI_MTU_MAX	(1024u * 1024)
+
 int acni_error(struct acni_err *e, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -367,8 +373,17 @@ static int parse_qdisc(struct acni_conf *c, json_object *q,
 				goto bad;
 			o->set |= ARBTABLE_Q_BURST;
 		} else if (!strcmp(key, "mtu")) {
-			if (arbt_parse_size(buf, &o->mtu) < 0)
-				goto bad;
+			/* as the module takes it (tc-arbtable(8), mtu): 0
+			 * follows the device, which from 1gbit up keeps GSO
+			 * packets whole (69646 on Ethernet: bounds ~500x
+			 * coarser); a frame size (1514) splits them
+			 */
+			if (arbt_parse_size(buf, &o->mtu) < 0 ||
+			    (o->mtu && (o->mtu < ACNI_MTU_MIN ||
+					o->mtu > ACNI_MTU_MAX)))
+				return acni_error(e, ACNI_E_CONFIG,
+						  "qdisc: bad mtu \"%s\" (0 or absent: follow the device; or %u..%u bytes, link-layer header included: 1514 splits every GSO packet on Ethernet)",
+						  buf, ACNI_MTU_MIN, ACNI_MTU_MAX);
 			o->set |= ARBTABLE_Q_MTU;
 		} else if (!strcmp(key, "highlimit")) {
 			if (arbt_parse_u32(buf, 10, &o->highlimit) < 0)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arbtable-cni: a CNI 1.1 chained plugin that admits each container as a
+ * arbtable-cni: a CNI 1.1 chained plugin that admits a container as a
  * class of the sch_arbtable root on the node's egress NIC (guaranteed
- * rate and latency bound, or a best-effort share) and releases it on
- * DEL.  The runtime calls it as the CNI specification says: the command
+ * rate and latency bound, or a share), or one that asks for nothing into
+ * the device's shared best-effort class, and releases it on DEL.  The runtime calls it as the CNI specification says: the command
  * and the container in CNI_* variables, the network config on stdin, the
  * result or an error as JSON on stdout (exit 1 on an error).
  */
@@ -103,6 +103,14 @@ static const struct verb {
 	{ "STATUS",	acni_cmd_status,	"1.1.0", 0, 0 },
 };
 
+/* Not a CNI verb: `arbtable-cni --ensure-root < config` makes the root
+ * the first ADD would make (the node agent's, so that the node
+ * advertises its room, the system class left out, before a pod comes)
+ */
+static const struct verb root_verb = {
+	"--ensure-root", acni_cmd_root, "0.3.0", 0, 0,
+};
+
 static const char *env_get(const char *name)
 {
 	const char *v = getenv(name);
@@ -110,7 +118,7 @@ static const char *env_get(const char *name)
 	return v && *v ? v : NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct acni_env env = {
 		.command = env_get("CNI_COMMAND"),
@@ -128,6 +136,15 @@ int main(void)
 	size_t i;
 	int err;
 
+	if (argc > 1) {
+		if (argc > 2 || strcmp(argv[1], root_verb.name)) {
+			acni_error(&e, ACNI_E_ENV,
+				   "arbtable-cni takes no arguments but --ensure-root (see arbtable-cni(8)); a runtime sets CNI_COMMAND");
+			return print_error(NULL, &e);
+		}
+		vb = &root_verb;
+		env.command = root_verb.name;
+	}
 	if (!env.command) {
 		acni_error(&e, ACNI_E_ENV,
 			   "CNI_COMMAND not set: arbtable-cni is run by a container runtime (see arbtable-cni(8))");
@@ -143,7 +160,7 @@ int main(void)
 		acni_error(&e, ACNI_E_IO, "cannot read the network config from stdin");
 		return print_error(NULL, &e);
 	}
-	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+	for (i = 0; !vb && i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(env.command, verbs[i].name))
 			vb = &verbs[i];
 	if (!vb) {

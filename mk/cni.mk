@@ -23,14 +23,14 @@ CNI_DEPS := $(CNI_SRCS) $(CNI_HDRS) $(PARSE_SRCS) $(PARSE_HDRS) lib/include/arbt
 $(CNI_BIN): $(CNI_DEPS)
 	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) -o $@ $(CNI_SRCS) $(PARSE_SRCS) \
-		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) $(NL_CFLAGS) -o $@ $(CNI_SRCS) $(PARSE_SRCS) \
+		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(NL_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(CNI_BIN_INST): $(CNI_DEPS)
 	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) -o $@ $(CNI_SRCS) $(PARSE_SRCS) \
-		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(LIB_LDFLAGS)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) $(NL_CFLAGS) -o $@ $(CNI_SRCS) $(PARSE_SRCS) \
+		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(NL_LIBS) $(LIB_LDFLAGS)
 
 # cni/version.c alone: versions, cniVersions, results per version
 CNI_RESULT_CHECK := $(CNI_OUT)/result-check

@@ -35,9 +35,10 @@
 # Environment (the ConfigMap, parsed by arbt_config in
 # arbtable-resources.sh): ARBTABLE_DEVICE (or "auto": the device of the
 # default route), ARBTABLE_QDISC (KEY VALUE pairs for the root the plugin
-# may create; empty: sized to the link speed), ARBTABLE_DEFAULT_SHARE,
-# ARBTABLE_MARK_MASK, ARBTABLE_MINOR_BASE; HOST_PREFIX (default /host),
-# ARBTABLE_SYSFS (default /sys).
+# may create; empty: sized to the link speed), ARBTABLE_SYSTEM_CLASS (KEY
+# VALUE pairs for that root's system class; empty: the plugin's default),
+# ARBTABLE_DEFAULT_SHARE, ARBTABLE_MARK_MASK, ARBTABLE_MINOR_BASE;
+# HOST_PREFIX (default /host), ARBTABLE_SYSFS (default /sys).
 #
 #   arbtable-install-cni.sh              install, chain or unchain
 #   arbtable-install-cni.sh --unchain    remove the conflist only (the
@@ -73,19 +74,13 @@ device() {
 	ip -o route show default | sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -n1
 }
 
-# The plugin's entry in the chain: the pod-annotations capability makes
-# containerd and CRI-O pass the pod's annotations in runtimeConfig.
+# The plugin's entry in the chain (arbt_plugin_entry: the agent makes
+# the root from the same entry)
 plugin_json() {
 	local dev
 	dev=$(device)
 	[ -n "$dev" ] || { log "no device (set ARBTABLE_DEVICE)"; return 1; }
-	jq -nc --arg dev "$dev" --argjson q "$ARBT_QDISC" \
-		--argjson share "$ARBT_SHARE" --arg mask "$ARBT_MASK" \
-		--arg base "$ARBT_BASE" \
-		'{type: "arbtable-cni", device: $dev,
-		  defaultShare: $share, markMask: $mask, minorBase: $base,
-		  capabilities: {"io.kubernetes.cri.pod-annotations": true}} +
-		 (if $q == {} then {} else {qdisc: $q} end)'
+	arbt_plugin_entry "$dev"
 }
 
 # PRIMARY (a .conf of one plugin or a .conflist) + our entry, last; an

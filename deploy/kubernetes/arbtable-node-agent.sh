@@ -3,13 +3,15 @@
 #
 # arbtable-node-agent.sh - the DaemonSet's main container: keeps the
 # plugin installed and chained where it can work (arbtable-install-cni.sh),
-# makes sure the egress NIC has its arbtable root, and publishes on this
-# node's object
+# makes sure the egress NIC has its arbtable root (the one the plugin's
+# first ADD would make, system class included: `arbtable-cni
+# --ensure-root` on the plugin's entry), and publishes on this node's
+# object
 #
 #   status.capacity      arbtable.io/high-slots, arbtable.io/low-slots,
-#                        arbtable.io/guaranteed-mbit (the kubelet copies
-#                        them into allocatable; the scheduler places pods
-#                        against them)
+#                        arbtable.io/guaranteed-mbit, arbtable.io/classes
+#                        (the kubelet copies them into allocatable; the
+#                        scheduler places pods against them)
 #   metadata.labels      the qdisc's sizing parameters (arbtable.io/link,
 #                        mtu, maxweight, highlimit, strictceil,
 #                        strictcburst), for pods' nodeSelector
@@ -36,9 +38,10 @@
 # Environment: the ConfigMap's ARBTABLE_* (parsed by arbt_config, refused
 # with a message: exit 2), NODE_NAME (downward API), ARBTABLE_STATE_DIR
 # (the plugin's stateDir, as mounted here), ARBTABLE_LOCK_DIR (the
-# plugin's lock directory, /run/arbtable-cni on the host), ARBTABLE_SA_DIR
-# (the service account's token and CA), ARBTABLE_AGENT_DIR (where the
-# probes' files are kept).
+# plugin's lock directory, /run/arbtable-cni: the host's, mounted where
+# the plugin run from here locks too), ARBTABLE_BUNDLE (the plugin the
+# image carries), ARBTABLE_SA_DIR (the service account's token and CA),
+# ARBTABLE_AGENT_DIR (where the probes' files are kept).
 #
 #   arbtable-node-agent.sh              run
 #   arbtable-node-agent.sh --once       one look, then exit (its status)
@@ -56,7 +59,8 @@ HOST_PREFIX=${HOST_PREFIX:-/host}
 SA=${ARBTABLE_SA_DIR:-/var/run/secrets/kubernetes.io/serviceaccount}
 API=https://${KUBERNETES_SERVICE_HOST:-kubernetes.default.svc}:${KUBERNETES_SERVICE_PORT:-443}
 STATE_DIR=${ARBTABLE_STATE_DIR:-$HOST_PREFIX/var/lib/arbtable-cni}
-LOCK_DIR=${ARBTABLE_LOCK_DIR:-$HOST_PREFIX/run/arbtable-cni}
+LOCK_DIR=${ARBTABLE_LOCK_DIR:-/run/arbtable-cni}
+BUNDLE=${ARBTABLE_BUNDLE:-/usr/local/lib/arbtable-cni-bundle}
 AGENT_DIR=${ARBTABLE_AGENT_DIR:-/tmp/arbtable-node-agent}
 CHAIN=$HOST_PREFIX/etc/cni/net.d/00-arbtable.conflist
 
@@ -126,44 +130,56 @@ device() {
 	ip -o route show default | sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -n1
 }
 
-# The root the plugin would create on its first ADD, made now, so that
-# the node advertises its room before the first pod needs it (and an
-# installed sch_arbtable is loaded).  A root qdisc someone else configured
-# is left alone (create refuses it).
-ensure_root() {
-	local dev=$1 rc
-	arbtablectl --json capacity "$dev" >"$WORK/capacity.json" 2>"$WORK/err"
-	rc=$?
-	if [ $rc = 3 ]; then
-		# ARBTABLE_QDISC's words, checked by arbt_config
-		# shellcheck disable=SC2086
-		arbtablectl create "$dev" ${ARBTABLE_QDISC:-} 2>>"$WORK/err" &&
-			log "created the arbtable root on $dev" &&
-			arbtablectl --json capacity "$dev" >"$WORK/capacity.json" \
-				2>"$WORK/err"
-		rc=$?
+# make_root DEV: the root the plugin would make on its first ADD, made
+# now, so that the node advertises its room before the first pod needs
+# it (and an installed sch_arbtable is loaded): the plugin makes it
+# itself (`arbtable-cni --ensure-root` on the entry the installer
+# chains), system class and all, under its own exclusive hold of the
+# device's lock.  A root qdisc someone else configured is left alone.
+make_root() {
+	local out
+	if out=$(arbt_plugin_entry "$1" |
+		 jq -c '. + {cniVersion: "1.1.0", name: "arbtable-node-agent"}' |
+		 env -i "$BUNDLE/bin/arbtable-cni" --ensure-root 2>/dev/null); then
+		log "made the arbtable root on $1 as arbtable-cni's first ADD would (its system class the default)"
+		return 0
 	fi
-	[ $rc = 0 ] || log "capacity $dev: $(cat "$WORK/err")"
-	return $rc
+	log "no arbtable root on $1 and arbtable-cni --ensure-root made none: $(jq -r '"code \(.code): \(.msg)\(if .details then ": " + .details else "" end)"' <<<"$out" 2>/dev/null || echo "$out")"
+	return 1
 }
 
 # snapshot DEV: capacity.json and show.json, read under one shared flock
-# on the plugin's lock of DEV (an ADD or DEL in flight finishes first)
+# on the plugin's lock of DEV (an ADD or DEL in flight finishes first);
+# with no arbtable root on DEV (capacity's exit 3), the lock is let go
+# for make_root, then taken again for the snapshot
 snapshot() {
-	local dev=$1 lock=$LOCK_DIR/$1.lock fd rc=1
+	local dev=$1 lock=$LOCK_DIR/$1.lock fd rc=1 try
 	if ! mkdir -p "$LOCK_DIR" || ! exec {fd}>>"$lock"; then
 		log "cannot open $lock"
 		return 1
 	fi
-	if ! flock -s -w 10 "$fd"; then
-		log "$lock: held by another for 10 s"
-	elif ! ensure_root "$dev"; then
-		:
-	elif ! arbtablectl --json show "$dev" >"$WORK/show.json" 2>"$WORK/err"; then
-		log "show $dev: $(cat "$WORK/err")"
-	else
-		rc=0
-	fi
+	for try in 1 2; do
+		if ! flock -s -w 10 "$fd"; then
+			log "$lock: held by another for 10 s"
+			rc=1
+			break
+		fi
+		arbtablectl --json capacity "$dev" >"$WORK/capacity.json" 2>"$WORK/err"
+		rc=$?
+		if [ $rc = 3 ] && [ $try = 1 ]; then
+			flock -u "$fd"
+			make_root "$dev" && continue
+			rc=1
+			break
+		fi
+		if [ $rc != 0 ]; then
+			log "capacity $dev: $(cat "$WORK/err")"
+		elif ! arbtablectl --json show "$dev" >"$WORK/show.json" 2>"$WORK/err"; then
+			log "show $dev: $(cat "$WORK/err")"
+			rc=1
+		fi
+		break
+	done
 	exec {fd}>&-
 	return $rc
 }
@@ -173,7 +189,7 @@ snapshot() {
 # whatever it holds
 withdraw() {
 	local what="status meta"
-	printf '%s\n' '{"status":{"capacity":{"arbtable.io/high-slots":null,"arbtable.io/low-slots":null,"arbtable.io/guaranteed-mbit":null}}}' \
+	printf '%s\n' '{"status":{"capacity":{"arbtable.io/high-slots":null,"arbtable.io/low-slots":null,"arbtable.io/guaranteed-mbit":null,"arbtable.io/classes":null}}}' \
 		>"$WORK/status.json"
 	printf '%s\n' '{"metadata":{"labels":{"arbtable.io/link":null,"arbtable.io/mtu":null,"arbtable.io/maxweight":null,"arbtable.io/highlimit":null,"arbtable.io/strictceil":null,"arbtable.io/strictcburst":null},"annotations":{"arbtable.io/free":null,"arbtable.io/fit-high":null,"arbtable.io/pod-classes":null,"arbtable.io/warning":null}}}' \
 		>"$WORK/meta.json"
@@ -202,7 +218,7 @@ stopping() { [ -n "$term" ]; }
 
 # one look: install, chain or unchain, publish or withdraw
 look() {
-	local dev maxpods snap=0 sent=
+	local dev snap=0 sent=
 	dev=$(device)
 	[ -n "$dev" ] || { log "no egress device"; return 1; }
 	snapshot "$dev" || snap=1
@@ -217,13 +233,7 @@ look() {
 	api GET "/api/v1/nodes/$NODE_NAME" || return 1
 	stopping && return 1
 	cp "$WORK/answer.json" "$WORK/node.json"
-	maxpods=$(jq -er '.status.allocatable.pods // .status.capacity.pods |
-			  strings | select(test("^[0-9]{1,6}$"))' \
-		  "$WORK/node.json") || {
-		log "node $NODE_NAME: no pod capacity in its status"
-		return 1
-	}
-	arbt_node_values "$WORK/capacity.json" "$WORK/show.json" "$maxpods" \
+	arbt_node_values "$WORK/capacity.json" "$WORK/show.json" \
 		"$ARBT_LO" "$ARBT_HI" >"$WORK/values" || {
 		log "arbtablectl's report not understood"
 		return 1

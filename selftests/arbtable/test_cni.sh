@@ -25,8 +25,12 @@
 # version's form); an ADD killed (test hook) after its filters undone by
 # DEL, one killed after its admission undone by GC; GC releasing an
 # attachment not in valid-attachments while keeping the valid one; DEL
-# on a 0-byte record with a config without device.  Traffic under a
-# real engine: test_podman.sh.
+# on a 0-byte record with a config without device; --ensure-root (the
+# node agent's root, qdisc.mtu pinned, the system class).  The clsact of a
+# killed ADD: removed by DEL when its intent said ADD was about to make
+# it (killed after the mark filter, and right after the clsact), kept
+# when it was there before the ADD or holds someone else's filter.
+# Traffic under a real engine: test_podman.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
 tap_begin "arbtable-cni: CNI 1.0/1.1 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK, STATUS, GC, killed ADDs"
@@ -103,13 +107,15 @@ table_state() {
 	tc filter show dev "$NET" parent 1:
 	"$CTL" show "$NET" 2>&1
 }
-# no_trace NAME: nothing of tenant NAME left on its veth or in the state
-# directory (the lock file aside)
+# no_trace NAME: nothing of tenant NAME left on its veth (no filter, no
+# clsact: vh-NAME has none but the plugin's) or in the state directory
+# (the lock file aside)
 no_trace() {
-	local f
+	local f q
 	f=$(tc filter show dev "vh-$1" ingress 2>/dev/null)
-	[ -z "$f" ] && [ -z "$(ls "$SD"/*"$1"* 2>/dev/null)" ] && return 0
-	diag "vh-$1 ingress filters: $f; state: $(ls "$SD" 2>/dev/null)"
+	q=$(tc qdisc show dev "vh-$1" 2>/dev/null | grep -E '^qdisc (clsact|ingress) ')
+	[ -z "$f" ] && [ -z "$q" ] && [ -z "$(ls "$SD"/*"$1"* 2>/dev/null)" ] && return 0
+	diag "vh-$1 ingress filters: $f; its hook: $q; state: $(ls "$SD" 2>/dev/null)"
 	return 1
 }
 no_root() {
@@ -272,7 +278,31 @@ tap_check "STATUS (1.1.0) with an auto-mode root on $NET: exit 0, no output" tes
 ip link add arbt-dum0 type dummy
 cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
 tap_check "STATUS on a device with the default root (ADD can make it): exit 0" test "$RC:$OUT" = "0:"
+# --ensure-root (the node agent's): the root ADD makes, made before any
+# ADD: auto mode, the config's qdisc options (mtu pinned to the frame),
+# the system class 1:ff as its default; a second call changes nothing
+dumconf() { conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/; s/\"highlimit\":1/\"highlimit\":1,\"mtu\":\"1514\"/"; }
+root_cmd() { OUT=$(dumconf | env -i PATH="$PATH" "$CNI" --ensure-root 2>"$tmp/stderr"); RC=$?; }
+root_cmd
+root_ok() {
+	local q
+	q=$(tc qdisc show dev arbt-dum0)
+	[ "$RC:$OUT" = "0:" ] && grep -qE '^qdisc arbtable 1: root .*default ff .*mtu 1514 ' <<<"$q" &&
+		tc class show dev arbt-dum0 | grep -q '^class arbtable 1:ff ' &&
+		[ "$(tc class show dev arbt-dum0 | grep -c '^class arbtable')" = 1 ] && return 0
+	diag "exit $RC: $OUT $(cat "$tmp/stderr"); $q; $(tc class show dev arbt-dum0)"
+	return 1
+}
+tap_check "arbtable-cni --ensure-root on a device with the default root: exit 0, auto root 1: with mtu 1514 pinned (qdisc.mtu), default ff, the system class 1:ff alone" root_ok
+before_root=$(tc -d qdisc show dev arbt-dum0; tc class show dev arbt-dum0)
+root_cmd
+tap_check "--ensure-root again: exit 0, nothing changed" \
+	test "$RC:$OUT:$(tc -d qdisc show dev arbt-dum0; tc class show dev arbt-dum0)" = "0::$before_root"
+tc qdisc del dev arbt-dum0 root
 tc qdisc add dev arbt-dum0 root handle 7: htb
+root_cmd
+root_htb() { cni_err 101 && tc qdisc show dev arbt-dum0 | grep -q '^qdisc htb 7: root'; }
+tap_check "--ensure-root on a device whose root is htb 7:: code 101, the htb left alone" root_htb
 cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
 tap_check "STATUS on a device whose root is htb 7:: code 50 ($(jget 'd["msg"]'))" status_htb
 cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-none0\"/")"
@@ -303,6 +333,44 @@ tap_check "ADD cd killed after its mark filter (test hook): SIGKILL, record phas
 	killed_with 'mark (0x)?[0-9a-f]+/(0x0*ff0000|16711680)'
 cni DEL cd /run/netns/arbt-cd "$(conf11 "$Pd")"
 tap_check "DEL after the killed ADD: exit 0, class and both filters gone, table as before" gone_ok cd
+
+# the clsact a killed ADD made: its intent record said ADD was about to
+# make it (vh-cd had no ingress hook), so DEL removes it, also when the
+# kill came before the mark filter was on it
+TEST_KILL=clsact cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Pd")"
+cd_intent() { killed_with "" && tc qdisc show dev vh-cd | grep -q '^qdisc clsact' &&
+	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["createdClsact"])' "$SD/cd-eth0.json")" = 2 ]; }
+tap_check "ADD cd killed right after making vh-cd's clsact (test hook): SIGKILL, record \"adding\" with createdClsact 2 (about to make it), the clsact there" cd_intent
+cni DEL cd /run/netns/arbt-cd "$(conf11 "$Pd")"
+tap_check "DEL after it: exit 0, the clsact (empty: ADD's) removed with class and record, table as before" gone_ok cd
+# someone else's: a clsact on vh-cd before the ADD is kept by the DEL
+# after a kill (the record says ADD found it); one made after the kill
+# that holds a filter is kept too (it cannot be ADD's unused one)
+tc qdisc add dev vh-cd clsact
+TEST_KILL=mark cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Pd")"
+cni DEL cd /run/netns/arbt-cd "$(conf11 "$Pd")"
+theirs_kept() {
+	[ "$RC" = 0 ] && tc qdisc show dev vh-cd | grep -q '^qdisc clsact' &&
+		[ -z "$(tc filter show dev vh-cd ingress)" ] && [ ! -e "$SD/cd-eth0.json" ] &&
+		[ "$(table_state)" = "$base11" ] && return 0
+	diag "exit $RC: $OUT; vh-cd: $(tc qdisc show dev vh-cd | tr '\n' ' ') $(tc filter show dev vh-cd ingress | tr '\n' ' ')"
+	return 1
+}
+tap_check "a clsact on vh-cd before an ADD killed after its mark filter: DEL removes the mark filter, keeps the clsact" theirs_kept
+tc qdisc del dev vh-cd clsact
+TEST_KILL=admit cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Pd")"
+tc qdisc add dev vh-cd clsact && tc filter add dev vh-cd ingress prio 7 matchall action pass
+cni DEL cd /run/netns/arbt-cd "$(conf11 "$Pd")"
+used_kept() {
+	[ "$RC" = 0 ] && tc qdisc show dev vh-cd | grep -q '^qdisc clsact' &&
+		tc filter show dev vh-cd ingress | grep -q 'pref 7 matchall' &&
+		grep -q "keeping its clsact qdisc" "$tmp/stderr" && [ ! -e "$SD/cd-eth0.json" ] &&
+		[ "$(table_state)" = "$base11" ] && return 0
+	diag "exit $RC: $OUT $(cat "$tmp/stderr"); vh-cd: $(tc qdisc show dev vh-cd | tr '\n' ' ')"
+	return 1
+}
+tap_check "ADD killed after its admission (about to make the clsact), then someone's clsact with a filter on vh-cd: DEL keeps it, says so" used_kept
+tc qdisc del dev vh-cd clsact
 
 # killed right after the admission: GC undoes it
 valid='"cni.dev/valid-attachments":[{"containerID":"ca","ifname":"eth0"},{"containerID":"zz","ifname":"eth0"}]'

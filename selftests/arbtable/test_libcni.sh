@@ -106,7 +106,7 @@ conflist "$tmp/htb.conflist" lchtb '"cniVersion": "1.1.0"' arbt-lchtb arbt-lcbr1
 cni() { run "$TOOL" "$@"; }
 netns() { ip netns add "$1" && NS+=("$1"); }
 # the table as the plugin left it: classes, fw filters, state files,
-# mark filters on the bridges' ports
+# mark filters and clsact qdiscs on the bridges' ports
 table() {
 	local f v
 	tc class show dev $NIC
@@ -116,6 +116,7 @@ table() {
 		[ -e "$v" ] || continue
 		tc filter show dev "${v##*/}" ingress | grep -c 'matchall.* handle ' |
 			awk -v p="${v##*/}" '$1 > 0 { print "port", p, $1 }'
+		tc qdisc show dev "${v##*/}" | grep -q '^qdisc clsact ' && echo "clsact ${v##*/}"
 	done
 }
 # the tenants' classes: not the system class (1:ff) of the root the
@@ -205,11 +206,12 @@ for v in 100 110; do
 	ip netns del "lc$v-d"
 
 	# killed ADD: b is killed at the plugin's own kill points (its test
-	# hook ARBTABLE_CNI_TEST_KILL: after the admission, after the mark
-	# filter) and, with ARBT_LIBCNI_SWEEP=1 (make check-full), at each
-	# of its netlink requests and state renames in turn (strace); after
-	# each, GC (1.1.0) or the runtime's DEL (1.0.0) leaves a alone
-	points=(hook:admit hook:mark)
+	# hook ARBTABLE_CNI_TEST_KILL: after the admission, after the clsact
+	# on b's port, after the mark filter) and, with ARBT_LIBCNI_SWEEP=1
+	# (make check-full), at each of its netlink requests and state
+	# renames in turn (strace); after each, GC (1.1.0) or the runtime's
+	# DEL (1.0.0) leaves a alone, b's port without our clsact included
+	points=(hook:admit hook:clsact hook:mark)
 	sw=
 	if [ "${ARBT_LIBCNI_SWEEP:-0}" = 1 ]; then
 		sw=1
@@ -250,10 +252,10 @@ for v in 100 110; do
 		# is left: the runtime's DEL
 		cni del "$L" "cb$v" "/run/netns/lc$v-b"
 	done
-	diag "$V killed ADDs: $kills kill points (${points[*]:0:2}${sw:+ and the strace sweep}), $bad left something behind"
+	diag "$V killed ADDs: $kills kill points (${points[*]:0:3}${sw:+ and the strace sweep}), $bad left something behind"
 	[ "$V" = 1.1.0 ] && what=GC || what=DEL
-	tap_check "$V ADD killed at each of $kills points (after admission, after the mark filter${sw:+, every netlink request and rename}), then $what: nothing but a left each time" \
-		test "$kills" -ge 2 -a "$bad" = 0
+	tap_check "$V ADD killed at each of $kills points (after admission, after the clsact, after the mark filter${sw:+, every netlink request and rename}), then $what: nothing but a left each time (no clsact on b's port)" \
+		test "$kills" -ge 3 -a "$bad" = 0
 
 	# CHECK once the class is gone behind the plugin's back, then DEL
 	cid=$(tc class show dev $NIC | awk '$1 == "class" && /rate 2Mbit/ { print $3 }')

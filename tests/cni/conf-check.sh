@@ -51,6 +51,16 @@ expect "no device" 7 'device missing' ADD "{$base}"
 expect "unknown top-level key" 2 'unknown key \\"devcie\\"' ADD "$(c '"devcie":"x"')"
 expect "unknown qdisc key" 2 'qdisc: unknown key \\"rat\\"' ADD "$(c '"qdisc":{"rat":"1mbit"}')"
 expect "bad qdisc rate" 7 'qdisc: bad rate' ADD "$(c '"qdisc":{"rate":"fast"}')"
+# qdisc.mtu: the root's largest dequeued unit (tc-arbtable(8), mtu): 0
+# follows the device, else 64..1048576 bytes, as the module takes it
+expect "qdisc mtu 63" 7 'qdisc: bad mtu \\"63\\" \(0 or absent: follow the device; or 64\.\.1048576 bytes' ADD "$(c '"qdisc":{"mtu":"63"}')"
+expect "qdisc mtu 1048577" 7 'qdisc: bad mtu \\"1048577\\"' ADD "$(c '"qdisc":{"mtu":1048577}')"
+expect "qdisc mtu 2mb (above 1048576)" 7 'qdisc: bad mtu \\"2mb\\"' ADD "$(c '"qdisc":{"mtu":"2mb"}')"
+expect "qdisc mtu fast" 7 'qdisc: bad mtu \\"fast\\"' ADD "$(c '"qdisc":{"mtu":"fast"}')"
+expect "qdisc mtu -1" 7 'qdisc: bad mtu' ADD "$(c '"qdisc":{"mtu":-1}')"
+for m in 0 64 1514 '"1514"' '"9k"' 1048576 '"1mb"'; do
+	expect "qdisc mtu $m accepted (ADD goes on to CNI_NETNS)" 4 'CNI_NETNS' ADD "$(c '"qdisc":{"rate":"10gbit","mtu":'"$m"'}')"
+done
 expect "bad rate in runtimeConfig" 7 'bad rate \\"fast\\"' ADD "$(c '"runtimeConfig":{"arbtable":{"rate":"fast"}}')"
 expect "unknown runtimeConfig.arbtable key" 7 'unknown key \\"latncy\\"' ADD "$(c '"runtimeConfig":{"arbtable":{"latncy":"1ms"}}')"
 expect "unknown arbtable.io/ annotation" 7 'arbtable.io/rat' ADD \

@@ -9,7 +9,12 @@
 # (the device lock is /run/arbtable-cni/<device>.lock).  The VM test
 # (selftests/arbtable/test_cni.sh) covers what needs the module.
 # Ends with "N passed, N failed".
+# The clsact checks make veths: the whole run is in a network namespace
+# of its own (unshare -n), which goes with it.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -z "${ARBT_VERBS_NETNS:-}" ] && [ "$(id -u)" = 0 ]; then
+	ARBT_VERBS_NETNS=1 exec unshare -n bash "$0" "$@"
+fi
 CNI=${1:-$ROOT/build/cni/arbtable-cni}
 SD=$(mktemp -d)
 ERR=$SD.err
@@ -169,6 +174,62 @@ left=$(files)
 if [ "$left" = "notes.txt " ]; then ok "GC with an empty list released every record"; else bad "GC []: left $left"; fi
 success "GC of a stateDir that does not exist: exit 0" GC \
 	"$(printf '{"cniVersion":"1.1.0","name":"n","stateDir":"%s/none","cni.dev/valid-attachments":[]}' "$SD")"
+
+# ---- the clsact a killed ADD may have made on the host veth: its intent
+# record says "createdClsact": 2 when the veth had no ingress hook and
+# ADD was about to make one; DEL and GC remove a clsact there that holds
+# no filter (ADD's), keep one that holds any (someone else's), and keep
+# one the record says ADD found (0).  The egress device is gone, so only
+# the veth side runs (the host has no matchall: the "someone else's"
+# filter is a u32).
+# krecord NAME PHASE CREATED: a record of a tenant on vh-k1
+krecord() {
+	printf '{"phase":"%s","device":"%s","hostIfname":"vh-k1","classid":65793,"tenant":1,"mark":65536,"markMask":16711680,"prio":100,"parent":65536,"hostIfindex":%s,"createdClsact":%s}\n' \
+		"$2" "$NODEV" "$KIDX" "$3" >"$SD/$1.json"
+}
+hook() { tc qdisc show dev vh-k1 | awk '$2 == "clsact" || $2 == "ingress" { print $2 }'; }
+if [ "${ARBT_VERBS_NETNS:-}" = 1 ] && ip link add vh-k1 type veth peer name vh-k1p 2>"$ERR"; then
+	KIDX=$(ip -o link show vh-k1 | cut -d: -f1)
+	tc qdisc add dev vh-k1 clsact
+	krecord k1-eth0 adding 2
+	success "DEL of a killed ADD that was about to make vh-k1's clsact: exit 0" DEL "$(cf 1.1.0)" CNI_CONTAINERID=k1
+	[ -z "$(hook)" ] && [ ! -e "$SD/k1-eth0.json" ] &&
+		ok "the empty clsact (ADD's) removed with the record" ||
+		bad "clsact of the intent: $(tc qdisc show dev vh-k1) $(files) $(cat "$ERR")"
+	tc qdisc add dev vh-k1 clsact
+	tc filter add dev vh-k1 ingress prio 5 u32 match u32 0 0 classid 1:1
+	krecord k1-eth0 adding 2
+	success "DEL, the same intent, the clsact holding someone's u32 filter: exit 0" DEL "$(cf 1.1.0)" CNI_CONTAINERID=k1
+	[ "$(hook)" = clsact ] && [ -n "$(tc filter show dev vh-k1 ingress)" ] && [ ! -e "$SD/k1-eth0.json" ] &&
+		grep -q 'vh-k1: keeping its clsact qdisc: a killed ADD was about to make one, and the one there holds someone else.s filters' "$ERR" &&
+		ok "a clsact in use kept (with its filter), said on stderr, the record removed" ||
+		bad "clsact in use: $(tc qdisc show dev vh-k1) $(tc filter show dev vh-k1 ingress) $(files) $(cat "$ERR")"
+	tc qdisc del dev vh-k1 clsact
+	tc qdisc add dev vh-k1 clsact
+	krecord k1-eth0 adding 0
+	success "DEL of a killed ADD that found vh-k1's clsact there: exit 0" DEL "$(cf 1.1.0)" CNI_CONTAINERID=k1
+	[ "$(hook)" = clsact ] && ok "a clsact the record says ADD found (0) kept, empty as it is" ||
+		bad "found clsact: $(tc qdisc show dev vh-k1)"
+	krecord k1-eth0 adding 2
+	success "GC of the intent (empty list): exit 0" GC "$(cf 1.1.0 '"cni.dev/valid-attachments":[]')" \
+		CNI_CONTAINERID= CNI_IFNAME= CNI_NETNS=
+	[ -z "$(hook)" ] && [ ! -e "$SD/k1-eth0.json" ] && ok "GC removed the empty clsact of the intent and the record" ||
+		bad "GC, clsact of the intent: $(tc qdisc show dev vh-k1) $(files)"
+	tc qdisc add dev vh-k1 ingress
+	krecord k1-eth0 adding 2
+	success "DEL of the intent beside an ingress qdisc: exit 0" DEL "$(cf 1.1.0)" CNI_CONTAINERID=k1
+	[ "$(hook)" = ingress ] && ok "an ingress qdisc (never ADD's: it makes clsacts) kept" ||
+		bad "ingress: $(tc qdisc show dev vh-k1)"
+	tc qdisc del dev vh-k1 ingress
+	krecord k1-eth0 added 1
+	tc qdisc add dev vh-k1 clsact
+	success "DEL of a finished ADD that made the clsact: exit 0" DEL "$(cf 1.1.0)" CNI_CONTAINERID=k1
+	[ -z "$(hook)" ] && ok "the clsact a finished record says ADD made removed" ||
+		bad "finished record's clsact: $(tc qdisc show dev vh-k1)"
+	ip link del vh-k1
+else
+	bad "clsact checks: no veth in a network namespace of our own (unshare -n, ip link add): $(cat "$ERR" 2>/dev/null)"
+fi
 
 # ---- the lock
 if [ -e "/run/arbtable-cni/$NODEV.lock" ] && [ "$(stat -c %a /run/arbtable-cni)" = 700 ]; then

@@ -35,8 +35,9 @@ port=$(cat "$A/port" 2>/dev/null)
 [ -n "$port" ] && ok "stub API server listening on 127.0.0.1:$port (TLS)" ||
 	bad "stub API server did not start: $(cat "$A/server.err")"
 
-# arbtablectl: "no arbtable root" until create ran; each call notes
-# whether the plugin's lock of eth0 was held (an exclusive try fails)
+# arbtablectl: "no arbtable root" until the plugin's --ensure-root (the
+# stub in $T/bundle) ran; each call notes whether the plugin's lock of
+# eth0 was held (an exclusive try fails)
 cat >"$A/stub/arbtablectl" <<EOF
 #!/bin/bash
 if flock -n -x "$A/run/eth0.lock" true 2>/dev/null; then l=UNLOCKED; else l=locked; fi
@@ -44,7 +45,6 @@ echo "\$l \$*" >>"$A/ctl.log"
 case "\$*" in
 "--json capacity eth0") [ -e "$A/created" ] || exit 3; cat "$FX/full.capacity.json" ;;
 "--json show eth0") cat "$FX/full.show.json" ;;
-"create eth0") touch "$A/created" ;;
 *) exit 1 ;;
 esac
 EOF
@@ -75,22 +75,23 @@ grep -v '^#' "$FX/full.expected" >"$A/values"
 want_status=$(arbt_patch status "$A/values" | jq -cS .)
 want_meta=$(arbt_patch meta "$A/values" | jq -cS .)
 
-# ---- one look: root created (no rate: the link speed), snapshot under
-# the lock, GET and the two PATCHes of its own node with the token
+# ---- one look: root made by the plugin (no rate: the link speed; its
+# system class), snapshot under the lock, GET and the two PATCHes of its
+# own node with the token
 n0=$(lines)
 agent
 rc=$?
-[ $rc = 0 ] && [ "$(cat "$A/ctl.log" 2>/dev/null)" = "locked --json capacity eth0
-locked create eth0
+[ $rc = 0 ] && [ "$(cat "$A/ctl.log" 2>/dev/null)" = 'locked --json capacity eth0
+UNLOCKED ensure-root ["1.1.0","eth0",{},{}]
 locked --json capacity eth0
-locked --json show eth0" ] &&
-	ok "agent: no root on eth0 -> arbtablectl create eth0 (no rate: sized to the link); capacity, create and show all under the plugin's eth0.lock" ||
+locked --json show eth0' ] && ! grep -q ' create ' "$A/ctl.log" &&
+	ok "agent: no root on eth0 -> arbtable-cni --ensure-root on the chained entry (eth0, no qdisc: sized to the link, the default system class), the lock let go for it (the plugin takes it); capacity and show under the plugin's eth0.lock" ||
 	bad "agent: first look (exit $rc): $(cat "$A/ctl.log" "$A/agent.log" 2>&1)"
 [ "$(reqs "$n0" | paste -sd';')" = "GET /api/v1/nodes/node-1 true -;PATCH /api/v1/nodes/node-1/status true -;PATCH /api/v1/nodes/node-1 true -" ] &&
 	ok "agent: GET node-1, PATCH node-1/status, PATCH node-1, each with the service account's bearer token" ||
 	bad "agent: requests: $(reqs "$n0")"
 [ "$(body 1 "$n0" | jq -cS .)" = "$want_status" ] && [ "$(body 2 "$n0" | jq -cS .)" = "$want_meta" ] &&
-	ok "agent: the status patch is the full table's resources (48 HIGH, 16 LOW, 7330 Mbit/s at max-pods 16), the metadata patch its labels and annotations" ||
+	ok "agent: the status patch is the full table's resources (48 HIGH, 31 LOW, 7330 Mbit/s, 61 classes), the metadata patch its labels and annotations (the retired pod-classes null)" ||
 	bad "agent: bodies $(body 1 "$n0") $(body 2 "$n0"), want $want_status $want_meta"
 jq -e '.spec == {"podCIDR": "10.244.1.0/24"} and .status.capacity.pods == "110" and
        .metadata.labels."kubernetes.io/hostname" == "node-1" and
@@ -168,11 +169,20 @@ ARBTABLE_QDISC|rate|ARBTABLE_QDISC: rate "": want a value
 ARBTABLE_QDISC|speed 1gbit|ARBTABLE_QDISC: unknown key "speed"
 ARBTABLE_QDISC|rate 1gbit rate 2gbit|ARBTABLE_QDISC: rate given twice
 ARBTABLE_QDISC|rate \$(id)|ARBTABLE_QDISC: rate "\$(id)": want a value
+ARBTABLE_QDISC|mtu 63|ARBTABLE_QDISC: mtu 63: want 0 (follow the device) or 64..1048576 bytes
+ARBTABLE_QDISC|mtu 2000000|ARBTABLE_QDISC: mtu 2000000: want 0
+ARBTABLE_SYSTEM_CLASS|rate 1% share 2|ARBTABLE_SYSTEM_CLASS: rate and share exclude each other
+ARBTABLE_SYSTEM_CLASS|latency 1ms|ARBTABLE_SYSTEM_CLASS: give a rate (1%, 100mbit) or a share
+ARBTABLE_SYSTEM_CLASS|rate 1% latency 1ms distance 8|ARBTABLE_SYSTEM_CLASS: give latency or distance, not both
+ARBTABLE_SYSTEM_CLASS|share 2 minor 0x150|ARBTABLE_SYSTEM_CLASS: minor 0x150: want 1..0xffff outside the tenant minors 0x101..0x1ff
+ARBTABLE_SYSTEM_CLASS|rate 1% minor a[\$(touch $A/pwned)]|ARBTABLE_SYSTEM_CLASS: minor "a[
+ARBTABLE_SYSTEM_CLASS|rate 1% prio 3|ARBTABLE_SYSTEM_CLASS: unknown key "prio"
+ARBTABLE_SYSTEM_CLASS|rate fast|ARBTABLE_SYSTEM_CLASS: rate "fast": want a value
 NODE_NAME|Node_1|NODE_NAME "Node_1": want a node name
 EOF
-[ "$nbad" = 19 ] && [ "$(lines)" = "$n0" ] && [ ! -e "$A/pwned" ] &&
-	ok "agent: 19 bad ConfigMap values (mask 0, non-contiguous, too narrow, arithmetic, a command in a[...], ...) refused with exit 2 and a message naming them, no request sent, nothing evaluated" ||
-	bad "agent: bad values: $nbad of 19 refused, $(($(lines) - n0)) log lines, pwned: $([ -e "$A/pwned" ] && echo yes || echo no)"
+[ "$nbad" = 28 ] && [ "$(lines)" = "$n0" ] && [ ! -e "$A/pwned" ] &&
+	ok "agent: 28 bad ConfigMap values (mask 0, non-contiguous, too narrow, arithmetic, a command in a[...], an mtu out of range, system classes the plugin refuses, ...) refused with exit 2 and a message naming them, no request sent, nothing evaluated" ||
+	bad "agent: bad values: $nbad of 28 refused, $(($(lines) - n0)) log lines, pwned: $([ -e "$A/pwned" ] && echo yes || echo no)"
 
 # ---- sch_arbtable not loaded: unchained, and what was published withdrawn
 rmdir "$A/sys/module/sch_arbtable"

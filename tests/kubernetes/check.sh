@@ -5,9 +5,11 @@
 #   - the manifests parse as YAML and hold what the others rely on (names,
 #     RBAC verbs, hostPath volumes and their mounts, the downward-API node
 #     name, scripts the image ships);
-#   - the node translation (arbtable-resources.sh) on fixtures: an empty
-#     table, a full one, a fragmented one (tests/kubernetes/fixtures: the
-#     JSON in the shape arbtablectl prints, written by hand with
+#   - the node translation (arbtable-resources.sh) on fixtures: the root
+#     as arbtable-cni makes it (its system class alone), the same with
+#     pods (the shared best-effort class among them), a full table, a
+#     fragmented one without a default class (tests/kubernetes/fixtures:
+#     the JSON in the shape arbtablectl prints, written by hand with
 #     consistent counts; slot positions illustrative, the translation
 #     reads counts), the tenant minor range, the merge patches;
 #   - the pod translation: the table in
@@ -82,9 +84,11 @@ need(crb.get("roleRef", {}).get("name") == "arbtable-node" and
      {"kind": "ServiceAccount", "name": "arbtable-node", "namespace": "kube-system"} in crb.get("subjects", []),
      "ClusterRoleBinding binds the role to the ServiceAccount")
 cm = docs.get(("ConfigMap", "arbtable-node"), {}).get("data", {})
-keys = {"ARBTABLE_DEVICE", "ARBTABLE_QDISC", "ARBTABLE_DEFAULT_SHARE", "ARBTABLE_MARK_MASK", "ARBTABLE_MINOR_BASE", "ARBTABLE_INTERVAL"}
+keys = {"ARBTABLE_DEVICE", "ARBTABLE_QDISC", "ARBTABLE_SYSTEM_CLASS", "ARBTABLE_DEFAULT_SHARE", "ARBTABLE_MARK_MASK", "ARBTABLE_MINOR_BASE", "ARBTABLE_INTERVAL"}
 need(set(cm) == keys and all(isinstance(v, str) for v in cm.values()),
-     "ConfigMap: the six ARBTABLE_* keys, string values")
+     "ConfigMap: the seven ARBTABLE_* keys, string values")
+need(cm.get("ARBTABLE_SYSTEM_CLASS") == "",
+     "ConfigMap: the plugin's default system class (rate 1% at distance 64)")
 need("rate" not in cm.get("ARBTABLE_QDISC", "").split(),
      "ConfigMap: no rate by default (each root sized to its NIC's link speed)")
 vap = docs.get(("ValidatingAdmissionPolicy", "arbtable-node-own-node"), {}).get("spec", {})
@@ -115,8 +119,11 @@ need(pod.get("nodeSelector") == {"kubernetes.io/os": "linux"}, "DaemonSet: Linux
 ctrs = pod.get("initContainers", []) + pod.get("containers", [])
 for c in ctrs:
     mounts = {m["name"]: m["mountPath"] for m in c.get("volumeMounts", [])}
-    need(all(n in vols and p == "/host" + vols[n] for n, p in mounts.items()),
-         "%s: every mount is a volume, at /host + its host path" % c["name"])
+    # the locks at the host's own path: where the plugin the agent runs
+    # (--ensure-root) looks for them
+    need(all(n in vols and p == ("" if vols[n] == "/run/arbtable-cni" else "/host") + vols[n]
+             for n, p in mounts.items()),
+         "%s: every mount is a volume, at /host + its host path (the plugin's locks at /run/arbtable-cni)" % c["name"])
     need({"configMapRef": {"name": "arbtable-node"}} in c.get("envFrom", []),
          "%s: environment from the ConfigMap" % c["name"])
     cmd = c.get("command", [""])[0]
@@ -130,8 +137,9 @@ need(env.get("NODE_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fiel
 need("NET_ADMIN" in (agent[0].get("securityContext", {}).get("capabilities", {}).get("add", []) if agent else []),
      "agent: CAP_NET_ADMIN (it may create the root qdisc)")
 am = {m["name"]: m["mountPath"] for m in (agent[0].get("volumeMounts", []) if agent else [])}
-need(vols.get([n for n, p in am.items() if p == "/host/run/arbtable-cni"][0] if "/host/run/arbtable-cni" in am.values() else "") == "/run/arbtable-cni",
-     "agent: the plugin's lock directory /run/arbtable-cni mounted (the default ARBTABLE_LOCK_DIR)")
+need(vols.get([n for n, p in am.items() if p == "/run/arbtable-cni"][0] if "/run/arbtable-cni" in am.values() else "") == "/run/arbtable-cni",
+     "agent: the host's /run/arbtable-cni mounted at /run/arbtable-cni (the default ARBTABLE_LOCK_DIR, and where the plugin it runs locks)")
+need("ARBTABLE_LOCK_DIR" not in env, "agent: ARBTABLE_LOCK_DIR left to its default")
 for pr, arg in (("livenessProbe", "live"), ("readinessProbe", "ready")):
     need((agent[0].get(pr, {}).get("exec", {}).get("command") if agent else None) ==
          ["/usr/local/sbin/arbtable-node-agent.sh", "--probe", arg],
@@ -155,29 +163,36 @@ read -r lo hi < <(arbt_pod_minors 0x00ff0000 0x100)
 	bad "tenant minors by default: $lo $hi"
 [ "$(arbt_pod_minors 0xffff0000 0xff00)" = "65281 65535" ] &&
 	ok "tenant minors cut at 0xffff" || bad "tenant minors 0xffff0000 0xff00: $(arbt_pod_minors 0xffff0000 0xff00)"
-for fx in empty full fragmented; do
-	mp=$(sed -n 's/^# max-pods \([0-9]*\).*/\1/p' "$FX/$fx.expected")
+for fx in empty node full fragmented; do
 	if diff -u <(grep -v '^#' "$FX/$fx.expected") \
-		<(arbt_node_values "$FX/$fx.capacity.json" "$FX/$fx.show.json" "$mp" "$lo" "$hi") >"$T/d"; then
-		ok "node values, $fx table (max-pods $mp)"
+		<(arbt_node_values "$FX/$fx.capacity.json" "$FX/$fx.show.json" "$lo" "$hi") >"$T/d"; then
+		ok "node values, $fx table"
 	else
 		bad "node values, $fx table: $(cat "$T/d")"
 	fi
 done
 # the hand arithmetic behind the expected files
 v() { grep "^resource arbtable.io/$2 " "$FX/$1.expected" | cut -d' ' -f3; }
-[ "$(v empty high-slots) $(v empty low-slots) $(v empty guaranteed-mbit)" = "64 32 9774" ] &&
-	ok "empty: 64 HIGH slots, 64 - 32 max-pods LOW, 16320 units = C_high 9774 Mbit/s" ||
+w() { grep "^annotation arbtable.io/warning " "$FX/$1.expected" | cut -d' ' -f3-; }
+[ "$(v empty high-slots) $(v empty low-slots) $(v empty guaranteed-mbit) $(v empty classes)" = "63 63 9674 62" ] &&
+	ok "the root arbtable-cni makes: 63 HIGH slots (64 - the system class's), 63 LOW (64 - the shared best-effort class's), 16320 - 167 system units = 9674 Mbit/s, 62 classes (64 - system - shared)" ||
 	bad "empty: expected file changed"
-[ "$(v full high-slots) $(v full low-slots) $(v full guaranteed-mbit)" = "48 16 7330" ] &&
-	ok "full: 0 free + 3 x 16 pod HIGH slots, 0 + 32 - 16 LOW, (2220 + 3 x 3340) units = 7330 Mbit/s; 1:10 and 1:11 (administrator's) not counted" ||
+[ "$(grep ^resource "$FX/node.expected")" = "$(grep ^resource "$FX/empty.expected")" ] &&
+	[ "$(v node high-slots) $(v node low-slots) $(v node classes)" = "63 63 62" ] &&
+	ok "with pods: the same totals (47 free + 16 of the rate pod HIGH; 59 free + 1 shared + 4 of the share pod - 1 LOW; 60 free + 3 pod classes - 1): pods coming and going move nothing" ||
+	bad "node: expected file changed"
+[ "$(v full high-slots) $(v full low-slots) $(v full guaranteed-mbit) $(v full classes)" = "48 31 7330 61" ] &&
+	ok "full: 0 free + 3 x 16 pod HIGH slots, 0 + 32 - 1 LOW, (2220 + 3 x 3340) units = 7330 Mbit/s, 58 + 4 - 1 classes; 1:10 and 1:11 (administrator's) not counted" ||
 	bad "full: expected file changed"
-[ "$(v fragmented high-slots) $(v fragmented low-slots)" = "30 0" ] &&
-	grep -q "warning max-pods 110 exceeds the 62" "$FX/fragmented.expected" &&
-	ok "fragmented: 19 free + 8 + 1 + 2 pod HIGH slots (1:200 is outside the tenant minors), LOW below max-pods -> 0, max-pods > classes warned" ||
+[ "$(v fragmented high-slots) $(v fragmented low-slots) $(v fragmented classes)" = "30 63 61" ] &&
+	ok "fragmented: 19 free + 8 + 1 + 2 pod HIGH slots (1:200 is outside the tenant minors), 58 + 6 - 1 LOW, 56 + 6 - 1 classes" ||
 	bad "fragmented: expected file changed"
+[ "$(w empty)$(w node)$(w full)" = nonenonenone ] && grep -q "no default class: the node's own traffic" <<<"$(w fragmented)" &&
+	! grep -qi 'max-pods\|maxpods' "$FX"/*.expected &&
+	ok "warnings: none with a default class; a root without one is warned of (host traffic starves); maxPods never warned of (pods asking for nothing take no class)" ||
+	bad "warnings: $(grep -h warning "$FX"/*.expected)"
 echo '{"high":{}}' >"$T/broken.json"
-if arbt_node_values "$T/broken.json" "$FX/empty.show.json" 16 "$lo" "$hi" >/dev/null 2>&1; then
+if arbt_node_values "$T/broken.json" "$FX/empty.show.json" "$lo" "$hi" >/dev/null 2>&1; then
 	bad "a capacity report without its keys is refused"
 else
 	ok "a capacity report without its keys is refused"
@@ -185,13 +200,23 @@ fi
 grep -v '^#' "$FX/full.expected" >"$T/values"
 s=$(arbt_patch status "$T/values")
 m=$(arbt_patch meta "$T/values")
-if [ "$(jq -c '.status.capacity' <<<"$s")" = '{"arbtable.io/high-slots":"48","arbtable.io/low-slots":"16","arbtable.io/guaranteed-mbit":"7330"}' ] &&
+if [ "$(jq -c '.status.capacity' <<<"$s")" = '{"arbtable.io/high-slots":"48","arbtable.io/low-slots":"31","arbtable.io/guaranteed-mbit":"7330","arbtable.io/classes":"61"}' ] &&
    [ "$(jq -r '.metadata.labels | length' <<<"$m")" = 6 ] &&
-   [ "$(jq -r '.metadata.annotations."arbtable.io/free"' <<<"$m")" = "high-slots=0,low-slots=0,units=2220,classes=58" ]; then
-	ok "merge patches: status.capacity quantities as strings, 6 labels, annotations"
+   [ "$(jq -r '.metadata.annotations."arbtable.io/free"' <<<"$m")" = "high-slots=0,low-slots=0,units=2220,classes=58" ] &&
+   [ "$(jq -c '.metadata.annotations | to_entries | map(select(.value == null) | .key)' <<<"$m")" = '["arbtable.io/pod-classes"]' ]; then
+	ok "merge patches: status.capacity's 4 quantities as strings, 6 labels, annotations, the retired pod-classes set to null"
 else
 	bad "merge patches: $s $m"
 fi
+# a node that still has the retired annotation is not current; one
+# without it is
+printf '%s\n' "$m" >"$T/meta.json"
+jq '{metadata: {labels: .metadata.labels, annotations: (.metadata.annotations | with_entries(select(.value != null)))}}' \
+	"$T/meta.json" >"$T/node-new.json"
+jq '.metadata.annotations."arbtable.io/pod-classes" = "62"' "$T/node-new.json" >"$T/node-old.json"
+arbt_current "$T/meta.json" "$T/node-new.json" && ! arbt_current "$T/meta.json" "$T/node-old.json" &&
+	ok "a node with the retired arbtable.io/pod-classes annotation gets the patch that removes it; without it, none" ||
+	bad "arbt_current and the retired annotation"
 
 # ------------------------------------------------------------ pod side
 # pod_limits REQUEST-WORDS: "name value,..." from arbtablectl + the function
@@ -249,10 +274,19 @@ want=$(pod_limits "${ex%|*}")
 H=$T/host NETD=$T/host/etc/cni/net.d
 mkdir -p "$NETD" "$T/bundle/bin" "$T/bundle/lib" "$T/sys/module/sch_arbtable"
 echo lib >"$T/bundle/lib/libdemo.so.0"
+# --ensure-root (the agent's root) notes whether the agent held the
+# plugin's lock of eth0 (the real one would wait for it forever) and
+# makes the stub arbtablectl see a root
 cat >"$T/bundle/bin/arbtable-cni" <<EOF
 #!/bin/bash
 in=\$(cat)
-echo "\$CNI_COMMAND \$in" >>"$T/plugin.log"
+echo "\${CNI_COMMAND:-\$1} \$in" >>"$T/plugin.log"
+if [ "\${1:-}" = --ensure-root ]; then
+	if flock -n -x "$T/agent/run/eth0.lock" true 2>/dev/null; then l=UNLOCKED; else l=locked; fi
+	echo "\$l ensure-root \$(jq -c '[.cniVersion, .device, (.systemClass // {}), (.qdisc // {})]' <<<"\$in")" >>"$T/agent/ctl.log"
+	touch "$T/agent/created"
+	exit 0
+fi
 case \$CNI_COMMAND in
 VERSION) echo "{\"cniVersion\":\"1.0.0\",\"supportedVersions\":\$(cat "$T/plugin.versions")}" ;;
 STATUS) [ -e "$T/plugin.status" ] || exit 0; cat "$T/plugin.status"; exit 1 ;;
@@ -267,11 +301,13 @@ EOF
 cat >"$NETD/20-other.conf" <<'EOF'
 {"cniVersion":"1.0.0","name":"other","type":"bridge","bridge":"br9"}
 EOF
-# inst [ARGS]: the installer on $T/host, ARBTABLE_QDISC from $Q
-Q=
+# inst [ARGS]: the installer on $T/host, ARBTABLE_QDISC from $Q,
+# ARBTABLE_SYSTEM_CLASS from $S
+Q='' S=''
 inst() {
 	env HOST_PREFIX="$H" ARBTABLE_BUNDLE="$T/bundle" ARBTABLE_SYSFS="$T/sys" \
-		ARBTABLE_DEVICE=eth0 ARBTABLE_QDISC="$Q" bash "$K/arbtable-install-cni.sh" "$@"
+		ARBTABLE_DEVICE=eth0 ARBTABLE_QDISC="$Q" ARBTABLE_SYSTEM_CLASS="$S" \
+		bash "$K/arbtable-install-cni.sh" "$@"
 }
 c=$NETD/00-arbtable.conflist
 w=$T/host/opt/cni/bin/arbtable-cni
@@ -279,9 +315,9 @@ inst 2>"$T/log1"
 if jq -e '.name == "cbr0" and .cniVersion == "0.3.1" and
 	  ([.plugins[].type] == ["flannel", "portmap", "arbtable-cni"]) and
 	  .plugins[2].capabilities."io.kubernetes.cri.pod-annotations" == true and
-	  (.plugins[2] | has("qdisc") | not) and .plugins[2].device == "eth0" and
+	  (.plugins[2] | has("qdisc") or has("systemClass") | not) and .plugins[2].device == "eth0" and
 	  .plugins[2].defaultShare == 1 and .plugins[2].markMask == "0x00ff0000"' "$c" >/dev/null 2>&1; then
-	ok "installer: 00-arbtable.conflist = the first config (10-flannel) + arbtable-cni, name and cniVersion 0.3.1 kept, no qdisc (link speed)"
+	ok "installer: 00-arbtable.conflist = the first config (10-flannel) + arbtable-cni, name and cniVersion 0.3.1 kept, no qdisc (link speed), no systemClass (the plugin's default)"
 else
 	bad "installer: $(cat "$c" 2>&1) $(cat "$T/log1")"
 fi
@@ -305,6 +341,15 @@ Q="rate 50% mtu 9000" inst 2>/dev/null
 [ "$(jq -c '.plugins[2].qdisc' "$c")" = '{"rate":"50%","mtu":"9000"}' ] &&
 	ok "installer: rate 50% (of the link speed) mtu 9000 accepted" ||
 	bad "installer: rate 50%: $(cat "$c")"
+Q="mtu 1514" S="share 8 minor 0xfe" inst 2>/dev/null
+[ "$(jq -c '[.plugins[2].qdisc, .plugins[2].systemClass]' "$c")" = '[{"mtu":"1514"},{"share":"8","minor":"0xfe"}]' ] &&
+	ok "installer: mtu 1514 (every GSO packet split) and a system class (share 8, minor 0xfe) go into the entry" ||
+	bad "installer: mtu and systemClass: $(cat "$c")"
+S="share 8 minor 0x1ff" inst 2>"$T/log8"
+[ $? = 2 ] && grep -q 'ARBTABLE_SYSTEM_CLASS: minor 0x1ff: want 1..0xffff outside the tenant minors 0x101..0x1ff' "$T/log8" &&
+	ok "installer: a system class minor among the tenants' refused (exit 2)" ||
+	bad "installer: system minor 0x1ff: $(cat "$T/log8")"
+S='' Q='' inst 2>/dev/null
 # a 1.1.0 list with cniVersions: kept; a plugin that does not speak it:
 # the chain goes
 jq '.cniVersion = "1.1.0" | .cniVersions = ["0.4.0", "1.0.0", "1.1.0"]' \
@@ -359,7 +404,7 @@ jq -e '.name == "other" and .cniVersion == "1.0.0" and .plugins[0] == {"type": "
 # added, the pod's annotations in runtimeConfig; the plugin must get past
 # every config check (error codes 1, 2, 6, 7) to the interface check
 jq -c '.plugins[1] + {cniVersion, name, stateDir: "'"$T/sd"'",
-	qdisc: {rate: "1gbit", mtu: "1514"},
+	qdisc: {rate: "1gbit", mtu: "1514"}, systemClass: {share: "8", minor: "0xfe"},
 	runtimeConfig: {"io.kubernetes.cri.pod-annotations":
 		{"arbtable.io/rate": "2gbit", "arbtable.io/latency": "50us", "app": "x"}}}' "$T/other.json" >"$T/entry.json"
 out=$(env -i CNI_COMMAND=ADD CNI_CONTAINERID=k8s1 CNI_IFNAME=arbt-nosuch0 CNI_NETNS=/proc/self/ns/net \
