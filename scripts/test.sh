@@ -236,8 +236,8 @@ skip_record() { # run-name file-with-one-description-per-line
 # trace).
 FULL_KVER=${ARBT_FULL_KVER:-$(pick 6.1)}
 # make test re-proves at a size that finds a regression, not at length:
-# stress 1,000 auto and 100 manual cycles, 3 root replaces, 2 down/up;
-# podman 5 start/stop cycles, containerd 3.  make check-full (ARBT_FULL=1)
+# stress 500 auto and 100 manual cycles, 3 root replaces, 2 down/up;
+# podman 2 start/stop cycles, containerd 3.  make check-full (ARBT_FULL=1)
 # keeps the tests' own full sizes (10,000 / 1,000 / 10 / 5; 20 podman
 # and 50 containerd cycles; test_libcni's strace sweep) and runs the 6.12
 # kernel's wider set.
@@ -248,9 +248,9 @@ if [ "${ARBT_FULL:-0}" = 1 ]; then
 	export ARBT_TEST_TIMEOUT_containerd=${ARBT_TEST_TIMEOUT_containerd:-2700}
 	export ARBT_LIBCNI_SWEEP=${ARBT_LIBCNI_SWEEP:-1} ARBT_TEST_TIMEOUT_libcni=${ARBT_TEST_TIMEOUT_libcni:-1800}
 else
-	export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-1000} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-100}
+	export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-500} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-100}
 	export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-3} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-2}
-	export ARBT_PODMAN_CYCLES=${ARBT_PODMAN_CYCLES:-5}
+	export ARBT_PODMAN_CYCLES=${ARBT_PODMAN_CYCLES:-2}
 	export ARBT_CONTAINERD_CYCLES=${ARBT_CONTAINERD_CYCLES:-3}
 fi
 SAN_ONLY="faults gso nlfuzz"
