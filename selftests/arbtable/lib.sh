@@ -154,6 +154,26 @@ dummy_up() { # dev
 }
 dev_del() { ip link del "$1" 2>/dev/null; true; }
 
+# veth_mac_keep / veth_mac_restore: udev's default .link file
+# (MACAddressPolicy=persistent) rewrites a new veth's MAC after its
+# creator has read it, so the bridge plugin's CHECK finds the MAC it
+# returned gone ("Interface vethX Mac doesn't match", upstream
+# containernetworking/plugins issue 805).  A .link file for veths in the
+# guest's /run (a tmpfs) leaves their MACs alone while a test runs.
+VETH_LINK=/run/systemd/network/00-arbtable-veth.link
+veth_mac_keep() {
+	mkdir -p "${VETH_LINK%/*}" &&
+		printf '[Match]\nDriver=veth\n\n[Link]\nMACAddressPolicy=none\n' >"$VETH_LINK"
+	udevadm control --reload 2>/dev/null
+	true
+}
+veth_mac_restore() {
+	[ -f "$VETH_LINK" ] || return 0
+	rm -f "$VETH_LINK"
+	udevadm control --reload 2>/dev/null
+	true
+}
+
 # ---------------------------------------------------------------- pktgen
 PG=/proc/net/pktgen
 _pg_pid=

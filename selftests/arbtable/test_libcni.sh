@@ -38,6 +38,7 @@ cleanup() {
 	ip link del arbt-lcbr1 2>/dev/null
 	ip link del $NIC 2>/dev/null
 	ip link del arbt-lchtb 2>/dev/null
+	veth_mac_restore
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -49,6 +50,8 @@ if ! [ -x "$CNI_DIR/arbtable-cni" ] || ! [ -x "$TOOL" ] || ! [ -x "$RT/root/usr/
 	exit
 fi
 dummy_up $NIC || { tap_fail "libcni: dummy NIC $NIC"; tap_end; exit; }
+veth_mac_keep
+diag "udev: $(pgrep -c systemd-udevd || echo 0) systemd-udevd process(es); veths keep their MACs ($VETH_LINK)"
 # the bridges exist beforehand with fixed addresses: a bridge that takes
 # its ports' lowest address changes it as ports come and go, and the
 # bridge plugin's CHECK then fails on the MAC in the cached result (seen
