@@ -25,8 +25,9 @@ LIB_REAL       := $(LIB_OUT)/libarbtable.so.$(LIB_VERSION)
 LIB_SO_LINKS   := $(LIB_OUT)/$(LIB_SONAME) $(LIB_OUT)/libarbtable.so
 LIB_PC         := $(LIB_OUT)/libarbtable.pc
 LIB_HDR        := lib/include/arbtable/arbtable.h
-LIB_SRCS       := lib/libarbtable.c lib/arbtable_state.c lib/arbtable_abi.c
-LIB_PRIV_HDRS  := lib/arbtable_abi.h lib/arbtable_state.h
+LIB_SRCS       := lib/libarbtable.c lib/arbtable_state.c lib/arbtable_abi.c \
+		  lib/arbtable_nl.c
+LIB_PRIV_HDRS  := lib/arbtable_abi.h lib/arbtable_state.h lib/arbtable_nl.h
 LIB_MAP        := lib/libarbtable.map
 LIB_EXAMPLE    := $(LIB_OUT)/libarbtable-example
 ARBTABLECTL    := $(TOOLS_OUT)/arbtablectl
