@@ -570,7 +570,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 			  .state_dir = c->state_dir };
 	struct arbtable *h = NULL;
 	struct acni_link hl;
-	struct acni_nl n = { .fd = -1 };
+	struct acni_nl n = { 0 };
 	char path[512], what[512];
 	int err, hook, lock, ret = -1;
 

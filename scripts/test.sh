@@ -152,6 +152,10 @@ host_suites() {
 	# DEL on damaged state, GC of records not valid
 	host_suite cni-verbs bash tests/cni/verbs-check.sh
 	host_suite cni-result make --no-print-directory cni-result-check
+	# cni/tcnl.c on libnl: every request it sends compared byte for byte
+	# with the uapi layout, the kernel's answers (errno decisions,
+	# extack) in a network namespace of its own
+	host_suite cni-tcnl make --no-print-directory cni-tcnl-check
 	# arbtablectl request without a device against arbsim; the Kubernetes
 	# manifests, node agent and installer on fixtures (issue 17 item 3)
 	host_suite request-devless python3 tests/request/devless-check.py
