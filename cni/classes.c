@@ -353,6 +353,7 @@ static int be_class_info(struct arbtable *h, struct arbtable_state *st,
 				  ARBTABLE_MAJOR(b->classid),
 				  ARBTABLE_MINOR(b->classid));
 	b->distance = cl.distance;
+	b->reserved_rate = cl.reserved_rate;
 	b->guaranteed_rate = cl.guaranteed_rate;
 	b->guaranteed_bound_ns = cl.guaranteed_bound_ns;
 	return 0;
@@ -430,6 +431,7 @@ int acni_be_join(const struct acni_conf *c, struct arbtable *h,
 	s->parent = b.parent;
 	s->req = b.req;
 	s->distance = b.distance;
+	s->reserved_rate = b.reserved_rate;
 	s->guaranteed_rate = b.guaranteed_rate;
 	s->guaranteed_bound_ns = b.guaranteed_bound_ns;
 	s->best_effort = 1;

@@ -690,6 +690,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 	s.distance = cl.distance;
+	s.reserved_rate = cl.reserved_rate;
 	s.guaranteed_rate = cl.guaranteed_rate;
 	s.guaranteed_bound_ns = cl.guaranteed_bound_ns;
 

@@ -134,7 +134,10 @@ int acni_conf_parse(struct acni_conf *c, const char *text,
 		    struct acni_err *e);
 void acni_conf_free(struct acni_conf *c);
 
-/* What ADD admitted, kept on disk for DEL and CHECK (state.c). */
+/* What ADD admitted, kept on disk for DEL and CHECK (state.c): the class
+ * under the keys of arbtablectl --json (its options, and what the kernel
+ * allocated under "stats"); records of earlier versions are still read.
+ */
 struct acni_state {
 	int		complete;	/* 0: ADD's intent ("adding") */
 	char		device[16];
@@ -154,6 +157,7 @@ struct acni_state {
 	struct arbtable_class_opts req;
 	/* as the kernel reported right after admitting */
 	uint32_t	distance;
+	uint64_t	reserved_rate;
 	uint64_t	guaranteed_rate;
 	uint64_t	guaranteed_bound_ns;
 };

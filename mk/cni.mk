@@ -84,3 +84,17 @@ $(CNI_TCNL_CHECK): tests/cni/tcnl-check.c cni/tcnl.c cni/tcnl.h $(CNI_NL_SRCS) $
 cni: $(CNI_TCNL_CHECK)
 cni-tcnl-check: $(CNI_TCNL_CHECK)
 	$(CNI_TCNL_CHECK)
+
+# cni/state.c alone: records under arbtablectl's keys, and the records of
+# earlier versions still read (tests/cni/state-check.c)
+CNI_STATE_CHECK := $(CNI_OUT)/state-check
+$(CNI_STATE_CHECK): tests/cni/state-check.c cni/state.c cni/cni.h $(PARSE_SRCS) $(PARSE_HDRS) mk/cni.mk
+	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Icni $(JSONC_CFLAGS) -o $@ \
+		tests/cni/state-check.c cni/state.c $(PARSE_SRCS) $(JSONC_LIBS)
+
+.PHONY: cni-state-check
+cni: $(CNI_STATE_CHECK)
+cni-state-check: $(CNI_STATE_CHECK)
+	$(CNI_STATE_CHECK) Documentation/arbtablectl.8

@@ -152,6 +152,9 @@ host_suites() {
 	# DEL on damaged state, GC of records not valid
 	host_suite cni-verbs bash tests/cni/verbs-check.sh
 	host_suite cni-result make --no-print-directory cni-result-check
+	# cni/state.c: records under arbtablectl --json's keys, and those of
+	# earlier versions still read (an upgraded node DELs its pods)
+	host_suite cni-state make --no-print-directory cni-state-check
 	# cni/tcnl.c on libnl: every request it sends compared byte for byte
 	# with the uapi layout, the kernel's answers (errno decisions,
 	# extack) in a network namespace of its own
