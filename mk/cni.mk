@@ -24,7 +24,8 @@ CNI_NL_CFLAGS := $(shell pkg-config --cflags libnl-3.0 libnl-route-3.0 2>/dev/nu
 CNI_NL_LIBS  := $(shell pkg-config --libs libnl-3.0 libnl-route-3.0 2>/dev/null)
 
 # (mk/lib.mk is read after this file: name its outputs, not its variables)
-CNI_DEPS := $(CNI_SRCS) $(CNI_HDRS) $(CNI_NL_SRCS) $(CNI_NL_HDRS) $(PARSE_SRCS) $(PARSE_HDRS) lib/include/arbtable/arbtable.h \
+CNI_DEPS := $(CNI_SRCS) $(CNI_HDRS) $(CNI_NL_SRCS) $(CNI_NL_HDRS) $(PARSE_SRCS) $(PARSE_HDRS) \
+	    $(REQUEST_SRCS) $(REQUEST_HDRS) lib/include/arbtable/arbtable.h \
 	    $(BUILD)/lib/libarbtable.so $(BUILD)/lib/libarbtable.so.0 mk/cni.mk
 
 $(CNI_BIN): $(CNI_DEPS)
@@ -32,7 +33,7 @@ $(CNI_BIN): $(CNI_DEPS)
 	@test -n "$(CNI_NL_LIBS)" || { echo "libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) $(CNI_NL_CFLAGS) -o $@ \
-		$(CNI_SRCS) $(CNI_NL_SRCS) $(PARSE_SRCS) \
+		$(CNI_SRCS) $(CNI_NL_SRCS) $(PARSE_SRCS) $(REQUEST_SRCS) \
 		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(CNI_NL_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(CNI_BIN_INST): $(CNI_DEPS)
@@ -40,7 +41,7 @@ $(CNI_BIN_INST): $(CNI_DEPS)
 	@test -n "$(CNI_NL_LIBS)" || { echo "libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) $(CNI_NL_CFLAGS) -o $@ \
-		$(CNI_SRCS) $(CNI_NL_SRCS) $(PARSE_SRCS) \
+		$(CNI_SRCS) $(CNI_NL_SRCS) $(PARSE_SRCS) $(REQUEST_SRCS) \
 		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(CNI_NL_LIBS) $(LIB_LDFLAGS)
 
 # cni/version.c alone: versions, cniVersions, results per version

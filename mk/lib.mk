@@ -88,17 +88,17 @@ $(TOOLS_OUT)/obj/arbtable_core.o: $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -c -o $@ $<
 
-$(ARBTABLECTL): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
+$(ARBTABLECTL): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(REQUEST_SRCS) $(REQUEST_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
 	@mkdir -p $(dir $@)
 	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools $(JSONC_CFLAGS) -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) \
-		$(PARSE_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm -Wl,-rpath,'$$ORIGIN/../lib'
+		$(PARSE_SRCS) $(REQUEST_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
-$(ARBTABLECTL_INST): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
+$(ARBTABLECTL_INST): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(REQUEST_SRCS) $(REQUEST_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
 	@mkdir -p $(dir $@)
 	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools $(JSONC_CFLAGS) -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) \
-		$(PARSE_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm $(LIB_LDFLAGS)
+		$(PARSE_SRCS) $(REQUEST_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm $(LIB_LDFLAGS)
 
 .PHONY: lib lib-install lib-check
 lib: $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_PC) $(LIB_EXAMPLE) $(ARBTABLECTL) $(ARBTABLECTL_INST)

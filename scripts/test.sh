@@ -162,6 +162,10 @@ host_suites() {
 	# arbtablectl request without a device against arbsim; the Kubernetes
 	# manifests, node agent and installer on fixtures (issue 17 item 3)
 	host_suite request-devless python3 tests/request/devless-check.py
+	# the one reservation request check (lib/arbtable_request.c): every
+	# bad combination, the same words from arbtable-cni, arbtablectl
+	# request and admit, and arbsim
+	host_suite request-check bash tests/request/validator-check.sh
 	host_suite kubernetes bash tests/kubernetes/check.sh
 	# the per-packet functions of the built modules: no division, no
 	# calls outside the clock/trace/thunk/watchdog allow-list
