@@ -283,12 +283,15 @@ static int put_mark_options(struct nl_msg *msg, uint32_t mark, uint32_t mask)
 	struct tc_skbedit parms = { .action = TC_ACT_UNSPEC };
 	struct nlattr *opt, *acts, *act, *aopt;
 
-	if (nla_put_string(msg, TCA_KIND, "matchall") < 0 ||
-	    !(opt = nla_nest_start(msg, TCA_OPTIONS)) ||
-	    !(acts = nla_nest_start(msg, TCA_MATCHALL_ACT)) ||
-	    !(act = nla_nest_start(msg, 1)) ||	/* the first action */
-	    nla_put_string(msg, TCA_ACT_KIND, "skbedit") < 0 ||
-	    !(aopt = nla_nest_start(msg, TCA_ACT_OPTIONS)) ||
+	if (nla_put_string(msg, TCA_KIND, "matchall") < 0)
+		return -NLE_NOMEM;
+	opt = nla_nest_start(msg, TCA_OPTIONS);
+	acts = opt ? nla_nest_start(msg, TCA_MATCHALL_ACT) : NULL;
+	act = acts ? nla_nest_start(msg, 1) : NULL;	/* the first action */
+	if (!act || nla_put_string(msg, TCA_ACT_KIND, "skbedit") < 0)
+		return -NLE_NOMEM;
+	aopt = nla_nest_start(msg, TCA_ACT_OPTIONS);
+	if (!aopt ||
 	    nla_put(msg, TCA_SKBEDIT_PARMS, sizeof(parms), &parms) < 0 ||
 	    nla_put_u32(msg, TCA_SKBEDIT_MARK, mark) < 0 ||
 	    nla_put_u32(msg, TCA_SKBEDIT_MASK, mask) < 0)
