@@ -537,16 +537,17 @@ int acni_filter_handles(struct acni_nl *n, int ifindex, uint32_t parent,
 
 /* ------------------------------------------------------------ qdiscs */
 
-struct root_dump {
+struct qdisc_dump {
 	int		ifindex;
+	uint32_t	parent;
 	struct acni_qdisc *q;
 };
 
-static int root_cb(struct nl_msg *msg, void *arg)
+static int qdisc_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct nlattr *tb[TCA_MAX + 1];
-	struct root_dump *d = arg;
+	struct qdisc_dump *d = arg;
 	struct tcmsg *t;
 
 	if (h->nlmsg_type != RTM_NEWQDISC)
@@ -554,7 +555,7 @@ static int root_cb(struct nl_msg *msg, void *arg)
 	if (!nlmsg_valid_hdr(h, sizeof(*t)))
 		return -1;
 	t = nlmsg_data(h);
-	if (t->tcm_ifindex != d->ifindex || t->tcm_parent != TC_H_ROOT ||
+	if (t->tcm_ifindex != d->ifindex || t->tcm_parent != d->parent ||
 	    d->q->found)
 		return 0;
 	if (nlmsg_parse(h, sizeof(*t), tb, TCA_MAX, tca_policy) < 0)
@@ -567,16 +568,66 @@ static int root_cb(struct nl_msg *msg, void *arg)
 	return 0;
 }
 
-int acni_root_qdisc(struct acni_nl *n, int ifindex, struct acni_qdisc *q)
+/* The qdisc of @ifindex at @parent, if any */
+static int qdisc_at(struct acni_nl *n, int ifindex, uint32_t parent,
+		    struct acni_qdisc *q)
 {
 	static const char what[] = "dump qdiscs";
-	struct root_dump d = { .ifindex = ifindex, .q = q };
+	struct qdisc_dump d = { .ifindex = ifindex, .parent = parent, .q = q };
 	struct nl_msg *msg;
 
 	memset(q, 0, sizeof(*q));
-	/* older kernels dump every device's qdiscs: root_cb picks ours */
+	/* older kernels dump every device's qdiscs: qdisc_cb picks ours */
 	msg = arb_nl_tcmsg(RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
 	if (!msg)
 		return acni_unbuilt(n, what, -NLE_NOMEM);
-	return acni_talk(n, msg, what, root_cb, &d);
+	return acni_talk(n, msg, what, qdisc_cb, &d);
+}
+
+int acni_root_qdisc(struct acni_nl *n, int ifindex, struct acni_qdisc *q)
+{
+	return qdisc_at(n, ifindex, TC_H_ROOT, q);
+}
+
+static int count_cb(struct nl_msg *msg, void *arg)
+{
+	if (nlmsg_hdr(msg)->nlmsg_type == RTM_NEWTFILTER)
+		(*(int *)arg)++;
+	return 0;
+}
+
+int acni_ingress_hook(struct acni_nl *n, int ifindex, int *qdisc,
+		      int *filters)
+{
+	static const uint32_t hooks[] = {
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
+	};
+	struct acni_qdisc q;
+	struct nl_msg *msg;
+	size_t i;
+	int err;
+
+	*qdisc = ACNI_HOOK_NONE;
+	if (filters)
+		*filters = 0;
+	/* clsact and ingress both sit at ffff:fff1 (TC_H_CLSACT is
+	 * TC_H_INGRESS)
+	 */
+	err = qdisc_at(n, ifindex, TC_H_INGRESS, &q);
+	if (err < 0 || !q.found)
+		return err;
+	*qdisc = strcmp(q.kind, "clsact") ? ACNI_HOOK_INGRESS :
+		 ACNI_HOOK_CLSACT;
+	for (i = 0; filters && *qdisc == ACNI_HOOK_CLSACT && i < 2; i++) {
+		/* each of a hook's filters, and the head of each prio */
+		msg = arb_nl_tcmsg(RTM_GETTFILTER, NLM_F_DUMP, ifindex,
+				   hooks[i], 0, 0);
+		if (!msg)
+			return acni_unbuilt(n, "dump filters", -NLE_NOMEM);
+		err = acni_talk(n, msg, "dump filters", count_cb, filters);
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }

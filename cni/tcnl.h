@@ -89,6 +89,18 @@ struct acni_qdisc {
 };
 int acni_root_qdisc(struct acni_nl *n, int ifindex, struct acni_qdisc *q);
 
+/* The ingress hook of a device as it is now: *@qdisc one of these (a
+ * clsact or an ingress qdisc takes the mark filter); *@filters (may be
+ * NULL) whether a clsact holds filters on its ingress or egress hook: 0
+ * when none, else the entries the kernel listed (filters and the head
+ * of each prio).
+ */
+#define ACNI_HOOK_NONE		0
+#define ACNI_HOOK_CLSACT	1
+#define ACNI_HOOK_INGRESS	2
+int acni_ingress_hook(struct acni_nl *n, int ifindex, int *qdisc,
+		      int *filters);
+
 #define ACNI_INGRESS_PARENT	0xfffffff2u	/* TC_H_CLSACT:TC_H_MIN_INGRESS */
 
 #endif /* ACNI_TCNL_H */

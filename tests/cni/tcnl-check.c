@@ -12,7 +12,9 @@
  * checked field by field (libnl adds IFLA_EXT_MASK).
  *
  * What the kernel answers: links by name and ifindex, an absent one
- * (-ENODEV); clsact made, made again (EEXIST: not ours), deleted, deleted
+ * (-ENODEV); the ingress hook (none, an empty clsact, a clsact with
+ * someone's filter, an ingress qdisc); clsact made, made again (EEXIST:
+ * not ours), deleted, deleted
  * again (gone: 0); the root qdisc; filters read and deleted where there
  * are none (0: "already gone", through EINVAL and ENOENT); a socket
  * opened in another namespace (CNI_NETNS) sees that namespace.  The fw
@@ -237,6 +239,54 @@ static void links(struct acni_nl *n)
 	      n->msg);
 }
 
+/* The veth's hook before ADD's intent and in DEL's decision: none, a
+ * clsact with no filter, one with a filter (on its egress hook here),
+ * an ingress qdisc
+ */
+static void hook(struct acni_nl *n)
+{
+	int err, q = -1, nf = -1, created;
+
+	err = acni_ingress_hook(n, 1, &q, &nf);
+	check(!err && q == ACNI_HOOK_NONE && nf == 0, "hook of lo: none", n->msg);
+	if (acni_clsact_add(n, 1, &created) < 0) {
+		check(0, "clsact for the hook", n->msg);
+		return;
+	}
+	cap.n = 0;
+	err = acni_ingress_hook(n, 1, &q, &nf);
+	check(!err && q == ACNI_HOOK_CLSACT && nf == 0,
+	      "hook of lo: an empty clsact", n->msg);
+	sent_is(0, dump_ref(RTM_GETQDISC, 0), "sent: RTM_GETQDISC dump of lo");
+	sent_is(1, dump_ref(RTM_GETTFILTER, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS)),
+		"sent: RTM_GETTFILTER dump of lo parent ffff:fff2");
+	sent_is(2, dump_ref(RTM_GETTFILTER, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)),
+		"sent: RTM_GETTFILTER dump of lo parent ffff:fff3");
+	if (system("tc filter add dev lo egress prio 7 u32 match u32 0 0 2>/dev/null") == 0) {
+		err = acni_ingress_hook(n, 1, &q, &nf);
+		check(!err && q == ACNI_HOOK_CLSACT && nf > 0,
+		      "hook of lo: a clsact with someone's filter (egress)", n->msg);
+	} else {
+		printf("     (no u32 here: the clsact with a filter not tried)\n");
+	}
+	err = acni_ingress_hook(n, 1, &q, NULL);
+	check(!err && q == ACNI_HOOK_CLSACT, "hook of lo: clsact, filters not asked for",
+	      n->msg);
+	acni_clsact_del(n, 1);
+	if (system("tc qdisc add dev lo ingress") != 0) {
+		check(0, "tc qdisc add dev lo ingress", NULL);
+		return;
+	}
+	err = acni_ingress_hook(n, 1, &q, &nf);
+	check(!err && q == ACNI_HOOK_INGRESS && nf == 0,
+	      "hook of lo: an ingress qdisc (its filters not counted)", n->msg);
+	err = acni_clsact_add(n, 1, &created);
+	check(!err && !created, "clsact where an ingress qdisc is: not made, not ours",
+	      n->msg);
+	if (system("tc qdisc del dev lo ingress") != 0)
+		check(0, "tc qdisc del dev lo ingress", NULL);
+}
+
 static void clsact(struct acni_nl *n)
 {
 	int err, created = -1;
@@ -432,6 +482,7 @@ int main(void)
 		nl_socket_modify_cb(n.sk, NL_CB_MSG_OUT, NL_CB_CUSTOM,
 				    capture, NULL);
 		links(&n);
+		hook(&n);
 		clsact(&n);
 		filters(&n);
 		netns();
