@@ -24,6 +24,10 @@ ARBTABLE_VERSION := $(shell cat $(CURDIR)/VERSION)
 # the one parser of units and table lists of the plugin, arbtablectl, arbsim
 PARSE_SRCS := lib/arbtable_parse.c
 PARSE_HDRS := lib/arbtable_parse.h
+# the one check of a reservation request (rate xor share, latency xor
+# distance, ranges) of arbtable-cni, arbtablectl and arbsim
+REQUEST_SRCS := lib/arbtable_request.c
+REQUEST_HDRS := lib/arbtable_request.h
 # Warnings are errors in make test and CI (scripts/test.sh sets WERROR=1),
 # not in a distribution's build, where a newer compiler or kernel may add
 # warnings the project has not seen yet.

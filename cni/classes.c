@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "arbtable_parse.h"
+#include "arbtable_request.h"
 #include "cni.h"
 #include "tcnl.h"
 
@@ -90,34 +91,34 @@ static int parse_permille(const char *s, uint32_t *out)
 	return *out && *out <= 1000 ? 0 : -1;
 }
 
-int acni_system_parse(struct acni_conf *c, json_object *v, struct acni_err *e)
+int acni_system_parse(struct acni_conf *c, json_object *jv, struct acni_err *e)
 {
 	struct acni_system *y = &c->system;
-	struct arbtable_class_opts *o = &y->opts;
+	struct arbtable_class_opts *o = &y->opts, v;
+	const char *why;
 	char buf[64];
 
-	if (!json_object_is_type(v, json_type_object))
+	if (!json_object_is_type(jv, json_type_object))
 		return acni_error(e, ACNI_E_CONFIG,
 				  "systemClass must be an object (\"systemClass\": {\"rate\": \"1%%\"})");
 	memset(o, 0, sizeof(*o));
 	y->rate_permille = 0;
-	json_object_object_foreach(v, key, val) {
+	json_object_object_foreach(jv, key, val) {
 		if (acni_value_text(val, buf, sizeof(buf)) < 0 || !buf[0])
 			return acni_error(e, ACNI_E_CONFIG,
 					  "systemClass: %s must be a string or a non-negative integer",
 					  key);
 		if (!strcmp(key, "rate")) {
 			if (parse_permille(buf, &y->rate_permille) < 0 &&
-			    (arbt_parse_rate(buf, &o->rate) < 0 || !o->rate))
+			    arbt_parse_rate(buf, &o->rate) < 0)
 				return acni_error(e, ACNI_E_CONFIG,
 						  "systemClass: bad rate \"%s\" (a tc rate such as 100mbit, or a percentage of the qdisc's rate, 0.1%%..100%%)",
 						  buf);
 			o->set |= ARBTABLE_C_RATE;
 		} else if (!strcmp(key, "latency")) {
-			if (arbt_parse_time(buf, &o->latency_ns) < 0 ||
-			    !o->latency_ns)
+			if (arbt_parse_time(buf, &o->latency_ns) < 0)
 				return acni_error(e, ACNI_E_CONFIG,
-						  "systemClass: bad latency \"%s\" (a tc time such as 2ms, above 0)",
+						  "systemClass: bad latency \"%s\" (a tc time such as 2ms)",
 						  buf);
 			o->set |= ARBTABLE_C_LATENCY;
 		} else if (!strcmp(key, "distance")) {
@@ -127,8 +128,7 @@ int acni_system_parse(struct acni_conf *c, json_object *v, struct acni_err *e)
 						  buf);
 			o->set |= ARBTABLE_C_DISTANCE;
 		} else if (!strcmp(key, "share")) {
-			if (arbt_parse_u32(buf, 10, &o->share) < 0 ||
-			    !o->share || o->share > ARBTABLE_WEIGHT_MAX)
+			if (arbt_parse_u32(buf, 10, &o->share) < 0)
 				return acni_error(e, ACNI_E_CONFIG,
 						  "systemClass: bad share \"%s\" (1..255)",
 						  buf);
@@ -154,15 +154,16 @@ int acni_system_parse(struct acni_conf *c, json_object *v, struct acni_err *e)
 					  key);
 		}
 	}
-	if ((o->set & ARBTABLE_C_RATE) && (o->set & ARBTABLE_C_SHARE))
-		return acni_error(e, ACNI_E_CONFIG,
-				  "systemClass: rate and share exclude each other (a reserved rate in the HIGH table, or a share of the LOW table)");
-	if (!(o->set & (ARBTABLE_C_RATE | ARBTABLE_C_SHARE)))
-		return acni_error(e, ACNI_E_CONFIG,
-				  "systemClass: give a rate (\"1%%\", \"100mbit\") or a share (1..255): the host's traffic needs a floor");
-	if ((o->set & ARBTABLE_C_LATENCY) && (o->set & ARBTABLE_C_DISTANCE))
-		return acni_error(e, ACNI_E_CONFIG,
-				  "systemClass: give latency or distance, not both");
+	/* a percentage becomes a rate (at least 1 byte/s) once the root's
+	 * rate is known (acni_system_create())
+	 */
+	v = *o;
+	if (y->rate_permille)
+		v.rate = 1;
+	/* the host's traffic needs a floor: a rate or a share */
+	why = acni_request_check(&v, ARBT_RQ_NEED_RESV);
+	if (why)
+		return acni_error(e, ACNI_E_CONFIG, "systemClass: %s", why);
 	return 0;
 }
 
@@ -353,6 +354,7 @@ static int be_class_info(struct arbtable *h, struct arbtable_state *st,
 				  ARBTABLE_MAJOR(b->classid),
 				  ARBTABLE_MINOR(b->classid));
 	b->distance = cl.distance;
+	b->reserved_rate = cl.reserved_rate;
 	b->guaranteed_rate = cl.guaranteed_rate;
 	b->guaranteed_bound_ns = cl.guaranteed_bound_ns;
 	return 0;
@@ -430,6 +432,7 @@ int acni_be_join(const struct acni_conf *c, struct arbtable *h,
 	s->parent = b.parent;
 	s->req = b.req;
 	s->distance = b.distance;
+	s->reserved_rate = b.reserved_rate;
 	s->guaranteed_rate = b.guaranteed_rate;
 	s->guaranteed_bound_ns = b.guaranteed_bound_ns;
 	s->best_effort = 1;

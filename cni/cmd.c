@@ -35,12 +35,6 @@
 
 #include <linux/pkt_sched.h>
 
-#include <netlink/netlink.h>
-#include <netlink/cache.h>
-#include <netlink/route/classifier.h>
-#include <netlink/route/qdisc.h>
-#include <netlink/route/tc.h>
-
 #include "cni.h"
 #include "tcnl.h"
 
@@ -130,70 +124,6 @@ static int host_veth(const struct acni_env *env, struct acni_nl *host,
 	return 0;
 }
 
-/* The ingress hook of the host veth as it is now (libnl-route; a
- * candidate for tcnl.c): *@qdisc 1 when a clsact is there, 2 when an
- * ingress qdisc is (either takes our mark filter); *@filters (may be
- * NULL) how many filters a clsact holds on its ingress and egress
- * hooks.  0, or -1 with @why set.
- */
-static int veth_hook(int ifindex, int *qdisc, int *filters, char *why,
-		     size_t size)
-{
-	static const uint32_t hooks[] = {
-		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
-		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
-	};
-	struct nl_cache *qc = NULL, *cc;
-	struct rtnl_qdisc *q;
-	struct nl_sock *sk;
-	const char *kind;
-	size_t i;
-	int err;
-
-	*qdisc = 0;
-	if (filters)
-		*filters = 0;
-	sk = nl_socket_alloc();
-	if (!sk) {
-		snprintf(why, size, "libnl: out of memory");
-		return -1;
-	}
-	err = nl_connect(sk, NETLINK_ROUTE);
-	if (!err)
-		err = rtnl_qdisc_alloc_cache(sk, &qc);
-	if (err < 0) {
-		snprintf(why, size, "dumping the qdiscs of the host veth: %s",
-			 nl_geterror(err));
-		goto out;
-	}
-	/* clsact and ingress both sit at ffff:fff1 (TC_H_CLSACT is
-	 * TC_H_INGRESS)
-	 */
-	q = rtnl_qdisc_get_by_parent(qc, ifindex, TC_H_INGRESS);
-	if (q) {
-		kind = rtnl_tc_get_kind(TC_CAST(q));
-		*qdisc = kind && !strcmp(kind, "clsact") ? 1 : 2;
-		rtnl_qdisc_put(q);
-	}
-	for (i = 0; filters && *qdisc == 1 && i < 2; i++) {
-		err = rtnl_cls_alloc_cache(sk, ifindex, hooks[i], &cc);
-		if (err < 0) {
-			snprintf(why, size,
-				 "dumping the filters of the host veth: %s",
-				 nl_geterror(err));
-			goto out;
-		}
-		*filters += nl_cache_nitems(cc);
-		nl_cache_free(cc);
-	}
-	err = 0;
-out:
-	if (qc)
-		nl_cache_free(qc);
-	nl_socket_free(sk);
-	return err < 0 ? -1 : 0;
-}
-
 /* A free tenant number: no class with its minor, no fw filter with its
  * mark at our prio, no state file holding it.  The search starts at a
  * hash of @key1 and @key2 (container id and interface).
@@ -236,22 +166,21 @@ int acni_pick_tenant(const struct acni_conf *c, const char *key1,
  * made (no one else makes an empty one and leaves it so), one that
  * holds any is someone else's, or in use by someone else, and stays.
  */
-static int clsact_ours(const struct acni_state *s)
+static int clsact_ours(struct acni_nl *n, const struct acni_state *s)
 {
-	char why[256];
 	int q, nf;
 
 	if (s->created_clsact != ACNI_CLSACT_INTENT)
 		return s->created_clsact;
-	if (veth_hook(s->host_ifindex, &q, &nf, why, sizeof(why)) < 0) {
-		fprintf(stderr, "arbtable-cni: %s: keeping its clsact qdisc, if any (%s)\n",
-			s->host_ifname, why);
+	if (acni_ingress_hook(n, s->host_ifindex, &q, &nf) < 0) {
+		fprintf(stderr, "arbtable-cni: %s: keeping its clsact qdisc, if any (reading its hook: %s)\n",
+			s->host_ifname, n->msg);
 		return 0;
 	}
-	if (q == 1 && nf)
+	if (q == ACNI_HOOK_CLSACT && nf)
 		fprintf(stderr, "arbtable-cni: %s: keeping its clsact qdisc: a killed ADD was about to make one, and the one there holds someone else's filters\n",
 			s->host_ifname);
-	return q == 1 && !nf;
+	return q == ACNI_HOOK_CLSACT && !nf;
 }
 
 /* The tenant's objects as a record names them, each "already gone"
@@ -285,7 +214,7 @@ static int teardown(const struct acni_state *s, struct acni_err *e)
 			nl_error(e, &n, "removing the mark filter");
 			goto out;
 		}
-		if (clsact_ours(s) &&
+		if (clsact_ours(&n, s) &&
 		    acni_clsact_del(&n, s->host_ifindex) < 0) {
 			nl_error(e, &n, "removing the clsact qdisc");
 			goto out;
@@ -570,7 +499,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 			  .state_dir = c->state_dir };
 	struct arbtable *h = NULL;
 	struct acni_link hl;
-	struct acni_nl n = { .fd = -1 };
+	struct acni_nl n = { 0 };
 	char path[512], what[512];
 	int err, hook, lock, ret = -1;
 
@@ -632,11 +561,11 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	 * record says so before it exists, so that DEL or GC after a kill
 	 * removes it (clsact_ours)
 	 */
-	if (veth_hook(s.host_ifindex, &hook, NULL, what, sizeof(what)) < 0) {
-		acni_error(e, ACNI_E_NETLINK, "%s", what);
+	if (acni_ingress_hook(&n, s.host_ifindex, &hook, NULL) < 0) {
+		nl_error(e, &n, "the host veth's ingress hook");
 		goto out;
 	}
-	if (!hook)
+	if (hook == ACNI_HOOK_NONE)
 		s.created_clsact = ACNI_CLSACT_INTENT;
 	if (c->req.best_effort) {
 		/* the shared class: made with its first member, its mark
@@ -690,6 +619,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out;
 	}
 	s.distance = cl.distance;
+	s.reserved_rate = cl.reserved_rate;
 	s.guaranteed_rate = cl.guaranteed_rate;
 	s.guaranteed_bound_ns = cl.guaranteed_bound_ns;
 

@@ -133,8 +133,18 @@ int acni_conf_parse(struct acni_conf *c, const char *text,
 		    const struct acni_env *env, int lenient,
 		    struct acni_err *e);
 void acni_conf_free(struct acni_conf *c);
+/* What @o asks for together (rate xor share, latency xor distance, ...):
+ * NULL, or the reason in the words every front end uses
+ * (lib/arbtable_request.h; @flags ARBT_RQ_NEED_RESV: a rate or a share
+ * is required)
+ */
+const char *acni_request_check(const struct arbtable_class_opts *o,
+			       unsigned int flags);
 
-/* What ADD admitted, kept on disk for DEL and CHECK (state.c). */
+/* What ADD admitted, kept on disk for DEL and CHECK (state.c): the class
+ * under the keys of arbtablectl --json (its options, and what the kernel
+ * allocated under "stats"); records of earlier versions are still read.
+ */
 struct acni_state {
 	int		complete;	/* 0: ADD's intent ("adding") */
 	char		device[16];
@@ -154,6 +164,7 @@ struct acni_state {
 	struct arbtable_class_opts req;
 	/* as the kernel reported right after admitting */
 	uint32_t	distance;
+	uint64_t	reserved_rate;
 	uint64_t	guaranteed_rate;
 	uint64_t	guaranteed_bound_ns;
 };

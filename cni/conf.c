@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "arbtable_parse.h"
+#include "arbtable_request.h"
 #include "cni.h"
 
 /* the qdisc's mtu as the module accepts it (kernel/arbtable_core.h
@@ -178,27 +179,40 @@ static int req_from_cni_args(struct req_in *in, const char *args,
 	return 0;
 }
 
-static int req_build(struct acni_conf *c, const struct req_in *in,
-		     struct acni_err *e)
+/* Into the shared check's terms (lib/arbtable_request.h) */
+static void opts_request(const struct arbtable_class_opts *o,
+			 struct arbt_request *rq)
 {
-	struct arbtable_class_opts *o = &c->req.opts;
-	const char *src = c->req.source;
-	size_t n = 0;
-	int k;
+	memset(rq, 0, sizeof(*rq));
+	rq->given = (o->set & ARBTABLE_C_RATE ? ARBT_RQ_RATE : 0) |
+		    (o->set & ARBTABLE_C_LATENCY ? ARBT_RQ_LATENCY : 0) |
+		    (o->set & ARBTABLE_C_DISTANCE ? ARBT_RQ_DISTANCE : 0) |
+		    (o->set & ARBTABLE_C_SHARE ? ARBT_RQ_SHARE : 0);
+	rq->rate = o->rate;
+	rq->latency_ns = o->latency_ns;
+	rq->distance = o->distance;
+	rq->share = o->share;
+}
 
+const char *acni_request_check(const struct arbtable_class_opts *o,
+			       unsigned int flags)
+{
+	struct arbt_request rq;
+
+	opts_request(o, &rq);
+	return arbt_request_check_new(&rq, 0, flags);
+}
+
+/* Each value as tc would read it; what they ask for together is checked
+ * after (acni_request_check())
+ */
+static int req_values(struct arbtable_class_opts *o, const struct req_in *in,
+		      const char *src, struct acni_err *e)
+{
 	memset(o, 0, sizeof(*o));
-	if (in->have[K_RATE] && in->have[K_SHARE])
+	if (in->have[K_RATE] && arbt_parse_rate(in->val[K_RATE], &o->rate) < 0)
 		return acni_error(e, ACNI_E_CONFIG,
-				  "%s: rate and share exclude each other (a tenant is guaranteed a rate, or shares what is left)",
-				  src);
-	if (in->have[K_LATENCY] && in->have[K_DISTANCE])
-		return acni_error(e, ACNI_E_CONFIG,
-				  "%s: give latency or distance, not both (the allocator derives the distance from the latency)",
-				  src);
-	if (in->have[K_RATE] &&
-	    (arbt_parse_rate(in->val[K_RATE], &o->rate) < 0 || !o->rate))
-		return acni_error(e, ACNI_E_CONFIG,
-				  "%s: bad rate \"%s\" (a tc rate such as 2mbit or 1gbit, above 0)",
+				  "%s: bad rate \"%s\" (a tc rate such as 2mbit or 1gbit)",
 				  src, in->val[K_RATE]);
 	if (in->have[K_CEIL] &&
 	    (arbt_parse_rate(in->val[K_CEIL], &o->ceil) < 0 || !o->ceil))
@@ -206,10 +220,9 @@ static int req_build(struct acni_conf *c, const struct req_in *in,
 				  "%s: bad ceil \"%s\" (a tc rate such as 5mbit, above 0)",
 				  src, in->val[K_CEIL]);
 	if (in->have[K_LATENCY] &&
-	    (arbt_parse_time(in->val[K_LATENCY], &o->latency_ns) < 0 ||
-	     !o->latency_ns))
+	    arbt_parse_time(in->val[K_LATENCY], &o->latency_ns) < 0)
 		return acni_error(e, ACNI_E_CONFIG,
-				  "%s: bad latency \"%s\" (a tc time such as 50us or 2ms, above 0)",
+				  "%s: bad latency \"%s\" (a tc time such as 50us or 2ms)",
 				  src, in->val[K_LATENCY]);
 	if (in->have[K_DISTANCE] &&
 	    arbt_parse_u32(in->val[K_DISTANCE], 10, &o->distance) < 0)
@@ -217,8 +230,7 @@ static int req_build(struct acni_conf *c, const struct req_in *in,
 				  "%s: bad distance \"%s\" (a power of two 1..64)",
 				  src, in->val[K_DISTANCE]);
 	if (in->have[K_SHARE] &&
-	    (arbt_parse_u32(in->val[K_SHARE], 10, &o->share) < 0 ||
-	     !o->share || o->share > ARBTABLE_WEIGHT_MAX))
+	    arbt_parse_u32(in->val[K_SHARE], 10, &o->share) < 0)
 		return acni_error(e, ACNI_E_CONFIG,
 				  "%s: bad share \"%s\" (1..255)", src,
 				  in->val[K_SHARE]);
@@ -232,6 +244,19 @@ static int req_build(struct acni_conf *c, const struct req_in *in,
 		o->set |= ARBTABLE_C_SHARE;
 	if (in->have[K_CEIL])
 		o->set |= ARBTABLE_C_CEIL;
+	return 0;
+}
+
+static int req_build(struct acni_conf *c, const struct req_in *in,
+		     struct acni_err *e)
+{
+	struct arbtable_class_opts *o = &c->req.opts;
+	const char *src = c->req.source, *why;
+	size_t n = 0;
+	int k;
+
+	if (req_values(o, in, src, e) < 0)
+		return -1;
 	/* a tenant that asks for nothing joins the shared best-effort
 	 * class (classes.c); one that asks only for a distance or a ceil
 	 * takes a class of its own, with the default share, as those are
@@ -242,6 +267,12 @@ static int req_build(struct acni_conf *c, const struct req_in *in,
 		o->share = c->default_share;
 		o->set |= ARBTABLE_C_SHARE;
 	}
+	/* with the default share in: a latency alone is refused here, in
+	 * the module's words, not by the kernel at admission
+	 */
+	why = acni_request_check(o, 0);
+	if (why)
+		return acni_error(e, ACNI_E_CONFIG, "%s: %s", src, why);
 	c->req.text[0] = '\0';
 	for (k = 0; k < K_N; k++) {
 		if (!in->have[k])

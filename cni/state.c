@@ -28,6 +28,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "arbtable_parse.h"
 #include "cni.h"
 
 int acni_lock(const char *device, struct acni_err *e)
@@ -105,12 +106,93 @@ int acni_state_path(char *buf, size_t size, const char *dir,
 	return 0;
 }
 
-static uint64_t get_u64(json_object *o, const char *k)
+/*
+ * The record's keys.  The class is kept as arbtablectl --json prints a
+ * class (arbtablectl(8), JSON OUTPUT), reduced to what the plugin needs:
+ *   "class": {"handle": "1:101", "rate": .., "latency": .., "distance": ..,
+ *             "share": .., "ceil": ..,		(the options asked for)
+ *             "stats": {"allocated_distance": .., "reserved_rate": ..,
+ *                       "guaranteed_rate": .., "guaranteed_bound": ..}}
+ * and the root as "parent": "1:", in the same units (bytes/s, ns).  The
+ * plugin's own keys (phase, device, tenant, mark, markMask, prio,
+ * hostIfname, hostIfindex, createdClsact, bestEffort) stay as they were.
+ * Records of earlier versions, which a node upgraded with pods running
+ * still holds, named the class otherwise; read_old() reads them:
+ *   classid (a number)	-> class.handle
+ *   parent (a number)	-> parent
+ *   request.{set, rate, latencyNs, distance, share, ceil}
+ *			-> class.{rate, latency, distance, share, ceil}
+ *			   (present = set)
+ *   distance, guaranteedRate, guaranteedBoundNs
+ *			-> class.stats.{allocated_distance,
+ *			   guaranteed_rate, guaranteed_bound}
+ */
+static const struct {
+	const char	*key;
+	uint32_t	bit;
+} class_opts[] = {
+	{ "rate", ARBTABLE_C_RATE },
+	{ "latency", ARBTABLE_C_LATENCY },
+	{ "distance", ARBTABLE_C_DISTANCE },
+	{ "share", ARBTABLE_C_SHARE },
+	{ "ceil", ARBTABLE_C_CEIL },
+};
+
+/* The option of @o behind one of class_opts[]' bits */
+static uint64_t opt_get(const struct arbtable_class_opts *o, uint32_t bit)
+{
+	switch (bit) {
+	case ARBTABLE_C_RATE:
+		return o->rate;
+	case ARBTABLE_C_LATENCY:
+		return o->latency_ns;
+	case ARBTABLE_C_DISTANCE:
+		return o->distance;
+	case ARBTABLE_C_SHARE:
+		return o->share;
+	default:
+		return o->ceil;
+	}
+}
+
+static void opt_set(struct arbtable_class_opts *o, uint32_t bit, uint64_t v)
+{
+	switch (bit) {
+	case ARBTABLE_C_RATE:
+		o->rate = v;
+		break;
+	case ARBTABLE_C_LATENCY:
+		o->latency_ns = v;
+		break;
+	case ARBTABLE_C_DISTANCE:
+		o->distance = v;
+		break;
+	case ARBTABLE_C_SHARE:
+		o->share = v;
+		break;
+	default:
+		o->ceil = v;
+	}
+	o->set |= bit;
+}
+
+static int get_u64(json_object *o, const char *k, uint64_t *out)
 {
 	json_object *v;
 
-	return json_object_object_get_ex(o, k, &v) ?
-		(uint64_t)json_object_get_int64(v) : 0;
+	if (!o || !json_object_object_get_ex(o, k, &v) ||
+	    !json_object_is_type(v, json_type_int))
+		return 0;
+	*out = (uint64_t)json_object_get_int64(v);
+	return 1;
+}
+
+static uint64_t u64_of(json_object *o, const char *k)
+{
+	uint64_t v = 0;
+
+	get_u64(o, k, &v);
+	return v;
 }
 
 static void get_str(json_object *o, const char *k, char *buf, size_t size)
@@ -123,10 +205,66 @@ static void get_str(json_object *o, const char *k, char *buf, size_t size)
 		snprintf(buf, size, "%s", json_object_get_string(v));
 }
 
+/* A tc handle as arbtablectl writes it, "1:101" or "1:"; 0 if not one */
+static uint32_t get_handle(json_object *o, const char *k)
+{
+	uint32_t maj, min = 0;
+	char buf[16], *colon;
+
+	get_str(o, k, buf, sizeof(buf));
+	colon = strchr(buf, ':');
+	if (!colon)
+		return 0;
+	*colon = '\0';
+	if (arbt_parse_u32(buf, 16, &maj) < 0 || maj > 0xffff ||
+	    (colon[1] && (arbt_parse_u32(colon + 1, 16, &min) < 0 ||
+			  min > 0xffff)))
+		return 0;
+	return maj << 16 | min;
+}
+
+static void read_class(json_object *c, struct acni_state *s)
+{
+	json_object *st = NULL;
+	uint64_t v;
+	size_t i;
+
+	s->classid = get_handle(c, "handle");
+	for (i = 0; i < sizeof(class_opts) / sizeof(class_opts[0]); i++) {
+		if (get_u64(c, class_opts[i].key, &v))
+			opt_set(&s->req, class_opts[i].bit, v);
+	}
+	json_object_object_get_ex(c, "stats", &st);
+	s->distance = u64_of(st, "allocated_distance");
+	s->reserved_rate = u64_of(st, "reserved_rate");
+	s->guaranteed_rate = u64_of(st, "guaranteed_rate");
+	s->guaranteed_bound_ns = u64_of(st, "guaranteed_bound");
+}
+
+/* A record of an earlier version (see the key map above) */
+static void read_old(json_object *o, struct acni_state *s)
+{
+	json_object *r;
+
+	s->classid = u64_of(o, "classid");
+	s->parent = u64_of(o, "parent");
+	s->distance = u64_of(o, "distance");
+	s->guaranteed_rate = u64_of(o, "guaranteedRate");
+	s->guaranteed_bound_ns = u64_of(o, "guaranteedBoundNs");
+	if (json_object_object_get_ex(o, "request", &r)) {
+		s->req.set = u64_of(r, "set");
+		s->req.rate = u64_of(r, "rate");
+		s->req.latency_ns = u64_of(r, "latencyNs");
+		s->req.distance = u64_of(r, "distance");
+		s->req.share = u64_of(r, "share");
+		s->req.ceil = u64_of(r, "ceil");
+	}
+}
+
 int acni_state_read(const char *path, struct acni_state *s,
 		    struct acni_err *e)
 {
-	json_object *o, *r;
+	json_object *o, *c;
 	char phase[16];
 	struct stat sb;
 
@@ -151,31 +289,25 @@ int acni_state_read(const char *path, struct acni_state *s,
 	get_str(o, "phase", phase, sizeof(phase));
 	/* files of earlier versions were written when ADD was done */
 	s->complete = !phase[0] || !strcmp(phase, "added");
-	s->classid = get_u64(o, "classid");
-	s->tenant = get_u64(o, "tenant");
-	s->mark = get_u64(o, "mark");
-	s->mark_mask = get_u64(o, "markMask");
-	s->prio = get_u64(o, "prio");
-	s->parent = get_u64(o, "parent");
-	s->host_ifindex = get_u64(o, "hostIfindex");
-	s->created_clsact = get_u64(o, "createdClsact");
-	s->best_effort = get_u64(o, "bestEffort");
-	s->distance = get_u64(o, "distance");
-	s->guaranteed_rate = get_u64(o, "guaranteedRate");
-	s->guaranteed_bound_ns = get_u64(o, "guaranteedBoundNs");
-	if (json_object_object_get_ex(o, "request", &r)) {
-		s->req.set = get_u64(r, "set");
-		s->req.rate = get_u64(r, "rate");
-		s->req.latency_ns = get_u64(r, "latencyNs");
-		s->req.distance = get_u64(r, "distance");
-		s->req.share = get_u64(r, "share");
-		s->req.ceil = get_u64(r, "ceil");
+	s->tenant = u64_of(o, "tenant");
+	s->mark = u64_of(o, "mark");
+	s->mark_mask = u64_of(o, "markMask");
+	s->prio = u64_of(o, "prio");
+	s->host_ifindex = u64_of(o, "hostIfindex");
+	s->created_clsact = u64_of(o, "createdClsact");
+	s->best_effort = u64_of(o, "bestEffort");
+	if (json_object_object_get_ex(o, "class", &c) &&
+	    json_object_is_type(c, json_type_object)) {
+		read_class(c, s);
+		s->parent = get_handle(o, "parent");
+	} else {
+		read_old(o, s);
 	}
 	json_object_put(o);
 	if (!s->device[0] || !s->classid || !s->prio || !s->parent ||
 	    (phase[0] && strcmp(phase, "added") && strcmp(phase, "adding"))) {
 		acni_error(e, ACNI_E_IO,
-			   "state file %s is damaged (device, classid, prio, parent or phase missing or wrong)",
+			   "state file %s is damaged (device, class handle, prio, parent or phase missing or wrong)",
 			   path);
 		return ACNI_STATE_DAMAGED;
 	}
@@ -185,6 +317,38 @@ int acni_state_read(const char *path, struct acni_state *s,
 static void put_u64(json_object *o, const char *k, uint64_t v)
 {
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
+}
+
+static void put_handle(json_object *o, const char *k, uint32_t h)
+{
+	char buf[16];
+
+	if (ARBTABLE_MINOR(h))
+		snprintf(buf, sizeof(buf), "%x:%x", ARBTABLE_MAJOR(h),
+			 ARBTABLE_MINOR(h));
+	else
+		snprintf(buf, sizeof(buf), "%x:", ARBTABLE_MAJOR(h));
+	json_object_object_add(o, k, json_object_new_string(buf));
+}
+
+/* The class as arbtablectl --json prints one (see the key map above) */
+static json_object *class_json(const struct acni_state *s)
+{
+	json_object *c = json_object_new_object();
+	json_object *st = json_object_new_object();
+	size_t i;
+
+	put_handle(c, "handle", s->classid);
+	for (i = 0; i < sizeof(class_opts) / sizeof(class_opts[0]); i++)
+		if (s->req.set & class_opts[i].bit)
+			put_u64(c, class_opts[i].key,
+				opt_get(&s->req, class_opts[i].bit));
+	put_u64(st, "allocated_distance", s->distance);
+	put_u64(st, "reserved_rate", s->reserved_rate);
+	put_u64(st, "guaranteed_rate", s->guaranteed_rate);
+	put_u64(st, "guaranteed_bound", s->guaranteed_bound_ns);
+	json_object_object_add(c, "stats", st);
+	return c;
 }
 
 /* fsync the directory holding @path: a rename or unlink in it is on disk */
@@ -228,7 +392,7 @@ static int write_all(int fd, const char *buf, size_t len)
 int acni_state_write(const char *path, const struct acni_state *s,
 		     struct acni_err *e)
 {
-	json_object *o = json_object_new_object(), *r = json_object_new_object();
+	json_object *o = json_object_new_object();
 	const char *text;
 	char tmp[320];
 	int fd, err = 0;
@@ -238,26 +402,16 @@ int acni_state_write(const char *path, const struct acni_state *s,
 	json_object_object_add(o, "device", json_object_new_string(s->device));
 	json_object_object_add(o, "hostIfname",
 			       json_object_new_string(s->host_ifname));
-	put_u64(o, "classid", s->classid);
 	put_u64(o, "tenant", s->tenant);
 	put_u64(o, "mark", s->mark);
 	put_u64(o, "markMask", s->mark_mask);
 	put_u64(o, "prio", s->prio);
-	put_u64(o, "parent", s->parent);
+	put_handle(o, "parent", s->parent);
 	put_u64(o, "hostIfindex", s->host_ifindex);
 	put_u64(o, "createdClsact", s->created_clsact);
 	if (s->best_effort)
 		put_u64(o, "bestEffort", 1);
-	put_u64(o, "distance", s->distance);
-	put_u64(o, "guaranteedRate", s->guaranteed_rate);
-	put_u64(o, "guaranteedBoundNs", s->guaranteed_bound_ns);
-	put_u64(r, "set", s->req.set);
-	put_u64(r, "rate", s->req.rate);
-	put_u64(r, "latencyNs", s->req.latency_ns);
-	put_u64(r, "distance", s->req.distance);
-	put_u64(r, "share", s->req.share);
-	put_u64(r, "ceil", s->req.ceil);
-	json_object_object_add(o, "request", r);
+	json_object_object_add(o, "class", class_json(s));
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);

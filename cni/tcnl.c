@@ -1,8 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tcnl.c - plain rtnetlink for the filters and links arbtable-cni needs
- * (see tcnl.h).  One request at a time, each acknowledged; the kernel's
- * extended ack text is kept so that the runtime sees the kernel's reason.
+ * tcnl.c - the links, qdisc and filters arbtable-cni needs (see tcnl.h),
+ * on libnl-route-3.
+ *
+ * Requests are libnl objects (rtnl_link, rtnl_qdisc, rtnl_cls) turned
+ * into messages by libnl's rtnl_*_build_*_request(), but for the mark
+ * filter (see put_mark_options()), and sent through lib/arbtable_nl.c, as
+ * libarbtable sends its own: libnl's rtnl_*_add() would report NLE_
+ * codes, which merge the errnos the "already gone" decisions below read,
+ * and drop the kernel's extended ack, which the runtime must see.
+ *
+ * Answers: links through libnl's parser (rtnl_link); tc dumps with
+ * libnl's attribute parser and policies, because libnl 3.7's fw object
+ * has no getters for its class id and mask, its skbedit parser drops
+ * TCA_SKBEDIT_MASK, and its tc objects parse every kind's options, so a
+ * qdisc libnl misreads would fail a dump that needs only handles and
+ * kinds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,30 +25,27 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/socket.h>
 
 #include <linux/if_ether.h>
-#include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/pkt_cls.h>
 #include <linux/tc_act/tc_skbedit.h>
 
+#include <netlink/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/object.h>
+#include <netlink/socket.h>
+#include <netlink/route/link.h>
+#include <netlink/route/tc.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/route/classifier.h>
+#include <netlink/route/cls/fw.h>
+
+#include "arbtable_nl.h"
 #include "tcnl.h"
-
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
-
-#define ACNI_BUF	8192
-#define ACNI_RXBUF	65536
-
-struct acni_msg {
-	struct nlmsghdr	*h;
-	int		overflow;	/* a bug: every request is small */
-	char		buf[ACNI_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
-};
 
 __attribute__((format(printf, 3, 4)))
 static int acni_fail(struct acni_nl *n, int err, const char *fmt, ...)
@@ -51,10 +61,9 @@ static int acni_fail(struct acni_nl *n, int err, const char *fmt, ...)
 
 int acni_nl_open(struct acni_nl *n, const char *netns_path)
 {
-	int one = 1, self = -1, target = -1, err = 0;
+	int self = -1, target = -1, err = 0;
 
 	memset(n, 0, sizeof(*n));
-	n->fd = -1;
 	if (netns_path) {
 		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 		target = open(netns_path, O_RDONLY | O_CLOEXEC);
@@ -71,23 +80,16 @@ int acni_nl_open(struct acni_nl *n, const char *netns_path)
 			goto out;
 		}
 	}
-	n->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (n->fd < 0)
+	/* the socket keeps the namespace it is made in */
+	n->sk = arb_nl_socket();
+	if (!n->sk)
 		err = acni_fail(n, -errno, "netlink socket: %s",
 				strerror(errno));
 	/* back before anything else happens in the container's namespace */
 	if (netns_path && setns(self, CLONE_NEWNET) < 0) {
 		err = acni_fail(n, -errno, "cannot return from netns %s: %s",
 				netns_path, strerror(errno));
-		if (n->fd >= 0)
-			close(n->fd);
-		n->fd = -1;
-	}
-	if (n->fd >= 0) {
-		setsockopt(n->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one,
-			   sizeof(one));
-		setsockopt(n->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one,
-			   sizeof(one));
+		acni_nl_close(n);
 	}
 out:
 	if (self >= 0)
@@ -99,260 +101,82 @@ out:
 
 void acni_nl_close(struct acni_nl *n)
 {
-	if (n->fd >= 0)
-		close(n->fd);
-	n->fd = -1;
-}
-
-/* ------------------------------------------------------------ building */
-
-static void msg_init(struct acni_msg *m, int type, int flags)
-{
-	memset(m->buf, 0, sizeof(m->buf));
-	m->overflow = 0;
-	m->h = (struct nlmsghdr *)m->buf;
-	m->h->nlmsg_len = NLMSG_LENGTH(0);
-	m->h->nlmsg_type = type;
-	m->h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-}
-
-static void *msg_tail(struct acni_msg *m)
-{
-	return m->buf + NLMSG_ALIGN(m->h->nlmsg_len);
-}
-
-/* Room for @len more bytes.  Requests here are a few hundred bytes, so
- * running out is a bug: it is flagged, the request is not sent (talk()),
- * and the builders write into scratch meanwhile instead of checking
- * every call.
- */
-static void *msg_reserve(struct acni_msg *m, size_t len)
-{
-	static char scratch[ACNI_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
-	void *p = msg_tail(m);
-
-	if (m->overflow || len > sizeof(scratch) ||
-	    NLMSG_ALIGN(m->h->nlmsg_len) + NLMSG_ALIGN(len) > sizeof(m->buf)) {
-		m->overflow = 1;
-		return scratch;
-	}
-	m->h->nlmsg_len = NLMSG_ALIGN(m->h->nlmsg_len) + len;
-	return p;
-}
-
-static struct rtattr *attr_put(struct acni_msg *m, int type,
-			       const void *data, size_t len)
-{
-	struct rtattr *a = msg_reserve(m, RTA_LENGTH(len));
-
-	a->rta_type = type;
-	a->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy(RTA_DATA(a), data, len);
-	return a;
-}
-
-static void attr_u32(struct acni_msg *m, int type, uint32_t v)
-{
-	attr_put(m, type, &v, sizeof(v));
-}
-
-static void attr_str(struct acni_msg *m, int type, const char *s)
-{
-	attr_put(m, type, s, strlen(s) + 1);
-}
-
-static struct rtattr *nest_start(struct acni_msg *m, int type)
-{
-	return attr_put(m, type | NLA_F_NESTED, NULL, 0);
-}
-
-static void nest_end(struct acni_msg *m, struct rtattr *a)
-{
-	if (!m->overflow)
-		a->rta_len = (char *)msg_tail(m) - (char *)a;
-}
-
-static struct tcmsg *tc_init(struct acni_msg *m, int type, int flags,
-			     int ifindex, uint32_t parent, uint32_t handle,
-			     uint32_t info)
-{
-	struct tcmsg *t;
-
-	msg_init(m, type, flags);
-	t = msg_reserve(m, sizeof(*t));
-	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;
-	t->tcm_parent = parent;
-	t->tcm_handle = handle;
-	t->tcm_info = info;
-	return t;
-}
-
-static uint32_t filter_info(uint32_t prio)
-{
-	return TC_H_MAKE(prio << 16, htons(ETH_P_ALL));
+	if (n->sk)
+		nl_socket_free(n->sk);
+	n->sk = NULL;
 }
 
 /* ------------------------------------------------------------ talking */
 
-/* The extack message after struct nlmsgerr, if the kernel sent one. */
-static void take_extack(struct acni_nl *n, const struct nlmsghdr *h)
+/* A request libnl could not build (a libnl error code) */
+static int acni_unbuilt(struct acni_nl *n, const char *what, int nlerr)
 {
-	const struct nlmsgerr *e = NLMSG_DATA(h);
-	size_t off, len = h->nlmsg_len - NLMSG_HDRLEN;
-	const struct rtattr *a;
-
-	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	off = (h->nlmsg_flags & NLM_F_CAPPED) ? sizeof(*e) :
-		sizeof(e->error) + NLMSG_ALIGN(e->msg.nlmsg_len);
-	if (off >= len)
-		return;
-	a = (const struct rtattr *)((const char *)e + off);
-	len -= off;
-	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == NLMSGERR_ATTR_MSG &&
-		    RTA_PAYLOAD(a) > 1) {
-			snprintf(n->msg, sizeof(n->msg), "%.*s",
-				 (int)RTA_PAYLOAD(a) - 1,
-				 (const char *)RTA_DATA(a));
-			return;
-		}
-	}
+	return acni_fail(n, nlerr == -NLE_NOMEM ? -ENOMEM : -EINVAL,
+			 "%s: %s", what, nl_geterror(nlerr));
 }
 
-typedef int (*acni_cb)(const struct nlmsghdr *h, void *arg);
-
-/* Send and read to the ACK (or NLMSG_DONE of a dump), calling @cb on
- * every data message.  @what names the request in our own messages.
+/* Sends @msg (and frees it): 0, or the kernel's -errno with its extack
+ * text in n->msg (n->kernel set), or our own failure.
  */
-static int talk(struct acni_nl *n, struct acni_msg *m, const char *what,
-		acni_cb cb, void *arg)
+static int acni_talk(struct acni_nl *n, struct nl_msg *msg, const char *what,
+		     nl_recvmsg_msg_cb_t parse, void *arg)
 {
-	static char rx[ACNI_RXBUF];
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	ssize_t len;
+	struct arb_nl_err e = { .msg = n->msg, .size = sizeof(n->msg) };
 	int err;
 
 	n->kernel = 0;
 	n->msg[0] = '\0';
-	if (m->overflow)
-		return acni_fail(n, -EMSGSIZE, "%s: request too long", what);
-	m->h->nlmsg_seq = ++n->seq;
-	if (sendto(n->fd, m->buf, m->h->nlmsg_len, 0, (struct sockaddr *)&sa,
-		   sizeof(sa)) < 0)
-		return acni_fail(n, -errno, "%s: netlink send: %s", what,
-				 strerror(errno));
-	for (;;) {
-		struct nlmsghdr *h;
-
-		len = recv(n->fd, rx, sizeof(rx), 0);
-		if (len < 0) {
-			if (errno == EINTR)
-				continue;
-			return acni_fail(n, -errno, "%s: netlink receive: %s",
-					 what, strerror(errno));
-		}
-		for (h = (struct nlmsghdr *)rx; NLMSG_OK(h, (size_t)len);
-		     h = NLMSG_NEXT(h, len)) {
-			if (h->nlmsg_seq != n->seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				if (!e->error)
-					return 0;
-				err = e->error;
-				n->kernel = 1;
-				take_extack(n, h);
-				if (!n->msg[0])
-					snprintf(n->msg, sizeof(n->msg),
-						 "%s: %s", what,
-						 strerror(-err));
-				return err;
-			}
-			if (cb) {
-				err = cb(h, arg);
-				if (err < 0)
-					return acni_fail(n, err,
-							 "%s: unexpected answer",
-							 what);
-			}
-		}
-	}
+	err = arb_nl_talk(n->sk, msg, what, parse, arg, &e);
+	nlmsg_free(msg);
+	if (err)
+		n->kernel = e.from_kernel;
+	return err;
 }
 
 /* ------------------------------------------------------------ links */
 
-static void parse_attrs(struct rtattr **tb, int max, struct rtattr *a,
-			int len)
+static void link_obj(struct nl_object *obj, void *arg)
 {
-	memset(tb, 0, sizeof(*tb) * (max + 1));
-	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		int t = a->rta_type & ~NLA_F_NESTED;
-
-		if (t <= max && !tb[t])
-			tb[t] = a;
-	}
-}
-
-static void copy_str(char *dst, size_t size, const struct rtattr *a)
-{
-	size_t l = RTA_PAYLOAD(a);
-
-	if (l >= size)
-		l = size - 1;
-	memcpy(dst, RTA_DATA(a), l);
-	dst[l] = '\0';
-}
-
-static int link_cb(const struct nlmsghdr *h, void *arg)
-{
+	struct rtnl_link *link = (struct rtnl_link *)obj;
 	struct acni_link *l = arg;
-	struct ifinfomsg *ifi = NLMSG_DATA(h);
-	struct rtattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1];
+	const char *s;
 
-	if (h->nlmsg_type != RTM_NEWLINK)
+	l->ifindex = rtnl_link_get_ifindex(link);
+	l->link = rtnl_link_get_link(link);	/* IFLA_LINK */
+	s = rtnl_link_get_name(link);
+	if (s)
+		snprintf(l->name, sizeof(l->name), "%s", s);
+	s = rtnl_link_get_type(link);		/* IFLA_INFO_KIND */
+	if (s)
+		snprintf(l->kind, sizeof(l->kind), "%s", s);
+}
+
+static int link_cb(struct nl_msg *msg, void *arg)
+{
+	if (nlmsg_hdr(msg)->nlmsg_type != RTM_NEWLINK)
 		return 0;
-	parse_attrs(tb, IFLA_MAX, IFLA_RTA(ifi), IFLA_PAYLOAD(h));
-	l->ifindex = ifi->ifi_index;
-	if (tb[IFLA_IFNAME])
-		copy_str(l->name, sizeof(l->name), tb[IFLA_IFNAME]);
-	if (tb[IFLA_LINK] && RTA_PAYLOAD(tb[IFLA_LINK]) == 4)
-		l->link = *(uint32_t *)RTA_DATA(tb[IFLA_LINK]);
-	if (tb[IFLA_LINKINFO]) {
-		parse_attrs(li, IFLA_INFO_MAX, RTA_DATA(tb[IFLA_LINKINFO]),
-			    RTA_PAYLOAD(tb[IFLA_LINKINFO]));
-		if (li[IFLA_INFO_KIND])
-			copy_str(l->kind, sizeof(l->kind),
-				 li[IFLA_INFO_KIND]);
-	}
-	return 0;
+	return nl_msg_parse(msg, link_obj, arg) < 0 ? -1 : 0;
 }
 
 int acni_link_get(struct acni_nl *n, const char *name, int ifindex,
 		  struct acni_link *l)
 {
-	static struct acni_msg m;
-	struct ifinfomsg *ifi;
+	struct nl_msg *msg;
 	char what[64];
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	msg_init(&m, RTM_GETLINK, 0);
-	ifi = msg_reserve(&m, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = name ? 0 : ifindex;
-	if (name) {
-		attr_str(&m, IFLA_IFNAME, name);
+	if (name)
 		snprintf(what, sizeof(what), "link %s", name);
-	} else {
+	else
 		snprintf(what, sizeof(what), "link #%d", ifindex);
-	}
-	err = talk(n, &m, what, link_cb, l);
+	/* libnl asserts on a request naming no link */
+	if (!name && ifindex <= 0)
+		return acni_fail(n, -ENODEV, "%s: no such device", what);
+	err = rtnl_link_build_get_request(name ? 0 : ifindex, name, &msg);
+	if (err < 0)
+		return acni_unbuilt(n, what, err);
+	err = acni_talk(n, msg, what, link_cb, l);
 	if (err == -ENODEV || (!err && !l->ifindex))
 		return acni_fail(n, -ENODEV, "%s: no such device", what);
 	return err;
@@ -360,16 +184,39 @@ int acni_link_get(struct acni_nl *n, const char *name, int ifindex,
 
 /* ------------------------------------------------------------ qdisc */
 
+/* clsact: libnl has no object type for it, so its qdisc carries only
+ * the kind, which the kernel needs and libnl sends as given.
+ */
+static struct rtnl_qdisc *clsact_qdisc(int ifindex)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+
+	if (!q)
+		return NULL;
+	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), TC_H_CLSACT);
+	rtnl_tc_set_handle(TC_CAST(q), TC_H_MAKE(TC_H_CLSACT, 0));
+	return q;
+}
+
 int acni_clsact_add(struct acni_nl *n, int ifindex, int *created)
 {
-	static struct acni_msg m;
+	static const char what[] = "add clsact qdisc";
+	struct rtnl_qdisc *q = clsact_qdisc(ifindex);
+	struct nl_msg *msg = NULL;
 	int err;
 
 	*created = 0;
-	tc_init(&m, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
-		TC_H_CLSACT, TC_H_MAKE(TC_H_CLSACT, 0), 0);
-	attr_str(&m, TCA_KIND, "clsact");
-	err = talk(n, &m, "add clsact qdisc", NULL, NULL);
+	if (!q)
+		return acni_unbuilt(n, what, -NLE_NOMEM);
+	err = rtnl_tc_set_kind(TC_CAST(q), "clsact");
+	if (!err)
+		err = rtnl_qdisc_build_add_request(q, NLM_F_CREATE | NLM_F_EXCL,
+						   &msg);
+	rtnl_qdisc_put(q);
+	if (err < 0)
+		return acni_unbuilt(n, what, err);
+	err = acni_talk(n, msg, what, NULL, NULL);
 	/* a clsact or ingress qdisc is there already: its ingress hook
 	 * takes our filter as well
 	 */
@@ -382,68 +229,134 @@ int acni_clsact_add(struct acni_nl *n, int ifindex, int *created)
 
 int acni_clsact_del(struct acni_nl *n, int ifindex)
 {
-	static struct acni_msg m;
+	static const char what[] = "delete clsact qdisc";
+	struct rtnl_qdisc *q = clsact_qdisc(ifindex);
+	struct nl_msg *msg = NULL;
 	int err;
 
-	tc_init(&m, RTM_DELQDISC, 0, ifindex, TC_H_CLSACT,
-		TC_H_MAKE(TC_H_CLSACT, 0), 0);
-	err = talk(n, &m, "delete clsact qdisc", NULL, NULL);
+	if (!q)
+		return acni_unbuilt(n, what, -NLE_NOMEM);
+	/* no kind: the hook's qdisc goes, clsact or not (ADD made it) */
+	err = rtnl_qdisc_build_delete_request(q, &msg);
+	rtnl_qdisc_put(q);
+	if (err < 0)
+		return acni_unbuilt(n, what, err);
+	err = acni_talk(n, msg, what, NULL, NULL);
 	return (err == -ENOENT || err == -EINVAL || err == -ENODEV) ? 0 : err;
 }
 
 /* ------------------------------------------------------------ filters */
 
+/* A filter of @kind at @parent, @prio (any protocol), @handle */
+static struct rtnl_cls *filter(int ifindex, uint32_t parent, uint32_t prio,
+			       uint32_t handle, const char *kind)
+{
+	struct rtnl_cls *cls = rtnl_cls_alloc();
+
+	if (!cls)
+		return NULL;
+	rtnl_tc_set_ifindex(TC_CAST(cls), ifindex);
+	rtnl_tc_set_parent(TC_CAST(cls), parent);
+	rtnl_tc_set_handle(TC_CAST(cls), handle);
+	rtnl_cls_set_prio(cls, prio);
+	rtnl_cls_set_protocol(cls, ETH_P_ALL);
+	if (rtnl_tc_set_kind(TC_CAST(cls), kind) < 0) {
+		rtnl_cls_put(cls);
+		return NULL;
+	}
+	return cls;
+}
+
+/*
+ * The mark filter is the one request built attribute by attribute (with
+ * libnl's message calls) instead of from libnl objects, which cannot
+ * carry it cleanly: libnl 3.7 has no setter for TCA_SKBEDIT_MASK
+ * (act/skbedit.c writes PARMS, MARK, PRIORITY and QUEUE_MAPPING) and no
+ * hook into an action's options, and its matchall object marks the class
+ * id and flags as given whenever it carries an action (MALL_ATTR_ACTION
+ * is 0x03, the CLASSID and FLAGS bits), so it would also send
+ * TCA_MATCHALL_CLASSID 0 and TCA_MATCHALL_FLAGS 0.
+ */
+static int put_mark_options(struct nl_msg *msg, uint32_t mark, uint32_t mask)
+{
+	/* control "continue": the filters after it still run */
+	struct tc_skbedit parms = { .action = TC_ACT_UNSPEC };
+	struct nlattr *opt, *acts, *act, *aopt;
+
+	if (nla_put_string(msg, TCA_KIND, "matchall") < 0)
+		return -NLE_NOMEM;
+	opt = nla_nest_start(msg, TCA_OPTIONS);
+	acts = opt ? nla_nest_start(msg, TCA_MATCHALL_ACT) : NULL;
+	act = acts ? nla_nest_start(msg, 1) : NULL;	/* the first action */
+	if (!act || nla_put_string(msg, TCA_ACT_KIND, "skbedit") < 0)
+		return -NLE_NOMEM;
+	aopt = nla_nest_start(msg, TCA_ACT_OPTIONS);
+	if (!aopt ||
+	    nla_put(msg, TCA_SKBEDIT_PARMS, sizeof(parms), &parms) < 0 ||
+	    nla_put_u32(msg, TCA_SKBEDIT_MARK, mark) < 0 ||
+	    nla_put_u32(msg, TCA_SKBEDIT_MASK, mask) < 0)
+		return -NLE_NOMEM;
+	nla_nest_end(msg, aopt);
+	nla_nest_end(msg, act);
+	nla_nest_end(msg, acts);
+	nla_nest_end(msg, opt);
+	return 0;
+}
+
 int acni_mark_add(struct acni_nl *n, int ifindex, uint32_t prio,
 		  uint32_t handle, uint32_t mark, uint32_t mask)
 {
-	static struct acni_msg m;
-	struct tc_skbedit parms = { .action = TC_ACT_UNSPEC };
-	struct rtattr *opt, *acts, *act, *aopt;
+	static const char what[] = "add matchall skbedit mark filter";
+	struct nl_msg *msg;
 
-	tc_init(&m, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
-		ACNI_INGRESS_PARENT, handle, filter_info(prio));
-	attr_str(&m, TCA_KIND, "matchall");
-	opt = nest_start(&m, TCA_OPTIONS);
-	acts = nest_start(&m, TCA_MATCHALL_ACT);
-	act = nest_start(&m, 1);	/* the first action of the list */
-	attr_str(&m, TCA_ACT_KIND, "skbedit");
-	aopt = nest_start(&m, TCA_ACT_OPTIONS);
-	attr_put(&m, TCA_SKBEDIT_PARMS, &parms, sizeof(parms));
-	attr_u32(&m, TCA_SKBEDIT_MARK, mark);
-	attr_u32(&m, TCA_SKBEDIT_MASK, mask);
-	nest_end(&m, aopt);
-	nest_end(&m, act);
-	nest_end(&m, acts);
-	nest_end(&m, opt);
-	return talk(n, &m, "add matchall skbedit mark filter", NULL, NULL);
+	msg = arb_nl_tcmsg(RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+			   ACNI_INGRESS_PARENT, handle,
+			   TC_H_MAKE(prio << 16, htons(ETH_P_ALL)));
+	if (!msg || put_mark_options(msg, mark, mask) < 0) {
+		nlmsg_free(msg);
+		return acni_unbuilt(n, what, -NLE_NOMEM);
+	}
+	return acni_talk(n, msg, what, NULL, NULL);
 }
 
 int acni_fw_add(struct acni_nl *n, int ifindex, uint32_t parent,
 		uint32_t prio, uint32_t mark, uint32_t mask, uint32_t classid)
 {
-	static struct acni_msg m;
-	struct rtattr *opt;
+	static const char what[] = "add fw filter";
+	struct rtnl_cls *cls = filter(ifindex, parent, prio, mark, "fw");
+	struct nl_msg *msg = NULL;
+	int err = -NLE_NOMEM;
 
-	tc_init(&m, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
-		parent, mark, filter_info(prio));
-	attr_str(&m, TCA_KIND, "fw");
-	opt = nest_start(&m, TCA_OPTIONS);
-	attr_u32(&m, TCA_FW_CLASSID, classid);
-	attr_u32(&m, TCA_FW_MASK, mask);
-	nest_end(&m, opt);
-	return talk(n, &m, "add fw filter", NULL, NULL);
+	if (cls) {
+		err = rtnl_fw_set_classid(cls, classid);
+		if (!err)
+			err = rtnl_fw_set_mask(cls, mask);
+		if (!err)
+			err = rtnl_cls_build_add_request(cls, NLM_F_CREATE |
+							 NLM_F_EXCL, &msg);
+		rtnl_cls_put(cls);
+	}
+	if (err < 0)
+		return acni_unbuilt(n, what, err);
+	return acni_talk(n, msg, what, NULL, NULL);
 }
 
 int acni_filter_del(struct acni_nl *n, int ifindex, uint32_t parent,
 		    uint32_t prio, uint32_t handle, const char *kind)
 {
-	static struct acni_msg m;
-	int err;
+	static const char what[] = "delete filter";
+	struct rtnl_cls *cls = filter(ifindex, parent, prio, handle, kind);
+	struct nl_msg *msg = NULL;
+	int err = -NLE_NOMEM;
 
-	tc_init(&m, RTM_DELTFILTER, 0, ifindex, parent, handle,
-		filter_info(prio));
-	attr_str(&m, TCA_KIND, kind);
-	err = talk(n, &m, "delete filter", NULL, NULL);
+	/* the kind alone: libnl drops the empty options nest */
+	if (cls) {
+		err = rtnl_cls_build_delete_request(cls, 0, &msg);
+		rtnl_cls_put(cls);
+	}
+	if (err < 0)
+		return acni_unbuilt(n, what, err);
+	err = acni_talk(n, msg, what, NULL, NULL);
 	/* gone already, or its qdisc or device with it */
 	if (err == -ENOENT || err == -ENODEV)
 		return 0;
@@ -453,14 +366,14 @@ int acni_filter_del(struct acni_nl *n, int ifindex, uint32_t parent,
 	 */
 	if (err == -EINVAL) {
 		struct acni_filter f;
-		char msg[sizeof(n->msg)];
+		char msg_text[sizeof(n->msg)];
 		int kernel = n->kernel, found;
 
-		memcpy(msg, n->msg, sizeof(msg));
+		memcpy(msg_text, n->msg, sizeof(msg_text));
 		found = acni_filter_get(n, ifindex, parent, prio, handle, &f);
 		if (!found)
 			return 0;
-		memcpy(n->msg, msg, sizeof(msg));
+		memcpy(n->msg, msg_text, sizeof(msg_text));
 		n->kernel = kernel;
 	}
 	return err;
@@ -476,42 +389,98 @@ struct filter_dump {
 	unsigned int	nbits;
 };
 
-static void parse_skbedit(struct rtattr *acts, struct acni_filter *f)
+static struct nla_policy tca_policy[TCA_MAX + 1] = {
+	[TCA_KIND]	= { .type = NLA_STRING },
+	[TCA_OPTIONS]	= { .type = NLA_NESTED },
+};
+
+static struct nla_policy fw_policy[TCA_FW_MAX + 1] = {
+	[TCA_FW_CLASSID] = { .type = NLA_U32 },
+	[TCA_FW_MASK]	= { .type = NLA_U32 },
+};
+
+static struct nla_policy mall_policy[TCA_MATCHALL_MAX + 1] = {
+	[TCA_MATCHALL_ACT] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy act_policy[TCA_ACT_MAX + 1] = {
+	[TCA_ACT_KIND]	= { .type = NLA_STRING },
+	[TCA_ACT_OPTIONS] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy skbedit_policy[TCA_SKBEDIT_MAX + 1] = {
+	[TCA_SKBEDIT_MARK] = { .type = NLA_U32 },
+	[TCA_SKBEDIT_MASK] = { .type = NLA_U32 },
+};
+
+/* The mark of the skbedit action among @acts (TCA_MATCHALL_ACT) */
+static int parse_skbedit(struct nlattr *acts, struct acni_filter *f)
 {
-	struct rtattr *tb[TCA_ACT_MAX + 1], *so[TCA_SKBEDIT_MAX + 1];
-	struct rtattr *a = RTA_DATA(acts);
-	int len = RTA_PAYLOAD(acts);
+	struct nlattr *tb[TCA_ACT_MAX + 1], *so[TCA_SKBEDIT_MAX + 1];
+	struct nlattr *a;
+	int rem;
 
-	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		char kind[16] = "";
-
-		parse_attrs(tb, TCA_ACT_MAX, RTA_DATA(a), RTA_PAYLOAD(a));
-		if (!tb[TCA_ACT_KIND] || !tb[TCA_ACT_OPTIONS])
+	nla_for_each_nested(a, acts, rem) {
+		if (nla_parse_nested(tb, TCA_ACT_MAX, a, act_policy) < 0)
+			return -1;
+		if (!tb[TCA_ACT_KIND] || !tb[TCA_ACT_OPTIONS] ||
+		    strcmp(nla_get_string(tb[TCA_ACT_KIND]), "skbedit"))
 			continue;
-		copy_str(kind, sizeof(kind), tb[TCA_ACT_KIND]);
-		if (strcmp(kind, "skbedit"))
-			continue;
-		parse_attrs(so, TCA_SKBEDIT_MAX, RTA_DATA(tb[TCA_ACT_OPTIONS]),
-			    RTA_PAYLOAD(tb[TCA_ACT_OPTIONS]));
+		if (nla_parse_nested(so, TCA_SKBEDIT_MAX, tb[TCA_ACT_OPTIONS],
+				     skbedit_policy) < 0)
+			return -1;
 		if (!so[TCA_SKBEDIT_MARK])
 			continue;
 		f->has_mark = 1;
-		f->mark = *(uint32_t *)RTA_DATA(so[TCA_SKBEDIT_MARK]);
+		f->mark = nla_get_u32(so[TCA_SKBEDIT_MARK]);
 		f->mark_mask = so[TCA_SKBEDIT_MASK] ?
-			*(uint32_t *)RTA_DATA(so[TCA_SKBEDIT_MASK]) :
-			0xffffffffu;
+			nla_get_u32(so[TCA_SKBEDIT_MASK]) : 0xffffffffu;
 	}
+	return 0;
 }
 
-static int filter_cb(const struct nlmsghdr *h, void *arg)
+/* Kind and options of the filter @h describes into @f */
+static int parse_filter(struct nlmsghdr *h, struct acni_filter *f)
 {
+	struct nlattr *tb[TCA_MAX + 1], *o[TCA_FW_MAX + TCA_MATCHALL_MAX + 2];
+
+	if (nlmsg_parse(h, sizeof(struct tcmsg), tb, TCA_MAX, tca_policy) < 0)
+		return -1;
+	if (tb[TCA_KIND])
+		snprintf(f->kind, sizeof(f->kind), "%s",
+			 nla_get_string(tb[TCA_KIND]));
+	if (!tb[TCA_OPTIONS])
+		return 0;
+	if (!strcmp(f->kind, "fw")) {
+		if (nla_parse_nested(o, TCA_FW_MAX, tb[TCA_OPTIONS],
+				     fw_policy) < 0)
+			return -1;
+		if (o[TCA_FW_CLASSID])
+			f->classid = nla_get_u32(o[TCA_FW_CLASSID]);
+		f->mask = o[TCA_FW_MASK] ? nla_get_u32(o[TCA_FW_MASK]) :
+			0xffffffffu;
+	} else if (!strcmp(f->kind, "matchall")) {
+		if (nla_parse_nested(o, TCA_MATCHALL_MAX, tb[TCA_OPTIONS],
+				     mall_policy) < 0)
+			return -1;
+		if (o[TCA_MATCHALL_ACT])
+			return parse_skbedit(o[TCA_MATCHALL_ACT], f);
+	}
+	return 0;
+}
+
+static int filter_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct filter_dump *d = arg;
-	struct tcmsg *t = NLMSG_DATA(h);
-	struct rtattr *tb[TCA_MAX + 1], *o[TCA_FW_MAX + TCA_MATCHALL_MAX + 2];
-	struct acni_filter *f = d->f;
+	struct tcmsg *t;
 
 	if (h->nlmsg_type != RTM_NEWTFILTER)
 		return 0;
+	if (!nlmsg_valid_hdr(h, sizeof(*t)))
+		return -1;
+	t = nlmsg_data(h);
+	/* the head of a prio's list (handle 0) is no filter */
 	if (TC_H_MAJ(t->tcm_info) >> 16 != d->prio || !t->tcm_handle)
 		return 0;
 	if (d->used) {
@@ -524,36 +493,20 @@ static int filter_cb(const struct nlmsghdr *h, void *arg)
 	if (t->tcm_handle != d->handle || d->found)
 		return 0;
 	d->found = 1;
-	parse_attrs(tb, TCA_MAX, TCA_RTA(t), h->nlmsg_len -
-		    NLMSG_LENGTH(sizeof(*t)));
-	if (tb[TCA_KIND])
-		copy_str(f->kind, sizeof(f->kind), tb[TCA_KIND]);
-	if (!tb[TCA_OPTIONS])
-		return 0;
-	if (!strcmp(f->kind, "fw")) {
-		parse_attrs(o, TCA_FW_MAX, RTA_DATA(tb[TCA_OPTIONS]),
-			    RTA_PAYLOAD(tb[TCA_OPTIONS]));
-		if (o[TCA_FW_CLASSID])
-			f->classid = *(uint32_t *)RTA_DATA(o[TCA_FW_CLASSID]);
-		f->mask = o[TCA_FW_MASK] ?
-			*(uint32_t *)RTA_DATA(o[TCA_FW_MASK]) : 0xffffffffu;
-	} else if (!strcmp(f->kind, "matchall")) {
-		parse_attrs(o, TCA_MATCHALL_MAX, RTA_DATA(tb[TCA_OPTIONS]),
-			    RTA_PAYLOAD(tb[TCA_OPTIONS]));
-		if (o[TCA_MATCHALL_ACT])
-			parse_skbedit(o[TCA_MATCHALL_ACT], f);
-	}
-	return 0;
+	return parse_filter(h, d->f);
 }
 
 static int filter_dump(struct acni_nl *n, int ifindex, uint32_t parent,
 		       struct filter_dump *d)
 {
-	static struct acni_msg m;
+	static const char what[] = "dump filters";
+	struct nl_msg *msg;
 	int err;
 
-	tc_init(&m, RTM_GETTFILTER, NLM_F_DUMP, ifindex, parent, 0, 0);
-	err = talk(n, &m, "dump filters", filter_cb, d);
+	msg = arb_nl_tcmsg(RTM_GETTFILTER, NLM_F_DUMP, ifindex, parent, 0, 0);
+	if (!msg)
+		return acni_unbuilt(n, what, -NLE_NOMEM);
+	err = acni_talk(n, msg, what, filter_cb, d);
 	/* no qdisc at @parent: no filters either */
 	if (err == -EINVAL || err == -ENOENT)
 		return 0;
@@ -584,36 +537,97 @@ int acni_filter_handles(struct acni_nl *n, int ifindex, uint32_t parent,
 
 /* ------------------------------------------------------------ qdiscs */
 
-struct root_dump {
+struct qdisc_dump {
 	int		ifindex;
+	uint32_t	parent;
 	struct acni_qdisc *q;
 };
 
-static int root_cb(const struct nlmsghdr *h, void *arg)
+static int qdisc_cb(struct nl_msg *msg, void *arg)
 {
-	struct root_dump *d = arg;
-	struct tcmsg *t = NLMSG_DATA(h);
-	struct rtattr *tb[TCA_MAX + 1];
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct nlattr *tb[TCA_MAX + 1];
+	struct qdisc_dump *d = arg;
+	struct tcmsg *t;
 
-	if (h->nlmsg_type != RTM_NEWQDISC || t->tcm_ifindex != d->ifindex ||
-	    t->tcm_parent != TC_H_ROOT || d->q->found)
+	if (h->nlmsg_type != RTM_NEWQDISC)
 		return 0;
+	if (!nlmsg_valid_hdr(h, sizeof(*t)))
+		return -1;
+	t = nlmsg_data(h);
+	if (t->tcm_ifindex != d->ifindex || t->tcm_parent != d->parent ||
+	    d->q->found)
+		return 0;
+	if (nlmsg_parse(h, sizeof(*t), tb, TCA_MAX, tca_policy) < 0)
+		return -1;
 	d->q->found = 1;
 	d->q->handle = t->tcm_handle;
-	parse_attrs(tb, TCA_MAX, TCA_RTA(t), h->nlmsg_len -
-		    NLMSG_LENGTH(sizeof(*t)));
 	if (tb[TCA_KIND])
-		copy_str(d->q->kind, sizeof(d->q->kind), tb[TCA_KIND]);
+		snprintf(d->q->kind, sizeof(d->q->kind), "%s",
+			 nla_get_string(tb[TCA_KIND]));
 	return 0;
+}
+
+/* The qdisc of @ifindex at @parent, if any */
+static int qdisc_at(struct acni_nl *n, int ifindex, uint32_t parent,
+		    struct acni_qdisc *q)
+{
+	static const char what[] = "dump qdiscs";
+	struct qdisc_dump d = { .ifindex = ifindex, .parent = parent, .q = q };
+	struct nl_msg *msg;
+
+	memset(q, 0, sizeof(*q));
+	/* older kernels dump every device's qdiscs: qdisc_cb picks ours */
+	msg = arb_nl_tcmsg(RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
+	if (!msg)
+		return acni_unbuilt(n, what, -NLE_NOMEM);
+	return acni_talk(n, msg, what, qdisc_cb, &d);
 }
 
 int acni_root_qdisc(struct acni_nl *n, int ifindex, struct acni_qdisc *q)
 {
-	static struct acni_msg m;
-	struct root_dump d = { .ifindex = ifindex, .q = q };
+	return qdisc_at(n, ifindex, TC_H_ROOT, q);
+}
 
-	memset(q, 0, sizeof(*q));
-	/* older kernels dump every device's qdiscs: root_cb picks ours */
-	tc_init(&m, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0, 0, 0);
-	return talk(n, &m, "dump qdiscs", root_cb, &d);
+static int count_cb(struct nl_msg *msg, void *arg)
+{
+	if (nlmsg_hdr(msg)->nlmsg_type == RTM_NEWTFILTER)
+		(*(int *)arg)++;
+	return 0;
+}
+
+int acni_ingress_hook(struct acni_nl *n, int ifindex, int *qdisc,
+		      int *filters)
+{
+	static const uint32_t hooks[] = {
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+		TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
+	};
+	struct acni_qdisc q;
+	struct nl_msg *msg;
+	size_t i;
+	int err;
+
+	*qdisc = ACNI_HOOK_NONE;
+	if (filters)
+		*filters = 0;
+	/* clsact and ingress both sit at ffff:fff1 (TC_H_CLSACT is
+	 * TC_H_INGRESS)
+	 */
+	err = qdisc_at(n, ifindex, TC_H_INGRESS, &q);
+	if (err < 0 || !q.found)
+		return err;
+	*qdisc = strcmp(q.kind, "clsact") ? ACNI_HOOK_INGRESS :
+		 ACNI_HOOK_CLSACT;
+	for (i = 0; filters && *qdisc == ACNI_HOOK_CLSACT && i < 2; i++) {
+		/* each of a hook's filters, and the head of each prio */
+		msg = arb_nl_tcmsg(RTM_GETTFILTER, NLM_F_DUMP, ifindex,
+				   hooks[i], 0, 0);
+		if (!msg)
+			return acni_unbuilt(n, "dump filters", -NLE_NOMEM);
+		err = acni_talk(n, msg, "dump filters", count_cb, filters);
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }

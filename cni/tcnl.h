@@ -5,19 +5,21 @@
  * matchall+skbedit filter that marks the tenant's packets on the host side
  * of its veth, and the fw filter that maps the mark to the tenant's class
  * on the egress NIC.  libarbtable speaks only arbtable; these are not
- * arbtable's, so they live here.
+ * arbtable's, so they live here, on libnl-route-3 (tcnl.c).
  *
- * Every name carries the acni_ prefix: the program links libnl through
- * libarbtable, and a global nl_* symbol here would interpose libnl's.
+ * Every name carries the acni_ prefix: the program links libnl, and a
+ * global nl_* symbol here would interpose libnl's.
  */
 #ifndef ACNI_TCNL_H
 #define ACNI_TCNL_H
 
 #include <stdint.h>
 
+struct nl_sock;
+
+/* Zero-initialised, it is closed (acni_nl_close() does nothing). */
 struct acni_nl {
-	int		fd;
-	uint32_t	seq;
+	struct nl_sock	*sk;
 	int		kernel;		/* the last failure was the kernel's */
 	char		msg[512];	/* its extack text or our explanation */
 };
@@ -86,6 +88,18 @@ struct acni_qdisc {
 	char		kind[16];
 };
 int acni_root_qdisc(struct acni_nl *n, int ifindex, struct acni_qdisc *q);
+
+/* The ingress hook of a device as it is now: *@qdisc one of these (a
+ * clsact or an ingress qdisc takes the mark filter); *@filters (may be
+ * NULL) whether a clsact holds filters on its ingress or egress hook: 0
+ * when none, else the entries the kernel listed (filters and the head
+ * of each prio).
+ */
+#define ACNI_HOOK_NONE		0
+#define ACNI_HOOK_CLSACT	1
+#define ACNI_HOOK_INGRESS	2
+int acni_ingress_hook(struct acni_nl *n, int ifindex, int *qdisc,
+		      int *filters);
 
 #define ACNI_INGRESS_PARENT	0xfffffff2u	/* TC_H_CLSACT:TC_H_MIN_INGRESS */
 

@@ -8,11 +8,10 @@
  *   - tc requests are built with libnl-3's message API: a struct tcmsg,
  *     TCA_KIND and a TCA_OPTIONS nest with the attributes of
  *     include/uapi/linux/pkt_sched_arbtable.h,
- *   - replies are read with nl_cb callbacks; dumps are parsed with
- *     nla_parse_nested and policies,
- *   - libnl 3.7 has no extended-ack API: NETLINK_EXT_ACK is turned on
- *     with setsockopt and NLMSGERR_ATTR_MSG is read from the TLVs that
- *     follow struct nlmsgerr in a custom error callback.
+ *   - requests go through arbtable_nl.c, which reads the replies with
+ *     nl_cb callbacks and keeps the kernel's errno and extended-ack text
+ *     (libnl 3.7 has no extended-ack API); dumps are parsed with
+ *     nla_parse_nested and policies.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -39,11 +38,8 @@
 
 #include "arbtable/arbtable.h"
 #include "arbtable_abi.h"
+#include "arbtable_nl.h"
 #include "arbtable_state.h"
-
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
 
 #define ARB_KIND		"arbtable"
 /* from the top-level VERSION file (mk/lib.mk) */
@@ -132,32 +128,6 @@ ARB_EXPORT const char *arbtable_version(void)
 
 /* ------------------------------------------------------------ handle */
 
-/* NULL with errno set (ENOMEM, or what socket()/bind() said) */
-static struct nl_sock *arb_socket(void)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-	int one = 1, e;
-
-	if (!sk) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	errno = 0;
-	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
-		/* libnl leaves the socket call's errno in place */
-		e = errno ? errno : EIO;
-		nl_socket_free(sk);
-		errno = e;
-		return NULL;
-	}
-	/* Best effort: kernels without them still answer, just say less. */
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK,
-		   &one, sizeof(one));
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK,
-		   &one, sizeof(one));
-	return sk;
-}
-
 ARB_EXPORT struct arbtable *arbtable_open(void)
 {
 	struct arbtable *h = calloc(1, sizeof(*h));
@@ -166,8 +136,8 @@ ARB_EXPORT struct arbtable *arbtable_open(void)
 		errno = ENOMEM;
 		return NULL;
 	}
-	h->sk = arb_socket();
-	h->link_sk = h->sk ? arb_socket() : NULL;
+	h->sk = arb_nl_socket();
+	h->link_sk = h->sk ? arb_nl_socket() : NULL;
 	if (!h->sk || !h->link_sk) {
 		int e = errno;
 
@@ -191,184 +161,25 @@ ARB_EXPORT void arbtable_close(struct arbtable *h)
 
 /* ------------------------------------------------------------ talking */
 
-struct arb_req {
-	struct arbtable	*h;
-	uint32_t	seq;
-	int		done;
-	int		err;		/* -errno from the kernel */
-	int		bad_attr;	/* an answer had a malformed attribute */
-	const char	*what;		/* "admit class 1:10 on d0" */
-	nl_recvmsg_msg_cb_t parse;
-	void		*arg;
-};
-
-/* Skip anything that is not the answer to this request (leftovers). */
-static int arb_seq_cb(struct nl_msg *msg, void *arg)
-{
-	struct arb_req *r = arg;
-
-	return nlmsg_hdr(msg)->nlmsg_seq == r->seq ? NL_OK : NL_SKIP;
-}
-
-static int arb_valid_cb(struct nl_msg *msg, void *arg)
-{
-	struct arb_req *r = arg;
-
-	/* a parser returns < 0 for an attribute of unexpected size: the
-	 * read fails loudly instead of leaving that part zeroed
-	 */
-	if (r->parse && r->parse(msg, r->arg) < 0)
-		r->bad_attr = 1;
-	return NL_OK;
-}
-
-static int arb_ack_cb(struct nl_msg *msg, void *arg)
-{
-	struct arb_req *r = arg;
-
-	(void)msg;
-	r->done = 1;
-	return NL_STOP;
-}
-
-/* The extack message of an NLMSG_DONE (a dump's error), if any. */
-static const char *arb_done_extack(struct nlmsghdr *nlh)
-{
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(int));
-	const char *s;
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || nlh->nlmsg_len <= off)
-		return NULL;
-	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
-		      nlh->nlmsg_len - off, NULL) < 0 ||
-	    !tb[NLMSGERR_ATTR_MSG] || nla_len(tb[NLMSGERR_ATTR_MSG]) < 2)
-		return NULL;
-	s = nla_data(tb[NLMSGERR_ATTR_MSG]);
-	return s[nla_len(tb[NLMSGERR_ATTR_MSG]) - 1] == '\0' ? s : NULL;
-}
-
-static int arb_finish_cb(struct nl_msg *msg, void *arg)
-{
-	struct arb_req *r = arg;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-
-	/* A dump that failed half-way says so in the DONE payload: the
-	 * error, then (NLM_F_ACK_TLVS) the extack attributes.
-	 */
-	if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
-		int e = *(int *)nlmsg_data(nlh);
-
-		if (e < 0 && !r->err) {
-			const char *ext = arb_done_extack(nlh);
-
-			r->err = e;
-			if (ext)
-				snprintf(r->h->msg, sizeof(r->h->msg), "%s", ext);
-			else
-				snprintf(r->h->msg, sizeof(r->h->msg), "%s: %s",
-					 r->what, strerror(-e));
-			r->h->from_kernel = 1;
-		}
-	}
-	r->done = 1;
-	return NL_STOP;
-}
-
-/*
- * The NLMSG_ERROR payload is struct nlmsgerr, i.e. the error and the
- * request's header; without NLM_F_CAPPED the whole request follows. With
- * NLM_F_ACK_TLVS, NLMSGERR_ATTR_* attributes come after that.
+/* Send @msg and read until its ACK, error or end of dump (arbtable_nl.c):
+ * the kernel's errno and extack text into @h.
  */
-static const char *arb_extack_msg(struct nlmsgerr *e)
-{
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	size_t len, off;
-	const char *s;
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NULL;
-	len = nlh->nlmsg_len - NLMSG_HDRLEN;
-	if (nlh->nlmsg_flags & NLM_F_CAPPED)
-		off = sizeof(*e);
-	else
-		off = sizeof(e->error) + NLMSG_ALIGN(e->msg.nlmsg_len);
-	if (nlh->nlmsg_len < NLMSG_HDRLEN || off >= len)
-		return NULL;
-	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
-		      len - off, NULL) < 0)
-		return NULL;
-	if (!tb[NLMSGERR_ATTR_MSG] || nla_len(tb[NLMSGERR_ATTR_MSG]) < 1)
-		return NULL;
-	s = nla_data(tb[NLMSGERR_ATTR_MSG]);
-	if (s[nla_len(tb[NLMSGERR_ATTR_MSG]) - 1] != '\0' || !*s)
-		return NULL;
-	return s;
-}
-
-static int arb_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	struct arb_req *r = arg;
-	const char *ext = arb_extack_msg(e);
-
-	(void)nla;
-	if (e->msg.nlmsg_seq != r->seq)
-		return NL_SKIP;
-	r->err = e->error < 0 ? e->error : -EIO;
-	r->done = 1;
-	r->h->from_kernel = 1;
-	if (ext)
-		snprintf(r->h->msg, sizeof(r->h->msg), "%s", ext);
-	else
-		snprintf(r->h->msg, sizeof(r->h->msg), "%s: %s", r->what,
-			 strerror(-r->err));
-	return NL_STOP;
-}
-
-/* Send @msg and read until its ACK, error or end of dump. */
 static int arb_talk(struct arbtable *h, struct nl_msg *msg, const char *what,
 		    nl_recvmsg_msg_cb_t parse, void *arg)
 {
-	struct arb_req r = {
-		.h = h, .what = what, .parse = parse, .arg = arg,
-	};
-	struct nl_cb *cb;
+	struct arb_nl_err e = { .msg = h->msg, .size = sizeof(h->msg) };
 	int err;
 
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb)
-		return arb_fail(h, -ENOMEM, "%s: out of memory", what);
-	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, arb_seq_cb, &r);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, arb_valid_cb, &r);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, arb_ack_cb, &r);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, arb_finish_cb, &r);
-	nl_cb_err(cb, NL_CB_CUSTOM, arb_err_cb, &r);
-
-	err = nl_send_auto(h->sk, msg);
-	if (err < 0) {
-		nl_cb_put(cb);
-		return arb_fail(h, -EIO, "%s: netlink send: %s", what,
-				nl_geterror(err));
-	}
-	r.seq = nlmsg_hdr(msg)->nlmsg_seq;
-
-	while (!r.done) {
-		err = nl_recvmsgs(h->sk, cb);
-		if (r.done)
-			break;
-		if (err < 0) {
-			nl_cb_put(cb);
-			return arb_fail(h, -EIO, "%s: netlink receive: %s",
-					what, nl_geterror(err));
-		}
-	}
-	nl_cb_put(cb);
-	if (!r.err && r.bad_attr)
+	err = arb_nl_talk(h->sk, msg, what, parse, arg, &e);
+	if (!err)
+		return 0;
+	h->from_kernel = e.from_kernel;
+	/* our parsers refuse an attribute of unexpected size */
+	if (err == -EPROTO && !e.from_kernel)
 		return arb_fail(h, -EPROTO,
 				"%s: the kernel's answer has an arbtable attribute of unexpected size (module and libarbtable %s from different releases?)",
 				what, ARB_VERSION);
-	return r.err;
+	return err;
 }
 
 /* ------------------------------------------------------------ links */
@@ -688,26 +499,6 @@ static int arb_qdisc_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static struct nl_msg *arb_tcmsg(int type, int flags, int ifindex,
-				uint32_t parent, uint32_t handle)
-{
-	struct tcmsg tcm = {
-		.tcm_family = AF_UNSPEC,
-		.tcm_ifindex = ifindex,
-		.tcm_parent = parent,
-		.tcm_handle = handle,
-	};
-	struct nl_msg *msg = nlmsg_alloc_simple(type, flags);
-
-	if (!msg)
-		return NULL;
-	if (nlmsg_append(msg, &tcm, sizeof(tcm), NLMSG_ALIGNTO) < 0) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	return msg;
-}
-
 static int arb_dump_qdiscs(struct arbtable *h, const char *ifname,
 			   struct arb_qdump *d)
 {
@@ -715,7 +506,7 @@ static int arb_dump_qdiscs(struct arbtable *h, const char *ifname,
 	char what[96];
 	int err;
 
-	msg = arb_tcmsg(RTM_GETQDISC, NLM_F_DUMP, d->ifindex, 0, 0);
+	msg = arb_nl_tcmsg(RTM_GETQDISC, NLM_F_DUMP, d->ifindex, 0, 0, 0);
 	if (!msg)
 		return arb_fail(h, -ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "list the qdiscs of %s", ifname);
@@ -836,8 +627,8 @@ ARB_EXPORT int arbtable_qdisc_create(struct arbtable *h, const char *ifname,
 	ifindex = arb_ifindex(h, ifname);
 	if (ifindex < 0)
 		return ifindex;
-	msg = arb_tcmsg(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
-			TC_H_ROOT, handle);
+	msg = arb_nl_tcmsg(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+			   TC_H_ROOT, handle, 0);
 	if (!msg || arb_put_qopts(msg, opts) < 0) {
 		nlmsg_free(msg);
 		return arb_fail(h, -ENOMEM, "out of memory");
@@ -871,7 +662,7 @@ ARB_EXPORT int arbtable_qdisc_change(struct arbtable *h, const char *ifname,
 	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
 	if (ifindex < 0)
 		return ifindex;
-	msg = arb_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle);
+	msg = arb_nl_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle, 0);
 	if (!msg || arb_put_qopts(msg, opts) < 0) {
 		nlmsg_free(msg);
 		return arb_fail(h, -ENOMEM, "out of memory");
@@ -896,7 +687,7 @@ ARB_EXPORT int arbtable_qdisc_delete(struct arbtable *h, const char *ifname)
 	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
 	if (ifindex < 0)
 		return ifindex;
-	msg = arb_tcmsg(RTM_DELQDISC, 0, ifindex, qi.parent, qi.handle);
+	msg = arb_nl_tcmsg(RTM_DELQDISC, 0, ifindex, qi.parent, qi.handle, 0);
 	if (!msg || nla_put_string(msg, TCA_KIND, ARB_KIND) < 0) {
 		nlmsg_free(msg);
 		return arb_fail(h, -ENOMEM, "out of memory");
@@ -922,7 +713,7 @@ static int arb_qdisc_change_msg(struct arbtable *h, const char *ifname,
 	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
 	if (ifindex < 0)
 		return ifindex;
-	*msg = arb_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle);
+	*msg = arb_nl_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle, 0);
 	if (*msg && nla_put_string(*msg, TCA_KIND, ARB_KIND) >= 0) {
 		*opts = nla_nest_start(*msg, TCA_OPTIONS);
 		if (*opts)
@@ -1100,8 +891,8 @@ static int arb_class_op(struct arbtable *h, enum arb_cop op,
 		flags = 0;
 		break;
 	}
-	msg = arb_tcmsg(type, flags, ifindex,
-			op == ARB_ADMIT ? qi.handle : 0, classid);
+	msg = arb_nl_tcmsg(type, flags, ifindex,
+			   op == ARB_ADMIT ? qi.handle : 0, classid, 0);
 	if (!msg)
 		return arb_fail(h, -ENOMEM, "out of memory");
 	if (op == ARB_RELEASE ? nla_put_string(msg, TCA_KIND, ARB_KIND) < 0 :
@@ -1210,7 +1001,7 @@ ARB_EXPORT int arbtable_read(struct arbtable *h, const char *ifname,
 	st->q.ifindex = ifindex;
 	snprintf(st->q.ifname, sizeof(st->q.ifname), "%s", ifname);
 
-	msg = arb_tcmsg(RTM_GETTCLASS, NLM_F_DUMP, ifindex, 0, 0);
+	msg = arb_nl_tcmsg(RTM_GETTCLASS, NLM_F_DUMP, ifindex, 0, 0, 0);
 	if (!msg)
 		return arb_fail(h, -ENOMEM, "out of memory");
 	snprintf(what, sizeof(what), "list the classes of %s", ifname);

@@ -25,8 +25,9 @@ LIB_REAL       := $(LIB_OUT)/libarbtable.so.$(LIB_VERSION)
 LIB_SO_LINKS   := $(LIB_OUT)/$(LIB_SONAME) $(LIB_OUT)/libarbtable.so
 LIB_PC         := $(LIB_OUT)/libarbtable.pc
 LIB_HDR        := lib/include/arbtable/arbtable.h
-LIB_SRCS       := lib/libarbtable.c lib/arbtable_state.c lib/arbtable_abi.c
-LIB_PRIV_HDRS  := lib/arbtable_abi.h lib/arbtable_state.h
+LIB_SRCS       := lib/libarbtable.c lib/arbtable_state.c lib/arbtable_abi.c \
+		  lib/arbtable_nl.c
+LIB_PRIV_HDRS  := lib/arbtable_abi.h lib/arbtable_state.h lib/arbtable_nl.h
 LIB_MAP        := lib/libarbtable.map
 LIB_EXAMPLE    := $(LIB_OUT)/libarbtable-example
 ARBTABLECTL    := $(TOOLS_OUT)/arbtablectl
@@ -87,17 +88,17 @@ $(TOOLS_OUT)/obj/arbtable_core.o: $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -c -o $@ $<
 
-$(ARBTABLECTL): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
+$(ARBTABLECTL): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(REQUEST_SRCS) $(REQUEST_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
 	@mkdir -p $(dir $@)
 	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools $(JSONC_CFLAGS) -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) \
-		$(PARSE_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm -Wl,-rpath,'$$ORIGIN/../lib'
+		$(PARSE_SRCS) $(REQUEST_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
-$(ARBTABLECTL_INST): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
+$(ARBTABLECTL_INST): $(CTL_SRCS) $(CTL_HDRS) $(CTL_COST_OBJS) $(PARSE_SRCS) $(PARSE_HDRS) $(REQUEST_SRCS) $(REQUEST_HDRS) $(LIB_HDR) $(LIB_SO_LINKS)
 	@mkdir -p $(dir $@)
 	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib -Itools $(JSONC_CFLAGS) -o $@ $(CTL_SRCS) $(CTL_COST_OBJS) \
-		$(PARSE_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm $(LIB_LDFLAGS)
+		$(PARSE_SRCS) $(REQUEST_SRCS) -L$(LIB_OUT) -larbtable $(JSONC_LIBS) -lm $(LIB_LDFLAGS)
 
 .PHONY: lib lib-install lib-check
 lib: $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_PC) $(LIB_EXAMPLE) $(ARBTABLECTL) $(ARBTABLECTL_INST)

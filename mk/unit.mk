@@ -21,6 +21,12 @@ $(BUILD)/unit/test_parse: tests/unit/test_parse.c $(PARSE_SRCS) $(PARSE_HDRS) $(
 	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilib -o $@ $< $(PARSE_SRCS) $(CORE_SRCS) \
 		$(BUILD)/unit/tc_utils_math.o $(UNIT_LIBS)
 
+# The one reservation request check of arbtable-cni, arbtablectl and
+# arbsim, against the module's texts and limits
+$(BUILD)/unit/test_request: tests/unit/test_request.c $(REQUEST_SRCS) $(REQUEST_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilib -o $@ $< $(REQUEST_SRCS) $(CORE_SRCS) $(UNIT_LIBS)
+
 .PHONY: unit unit-build
 unit-build: $(UNIT_BINS)
 unit: unit-build

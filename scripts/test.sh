@@ -152,9 +152,20 @@ host_suites() {
 	# DEL on damaged state, GC of records not valid
 	host_suite cni-verbs bash tests/cni/verbs-check.sh
 	host_suite cni-result make --no-print-directory cni-result-check
+	# cni/state.c: records under arbtablectl --json's keys, and those of
+	# earlier versions still read (an upgraded node DELs its pods)
+	host_suite cni-state make --no-print-directory cni-state-check
+	# cni/tcnl.c on libnl: every request it sends compared byte for byte
+	# with the uapi layout, the kernel's answers (errno decisions,
+	# extack) in a network namespace of its own
+	host_suite cni-tcnl make --no-print-directory cni-tcnl-check
 	# arbtablectl request without a device against arbsim; the Kubernetes
 	# manifests, node agent and installer on fixtures (issue 17 item 3)
 	host_suite request-devless python3 tests/request/devless-check.py
+	# the one reservation request check (lib/arbtable_request.c): every
+	# bad combination, the same words from arbtable-cni, arbtablectl
+	# request and admit, and arbsim
+	host_suite request-check bash tests/request/validator-check.sh
 	host_suite kubernetes bash tests/kubernetes/check.sh
 	# the per-packet functions of the built modules: no division, no
 	# calls outside the clock/trace/thunk/watchdog allow-list

@@ -63,7 +63,13 @@
 
 #include "arbtable_core_test.h"
 #include "arbtable_parse.h"
+#include "arbtable_request.h"
 #include <linux/pkt_sched_arbtable.h>
+
+/* the shared request check states the module's limits: keep them equal */
+_Static_assert(ARBT_RQ_SLOTS == ARB_SLOTS, "slots");
+_Static_assert(ARBT_RQ_SHARE_MAX == TC_ARBTABLE_WEIGHT_MAX, "share");
+_Static_assert(ARBT_RQ_RATE_MAX == ARB_RATE_MAX, "rate");
 
 #define SIM_QLIMIT		1000	/* pfifo default (txqueuelen) */
 #define SIM_MAX_SIZES		32
@@ -669,62 +675,48 @@ static void do_class(struct sim *s, bool create, u32 minor,
 		}
 	}
 
-	/* arbtable_auto_parse() */
+	/* arbtable_auto_parse(): the checks every front end shares
+	 * (lib/arbtable_request.c), the merge the module's own
+	 */
 	memset(&resv, 0, sizeof(resv));
 	if (c)
 		resv = c->resv;
 	if (s->autom) {
-		if (o->has_rate) {
-			if (!o->rate) {
-				reject(d, "rate must be greater than 0 bytes/s");
-				return;
-			}
-			arb_resv_set_rate(&resv, o->rate);
-		}
-		if (o->has_share) {
-			if (o->has_rate) {
-				reject(d, "give either rate (HIGH table) or share (LOW table), not both");
-				return;
-			}
-			if (!o->share || o->share > 255) {
-				reject(d, "share %u out of range 1..255 (LOW table weight units of 64 bytes)",
-				       o->share);
-				return;
-			}
-			arb_resv_set_share(&resv, o->share);
-		}
-		if (o->has_latency && o->has_distance) {
-			reject(d, "give either latency or distance, not both");
+		struct arbt_request rq = {
+			.rate = o->rate, .latency_ns = o->latency,
+			.distance = o->distance, .share = o->share,
+		};
+		struct arbt_resv r;
+		const char *err;
+
+		rq.given = (o->has_rate ? ARBT_RQ_RATE : 0) |
+			   (o->has_latency ? ARBT_RQ_LATENCY : 0) |
+			   (o->has_distance ? ARBT_RQ_DISTANCE : 0) |
+			   (o->has_share ? ARBT_RQ_SHARE : 0);
+		err = arbt_request_check(&rq);
+		if (err) {
+			reject(d, "%s", err);
 			return;
 		}
+		if (o->has_rate)
+			arb_resv_set_rate(&resv, o->rate);
+		if (o->has_share)
+			arb_resv_set_share(&resv, o->share);
 		if (o->has_latency) {
-			if (!o->latency) {
-				reject(d, "latency must be greater than 0");
-				return;
-			}
 			resv.latency = o->latency;
 			resv.distance = 0;
 		}
 		if (o->has_distance) {
-			if (!o->distance || o->distance > ARB_SLOTS) {
-				reject(d, "distance %u out of range 1..%d slots",
-				       o->distance, ARB_SLOTS);
-				return;
-			}
 			resv.distance = o->distance;
 			resv.latency = 0;
 		}
-		if (resv.latency && resv.share) {
-			reject(d, "latency bounds are for rate classes in the HIGH table; give a share class a distance instead");
-			return;
-		}
-		if ((resv.latency || resv.distance) && !resv.rate &&
-		    !resv.share) {
-			reject(d, "latency/distance need a rate (HIGH table) or a share (LOW table)");
-			return;
-		}
-		if (strict && (resv.rate || resv.share)) {
-			reject(d, "the strict class is served before the tables and takes no rate or share");
+		r = (struct arbt_resv){ .rate = resv.rate,
+					.latency_ns = resv.latency,
+					.distance = resv.distance,
+					.share = resv.share };
+		err = arbt_resv_check(&r, strict);
+		if (err) {
+			reject(d, "%s", err);
 			return;
 		}
 	}

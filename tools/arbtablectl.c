@@ -27,6 +27,7 @@
 #include <arbtable/arbtable.h>
 
 #include "arbtable_parse.h"
+#include "arbtable_request.h"
 #include "arbtablectl.h"
 
 const char *const ctl_prog = "arbtablectl";
@@ -1015,6 +1016,34 @@ static void parse_class_opts(const char *cmd, int argc, char **argv,
 	}
 }
 
+/*
+ * What the options ask for together, in the words arbtable-cni and
+ * arbsim use (lib/arbtable_request.c, the module's own): a new class
+ * whole; a change only as far as its options go on their own, since
+ * what they make depends on the class's reservation, which the kernel
+ * merges them into.
+ */
+static void check_class_opts(const char *cmd, const struct arbtable_class_opts *o)
+{
+	struct arbt_request rq = {
+		.rate = o->rate, .latency_ns = o->latency_ns,
+		.distance = o->distance, .share = o->share,
+	};
+	const char *why;
+
+	rq.given = (o->set & ARBTABLE_C_RATE ? ARBT_RQ_RATE : 0) |
+		   (o->set & ARBTABLE_C_LATENCY ? ARBT_RQ_LATENCY : 0) |
+		   (o->set & ARBTABLE_C_DISTANCE ? ARBT_RQ_DISTANCE : 0) |
+		   (o->set & ARBTABLE_C_SHARE ? ARBT_RQ_SHARE : 0);
+	if (!strcmp(cmd, "admit"))
+		why = arbt_request_check_new(&rq, (o->set & ARBTABLE_C_STRICT) &&
+					     o->strict, 0);
+	else
+		why = arbt_request_check(&rq);
+	if (why)
+		usage("%s: %s", cmd, why);
+}
+
 static int cmd_qdisc_change(struct arbtable *h, int argc, char **argv);
 
 static int is_qdisc_option(const char *k)
@@ -1056,6 +1085,7 @@ static int cmd_class(struct arbtable *h, const char *cmd, int argc,
 		parse_class_opts(cmd, argc - 2, argv + 2, &o);
 		if (!strcmp(cmd, "change") && !o.set)
 			usage("change: nothing to change");
+		check_class_opts(cmd, &o);
 	}
 	snprintf(what, sizeof(what), "%s %s on %s", cmd,
 		 ARBTABLE_MAJOR(id) ? fmt_classid(id, b, sizeof(b)) : argv[1],

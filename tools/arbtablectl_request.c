@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 
 #include "arbtable_parse.h"
+#include "arbtable_request.h"
 #include "arbtable_cost.h"
 #include "arbtablectl.h"
 #include "arbtablectl_capacity.h"
@@ -40,13 +41,6 @@
 #define DEVLESS_HIGHLIMIT	16
 #define MTU_MIN			64		/* ARB_MTU_MIN */
 #define MTU_MAX			(1024U * 1024)	/* ARB_MTU_MAX */
-
-struct request {
-	uint64_t	rate;		/* bytes/s */
-	uint64_t	latency;	/* ns */
-	uint32_t	distance;
-	uint32_t	share;
-};
 
 static const char *const req_keys[] = {
 	"rate", "latency", "distance", "share", NULL,
@@ -103,30 +97,37 @@ static void parse_param(const char *k, const char *v,
 	}
 }
 
-static void parse_req(const char *k, const char *v, struct request *r)
+/* One option's value; what the options ask for together is checked
+ * after (lib/arbtable_request.c, as arbtable-cni and arbsim check it)
+ */
+static void parse_req(const char *k, const char *v, struct arbt_request *r)
 {
 	if (!strcmp(k, "rate")) {
-		if (arbt_parse_rate(v, &r->rate) || !r->rate)
+		if (arbt_parse_rate(v, &r->rate))
 			ctl_usage("request: bad rate \"%s\"", v);
+		r->given |= ARBT_RQ_RATE;
 	} else if (!strcmp(k, "latency")) {
-		if (arbt_parse_time(v, &r->latency) || !r->latency)
+		if (arbt_parse_time(v, &r->latency_ns))
 			ctl_usage("request: bad latency \"%s\"", v);
+		r->given |= ARBT_RQ_LATENCY;
 	} else if (!strcmp(k, "distance")) {
-		if (arbt_parse_u32(v, 10, &r->distance) || !r->distance)
+		if (arbt_parse_u32(v, 10, &r->distance))
 			ctl_usage("request: bad distance \"%s\"", v);
+		r->given |= ARBT_RQ_DISTANCE;
 	} else {
-		if (arbt_parse_u32(v, 10, &r->share) || !r->share ||
-		    r->share > 255)
+		if (arbt_parse_u32(v, 10, &r->share))
 			ctl_usage("request: bad share \"%s\" (1..255)", v);
+		r->given |= ARBT_RQ_SHARE;
 	}
 }
 
 /* KEY VALUE pairs; the qdisc's parameters only without a device (with
  * one they are the qdisc's own, read from the kernel).
  */
-static void parse_args(int argc, char **argv, int devless, struct request *r,
-		       struct arbt_cost_params *p)
+static void parse_args(int argc, char **argv, int devless,
+		       struct arbt_request *r, struct arbt_cost_params *p)
 {
+	const char *why;
 	int i;
 
 	for (i = 0; i < argc; i += 2) {
@@ -148,14 +149,9 @@ static void parse_args(int argc, char **argv, int devless, struct request *r,
 				  k, devless ? DEVLESS_PARAMS : "");
 		}
 	}
-	if (r->rate && r->share)
-		ctl_usage("request: give either rate (HIGH table) or share (LOW table), not both");
-	if (r->latency && r->distance)
-		ctl_usage("request: give latency or distance, not both");
-	if (r->share && r->latency)
-		ctl_usage("request: latency bounds are for rate classes; give a share a distance instead");
-	if (!r->rate && !r->share)
-		ctl_usage("request: give a rate or a share");
+	why = arbt_request_check_new(r, 0, ARBT_RQ_NEED_RESV);
+	if (why)
+		ctl_usage("request: %s", why);
 	if (!devless)
 		return;
 	if (!p->mtu)
@@ -214,13 +210,13 @@ static int refused(int json, const char *dev, const struct arbt_cost_params *p,
 	return EX_KERNEL;
 }
 
-static int request_devless(int json, const struct request *r,
+static int request_devless(int json, const struct arbt_request *r,
 			   struct arbt_cost_params *p)
 {
 	struct arbt_cost cost;
 	char why[256];
 
-	if (arbt_cost_request(p, r->rate, r->latency, r->distance, r->share,
+	if (arbt_cost_request(p, r->rate, r->latency_ns, r->distance, r->share,
 			      &cost, why, sizeof(why)))
 		return refused(json, NULL, p, why);
 	if (json) {
@@ -242,7 +238,7 @@ static int request_devless(int json, const struct request *r,
 }
 
 static int request_dev(struct arbtable *h, int json, const char *dev,
-		       const struct request *r)
+		       const struct arbt_request *r)
 {
 	static struct ctl_snap st;
 	struct arbt_cost_params p;
@@ -255,7 +251,7 @@ static int request_dev(struct arbtable *h, int json, const char *dev,
 	if (rc)
 		return rc;
 	ctl_capacity_of(&st, &p, &c);
-	if (arbt_cost_request(&p, r->rate, r->latency, r->distance, r->share,
+	if (arbt_cost_request(&p, r->rate, r->latency_ns, r->distance, r->share,
 			      &cost, why, sizeof(why)))
 		return refused(json, st.q.ifname, &p, why);
 	t = cost.high ? ARBTABLE_HIGH : ARBTABLE_LOW;
@@ -287,7 +283,7 @@ int ctl_request(struct arbtable *h, int json, int argc, char **argv)
 		.maxweight = DEVLESS_MAXWEIGHT, .highlimit = DEVLESS_HIGHLIMIT,
 	};
 	int devless = ctl_request_devless(argc, argv);
-	struct request r = { 0 };
+	struct arbt_request r = { 0 };
 
 	if (argc < 2)
 		ctl_usage("request: expected [DEV] rate RATE [latency TIME | distance D] or [DEV] share N [distance D]");

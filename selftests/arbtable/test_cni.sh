@@ -24,13 +24,14 @@
 # DEL at 1.1.0 with cniVersions and at 0.3.1 (the result's ips in each
 # version's form); an ADD killed (test hook) after its filters undone by
 # DEL, one killed after its admission undone by GC; GC releasing an
-# attachment not in valid-attachments while keeping the valid one; DEL
-# on a 0-byte record with a config without device; --ensure-root (the
-# node agent's root, qdisc.mtu pinned, the system class).  The clsact of a
-# killed ADD: removed by DEL when its intent said ADD was about to make
-# it (killed after the mark filter, and right after the clsact), kept
-# when it was there before the ADD or holds someone else's filter.
-# Traffic under a real engine: test_podman.sh.
+# attachment not in valid-attachments while keeping the valid one; CHECK
+# and DEL on a record as an earlier version wrote it (a node upgraded
+# with pods running); DEL on a 0-byte record with a config without
+# device; --ensure-root (the node agent's root, qdisc.mtu pinned, the
+# system class).  The clsact of a killed ADD: removed by DEL when its
+# intent said ADD was about to make it (killed after the mark filter, and
+# right after the clsact), kept when it was there before the ADD or holds
+# someone else's filter.  Traffic under a real engine: test_podman.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
 tap_begin "arbtable-cni: CNI 1.0/1.1 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK, STATUS, GC, killed ADDs"
@@ -386,6 +387,46 @@ cni GC - - "$(conf11 "$valid")"
 tap_check "GC (ca valid): exit 0, cd's class, fw and mark filters and record gone, table as before" gone_ok cd
 cni CHECK ca /run/netns/arbt-ca "$(conf11 "$P")"
 tap_check "CHECK ca after the GCs: exit 0 (the valid attachment kept)" test "$RC:$OUT" = "0:"
+
+# a node upgraded with pods running: their records are an earlier
+# version's (the class id a number, "request" with a set mask, the
+# allocation under camelCase keys); CHECK and DEL read them as before
+old_record() {
+	python3 - "$SD/$1-eth0.json" <<-'EOF'
+	import json, sys
+	p = sys.argv[1]
+	d = json.load(open(p))
+	c = d.pop("class")
+	st = c.pop("stats")
+	def h(s):
+	    a, b = s.split(":")
+	    return int(a, 16) << 16 | (int(b, 16) if b else 0)
+	bits = {"rate": 1, "latency": 2, "distance": 4, "share": 8, "ceil": 16}
+	d["classid"] = h(c.pop("handle"))
+	d["parent"] = h(d["parent"])
+	d["distance"] = st["allocated_distance"]
+	d["guaranteedRate"] = st["guaranteed_rate"]
+	d["guaranteedBoundNs"] = st["guaranteed_bound"]
+	d["request"] = {"set": sum(bits[k] for k in c), "rate": c.get("rate", 0),
+	                "latencyNs": c.get("latency", 0), "distance": c.get("distance", 0),
+	                "share": c.get("share", 0), "ceil": c.get("ceil", 0)}
+	json.dump(d, open(p, "w"), indent=2)
+	EOF
+}
+old_keys() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("class" in d, d["request"]["set"], d["classid"] > 0)' "$SD/$1-eth0.json" 2>&1; }
+# (beside ca's 32 HIGH slots at distance 2, a 200ms bound fits at distance
+# 4; 50ms would need distance 2, which has 31 slots left)
+cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit","latency":"200ms","ceil":"5mbit"}},'"$Pd")"
+rc_add=$RC
+[ "$RC" = 0 ] || diag "ADD cd: $OUT $(cat "$tmp/stderr")"
+old_record cd
+tap_check "ADD cd (rate 1mbit latency 200ms ceil 5mbit), its record rewritten as an earlier version wrote it ($(old_keys cd))" \
+	test "$rc_add:$(old_keys cd)" = "0:False 19 True"
+cni CHECK cd /run/netns/arbt-cd "$(conf11 "$Pd")"
+tap_check "CHECK cd on the earlier version's record: exit 0 (request and allocation read from its keys)" test "$RC:$OUT" = "0:"
+[ "$RC" = 0 ] || diag "CHECK cd: $OUT $(cat "$tmp/stderr")"
+cni DEL cd /run/netns/arbt-cd "$(conf11 "$Pd")"
+tap_check "DEL cd on the earlier version's record: exit 0, class, fw and mark filters and record gone, table as before" gone_ok cd
 
 # DEL on damaged state, with a config that lost its device
 : >"$SD/cd-eth0.json"

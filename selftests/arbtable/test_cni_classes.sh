@@ -165,8 +165,8 @@ host_flow() {
 }
 # flooded: both tenants' classes dropped packets in the window
 flooded() { set -- $DROPS; [ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ]; }
-CRA=$(python3 -c 'import json,sys; print("1:%x" % (json.load(open(sys.argv[1]))["classid"] & 0xffff))' "$SD/ra-eth0.json")
-CRB=$(python3 -c 'import json,sys; print("1:%x" % (json.load(open(sys.argv[1]))["classid"] & 0xffff))' "$SD/rb-eth0.json")
+CRA=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["class"]["handle"])' "$SD/ra-eth0.json")
+CRB=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["class"]["handle"])' "$SD/rb-eth0.json")
 # three iperf3 servers in the receiver (daemons: each serves both rounds),
 # listening before any client starts
 for q in 5301 5302 5303; do
@@ -239,7 +239,7 @@ nok=$((NOK + (r1 == 0)))
 diag "$NBE best-effort ADDs in $(($(date +%s) - t0)) s"
 tap_check "$NBE ADDs of pods that ask for nothing, beside 2 reserved: all exit 0 ($nok)" test "$nok" = "$NBE"
 bef=$SD/.besteffort-$NET.json
-bcls=$(jf "$bef" '"1:%x" % (d["classid"] & 0xffff)')
+bcls=$(jf "$bef" 'd["class"]["handle"]')
 bmark=$(jf "$bef" 'd["mark"]')
 diag "shared class $bcls mark $(printf '0x%x' "${bmark:-0}"); $(tc class show dev "$NET")"
 tap_check "one shared class $bcls (share 2): 4 classes on $NET (system, ra, rb, shared)" \

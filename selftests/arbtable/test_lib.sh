@@ -128,10 +128,15 @@ tap_check "reject: reason says 'above the guaranteed high-table rate'" \
 	grep -q "above the guaranteed high-table rate" <<<"$RUN_ERR"
 tap_check "reject: message says 'rejected by the kernel'" \
 	grep -q "admit 1:40 on $DEV: rejected by the kernel: rate .*above the guaranteed" <<<"$RUN_ERR"
-expect "reject: latency and distance" 4 "give either latency or distance, not both" \
+# what the options ask for together is refused before the kernel, in
+# its words (lib/arbtable_request.c, the check arbtable-cni and arbsim
+# share; test_auto_admit has the kernel's own refusals through tc)
+expect "reject before the kernel: latency and distance (usage, the module's words)" 64 \
+	"admit: give either latency or distance, not both" \
 	"$CTL" admit $DEV 1:40 rate 1mbit latency 50ms distance 8
-expect "reject: share 300" 4 "share out of range 1..255" "$CTL" admit $DEV 1:40 share 300
-expect "reject: distance 65" 4 "distance out of range 1..64" "$CTL" admit $DEV 1:40 rate 1mbit distance 65
+expect "reject before the kernel: share 300" 64 "admit: share out of range 1..255" "$CTL" admit $DEV 1:40 share 300
+expect "reject before the kernel: distance 65" 64 "admit: distance out of range 1..64" \
+	"$CTL" admit $DEV 1:40 rate 1mbit distance 65
 expect "reject: latency below the best bound" 4 "below the best possible bound" \
 	"$CTL" admit $DEV 1:40 rate 1mbit latency 1ns
 expect "reject: strict without ceil" 4 "a strict class needs a ceil" "$CTL" admit $DEV 1:40 strict

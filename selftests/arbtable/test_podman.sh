@@ -122,7 +122,7 @@ veth_marks() {
 	done
 }
 class_of() { # ID: the class of container ID, from the plugin's state file
-	python3 -c 'import json,sys; print("1:%x" % (json.load(open(sys.argv[1]))["classid"] & 0xffff))' \
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["class"]["handle"])' \
 		"$SD/$1-eth0.json" 2>/dev/null || echo none
 }
 # same_as_before: table, filters, state and mark filters as $before, $marks_before
