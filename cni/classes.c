@@ -224,39 +224,29 @@ int acni_system_check(struct acni_conf *c, struct acni_err *e)
 
 /* ------------------------------------------------------------ system */
 
-/* The rate the qdisc divides: its own, or the link speed it read */
+/* The rate the qdisc divides: its own, or the capacity it reports (the
+ * link speed it read when it was made), as arbtablectl capacity takes it
+ */
 static int qdisc_rate(const char *dev, struct arbtable *h, uint64_t *rate)
 {
 	struct arbtable_state *st = arbtable_state_new();
 	struct arbtable_qdisc_opts qo;
-	char path[64];
-	long mbit = -1;
-	FILE *f;
+	struct arbtable_qdisc_info qi;
 	int err;
 
 	if (!st)
 		return -ENOMEM;
 	err = arbtable_read(h, dev, st);
-	if (!err && arbtable_state_qdisc_opts(st, &qo, sizeof(qo)) < 0)
+	if (!err && (arbtable_state_qdisc_opts(st, &qo, sizeof(qo)) < 0 ||
+		     arbtable_state_qdisc(st, &qi, sizeof(qi)) < 0))
 		err = -EINVAL;
 	arbtable_state_free(st);
 	if (err)
 		return err;
-	if (qo.rate) {
-		*rate = qo.rate;
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", dev);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%ld", &mbit) != 1)
-			mbit = -1;
-		fclose(f);
-	}
-	if (mbit <= 0)
-		return -ENODATA;
-	*rate = (uint64_t)mbit * 125000;
-	return 0;
+	*rate = qo.rate;
+	if (!*rate && (qi.xstats_fields & ARBTABLE_QX_CAPACITY))
+		*rate = qi.capacity;
+	return *rate ? 0 : -ENODATA;
 }
 
 int acni_system_create(const struct acni_conf *c, struct arbtable *h,
