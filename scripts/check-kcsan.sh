@@ -20,10 +20,12 @@
 #
 # The tests: dump_race (tc -s -d qdisc/class dumps in a loop and netlink
 # changes beside paced traffic, auto and manual mode), nlfuzz (fuzzed
-# qdisc/class messages and dumps under traffic), change_traffic (table
-# reprogramming and backlogged class deletion under load) and stress at
-# reduced size (class add/change/del, table changes, grafts, root
-# replaces, down/up under traffic); then kernel_log.sh.  The guest boots
+# qdisc/class messages and dumps under traffic) and stress at reduced size
+# (class add/change/del, table changes, grafts, root replace and delete,
+# down/up, unload under traffic); then kernel_log.sh.  Not change_traffic:
+# its unpaced producers slow its 20 table changes to 253 s under KCSAN,
+# and dump_race's manual mode and stress's churn change tables and delete
+# backlogged classes under traffic too.  Not json: it tests userspace.  The guest boots
 # with kcsan.interrupt_watcher=1: a task's watchpoint also catches
 # interrupts and softirqs on its own CPU (net_tx_action dequeuing on the
 # CPU whose dump was reading), not only other CPUs; the false positives
@@ -40,7 +42,7 @@ src=$(ARBT_SAN_VARIANT=kcsan bash scripts/sanitizer-kernel.sh | tail -n1) && [ -
 	{ say "KCSAN kernel build failed"; echo "0 passed, 1 failed"; exit 1; }
 say "KCSAN kernel ready in $(($(date +%s) - t0)) s: $src"
 make -s all >/dev/null 2>&1 || say "note: make all failed; tests use what is built"
-tests=${*:-${ARBT_KCSAN_TESTS:-dump_race nlfuzz change_traffic stress}}
+tests=${*:-${ARBT_KCSAN_TESTS:-dump_race nlfuzz stress}}
 progs=$(for t in $tests; do printf 'test_%s.sh ' "$t"; done)kernel_log.sh
 log=$ROOT/build/test-logs/vm-check-kcsan.tap
 mkdir -p "$(dirname "$log")"
@@ -48,9 +50,9 @@ mkdir -p "$(dirname "$log")"
 # the run near 15 minutes on 2 cores
 export ARBT_SLOW_KERNEL=1
 export ARBT_DUMPRACE_SECS=${ARBT_DUMPRACE_SECS:-60}
-export ARBT_NLFUZZ_MSGS=${ARBT_NLFUZZ_MSGS:-10000}
-export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-30}
-export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-2} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-1}
+export ARBT_NLFUZZ_MSGS=${ARBT_NLFUZZ_MSGS:-30000}
+export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-15}
+export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-1} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-1}
 ARBTABLE_VM_APPEND="${ARBTABLE_VM_APPEND:+$ARBTABLE_VM_APPEND }kcsan.interrupt_watcher=1" \
 	ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} bash scripts/vm.sh -n -K "$src" -t "${ARBT_KCSAN_VM_TIMEOUT:-3000}" -- \
 	make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests 2>&1 | tee "$log"
@@ -64,9 +66,10 @@ if [ "$vrc" != 0 ] && [ "$f" = 0 ]; then
 	say "VM run incomplete (vm.sh exit $vrc)"
 	f=1
 fi
-# every KCSAN report title of the run, ours or not
-kr=$(grep -o 'BUG: KCSAN: .*' "$log" | sort | uniq -c)
-[ -z "$kr" ] && say "no KCSAN report in the run" || { say "KCSAN report titles in the log (each kernel-log check prints them again):"; echo "$kr"; }
+# every KCSAN report of the run, ours or not, once (by its timestamp: the
+# kernel-log checks print a report again) and counted per title
+kr=$(grep -oE '\[ *[0-9]+\.[0-9]+\] BUG: KCSAN: .*' "$log" | sort -u | sed -E 's/^\[[^]]*\] //' | sort | uniq -c)
+[ -z "$kr" ] && say "no KCSAN report in the run" || { say "KCSAN reports printed in the run, per title (those naming sch_arbtable failed):"; echo "$kr"; }
 say "KCSAN kernel: $p passed, $f failed, $s skipped in $(($(date +%s) - t0)) s (log: $log)"
 echo "$p passed, $f failed"
 [ "$f" = 0 ]
