@@ -7,20 +7,25 @@
 # ceil: the throttle and watchdog paths run too) while, for
 # ARBT_DUMPRACE_SECS seconds (default 20) per mode, two loops run beside
 # them:
-#  - a dumper: `tc -s -d -batch` of qdisc and class shows, each going
-#    through the qdisc's dump and dump_stats and every class's dump and
-#    dump_class_stats (the dump_stats that once read the counters without
-#    the qdisc lock among them);
+#  - two dumpers, each dump going through the qdisc's dump and dump_stats
+#    and every class's dump and dump_class_stats (the dump_stats that once
+#    read the counters without the qdisc lock among them): arbt_nlfuzz -D,
+#    netlink dumps back to back (KCSAN samples one memory access in
+#    thousands, so a race is found in proportion to the racing reads: the
+#    old dump_stats, put back for a try, went unreported through 120 s of
+#    the tc dumper alone), and `tc -s -d -batch` of qdisc and class shows,
+#    which parses what tc users see;
 #  - a changer: netlink changes of what the datapath reads, under it.
 #    Auto mode: class rate/distance/ceil changes (slot swaps), qdisc
 #    burst changes, child grafts.  Manual mode: table reprogramming,
 #    accounting (deficit/iba) and highlimit changes, class ceil changes,
 #    child grafts.
-# Checked: every change accepted; every class dump listed every class;
-# the counters of the qdisc and of each class (sent bytes and packets,
-# drops) never went back from one dump to the next (a torn or stale
-# read shows as a step back); traffic flowed through the window; after
-# it the qdisc drains and the class counters add up.  Then the kernel
+# Checked: every change accepted; every dump parsed, every tc class dump
+# listed every class; the counters of the qdisc and of each class (sent
+# bytes and packets, drops; the qdisc's xstats counters) never went back
+# from one dump to the next (a torn or stale read shows as a step back);
+# traffic flowed through the window; after it the qdisc drains and the
+# class counters add up.  Then the kernel
 # log: no splat, and on the KCSAN kernel no KCSAN report that involves
 # sch_arbtable (lib_debug.sh's klog_clean; other reports are printed).
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +36,8 @@ tmp=$(mktemp -d)
 _bg=
 trap 'kill $_bg 2>/dev/null; wait 2>/dev/null; pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
 have_arbtable || { tap_fail "dump race: module and plugin present"; tap_end; exit; }
+FUZZ=$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz
+[ -x "$FUZZ" ] || { tap_fail "dump race: $FUZZ built (make all)"; tap_end; exit; }
 SECS=${ARBT_DUMPRACE_SECS:-20}
 klog_mark
 have_kcsan && diag "KCSAN before: $(kcsan_stats)"
@@ -100,8 +107,10 @@ race() {
 	pg_start
 	sleep 2
 	read -r _ s0 _ <<<"$(qd_stats $DEV 1:)"
-	dumper "$tmp/d" &
+	"$FUZZ" -d $DEV -D "$SECS" >"$tmp/loop.out" 2>&1 &
 	_bg="$!"
+	dumper "$tmp/d" &
+	_bg="$_bg $!"
 	changer "$cmds" &
 	_bg="$_bg $!"
 	sleep "$SECS"
@@ -110,12 +119,21 @@ race() {
 	_bg=
 	read -r _ s1 _ <<<"$(qd_stats $DEV 1:)"
 	read -r res <"$cmds.result"
-	diag "$mode: $SECS s: $(ls "$tmp"/d.* | wc -l) dump batches, changer: runs and failed commands: $res; qdisc sent $s0 -> $s1 packets"
-	tap_check "dump race: $mode: every change under traffic accepted" test "${res#* }" = 0
+	diag "$mode: $SECS s: $(ls "$tmp"/d.* | wc -l) tc dump batches, changer: runs and failed commands: $res; qdisc sent $s0 -> $s1 packets"
+	tap_check "dump race: $mode: the changes ran (${res%% *} runs of the batch), every one accepted" \
+		test "${res%% *}" -gt 0 -a "${res#* }" = 0
 	[ ! -e "$cmds.failed" ] || diag "$(grep -A1 '^Command failed' "$cmds.failed" | head -n 6)"
 	out=$(dumps_check "$tmp/d" "$ncl")
-	tap_check "dump race: $mode: every dump complete, no counter went back between dumps" test $? = 0
+	tap_check "dump race: $mode: every tc dump complete, no counter went back between dumps" test $? = 0
 	diag "$out"
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) tap_ok "dump race: $mode: ${l#ok - }" ;;
+		"not ok - "*) tap_fail "dump race: $mode: ${l#not ok - }" ;;
+		*) diag "${l#\# }" ;;
+		esac
+	done <"$tmp/loop.out"
+	grep -q '^ok - \|^not ok - ' "$tmp/loop.out" || tap_fail "dump race: $mode: $(basename "$FUZZ") -D reported its checks"
 	tap_check "dump race: $mode: traffic flowed during the window ($s0 -> $s1 packets)" test "${s1:-0}" -gt "${s0:-0}"
 	pg_halt
 	tap_check "dump race: $mode: qdisc drains to backlog 0, qlen 0" drained $DEV 1: arbtable 30
