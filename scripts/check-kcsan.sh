@@ -49,7 +49,7 @@ mkdir -p "$(dirname "$log")"
 # KCSAN under TCG: the rate tests' scaling (lib.sh), and sizes that keep
 # the run near 15 minutes on 2 cores
 export ARBT_SLOW_KERNEL=1
-export ARBT_DUMPRACE_SECS=${ARBT_DUMPRACE_SECS:-60}
+export ARBT_DUMPRACE_SECS=${ARBT_DUMPRACE_SECS:-45}
 export ARBT_NLFUZZ_MSGS=${ARBT_NLFUZZ_MSGS:-30000}
 export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-15}
 export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-1} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-1}
