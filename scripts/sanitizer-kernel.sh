@@ -20,6 +20,13 @@
 #   vng --run <tree> -- make -C tools/testing/selftests TARGETS=arbtable run_tests
 # runs the suite.  Prints the tree's path on the last line.
 #
+# ARBT_SAN_VARIANT=kcsan (issue 27) builds the KCSAN kernel instead: the
+# base of sanitizer-kernel.config (everything before its "# --- the
+# checkers" line) followed by scripts/kcsan-kernel.config, cached under
+# $ARBT_SANITIZER_CACHE/kcsan-<key> (the key hashing that composed
+# fragment).  Without the variant, the fragment, key and tree are the
+# KASAN kernel's as before.
+#
 #   scripts/sanitizer-kernel.sh [--check | --kernel-only]
 #     --check        only say whether the kernel is built (exit 0/1)
 #     --kernel-only  build the kernel if it is not cached, nothing else
@@ -27,6 +34,21 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${ARBT_SANITIZER_CACHE:-/var/lib/arbtable/sanitizer}
 FRAG=$ROOT/scripts/sanitizer-kernel.config
+VARIANT=${ARBT_SAN_VARIANT:-}
+case $VARIANT in
+'' | kcsan) ;;
+*) echo "[sanitizer-kernel] unknown ARBT_SAN_VARIANT=$VARIANT (kcsan or empty)" >&2; exit 1 ;;
+esac
+# the fragment configured: the file itself, or for a variant the base part
+# of it followed by the variant's checkers
+frag_text() {
+	if [ -z "$VARIANT" ]; then
+		cat "$FRAG"
+	else
+		sed '/^# --- the checkers/,$d' "$FRAG"
+		cat "$ROOT/scripts/$VARIANT-kernel.config"
+	fi
+}
 KSRC=${ARBT_SAN_KSRC:-7.2}
 TARBALL=$(ls /usr/src/linux-source-"$KSRC"*.tar.xz 2>/dev/null | sort -V | tail -n1 || true)
 # one job more than cores: a compile waiting on I/O leaves a core idle
@@ -35,8 +57,8 @@ say() { echo "[sanitizer-kernel] $*" >&2; }
 
 [ -n "$TARBALL" ] || { say "no /usr/src/linux-source-$KSRC*.tar.xz (scripts/setup.sh installs it)"; exit 1; }
 ver=$(dpkg-query -W -f '${Version}' "linux-source-$KSRC" 2>/dev/null || stat -c %Y "$TARBALL")
-key=$( { cat "$FRAG"; echo "$ver"; } | sha256sum | cut -c1-16)
-DIR=$CACHE/$key
+key=$( { frag_text; echo "$ver"; } | sha256sum | cut -c1-16)
+DIR=$CACHE/${VARIANT:+$VARIANT-}$key
 SRC=$DIR/src
 if [ "${1:-}" = --check ]; then
 	[ -f "$DIR/.built" ] && { echo "$SRC"; exit 0; }
@@ -66,6 +88,14 @@ verify_config() {
 # one build or module rebuild in a tree at a time (make test may have
 # started the kernel's build in the background)
 mkdir -p "$DIR"
+if [ -n "$VARIANT" ]; then
+	# the composed fragment, for allnoconfig and verify_config
+	frag_text >"$DIR/fragment.config.tmp"
+	cmp -s "$DIR/fragment.config.tmp" "$DIR/fragment.config" 2>/dev/null ||
+		mv "$DIR/fragment.config.tmp" "$DIR/fragment.config"
+	rm -f "$DIR/fragment.config.tmp"
+	FRAG=$DIR/fragment.config
+fi
 exec 9>"$DIR/.lock"
 flock 9
 if [ ! -f "$DIR/.built" ]; then

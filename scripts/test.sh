@@ -264,7 +264,10 @@ else
 	export ARBT_PODMAN_CYCLES=${ARBT_PODMAN_CYCLES:-2}
 	export ARBT_CONTAINERD_CYCLES=${ARBT_CONTAINERD_CYCLES:-3}
 fi
-SAN_ONLY="faults gso nlfuzz"
+# test_dump_race (dumps and changes racing the datapath, made for the KCSAN
+# kernel) runs only in make check-debug and make check-kcsan: make test's
+# time is spent.
+SAN_ONLY="faults gso nlfuzz dump_race"
 full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$SAN_ONLY") | tr '\n' ' ')}
 # distro_run KVER TESTS: one boot of a distro kernel, the out-of-tree
 # module built for it, run_all.sh numbering TESTS into one TAP stream

@@ -26,7 +26,18 @@
 . "$(dirname "$0")/lib_debug.sh"
 tap_begin "stress: churn, graft, replace, down/up, unload under traffic"
 tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
+# Since 7.x a packet can be dropped before any qdisc sees it:
+# __dev_xmit_skb() queues senders on a lockless list while one of them
+# takes the root lock, and drops beyond net.core.qdisc_max_burst (1000)
+# waiting packets (SKB_DROP_REASON_QDISC_BURST_DROP, in no qdisc counter).
+# A tc command holding the tree lock while a slow guest's pktgen threads
+# keep sending can get there; the accounting check below means packets
+# the qdisc was handed, so the limit is lifted for the test.  (One KCSAN
+# run under TCG found 318 of 48,914 packets in neither counter; a re-run
+# tracing that drop reason saw none and passed.)
+max_burst=$(sysctl -n net.core.qdisc_max_burst 2>/dev/null)
+[ -z "$max_burst" ] || sysctl -qw net.core.qdisc_max_burst=1000000000
+trap 'pg_stop; dev_del $DEV; rm -rf $tmp; [ -z "$max_burst" ] || sysctl -qw net.core.qdisc_max_burst=$max_burst' EXIT
 have_arbtable || { tap_fail "stress: module and plugin present"; tap_end; exit; }
 CYCLES=${ARBT_STRESS_CYCLES:-10000}
 MANUAL=${ARBT_STRESS_MANUAL:-1000}

@@ -26,6 +26,16 @@
  *   tables out: the allocator owns them).
  *
  *   arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]
+ *
+ * With -D SECONDS it sends nothing but dumps instead (issue 27, the KCSAN
+ * kernel's test_dump_race.sh): qdisc dumps of DEV back to back for
+ * SECONDS, a class dump after every fourth, going through the qdisc's
+ * dump_stats and every class's dump_class_stats at a rate a tc loop cannot
+ * reach (a race KCSAN samples is found in proportion to the racing reads).  Checked: every dump parses
+ * with its xstats, and the qdisc xstats' counters never go back from one
+ * dump to the next (one qdisc, not replaced, for the whole run).
+ *
+ *   arbt_nlfuzz -d DEV -D SECONDS
  * Exit status: 0 all checks held, 1 a check failed, 2 usage/setup error.
  */
 #include <errno.h>
@@ -754,8 +764,75 @@ static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 /* ------------------------------------------------------------ main */
 static void usage(void)
 {
-	fprintf(stderr, "usage: arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]\n");
+	fprintf(stderr, "usage: arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]\n"
+			"       arbt_nlfuzz -d DEV -D SECONDS\n");
 	exit(2);
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* -D: dumps back to back; see the head comment */
+static int dump_loop(int fd, double secs)
+{
+	static struct dumpstate d;
+	struct tc_arbtable_xstats prev = { 0 };
+	unsigned long n = 0, nbad = 0, nback = 0;
+	struct timespec t0;
+	bool have_prev = false;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (since(&t0) < secs) {
+		const struct tc_arbtable_xstats *x = &d.xs;
+
+		memset(&d, 0, sizeof(d));
+		n++;
+		/* the class dump every fourth time: the qdisc's dump_stats
+		 * reads the counters the datapath writes most often
+		 */
+		if (!dump(fd, &d, RTM_GETQDISC) ||
+		    (n % 4 == 0 && !dump(fd, &d, RTM_GETTCLASS)) || !d.have_xs) {
+			if (++nbad <= 10)
+				printf("# dump %lu: %s\n", n,
+				       d.why[0] ? d.why : "no arbtable qdisc 1:");
+			continue;
+		}
+		if (have_prev &&
+		    (x->unclassified_pkts < prev.unclassified_pkts ||
+		     x->unclassified_drops < prev.unclassified_drops ||
+		     x->swaps < prev.swaps || x->throttled < prev.throttled ||
+		     x->gso_split < prev.gso_split ||
+		     x->gso_segs < prev.gso_segs ||
+		     x->oversize_drops < prev.oversize_drops ||
+		     x->link_changes < prev.link_changes ||
+		     x->mtu_changes < prev.mtu_changes ||
+		     x->stalls < prev.stalls) && ++nback <= 10)
+			printf("# dump %lu: a qdisc xstats counter went back (unclassified %llu/%llu, swaps %llu, throttled %llu, stalls %llu after %llu/%llu, %llu, %llu, %llu)\n",
+			       n, (unsigned long long)x->unclassified_pkts,
+			       (unsigned long long)x->unclassified_drops,
+			       (unsigned long long)x->swaps,
+			       (unsigned long long)x->throttled,
+			       (unsigned long long)x->stalls,
+			       (unsigned long long)prev.unclassified_pkts,
+			       (unsigned long long)prev.unclassified_drops,
+			       (unsigned long long)prev.swaps,
+			       (unsigned long long)prev.throttled,
+			       (unsigned long long)prev.stalls);
+		prev = *x;
+		have_prev = true;
+	}
+	printf("# %lu qdisc dumps, %lu class dumps in %.1f s\n", n, n / 4,
+	       since(&t0));
+	printf("%s - dump loop: every qdisc and class dump parsed with its xstats (%lu of %lu bad)\n",
+	       nbad || !n ? "not ok" : "ok", nbad, n);
+	printf("%s - dump loop: no qdisc xstats counter went back between dumps (%lu times)\n",
+	       nback ? "not ok" : "ok", nback);
+	return nbad || !n || nback ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -769,13 +846,15 @@ int main(int argc, char **argv)
 	unsigned long replays = 0, replay_bad = 0;
 	static struct dumpstate d2;
 	bool verbose = false;
+	double loop_secs = 0;
 	struct timespec t0, t1;
 	int fd, c, rc = 0;
 
 	rng = 0x9e3779b97f4a7c15ULL;
-	while ((c = getopt(argc, argv, "d:n:b:s:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:b:s:vD:")) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
+		case 'D': loop_secs = strtod(optarg, NULL); if (loop_secs <= 0) usage(); break;
 		case 'n': total = strtoul(optarg, NULL, 0); break;
 		case 'b': batch = strtoul(optarg, NULL, 0); break;
 		case 's': rng ^= strtoull(optarg, NULL, 0) * 0x100000001b3ULL; break;
@@ -794,6 +873,11 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		perror("arbt_nlfuzz: netlink socket");
 		return 2;
+	}
+	if (loop_secs > 0) {
+		rc = dump_loop(fd, loop_secs);
+		close(fd);
+		return rc;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (sent < total) {
