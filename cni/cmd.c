@@ -290,6 +290,11 @@ int acni_release(const char *path, struct acni_err *e)
 		}
 		acni_unlock(lock);
 	}
+	/* no record: a write killed before its rename may have left the
+	 * temporary file
+	 */
+	if (err == 0)
+		return acni_state_remove(path, e) < 0 ? -1 : 0;
 	if (err != ACNI_STATE_DAMAGED)
 		return err < 0 ? -1 : 0;
 	/* it does not say what to undo; a record is written durably, so

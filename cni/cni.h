@@ -193,7 +193,9 @@ int acni_state_read(const char *path, struct acni_state *s,
 /* Durable: temporary file, fsync, rename, fsync of the directory */
 int acni_state_write(const char *path, const struct acni_state *s,
 		     struct acni_err *e);
-/* Unlink and fsync the directory; 0 when it was not there */
+/* Unlink it and the temporary file of an interrupted write, and fsync
+ * the directory; 0 when neither was there
+ */
 int acni_state_remove(const char *path, struct acni_err *e);
 /* 1 if any state file of @dir holds tenant @t on @device */
 int acni_state_tenant_used(const char *dir, const char *device, uint32_t t);

@@ -438,11 +438,18 @@ int acni_state_write(const char *path, const struct acni_state *s,
 
 int acni_state_remove(const char *path, struct acni_err *e)
 {
+	char tmp[320];
+	int tmp_gone;
+
+	/* and the temporary file of a write a kill interrupted */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	tmp_gone = !unlink(tmp);
 	if (unlink(path) < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && !tmp_gone)
 			return 0;
-		return acni_error(e, ACNI_E_IO, "cannot remove %s: %s", path,
-				  strerror(errno));
+		if (errno != ENOENT)
+			return acni_error(e, ACNI_E_IO, "cannot remove %s: %s",
+					  path, strerror(errno));
 	}
 	if (sync_dir(path) < 0)
 		return acni_error(e, ACNI_E_IO,

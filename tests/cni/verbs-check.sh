@@ -139,6 +139,16 @@ record c1-eth0 added "$NODEV"
 success "DEL of a record whose device is gone: exit 0" DEL "$(cf 1.1.0)"
 if [ ! -e "$SD/c1-eth0.json" ]; then ok "its record removed"; else bad "record of a gone device kept"; fi
 success "DEL again: exit 0" DEL "$(cf 1.1.0)"
+# an ADD killed before the rename of its first record (strace's sweep
+# found it): only the temporary file is there
+printf '{"device":' >"$SD/c1-eth0.json.tmp"
+success "DEL with only a killed write's temporary file: exit 0" DEL "$(cf 1.1.0)"
+if [ ! -e "$SD/c1-eth0.json.tmp" ]; then ok "the temporary file removed"; else bad "temporary file kept: $(files)"; fi
+# killed before the rename of its final record: both
+record c1-eth0 adding "$NODEV"
+printf '{"device":' >"$SD/c1-eth0.json.tmp"
+success "DEL of an unfinished record beside its temporary file: exit 0" DEL "$(cf 1.1.0)"
+if [ ! -e "$SD/c1-eth0.json" ] && [ ! -e "$SD/c1-eth0.json.tmp" ]; then ok "record and temporary file removed"; else bad "left: $(files)"; fi
 record un-eth0 adding "$NODEV"
 expect "CHECK of an unfinished ADD: code 103" 103 'did not finish' CHECK \
 	"$(cf 1.1.0 '"device":"'$NODEV'","prevResult":{}')" CNI_CONTAINERID=un
