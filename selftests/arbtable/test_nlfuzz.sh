@@ -37,6 +37,10 @@ pg_stop
 if tc qdisc show dev $DEV | grep -q '^qdisc arbtable 1:'; then
 	tap_check "nlfuzz: the surviving arbtable drains to backlog 0, qlen 0" drained $DEV 1: arbtable 30
 	diag "survivor: $(tc -d qdisc show dev $DEV | head -n 3)"
+	# what held packets, when some did (its classes, their slots, the
+	# arbiter's state)
+	tc -s qdisc show dev $DEV root | grep -q "backlog 0b 0p" ||
+		diag "$(tc -s -d class show dev $DEV; "$ARBT_ROOT/build/tools/arbtablectl" show $DEV 2>&1)"
 else
 	diag "the last message left no arbtable root"
 	tap_ok "nlfuzz: nothing to drain (no arbtable root survived)"
