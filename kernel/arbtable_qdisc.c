@@ -1967,14 +1967,22 @@ arbtable_ceil_below_rate(u64 ceil, u64 rate, const struct nlattr *attr,
 }
 
 /* Apply checked class options; caller holds the tree lock. */
-static void arbtable_class_apply(struct arbtable_sched *q,
+static void arbtable_class_apply(struct Qdisc *sch,
 				 struct arbtable_class *cl, bool strict,
 				 u64 ceil, u32 cburst)
 {
+	struct arbtable_sched *q = qdisc_priv(sch);
+	u64 bit = BIT_ULL(cl->index);
+	bool released = false;
+
 	if (ceil != cl->ceil.bps) {
+		/* A new ceil starts with a full bucket (or none): a class
+		 * throttled by the old one may send now, not when the old
+		 * ceil would have let it.
+		 */
 		arbtable_bucket_set(&cl->ceil, ceil, q->mtu, cburst);
-		if (!ceil && (q->throttled & BIT_ULL(cl->index)))
-			q->throttled &= ~BIT_ULL(cl->index);
+		released = q->throttled & bit;
+		q->throttled &= ~bit;
 	} else if (cburst != cl->cburst) {
 		arbtable_bucket_resize(&cl->ceil, q->mtu, cburst);
 	}
@@ -1984,6 +1992,9 @@ static void arbtable_class_apply(struct arbtable_sched *q,
 		arb_set_strict(&q->arb, strict ? cl->index : ARB_NO_CLASS);
 	}
 	arbtable_update_eligible(q, cl);
+	/* the watchdog was set for the old deadline: wake the qdisc now */
+	if (released && cl->qdisc->q.qlen)
+		arbtable_schedule(sch, ktime_get_ns());
 }
 
 static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
@@ -2048,7 +2059,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		sch_tree_lock(sch);
 		if (plan)
 			arbtable_auto_commit(sch, cl, plan);
-		arbtable_class_apply(q, cl, strict, ceil, cburst);
+		arbtable_class_apply(sch, cl, strict, ceil, cburst);
 		sch_tree_unlock(sch);
 		return 0;
 	}
@@ -2122,7 +2133,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	q->cls_used |= BIT_ULL(idx);
 	if (plan)
 		arbtable_auto_commit(sch, cl, plan);
-	arbtable_class_apply(q, cl, strict, ceil, cburst);
+	arbtable_class_apply(sch, cl, strict, ceil, cburst);
 	sch_tree_unlock(sch);
 
 	qdisc_class_hash_grow(sch, &q->clhash);

@@ -30,4 +30,24 @@ rate_check "ceil: qdisc total 10 Mbit/s +-3% (work-conserving, rate shaping)" "$
 tap_measure "ceil: the other classes share the rest by weight +-1%" m_shares_ok "$tmp/m" "1:10=10 1:11=30 1:12=30" 0.01
 pg_stop
 arb_after_stop ceil
+
+# A class throttled by a ceil of 120 bit/s waits a minute per packet;
+# a new ceil, or none, lets it send at once (the watchdog was set for the
+# old deadline).  Nothing else is sent meanwhile, so only that wake-up
+# can drain it.
+throttled_burst() {
+	run tc class change dev $DEV classid 1:13 arbtable ceil 120bit cburst 2k ||
+		{ diag "ceil 120bit: $RUN_ERR"; return 1; }
+	arb_traffic "13:1500:2" && pg_start && sleep 1 && pg_stop
+	sleep 1
+	read -r _ _ _ _ qp <<<"$(qd_stats $DEV 1:)"
+	diag "1:13 under ceil 120bit holds $qp packets after traffic stopped"
+	[ "${qp:-0}" -gt 2 ]
+}
+for lift in "ceil 5mbit" "ceil 0"; do
+	tap_check "ceil: packets queued behind ceil 120bit before '$lift'" throttled_burst
+	tap_check "ceil: tc class change 1:13 $lift" run tc class change dev $DEV classid 1:13 arbtable $lift
+	tap_check "ceil: '$lift' drains the throttled class within 5 s" drained $DEV 1: arbtable 5
+done
+tap_check "ceil: 'ceil 0' removed the ceil" bash -c "! tc class show dev $DEV classid 1:13 | grep -q ' ceil '"
 tap_end
