@@ -10,8 +10,9 @@
 # classifiers the suite uses), built once and cached outside the clone
 # under $ARBT_SANITIZER_CACHE/<key> (default /var/lib/arbtable/sanitizer),
 # the key hashing the config fragment and the source package version.
-# Not under /var/cache: virtme-init mounts a tmpfs there, and the guest
-# must see the tree's modules (.virtme_mods).
+# Not under /var/cache, /var/tmp, /tmp or /run: virtme-init mounts a
+# tmpfs on each, and the guest must see the tree's modules (.virtme_mods)
+# and selftests (refused below, before an hour's build).
 #
 # Every run drops the current sources in again and rebuilds
 # net/sched/sch_arbtable.ko in the tree (seconds; files whose content is
@@ -54,6 +55,12 @@ TARBALL=$(ls /usr/src/linux-source-"$KSRC"*.tar.xz 2>/dev/null | sort -V | tail 
 # one job more than cores: a compile waiting on I/O leaves a core idle
 JOBS=${JOBS:-$(($(nproc) + 1))}
 say() { echo "[sanitizer-kernel] $*" >&2; }
+
+case $(realpath -m "$CACHE")/ in
+/tmp/* | /var/tmp/* | /var/cache/* | /run/*)
+	say "ARBT_SANITIZER_CACHE=$CACHE: the guest sees a tmpfs there (virtme-init mounts one on /tmp, /var/tmp, /var/cache and /run); use a path elsewhere, such as the default /var/lib/arbtable/sanitizer"
+	exit 1 ;;
+esac
 
 [ -n "$TARBALL" ] || { say "no /usr/src/linux-source-$KSRC*.tar.xz (scripts/setup.sh installs it)"; exit 1; }
 ver=$(dpkg-query -W -f '${Version}' "linux-source-$KSRC" 2>/dev/null || stat -c %Y "$TARBALL")
