@@ -157,13 +157,10 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 
 /*
  * arb_table_pick() after a round from @first in which every eligible slot
- * paid its quantum Q_p and stayed in debt D_p. Slot p gets out on its
- * floor(D_p / Q_p) + 1-th visit, so the r = min floor(D_p / Q_p) rounds
- * that only pay quanta are paid at once, then the last one is walked: the
- * same credits and slot in two steps per eligible slot. A debt is below
- * one capped packet, so D_p / 64 is in arb_recip_div()'s exact range.
- * Deficit mode only. Out of line, and it fills in @p itself, so that the
- * per-packet path keeps nothing live across the call.
+ * paid its quantum Q_p and stayed in debt D_p: slot p gets out on visit
+ * floor(D_p / Q_p) + 1, so the r = min floor(D_p / Q_p) rounds that only
+ * pay quanta are paid at once, then the last one is walked. Out of line
+ * and filling @p itself, so the per-packet path keeps nothing live.
  */
 noinline void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
 				    unsigned int first, struct arb_pick *p)
@@ -232,10 +229,7 @@ u8 arb_select_slotless(struct arb_sched *s)
 
 /* Messages */
 
-/*
- * @v as tc prints it: the largest unit (steps of 1000) that keeps an
- * integer part, up to three decimals, truncated ("9.765Gbit", "2.42ms").
- */
+/* @v as tc prints it, truncated to three decimals ("9.765Gbit", "2.42ms") */
 static char *arb_fmt_unit(char *buf, size_t len, u64 v,
 			  const char *const *unit, unsigned int nunit)
 {
@@ -312,10 +306,6 @@ const char *arb_reason_text(enum arb_reason code)
 	return arb_reason_texts[code];
 }
 
-/*
- * "largest admissible distance" is the smallest power-of-two distance
- * whose slots and weight fit now: the largest request the table admits.
- */
 size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 {
 	char a[24], b[24];
@@ -387,9 +377,8 @@ static unsigned int arb_check_distance(unsigned int d, struct arb_reject *rj)
 #define ARB_MIN_PKT		64	/* bytes, HIGH's quantum at highlimit 0 */
 
 /*
- * a * b / c rounded up or down; ~0 when the quotient does not fit in 64
- * bits or c is 0, where x86's divq would trap. The remainder is below c,
- * so its low 64 bits are all of it.
+ * a * b / c rounded up or down; ~0 where x86's divq would trap (c is 0 or
+ * the quotient needs more than 64 bits). The remainder fits in 64 bits.
  */
 u64 arb_muldiv(u64 a, u64 b, u64 c, bool up)
 {
@@ -439,10 +428,7 @@ u64 arb_high_capacity(const struct arb_params *p)
 	return x - arb_muldiv(x, p->mtu, h + p->mtu, true);
 }
 
-/*
- * W = ceil(R * 64 * maxweight / C_high) ([FILL] 5.1.1): of the table's
- * 64 * maxweight units, a share of C_high at least R; 0 if R is 0 or too big.
- */
+/* W = ceil(R * 64 * maxweight / C_high) ([FILL] 5.1.1); 0 if R won't fit */
 u32 arb_weight_units(const struct arb_params *p, u64 rate)
 {
 	u64 ch = arb_high_capacity(p);
@@ -472,8 +458,7 @@ u32 arb_weight_eff(u32 w, unsigned int n, unsigned int maxweight)
 
 /*
  * Weight of the k-th of n slots holding W units: the first takes the
- * remainder up to maxweight ([FILL] 7.2 hypothesis 3), any excess goes one
- * unit each to the next ones.
+ * remainder up to maxweight ([FILL] 7.2 hyp. 3), the next ones any excess.
  */
 u8 arb_slot_weight(u32 w, unsigned int n, unsigned int k,
 		   unsigned int maxweight)
@@ -493,10 +478,8 @@ u8 arb_slot_weight(u32 w, unsigned int n, unsigned int k,
 }
 
 /*
- * The bound from B_high, the HIGH bytes other slots may send first: LOW
- * gets an MTU per H of them (when finite), one packet is in flight, and
- * the strict class sends its burst; over C - strict_ceil, since the
- * strict class also sends at its ceil meanwhile.
+ * The bound after B_high bytes of other HIGH slots: plus an MTU of LOW per
+ * H, one packet in flight and the strict burst, at C - strict_ceil.
  */
 static u64 arb_bound_bytes(const struct arb_params *p, u64 b_high)
 {
@@ -532,9 +515,8 @@ u64 arb_bound_ns(const struct arb_params *p, unsigned int d, u32 wmin)
 }
 
 /*
- * No distance meets the latency with the rate's weight: the largest one
- * <= dmax where the smallest raise of the slot weight (fewer visits per
- * MTU) does, as slots are the scarce resource, not units; 0 if none.
+ * The largest distance <= dmax, and the smallest raise of the slot weight
+ * there, that meet @lat: slots are the scarce resource, not units.
  */
 static unsigned int arb_boost_for_latency(const struct arb_params *p,
 					  u64 lat, u32 w, unsigned int dmax,
@@ -567,10 +549,8 @@ static unsigned int arb_boost_for_latency(const struct arb_params *p,
 }
 
 /*
- * The largest power-of-two distance <= @distance (64 without one) that
- * holds the rate's weight ([FILL] 5.1.3: more entries when the weight
- * needs them) and meets @latency_ns if given. Free slots are the
- * allocator's business.
+ * The largest power-of-two distance <= @distance (64 if 0) that holds the
+ * rate's weight ([FILL] 5.1.3) and meets @latency_ns (if not 0).
  */
 int arb_spread_for_rate(const struct arb_params *p, u64 rate, u64 latency_ns,
 			unsigned int distance, struct arb_spread *sp,
@@ -776,11 +756,8 @@ static int arb_check_admitted(const struct arb_alloc *a, unsigned int cls,
 }
 
 /*
- * Admit @cls at distance @d with @w units (0: one per slot), in the
- * singular set of the deepest level <= its own: the smallest free set that
- * fits ([EVAL] 4.4; E_{0,0} when the table is free). Levels below had no
- * singular set, so splitting it leaves at most one per level: the table
- * stays normalized ([FILL] Theorem 2).
+ * Best fit: the singular set of the deepest level <= @d's ([EVAL] 4.4).
+ * Deeper levels had none, so the table stays normalized ([FILL] Th. 2).
  */
 int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
 		     u32 w, u8 *set, struct arb_reject *rj)
@@ -923,10 +900,8 @@ int arb_alloc_release(struct arb_alloc *a, unsigned int cls,
 }
 
 /*
- * Move @cls to distance @d with @w units, or leave *a untouched. A new
- * distance is a release and an insert, decided beforehand from counts (a
- * copy of the table would sit on the stack): by [FILL] Theorem 4 the free
- * slots after the release and the units are all that matter.
+ * A new distance is a release and an insert, decided from counts first
+ * (by [FILL] Theorem 4 they suffice), so a refusal leaves *a untouched.
  */
 int arb_alloc_change(struct arb_alloc *a, unsigned int cls, unsigned int d,
 		     u32 w, struct arb_moves *mv, struct arb_reject *rj)
@@ -975,9 +950,8 @@ int arb_alloc_change(struct arb_alloc *a, unsigned int cls, unsigned int d,
 }
 
 /*
- * arb_bound_ns() with the class's actual neighbours, each non-null slot
- * counting 64 * weight + MTU: B_high = (k - 1) * (all other slots) + the
- * largest gap. Never above arb_bound_ns().
+ * arb_bound_ns() with the actual neighbours (64 * weight + MTU each):
+ * B_high = (k - 1) * (all other slots) + the largest gap.
  */
 u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
 			       const struct arb_params *p, unsigned int cls)
@@ -1012,22 +986,17 @@ u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
 /* Admission */
 
 /*
- * Below ARB_GSO_WHOLE_RATE (1 Gbit/s) a GSO skb is split at enqueue, so
- * the bounds are those of one frame; above, a qdisc pass per segment costs
- * more CPU than such rates leave, so skbs of up to ARB_GSO_MAX bytes stay
- * whole, plus the headers qdisc_pkt_len counts per segment.
+ * From 1 Gbit/s a pass per segment costs more CPU than the rate leaves:
+ * GSO skbs stay whole, with the headers qdisc_pkt_len counts per segment.
  */
 #define ARB_GSO_WHOLE_RATE	125000000ULL
 #define ARB_GSO_MAX		65536U
 #define ARB_GSO_HDR_ROOM	4096U
 
-/*
- * The strict class's burst: its bucket (@cburst, or max(2 * mtu, ceil *
- * ARB_MIN_BURST_NS)) plus the packet it may overshoot by; it enters every
- * HIGH bound, so it saturates.
- */
+/* The strict class's bucket plus the packet it may overshoot by. */
 u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
 {
+	/* saturates: it enters every HIGH bound */
 	u64 b = arb_muldiv(ceil, ARB_MIN_BURST_NS, NSEC_PER_SEC, false);
 	u64 lo = 2 * (u64)mtu;
 
@@ -1114,10 +1083,7 @@ static int arb_resv_spread(const struct arb_params *p, u8 maxweight,
 	return 0;
 }
 
-/*
- * What @resv (zero: a release) does to class @idx, now in @old_table, on
- * copies of @alloc; a refusal's reason goes to @why and @adm->reason.
- */
+/* @resv (zero: a release) for class @idx, planned on copies of @alloc. */
 int arb_admit_prepare(const struct arb_alloc alloc[ARB_NTABLES],
 		      const struct arb_params *p, u8 maxweight,
 		      unsigned int idx, u8 old_table,
@@ -1162,11 +1128,7 @@ out:
 	return err;
 }
 
-/*
- * Apply a prepared admission: free the class's old slots, replay the
- * swaps (each moves a slot with its credit), fill what the allocators
- * assign. Cannot fail; @on_swap (may be NULL) sees every swap.
- */
+/* Cannot fail: the swaps move slots with their credits, no packet lost. */
 void arb_admit_commit(struct arb_sched *arb,
 		      struct arb_alloc alloc[ARB_NTABLES], unsigned int idx,
 		      const struct arb_admission *adm,

@@ -244,8 +244,8 @@ static inline void arb_set_drained(struct arb_sched *s, unsigned int cls)
 
 /*
  * floor(x / w) as a multiply and a shift, exact for x < 2^16, w 1..255:
- * with recip = ceil(2^24 / w) = (2^24 + e) / w, e < w, the product
- * exceeds x / w by less than 1 / w, the gap to the next integer.
+ * recip = (2^24 + e) / w with e < w makes x * recip / 2^24 exceed x / w by
+ * x * e / (w * 2^24) < 1 / w, less than x / w's gap to the next integer.
  */
 #define ARB_RECIP_SHIFT		24
 #define ARB_RECIP_MAX_X		0xffffU
@@ -353,10 +353,7 @@ static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 	u64 lo = s->tbl[ARB_LOW].eligible;
 
 	if (s->strict != ARB_NO_CLASS && arb_class_eligible(s, s->strict)) {
-		p->table = ARB_STRICT;
-		p->slot = 0;
-		p->cls = s->strict;
-		p->fresh = false;
+		*p = (struct arb_pick){ .cls = s->strict, .table = ARB_STRICT };
 		return true;
 	}
 	if (unlikely(s->low_turn)) {
@@ -377,10 +374,8 @@ static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 		arb_table_pick(s, ARB_LOW, p);
 		return true;
 	}
-	p->cls = arb_select_slotless(s);
-	p->table = ARB_SLOTLESS;
-	p->slot = 0;
-	p->fresh = false;
+	*p = (struct arb_pick){ .cls = arb_select_slotless(s),
+				.table = ARB_SLOTLESS };
 	return p->cls != ARB_NO_CLASS;
 }
 
