@@ -374,7 +374,7 @@ static unsigned int arb_check_distance(unsigned int d, struct arb_reject *rj)
 
 /* Arithmetic */
 
-#define ARB_MIN_PKT		64	/* bytes, HIGH's quantum at highlimit 0 */
+#define ARB_MIN_PKT		64	/* H at highlimit 0: one packet */
 
 /*
  * a * b / c rounded up or down; ~0 where x86's divq would trap (c is 0 or
