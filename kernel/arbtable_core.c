@@ -1,33 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sch_arbtable core: see arbtable_core.h. Paper references:
- * [F] fill-in-arbitration-table.txt, [E] table-management-evaluation.txt.
+ * sch_arbtable core: the arbiter, the allocator and admission.
+ *
+ * [IBA]  InfiniBand Architecture Specification, Volume 1, VL arbitration.
+ * [BXI]  M. Sánchez de la Rosa, G. Gomez-Lopez, F. J. Andújar,
+ *        J. Escudero-Sahuquillo, J. L. Sánchez, F. J. Alfaro-Cortés,
+ *        P.-A. Lagadec, "Quality-of-service provision for BXIv3-based
+ *        interconnection networks", 2025.
+ * [FILL] F. J. Alfaro, J. L. Sánchez, M. Menduiña, J. Duato, "Formalizing
+ *        the Fill in of the InfiniBand Arbitration Table", Technical Report
+ *        DIAB-03-02-35, Universidad de Castilla-La Mancha, 2003.
+ * [EVAL] J. Laborda, J. A. Villar, F. J. Alfaro, J. L. Sánchez,
+ *        "Implementación y Evaluación de un Modelo de Gestión de la Tabla
+ *        de Arbitraje de InfiniBand", Technical Report DIAB-04-12-1,
+ *        Universidad de Castilla-La Mancha, 2004.
+ *
+ * Arbiter. Two tables, HIGH and LOW, of 64 (class, weight) slots. A slot
+ * may send while its credit is positive; a packet costs its length and may
+ * drive the credit negative. In deficit mode a visit starts with
+ * weight * 64 plus the balance carried from the slot's last visit, which
+ * is never positive: overshoot is debt, a positive rest is dropped when
+ * the class stops being eligible ([BXI] 3.3, Algorithm 2); in iba mode
+ * overshoot is forgiven. HIGH may send while its byte counter is not
+ * negative; the packet that drives it negative is sent, then LOW is owed
+ * one packet ([IBA] HighPriCounter, VLHighLimit; 255 is unlimited). The
+ * slot being visited keeps its credit while the other table runs.
+ *
+ * Allocator. Slots carry labels by 6-bit bit reversal; the slots of
+ * distance d = 2^i are the label sets E_{i,j} = [j, j + 64/d), a buddy
+ * tree of 7 levels whose sets hold 64/d slots exactly d apart ([FILL]
+ * 7.3). A free set whose brother is not free is singular; a table with
+ * at most one singular set per level is normalized, and then admits every
+ * request whose slots fit in the free ones ([FILL] Theorems 3, 4). Of the
+ * management models of [EVAL] 5.3.4, the cheapest: best-fit ("smart")
+ * insertion, which keeps the table normalized ([EVAL] 4.4, 6), and
+ * defragmentation after a release, never reordering.
  */
 #include "arbtable_core.h"
 
-/*
- * arbtable arbiter: IBA VL arbitration (ib-vl-arbitration.txt, "Data VL
- * Arbitration Description") with BXIv3 per-entry deficit counters
- * (bxiv3-qos.txt §3.3, Algorithm 2). See arbtable_core.h, which also
- * holds the per-packet half (eligibility, select, charge) inline.
- *
- * Rules, as DESIGN §3 fixes them:
- * - A slot may send while its credit is positive; a packet costs its length
- *   and may drive the credit negative (IBA: "VL6 ... 63 - 64 = -1").
- * - deficit mode: a visit starts with weight*64 plus the balance carried
- *   from the slot's last visit, which is never positive: overshoot is debt,
- *   positive leftover is dropped when the class stops being eligible
- *   (Algorithm 2 lines 16-19). Long-run byte shares equal weight shares.
- * - iba mode: a visit starts with weight*64, overshoot is forgiven.
- * - The high table may send while its byte counter is not negative; the
- *   packet that drives it negative is sent, then the counter is reset and
- *   the low table is owed one packet (IBA HighPriCounter). highlimit 255 is
- *   unlimited; 0 gives one high packet per low opportunity.
- * - A low turn sends one packet from the current low slot, which keeps its
- *   remaining credit; with nothing eligible in high, low runs on.
- * - The slot being visited keeps its credit while the other table runs
- *   (IBA "resume with this entry").
- */
 void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting)
 {
 	memset(s, 0, sizeof(*s));
@@ -48,15 +58,14 @@ void arb_set_highlimit(struct arb_sched *s, u8 highlimit)
 
 void arb_set_accounting(struct arb_sched *s, u8 accounting)
 {
-	unsigned int t, i;
+	unsigned int t;
 
 	if (s->accounting == accounting)
 		return;
 	s->accounting = accounting;
-	/* Carried balances mean nothing across modes: start clean. */
+	/* carried balances mean nothing across modes */
 	for (t = 0; t < ARB_NTABLES; t++) {
-		for (i = 0; i < ARB_SLOTS; i++)
-			s->tbl[t].credit[i] = 0;
+		memset(s->tbl[t].credit, 0, sizeof(s->tbl[t].credit));
 		s->tbl[t].in_visit = false;
 		s->tbl[t].dropped_slot = ARB_NO_CLASS;
 	}
@@ -99,6 +108,7 @@ void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
 		weight = 0;
 	if (tb->weight[slot])
 		s->cls_slots[t][tb->cls[slot]] &= ~bit;
+	/* a new occupant starts from zero */
 	if (!weight || tb->cls[slot] != cls) {
 		tb->credit[slot] = 0;
 		if (tb->cur == slot)
@@ -114,62 +124,43 @@ void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
 	arb_slot_mask_update(s, t, slot);
 }
 
+/* Exchange two slots with their credits: a class keeps its balance. */
 void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 		    unsigned int b)
 {
 	struct arb_table *tb = &s->tbl[t];
-	u8 ca = tb->cls[a], wa = tb->weight[a];
-	s32 cra = tb->credit[a];
-	u32 ra = tb->recip[a];
 	u64 ba = BIT_ULL(a), bb = BIT_ULL(b);
 
 	if (a == b)
 		return;
 	tb->dropped_slot = ARB_NO_CLASS;
-	if (wa)
-		s->cls_slots[t][ca] &= ~ba;
+	if (tb->weight[a])
+		s->cls_slots[t][tb->cls[a]] &= ~ba;
 	if (tb->weight[b])
 		s->cls_slots[t][tb->cls[b]] &= ~bb;
-
-	tb->cls[a] = tb->cls[b];
-	tb->weight[a] = tb->weight[b];
-	tb->credit[a] = tb->credit[b];
-	tb->recip[a] = tb->recip[b];
-	tb->cls[b] = ca;
-	tb->weight[b] = wa;
-	tb->credit[b] = cra;
-	tb->recip[b] = ra;
-
+	swap(tb->cls[a], tb->cls[b]);
+	swap(tb->weight[a], tb->weight[b]);
+	swap(tb->credit[a], tb->credit[b]);
+	swap(tb->recip[a], tb->recip[b]);
 	if (tb->weight[a])
 		s->cls_slots[t][tb->cls[a]] |= ba;
 	if (tb->weight[b])
 		s->cls_slots[t][tb->cls[b]] |= bb;
-	/* A visit belongs to the occupant, who just moved to the other
-	 * position with its credit: close the visit there; the occupant now
-	 * at @cur starts a fresh one.
-	 */
+	/* the visit belongs to the occupant, who moved: close it there */
 	if (tb->in_visit && (tb->cur == a || tb->cur == b)) {
 		arb_close_credit(s, &tb->credit[tb->cur == a ? b : a]);
 		tb->in_visit = false;
 	}
 	arb_slot_mask_update(s, t, a);
 	arb_slot_mask_update(s, t, b);
-	/* Both occupants stay in this table: cls_slotted is unchanged. */
 }
 
 /*
- * The rest of arb_table_pick()'s walk of table @t after a whole round, from
- * @first, in which every eligible slot paid its quantum and stayed in debt
- * (credit <= 0). Going round, slot p gets out of a debt D_p on its
- * floor(D_p / Q_p) + 1-th visit (Q_p = 64 * weight): the walk would make
- * r = min floor(D_p / Q_p) more rounds that only pay quanta, then stop in
- * the next at the first slot to get out. Pay the r rounds at once, then
- * walk that last one: two steps per eligible slot, the same credits and
- * slot. A debt is less than one packet (charges are capped at 2^20), so
- * D_p / 64 is in arb_recip_div()'s exact range; a larger one would be cut
- * to it, which skips fewer rounds and loops. Deficit mode only: in iba mode
- * every visit starts positive. Out of line, and it fills in @p itself, so
- * that the per-packet path keeps nothing live across the call.
+ * arb_table_pick() after a round from @first in which every eligible slot
+ * paid its quantum Q_p and stayed in debt D_p: slot p gets out on visit
+ * floor(D_p / Q_p) + 1, so the r = min floor(D_p / Q_p) rounds that only
+ * pay quanta are paid at once, then the last one is walked. Out of line
+ * and filling @p itself, so the per-packet path keeps nothing live.
  */
 noinline void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
 				    unsigned int first, struct arb_pick *p)
@@ -188,8 +179,7 @@ noinline void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
 		for (w = m; w; w &= w - 1) {
 			i = __ffs64(w);
 			ARB_WALK_STEP();
-			/* the credit is <= 0: x = D_p / 64 */
-			x = -(u32)tb->credit[i] >> 6;
+			x = -(u32)tb->credit[i] >> 6;	/* D_p / 64 */
 			if (x > ARB_RECIP_MAX_X)
 				x = ARB_RECIP_MAX_X;
 			q = arb_recip_div(x, tb->recip[i]);
@@ -222,10 +212,7 @@ void arb_set_strict(struct arb_sched *s, u8 cls)
 	s->strict = cls;
 }
 
-/* The slotless round robin behind arb_select(): rare, so out of line; the
- * class by value (ARB_NO_CLASS: none) so the caller's pick stays in
- * registers.
- */
+/* Rare, so out of line; returns the class so the pick stays in registers. */
 u8 arb_select_slotless(struct arb_sched *s)
 {
 	u64 m = s->cls_eligible & ~s->cls_slotted;
@@ -240,65 +227,9 @@ u8 arb_select_slotless(struct arb_sched *s)
 	return cls;
 }
 
-/*
- * arbtable allocator: see arbtable_core.h for the model, the
- * management model chosen and the formulas. Paper references:
- * [F] fill-in-arbitration-table.txt, [E] table-management-evaluation.txt.
- */
-/* Labels in a set of level i: 2^(6-i). */
-#define SET_SIZE(i)	(ARB_SLOTS >> (i))
+/* Messages */
 
-/* Bits at the first label of every set of level i ([F] 7.3, I_i). */
-static const u64 arb_align[ARB_LEVELS] = {
-	0x0000000000000001ULL,	/* level 0: E_{0,0} */
-	0x0000000100000001ULL,
-	0x0001000100010001ULL,
-	0x0101010101010101ULL,
-	0x1111111111111111ULL,
-	0x5555555555555555ULL,
-	0xffffffffffffffffULL,	/* level 6: single labels */
-};
-
-/* ---------------------------------------------------------------------- */
-/* Free and singular sets, all levels at once, with bitmasks               */
-
-/* f[i] bit j set iff E_{i,j} is free (Proposition 1: union of sons). */
-static void arb_free_levels(u64 free, u64 f[ARB_LEVELS])
-{
-	int i;
-
-	f[ARB_LEVELS - 1] = free;
-	for (i = ARB_LEVELS - 2; i >= 0; i--)
-		f[i] = f[i + 1] & (f[i + 1] >> SET_SIZE(i + 1)) & arb_align[i];
-}
-
-/* Bit j set iff the brother of E_{i,j} is free ([F] Brother(p)). */
-static u64 arb_brother_bits(u64 f, unsigned int i)
-{
-	u64 left = arb_align[i - 1];
-	u64 right = arb_align[i] & ~left;
-
-	return ((f >> SET_SIZE(i)) & left) | ((f << SET_SIZE(i)) & right);
-}
-
-/* Singular sets of level i >= 1 (Definition 3). */
-static u64 arb_singular(const u64 f[ARB_LEVELS], unsigned int i)
-{
-	return f[i] & ~arb_brother_bits(f[i], i);
-}
-
-static u64 arb_range(unsigned int first, unsigned int size)
-{
-	if (size >= 64)
-		return ~0ULL;
-	return ((1ULL << size) - 1) << first;
-}
-
-/*
- * @v in base units as tc prints it: the largest unit (steps of 1000) that
- * keeps an integer part, up to three decimals, trailing zeros dropped,
- * truncated as tc truncates ("9.765Gbit", "2.42ms", "64bit").
- */
+/* @v as tc prints it, truncated to three decimals ("9.765Gbit", "2.42ms") */
 static char *arb_fmt_unit(char *buf, size_t len, u64 v,
 			  const char *const *unit, unsigned int nunit)
 {
@@ -340,10 +271,7 @@ char *arb_fmt_rate(char *buf, size_t len, u64 bytes_per_s)
 			    ARRAY_SIZE(arb_rate_unit));
 }
 
-/*
- * Two values compared in a message, each as tc prints it, or both in the
- * base unit when they would print the same ("10Gbit above 10Gbit").
- */
+/* Two values compared: in the base unit if tc would print them the same. */
 static void arb_fmt_pair(char *a, char *b, size_t len, u64 va, u64 vb,
 			 const char *const *unit, unsigned int nunit)
 {
@@ -355,22 +283,39 @@ static void arb_fmt_pair(char *a, char *b, size_t len, u64 va, u64 vb,
 	}
 }
 
+static const char *const arb_reason_texts[] = {
+	[ARB_R_OK] = "ok",
+	[ARB_R_BAD_PARAMS] = "invalid parameters (rate, strict ceil, mtu or maxweight)",
+	[ARB_R_BAD_DISTANCE] = "distance invalid: must be 1..64",
+	[ARB_R_BAD_CLASS] = "class index out of range (at most 64 classes)",
+	[ARB_R_RATE_ZERO] = "rate 0: a guaranteed class needs a rate above 0",
+	[ARB_R_RATE_ABOVE_CAP] = "rate above the guaranteed high-table rate",
+	[ARB_R_LATENCY_LOW] = "latency below the best possible bound",
+	[ARB_R_WEIGHT] = "needs more weight units than the slots at its distance hold",
+	[ARB_R_NO_SLOTS] = "needs more slots at its distance than the table has free",
+	[ARB_R_CAPACITY] = "needs more weight units than the table has free",
+	[ARB_R_EXISTS] = "class already admitted",
+	[ARB_R_UNKNOWN] = "unknown class",
+	[ARB_R_SHARE_SPREAD] = "share cannot be spread over its slots at maxweight",
+};
+
+const char *arb_reason_text(enum arb_reason code)
+{
+	if ((unsigned int)code >= ARRAY_SIZE(arb_reason_texts))
+		return "rejected";
+	return arb_reason_texts[code];
+}
+
 size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 {
 	char a[24], b[24];
 
 	switch (r->code) {
-	case ARB_R_OK:
-		return scnprintf(buf, len, "ok");
 	case ARB_R_BAD_PARAMS:
 		return scnprintf(buf, len, "invalid: rate 1..2^48 B/s above strict ceil, mtu 64..1048576, maxweight 1..255");
 	case ARB_R_BAD_DISTANCE:
 		return scnprintf(buf, len, "distance %u invalid: must be 1..64",
 				 r->distance);
-	case ARB_R_BAD_CLASS:
-		return scnprintf(buf, len, "class index out of range (at most 64 classes)");
-	case ARB_R_RATE_ZERO:
-		return scnprintf(buf, len, "rate 0: a guaranteed class needs a rate above 0");
 	case ARB_R_RATE_ABOVE_CAP:
 		arb_fmt_pair(a, b, sizeof(a), r->rate * 8, r->cap_rate * 8,
 			     arb_rate_unit, ARRAY_SIZE(arb_rate_unit));
@@ -401,67 +346,39 @@ size_t arb_reject_format(const struct arb_reject *r, char *buf, size_t len)
 	case ARB_R_CAPACITY:
 		return scnprintf(buf, len, "needs %u weight units, %u of the table's capacity free",
 				 r->weight, r->capacity);
-	case ARB_R_EXISTS:
-		return scnprintf(buf, len, "class already admitted");
-	case ARB_R_UNKNOWN:
-		return scnprintf(buf, len, "unknown class");
 	case ARB_R_SHARE_SPREAD:
 		return scnprintf(buf, len, "share %u cannot be spread over %u slots of at most weight %u",
 				 r->share, r->need_slots, r->weight);
 	default:
-		return scnprintf(buf, len, "rejected");
+		return scnprintf(buf, len, "%s", arb_reason_text(r->code));
 	}
-}
-
-const char *arb_reason_text(enum arb_reason code)
-{
-	switch (code) {
-	case ARB_R_OK:
-		return "ok";
-	case ARB_R_BAD_PARAMS:
-		return "invalid parameters (rate, strict ceil, mtu or maxweight)";
-	case ARB_R_BAD_DISTANCE:
-		return "distance invalid: must be 1..64";
-	case ARB_R_BAD_CLASS:
-		return "class index out of range (at most 64 classes)";
-	case ARB_R_RATE_ZERO:
-		return "rate 0: a guaranteed class needs a rate above 0";
-	case ARB_R_RATE_ABOVE_CAP:
-		return "rate above the guaranteed high-table rate";
-	case ARB_R_LATENCY_LOW:
-		return "latency below the best possible bound";
-	case ARB_R_WEIGHT:
-		return "needs more weight units than the slots at its distance hold";
-	case ARB_R_NO_SLOTS:
-		return "needs more slots at its distance than the table has free";
-	case ARB_R_CAPACITY:
-		return "needs more weight units than the table has free";
-	case ARB_R_EXISTS:
-		return "class already admitted";
-	case ARB_R_UNKNOWN:
-		return "unknown class";
-	case ARB_R_SHARE_SPREAD:
-		return "share cannot be spread over its slots at maxweight";
-	}
-	return "rejected";
 }
 
 static void arb_rj(struct arb_reject *rj, enum arb_reason code)
 {
-	if (!rj)
-		return;
 	memset(rj, 0, sizeof(*rj));
 	rj->code = code;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Arithmetic                                                              */
+/* @d rounded down to a power of two, or 0 and ARB_R_BAD_DISTANCE. */
+static unsigned int arb_check_distance(unsigned int d, struct arb_reject *rj)
+{
+	unsigned int rd = arb_round_distance(d);
+
+	if (!rd) {
+		arb_rj(rj, ARB_R_BAD_DISTANCE);
+		rj->distance = d;
+	}
+	return rd;
+}
+
+/* Arithmetic */
+
+#define ARB_MIN_PKT		64	/* H at highlimit 0: one packet */
 
 /*
- * a * b / c rounded up (up) or down; ~0 when the quotient does not fit
- * in 64 bits or c is 0 (x86's divq, behind mul_u64_u64_div_u64(), traps
- * there instead). The remainder a * b - q * c is below c, so its low 64
- * bits are all of it.
+ * a * b / c rounded up or down; ~0 where x86's divq would trap (c is 0 or
+ * the quotient needs more than 64 bits). The remainder fits in 64 bits.
  */
 u64 arb_muldiv(u64 a, u64 b, u64 c, bool up)
 {
@@ -486,13 +403,18 @@ int arb_params_check(const struct arb_params *p)
 	return 0;
 }
 
+/* H: what HIGH sends at least before LOW's turn (one packet at 0) */
 static u64 arb_highlimit_bytes(const struct arb_params *p)
 {
 	if (p->highlimit)
 		return (u64)p->highlimit * ARB_HIGHLIMIT_UNIT;
-	return p->min_pkt ? p->min_pkt : ARB_MIN_PKT_DEFAULT;
+	return ARB_MIN_PKT;
 }
 
+/*
+ * C_high, the guaranteed rate of HIGH: X = C - strict_ceil, less what LOW
+ * takes when highlimit is finite (one MTU per H bytes): X - X*MTU/(H+MTU).
+ */
 u64 arb_high_capacity(const struct arb_params *p)
 {
 	u64 x, h;
@@ -506,26 +428,27 @@ u64 arb_high_capacity(const struct arb_params *p)
 	return x - arb_muldiv(x, p->mtu, h + p->mtu, true);
 }
 
+/* W = ceil(R * 64 * maxweight / C_high) ([FILL] 5.1.1); 0 if R won't fit */
 u32 arb_weight_units(const struct arb_params *p, u64 rate)
 {
 	u64 ch = arb_high_capacity(p);
 
 	if (!rate || !ch || rate > ch)
 		return 0;
-	/* [F] 5.1.1: weight from the bandwidth; W <= 64 * maxweight. */
 	return (u32)arb_muldiv(rate, (u64)ARB_SLOTS * p->maxweight, ch, true);
 }
 
+/* The rate @units guarantee, the inverse of arb_weight_units(). */
 u64 arb_weight_rate(const struct arb_params *p, u32 units)
 {
 	u64 ch = arb_high_capacity(p);
 
 	if (!ch)
 		return 0;
-	/* the inverse of arb_weight_units(): what @units guarantee */
 	return arb_muldiv(ch, units, (u64)ARB_SLOTS * p->maxweight, false);
 }
 
+/* Units reserved on @n slots: each needs weight >= 1; 0 if W cannot fit. */
 u32 arb_weight_eff(u32 w, unsigned int n, unsigned int maxweight)
 {
 	if (w < n)
@@ -533,6 +456,10 @@ u32 arb_weight_eff(u32 w, unsigned int n, unsigned int maxweight)
 	return w > n * maxweight ? 0 : w;
 }
 
+/*
+ * Weight of the k-th of n slots holding W units: the first takes the
+ * remainder up to maxweight ([FILL] 7.2 hyp. 3), the next ones any excess.
+ */
 u8 arb_slot_weight(u32 w, unsigned int n, unsigned int k,
 		   unsigned int maxweight)
 {
@@ -541,7 +468,6 @@ u8 arb_slot_weight(u32 w, unsigned int n, unsigned int k,
 	if (!n || k >= n)
 		return 0;
 	base = w / n;
-	/* First slot: base + remainder ([F] 7.2 hypothesis 3). */
 	first = w - base * (n - 1);
 	if (first > maxweight)
 		first = maxweight;
@@ -551,7 +477,10 @@ u8 arb_slot_weight(u32 w, unsigned int n, unsigned int k,
 	return (u8)(base + (k - 1 < excess ? 1 : 0));
 }
 
-/* Finish a bound from the HIGH bytes other slots may send (see header). */
+/*
+ * The bound after B_high bytes of other HIGH slots: plus an MTU of LOW per
+ * H, one packet in flight and the strict burst, at C - strict_ceil.
+ */
 static u64 arb_bound_bytes(const struct arb_params *p, u64 b_high)
 {
 	u64 b = b_high + p->mtu + p->strict_burst;
@@ -561,12 +490,17 @@ static u64 arb_bound_bytes(const struct arb_params *p, u64 b_high)
 	return arb_muldiv(b, 1000000000ULL, p->rate - p->strict_ceil, true);
 }
 
-/* Visits of one slot of weight wmin to pay a debt below one MTU. */
+/* k: visits of a slot of weight wmin to pay a debt below one MTU */
 static u64 arb_visits(const struct arb_params *p, u32 wmin)
 {
 	return DIV64_U64_ROUND_UP(p->mtu, (u64)ARB_WEIGHT_UNIT * wmin);
 }
 
+/*
+ * Head-of-line wait bound of a HIGH class at distance d, smallest slot
+ * weight wmin, whatever else is admitted: it may wait V = (k - 1) * n + 1
+ * of its visits, each past d - 1 slots that send < 64 * maxweight + MTU.
+ */
 u64 arb_bound_ns(const struct arb_params *p, unsigned int d, u32 wmin)
 {
 	u64 n, k, v, per;
@@ -581,10 +515,8 @@ u64 arb_bound_ns(const struct arb_params *p, unsigned int d, u32 wmin)
 }
 
 /*
- * With the rate's weight no distance meets the latency: find the largest
- * distance <= dmax where raising the smallest slot weight (fewer visits to
- * cover an MTU) does, and the smallest such raise. Returns the distance
- * and sets *we, or 0.
+ * The largest distance <= dmax, and the smallest raise of the slot weight
+ * there, that meet @lat: slots are the scarce resource, not units.
  */
 static unsigned int arb_boost_for_latency(const struct arb_params *p,
 					  u64 lat, u32 w, unsigned int dmax,
@@ -616,13 +548,21 @@ static unsigned int arb_boost_for_latency(const struct arb_params *p,
 	return 0;
 }
 
-int arb_plan(const struct arb_params *p, u64 rate, u64 latency_ns,
-	     unsigned int distance, struct arb_plan *pl, struct arb_reject *rj)
+/*
+ * The largest power-of-two distance <= @distance (64 if 0) that holds the
+ * rate's weight ([FILL] 5.1.3) and meets @latency_ns (if not 0).
+ */
+int arb_spread_for_rate(const struct arb_params *p, u64 rate, u64 latency_ns,
+			unsigned int distance, struct arb_spread *sp,
+			struct arb_reject *rj)
 {
 	unsigned int dmax = ARB_SLOTS, d, n;
+	struct arb_reject none;
 	u32 w, we = 0;
 	u64 ch;
 
+	if (!rj)
+		rj = &none;
 	if (arb_params_check(p)) {
 		arb_rj(rj, ARB_R_BAD_PARAMS);
 		return -EINVAL;
@@ -634,57 +574,91 @@ int arb_plan(const struct arb_params *p, u64 rate, u64 latency_ns,
 	ch = arb_high_capacity(p);
 	if (rate > ch) {
 		arb_rj(rj, ARB_R_RATE_ABOVE_CAP);
-		if (rj) {
-			rj->rate = rate;
-			rj->cap_rate = ch;
-		}
+		rj->rate = rate;
+		rj->cap_rate = ch;
 		return -EINVAL;
 	}
 	if (distance) {
-		dmax = arb_round_distance(distance);
-		if (!dmax) {
-			arb_rj(rj, ARB_R_BAD_DISTANCE);
-			if (rj)
-				rj->distance = distance;
+		dmax = arb_check_distance(distance, rj);
+		if (!dmax)
 			return -EINVAL;
-		}
 	}
 	w = arb_weight_units(p, rate);
-	/* Fewer slots than the weight needs: use a smaller distance. */
 	for (d = dmax; !arb_weight_eff(w, ARB_SLOTS / d, p->maxweight); d >>= 1)
 		;
 	if (latency_ns) {
-		unsigned int d0 = d;
-
-		/*
-		 * Largest distance first; at each, the rate's weight or
-		 * the smallest raise of the slot weight that meets the
-		 * latency: slots are the scarce resource, units are not.
-		 */
-		d = arb_boost_for_latency(p, latency_ns, w, d0, &we);
+		d = arb_boost_for_latency(p, latency_ns, w, d, &we);
 		if (!d) {
 			arb_rj(rj, ARB_R_LATENCY_LOW);
-			if (rj) {
-				rj->distance = distance ? dmax : 0;
-				rj->latency_ns = latency_ns;
-				rj->best_ns = arb_bound_ns(p, 1, p->maxweight);
-			}
+			rj->distance = distance ? dmax : 0;
+			rj->latency_ns = latency_ns;
+			rj->best_ns = arb_bound_ns(p, 1, p->maxweight);
 			return -EINVAL;
 		}
 	}
 	n = ARB_SLOTS / d;
 	if (!we)
 		we = arb_weight_eff(w, n, p->maxweight);
-	pl->w = w;
-	pl->w_eff = we;
-	pl->distance = d;
-	pl->n = n;
-	pl->bound_ns = arb_bound_ns(p, d, we / n);
+	sp->w = w;
+	sp->w_eff = we;
+	sp->distance = d;
+	sp->n = n;
+	sp->bound_ns = arb_bound_ns(p, d, we / n);
 	return 0;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Allocator                                                               */
+/* Allocator */
+
+#define ARB_LEVELS	7			/* distances 1, 2, 4, ..., 64 */
+#define SET_SIZE(i)	(ARB_SLOTS >> (i))	/* labels in a set of level i */
+
+/* Bits at the first label of every set of level i ([FILL] 7.3, I_i). */
+static const u64 arb_align[ARB_LEVELS] = {
+	0x0000000000000001ULL,
+	0x0000000100000001ULL,
+	0x0001000100010001ULL,
+	0x0101010101010101ULL,
+	0x1111111111111111ULL,
+	0x5555555555555555ULL,
+	0xffffffffffffffffULL,
+};
+
+static inline unsigned int arb_level(unsigned int d)
+{
+	return (unsigned int)__ffs64(d);
+}
+
+/* f[i] bit j set iff E_{i,j} is free ([FILL] Proposition 1). */
+static void arb_free_levels(u64 free, u64 f[ARB_LEVELS])
+{
+	int i;
+
+	f[ARB_LEVELS - 1] = free;
+	for (i = ARB_LEVELS - 2; i >= 0; i--)
+		f[i] = f[i + 1] & (f[i + 1] >> SET_SIZE(i + 1)) & arb_align[i];
+}
+
+/* Bit j set iff the brother of E_{i,j} is free ([FILL] Brother(p)). */
+static u64 arb_brother_bits(u64 f, unsigned int i)
+{
+	u64 left = arb_align[i - 1];
+	u64 right = arb_align[i] & ~left;
+
+	return ((f >> SET_SIZE(i)) & left) | ((f << SET_SIZE(i)) & right);
+}
+
+/* Singular sets of level i >= 1 ([FILL] Definition 3). */
+static u64 arb_singular(const u64 f[ARB_LEVELS], unsigned int i)
+{
+	return f[i] & ~arb_brother_bits(f[i], i);
+}
+
+static u64 arb_range(unsigned int first, unsigned int size)
+{
+	if (size >= 64)
+		return ~0ULL;
+	return ((1ULL << size) - 1) << first;
+}
 
 void arb_alloc_init(struct arb_alloc *a, unsigned int maxweight)
 {
@@ -693,13 +667,6 @@ void arb_alloc_init(struct arb_alloc *a, unsigned int maxweight)
 	memset(a->owner, ARB_NO_CLASS, sizeof(a->owner));
 	memset(a->cls, ARB_NO_CLASS, sizeof(a->cls));
 	a->maxweight = (u8)(maxweight && maxweight <= 255 ? maxweight : 255);
-}
-
-unsigned int arb_alloc_distance(const struct arb_alloc *a, unsigned int cls)
-{
-	if (!arb_alloc_has(a, cls))
-		return 0;
-	return 1U << a->cls[cls].level;
 }
 
 u8 arb_alloc_slot_weight(const struct arb_alloc *a, unsigned int s)
@@ -716,11 +683,9 @@ u8 arb_alloc_slot_weight(const struct arb_alloc *a, unsigned int s)
 			       a->maxweight);
 }
 
-/* Smallest distance whose slots and weight fit now (for the message). */
 /*
- * The smallest distance at which @w units would be admitted on a table
- * with @free free slots and @total_w units reserved (Theorem 4: on a
- * normalized table the free slot count alone decides); 0 if none.
+ * The smallest distance at which @w units would be admitted, 0 if none: on
+ * a normalized table the free slot count alone decides ([FILL] Theorem 4).
  */
 static unsigned int arb_fit_distance(const struct arb_alloc *a,
 				     unsigned int free, u32 total_w, u32 w)
@@ -737,24 +702,80 @@ static unsigned int arb_fit_distance(const struct arb_alloc *a,
 	return 0;
 }
 
-int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
-		     u32 w, u8 *set, struct arb_reject *rj)
+static int arb_check_weight(const struct arb_alloc *a, u32 w, unsigned int n,
+			    unsigned int d, struct arb_reject *rj)
 {
-	unsigned int rd = arb_round_distance(d), i, n, k, size;
-	u64 f[ARB_LEVELS], cand = 0;
-	u32 cap = ARB_SLOTS * a->maxweight;
-	int lvl;
+	if (w >= n && w <= n * a->maxweight)
+		return 0;
+	arb_rj(rj, ARB_R_WEIGHT);
+	rj->weight = w;
+	rj->need_slots = n;
+	rj->distance = d;
+	rj->capacity = n * a->maxweight;
+	return -EINVAL;
+}
 
+static int arb_check_capacity(const struct arb_alloc *a, u32 total_w, u32 w,
+			      struct arb_reject *rj)
+{
+	u32 cap = ARB_SLOTS * a->maxweight;
+
+	if (total_w + w <= cap)
+		return 0;
+	arb_rj(rj, ARB_R_CAPACITY);
+	rj->weight = w;
+	rj->capacity = cap - total_w;
+	return -ENOSPC;
+}
+
+static int arb_no_slots(const struct arb_alloc *a, unsigned int n,
+			unsigned int d, unsigned int free, u32 total_w, u32 w,
+			struct arb_reject *rj)
+{
+	arb_rj(rj, ARB_R_NO_SLOTS);
+	rj->need_slots = n;
+	rj->distance = d;
+	rj->free_slots = free;
+	rj->weight = w;
+	rj->fit_distance = arb_fit_distance(a, free, total_w, w);
+	return -ENOSPC;
+}
+
+static int arb_check_admitted(const struct arb_alloc *a, unsigned int cls,
+			      struct arb_reject *rj)
+{
 	if (cls >= ARB_MAX_CLASSES) {
 		arb_rj(rj, ARB_R_BAD_CLASS);
 		return -EINVAL;
 	}
-	if (!rd) {
-		arb_rj(rj, ARB_R_BAD_DISTANCE);
-		if (rj)
-			rj->distance = d;
+	if (!arb_alloc_has(a, cls)) {
+		arb_rj(rj, ARB_R_UNKNOWN);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * Best fit: the singular set of the deepest level <= @d's ([EVAL] 4.4).
+ * Deeper levels had none, so the table stays normalized ([FILL] Th. 2).
+ */
+int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
+		     u32 w, u8 *set, struct arb_reject *rj)
+{
+	unsigned int rd, i, n, k, size;
+	u64 f[ARB_LEVELS], cand = 0;
+	struct arb_reject none;
+	int lvl, err;
+
+	if (!rj)
+		rj = &none;
+	if (cls >= ARB_MAX_CLASSES) {
+		arb_rj(rj, ARB_R_BAD_CLASS);
 		return -EINVAL;
 	}
+	rd = arb_check_distance(d, rj);
+	if (!rd)
+		return -EINVAL;
 	if (arb_alloc_has(a, cls)) {
 		arb_rj(rj, ARB_R_EXISTS);
 		return -EEXIST;
@@ -763,55 +784,22 @@ int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
 	n = ARB_SLOTS >> i;
 	if (!w)
 		w = n;
-	if (w < n || w > n * a->maxweight) {
-		arb_rj(rj, ARB_R_WEIGHT);
-		if (rj) {
-			rj->weight = w;
-			rj->need_slots = n;
-			rj->distance = rd;
-			rj->capacity = n * a->maxweight;
-		}
-		return -EINVAL;
-	}
-
-	/*
-	 * Smart insertion ([E] 4.4, Figure 40): the singular set of the
-	 * deepest level <= i, i.e. the smallest free set that fits (best
-	 * fit); E_{0,0} counts when the whole table is free ([E] 4.2 note).
-	 * Its leftmost level-i subset is E_{i,j}, j its first label. Levels
-	 * below the chosen one had no singular set, so splitting it leaves
-	 * at most one per level: the table stays normalized ([F] Th. 2).
-	 */
+	err = arb_check_weight(a, w, n, rd, rj);
+	if (err)
+		return err;
 	arb_free_levels(a->free, f);
 	for (lvl = (int)i; lvl >= 0; lvl--) {
 		cand = lvl ? arb_singular(f, lvl) : f[0];
 		if (cand)
 			break;
 	}
-	if (!cand) {
-		arb_rj(rj, ARB_R_NO_SLOTS);
-		if (rj) {
-			rj->need_slots = n;
-			rj->distance = rd;
-			rj->free_slots = arb_alloc_free_slots(a);
-			rj->weight = w;
-			rj->fit_distance = arb_fit_distance(a, rj->free_slots,
-							    a->total_w, w);
-		}
-		return -ENOSPC;
-	}
-	/*
-	 * Implied by the slots (each class holds <= n * maxweight on its n
-	 * slots), kept as a cheap guard.
-	 */
-	if (a->total_w + w > cap) {
-		arb_rj(rj, ARB_R_CAPACITY);
-		if (rj) {
-			rj->weight = w;
-			rj->capacity = cap - a->total_w;
-		}
-		return -ENOSPC;
-	}
+	if (!cand)
+		return arb_no_slots(a, n, rd, arb_alloc_free_slots(a),
+				    a->total_w, w, rj);
+	/* implied by the slots, kept as a cheap guard */
+	err = arb_check_capacity(a, a->total_w, w, rj);
+	if (err)
+		return err;
 	k = (unsigned int)__ffs64(cand);
 	size = SET_SIZE(i);
 	a->free &= ~arb_range(k, size);
@@ -827,19 +815,9 @@ int arb_alloc_insert(struct arb_alloc *a, unsigned int cls, unsigned int d,
 	return 0;
 }
 
-static void arb_add_move(struct arb_moves *mv, unsigned int x, unsigned int y)
-{
-	if (mv && mv->n < ARB_MAX_MOVES) {
-		mv->m[mv->n].a = (u8)x;
-		mv->m[mv->n].b = (u8)y;
-		mv->n++;
-	}
-}
-
 /*
- * Exchange the contents of the sets of level i starting at labels x and y
- * (Proposition 5): label x+o <-> y+o keeps every class inside a set of its
- * own level, so its slots stay exactly d apart.
+ * Exchange the sets of level i at labels x and y ([FILL] Proposition 5):
+ * label x+o <-> y+o keeps every class in a set of its own level.
  */
 static void arb_swap_sets(struct arb_alloc *a, unsigned int i,
 			  unsigned int x, unsigned int y, struct arb_moves *mv)
@@ -861,16 +839,18 @@ static void arb_swap_sets(struct arb_alloc *a, unsigned int i,
 		a->owner[ly] = cx;
 		a->free &= ~(BIT_ULL(lx) | BIT_ULL(ly));
 		a->free |= (by << lx) | (bx << ly);
-		arb_add_move(mv, arb_rev6(lx), arb_rev6(ly));
+		if (mv && mv->n < ARB_MAX_MOVES) {
+			mv->m[mv->n].a = (u8)arb_rev6(lx);
+			mv->m[mv->n].b = (u8)arb_rev6(ly);
+			mv->n++;
+		}
 	}
 }
 
 /*
- * Defragmentation ([F] 9.1 Figure 14, Theorem 6/7; [E] 4.3.3 Figure 24):
- * from the deepest level up, where a level holds two singular sets, swap
- * the left one with the occupied brother of the right one; the free pair
- * merges into their parent, the larger free set ending up on the right
- * ([E] 4.3.3), and the next level up is examined.
+ * [FILL] 9.1 Figure 14, [EVAL] 4.3.3: from the deepest level up, while a
+ * level has two singular sets, swap the left one with the occupied brother
+ * of the right one; the free pair merges into their parent, on the right.
  */
 static void arb_defragment(struct arb_alloc *a, struct arb_moves *mv)
 {
@@ -892,21 +872,21 @@ static void arb_defragment(struct arb_alloc *a, struct arb_moves *mv)
 	}
 }
 
+/* Release @cls and defragment; *mv (may be NULL) gets the swaps. */
 int arb_alloc_release(struct arb_alloc *a, unsigned int cls,
 		      struct arb_moves *mv, struct arb_reject *rj)
 {
 	unsigned int size, first;
+	struct arb_reject none;
+	int err;
 
+	if (!rj)
+		rj = &none;
 	if (mv)
 		mv->n = 0;
-	if (cls >= ARB_MAX_CLASSES) {
-		arb_rj(rj, ARB_R_BAD_CLASS);
-		return -EINVAL;
-	}
-	if (!arb_alloc_has(a, cls)) {
-		arb_rj(rj, ARB_R_UNKNOWN);
-		return -ENOENT;
-	}
+	err = arb_check_admitted(a, cls, rj);
+	if (err)
+		return err;
 	size = SET_SIZE(a->cls[cls].level);
 	first = a->cls[cls].set;
 	a->free |= arb_range(first, size);
@@ -919,107 +899,60 @@ int arb_alloc_release(struct arb_alloc *a, unsigned int cls,
 	return 0;
 }
 
+/*
+ * A new distance is a release and an insert, decided from counts first
+ * (by [FILL] Theorem 4 they suffice), so a refusal leaves *a untouched.
+ */
 int arb_alloc_change(struct arb_alloc *a, unsigned int cls, unsigned int d,
 		     u32 w, struct arb_moves *mv, struct arb_reject *rj)
 {
-	unsigned int rd = arb_round_distance(d), n, free;
+	unsigned int rd, n, free;
+	struct arb_reject none;
 	u32 total_w;
 	int err;
 
+	if (!rj)
+		rj = &none;
 	if (mv)
 		mv->n = 0;
-	if (cls >= ARB_MAX_CLASSES) {
-		arb_rj(rj, ARB_R_BAD_CLASS);
+	err = arb_check_admitted(a, cls, rj);
+	if (err)
+		return err;
+	rd = arb_check_distance(d, rj);
+	if (!rd)
 		return -EINVAL;
-	}
-	if (!arb_alloc_has(a, cls)) {
-		arb_rj(rj, ARB_R_UNKNOWN);
-		return -ENOENT;
-	}
-	if (!rd) {
-		arb_rj(rj, ARB_R_BAD_DISTANCE);
-		if (rj)
-			rj->distance = d;
-		return -EINVAL;
-	}
 	n = ARB_SLOTS / rd;
 	if (!w)
 		w = n;
-	if (rd == arb_alloc_distance(a, cls)) {
-		u32 old = a->cls[cls].w;
-
-		if (w < n || w > n * a->maxweight) {
-			arb_rj(rj, ARB_R_WEIGHT);
-			if (rj) {
-				rj->weight = w;
-				rj->need_slots = n;
-				rj->distance = rd;
-				rj->capacity = n * a->maxweight;
-			}
-			return -EINVAL;
-		}
-		if (a->total_w - old + w > ARB_SLOTS * a->maxweight) {
-			arb_rj(rj, ARB_R_CAPACITY);
-			if (rj) {
-				rj->weight = w;
-				rj->capacity = ARB_SLOTS * a->maxweight -
-					       (a->total_w - old);
-			}
-			return -ENOSPC;
-		}
-		a->total_w = a->total_w - old + w;
+	err = arb_check_weight(a, w, n, rd, rj);
+	if (err)
+		return err;
+	total_w = a->total_w - a->cls[cls].w;
+	if (rd == 1U << a->cls[cls].level) {
+		err = arb_check_capacity(a, total_w, w, rj);
+		if (err)
+			return err;
+		a->total_w = total_w + w;
 		a->cls[cls].w = (u16)w;
 		arb_rj(rj, ARB_R_OK);
 		return 0;
 	}
-	/*
-	 * A new distance: release, then insert. Rather than trying that on
-	 * a copy of the table (a 300-byte struct on the stack), decide first
-	 * from counts what arb_alloc_insert() would decide on the released
-	 * table: by Theorem 4 ([F] 4) a normalized table admits any request
-	 * whose slots fit in the free ones, so the free slots after the
-	 * release, and the units, are all that matters. A refused change
-	 * thus leaves *a untouched, with the reasons insert would give.
-	 */
-	if (w < n || w > n * a->maxweight) {
-		arb_rj(rj, ARB_R_WEIGHT);
-		if (rj) {
-			rj->weight = w;
-			rj->need_slots = n;
-			rj->distance = rd;
-			rj->capacity = n * a->maxweight;
-		}
-		return -EINVAL;
-	}
 	free = arb_alloc_free_slots(a) + SET_SIZE(a->cls[cls].level);
-	total_w = a->total_w - a->cls[cls].w;
-	if (n > free) {
-		arb_rj(rj, ARB_R_NO_SLOTS);
-		if (rj) {
-			rj->need_slots = n;
-			rj->distance = rd;
-			rj->free_slots = free;
-			rj->weight = w;
-			rj->fit_distance = arb_fit_distance(a, free, total_w,
-							    w);
-		}
-		return -ENOSPC;
-	}
-	if (total_w + w > ARB_SLOTS * a->maxweight) {
-		arb_rj(rj, ARB_R_CAPACITY);
-		if (rj) {
-			rj->weight = w;
-			rj->capacity = ARB_SLOTS * a->maxweight - total_w;
-		}
-		return -ENOSPC;
-	}
+	if (n > free)
+		return arb_no_slots(a, n, rd, free, total_w, w, rj);
+	err = arb_check_capacity(a, total_w, w, rj);
+	if (err)
+		return err;
 	arb_alloc_release(a, cls, mv, NULL);
 	err = arb_alloc_insert(a, cls, rd, w, NULL, rj);
-	/* cannot fail after the checks above on a normalized table */
 	WARN_ON_ONCE(err);
 	return err;
 }
 
+/*
+ * arb_bound_ns() with the actual neighbours (64 * weight + MTU each):
+ * B_high = (k - 1) * (all other slots) + the largest gap.
+ */
 u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
 			       const struct arb_params *p, unsigned int cls)
 {
@@ -1046,17 +979,24 @@ u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
 		if (gap > gap_max)
 			gap_max = gap;
 	}
-	k = arb_visits(p, arb_min_slot_weight(a->cls[cls].w, n));
+	k = arb_visits(p, a->cls[cls].w / n);
 	return arb_bound_bytes(p, (k - 1) * cycle + gap_max);
 }
 
+/* Admission */
+
 /*
- * arbtable admission: requests to allocator operations, planned on copies
- * and committed to the live arbiter. See arbtable_core.h and DESIGN §4.
+ * From 1 Gbit/s a pass per segment costs more CPU than the rate leaves:
+ * GSO skbs stay whole, with the headers qdisc_pkt_len counts per segment.
  */
+#define ARB_GSO_WHOLE_RATE	125000000ULL
+#define ARB_GSO_MAX		65536U
+#define ARB_GSO_HDR_ROOM	4096U
+
+/* The strict class's bucket plus the packet it may overshoot by. */
 u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
 {
-	/* saturates: the strict class's burst enters every HIGH bound */
+	/* saturates: it enters every HIGH bound */
 	u64 b = arb_muldiv(ceil, ARB_MIN_BURST_NS, NSEC_PER_SEC, false);
 	u64 lo = 2 * (u64)mtu;
 
@@ -1099,37 +1039,32 @@ void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,
 	}
 }
 
-/* Table, distance and weight units asked for by @resv. */
-static int arb_admit_size(const struct arb_params *p, u8 maxweight,
-			  const struct arb_resv *resv,
-			  struct arb_admission *adm, struct arb_reject *rj)
+/* Table, distance and units @resv asks for. */
+static int arb_resv_spread(const struct arb_params *p, u8 maxweight,
+			   const struct arb_resv *resv,
+			   struct arb_admission *adm, struct arb_reject *rj)
 {
-	struct arb_plan pl;
+	struct arb_spread sp;
 	unsigned int d, n;
 	int err;
 
 	if (resv->rate) {
-		err = arb_plan(p, resv->rate, resv->latency, resv->distance,
-			       &pl, rj);
+		err = arb_spread_for_rate(p, resv->rate, resv->latency,
+					  resv->distance, &sp, rj);
 		if (err)
 			return err;
 		adm->new_table = ARB_HIGH;
-		adm->distance = pl.distance;
-		adm->weight = pl.w_eff;
-		adm->bound_ns = pl.bound_ns;
+		adm->distance = sp.distance;
+		adm->weight = sp.w_eff;
+		adm->bound_ns = sp.bound_ns;
 		return 0;
 	}
 	if (resv->share) {
-		/* LOW table: share units spread like a rate's W (section
-		 * 7.2 hypothesis 3), one slot unless a distance is given.
-		 */
-		d = resv->distance ? arb_round_distance(resv->distance) :
+		/* spread as a rate's W, on one slot unless a distance is given */
+		d = resv->distance ? arb_check_distance(resv->distance, rj) :
 				     ARB_SLOTS;
-		if (!d) {
-			arb_rj(rj, ARB_R_BAD_DISTANCE);
-			rj->distance = resv->distance;
+		if (!d)
 			return -EINVAL;
-		}
 		n = ARB_SLOTS / d;
 		adm->weight = arb_weight_eff(resv->share, n, maxweight);
 		if (!adm->weight) {
@@ -1148,10 +1083,12 @@ static int arb_admit_size(const struct arb_params *p, u8 maxweight,
 	return 0;
 }
 
-int arb_admit_plan(const struct arb_alloc alloc[ARB_NTABLES],
-		   const struct arb_params *p, u8 maxweight, unsigned int idx,
-		   u8 old_table, const struct arb_resv *resv,
-		   struct arb_admission *adm, char *why, size_t len)
+/* @resv (zero: a release) for class @idx, planned on copies of @alloc. */
+int arb_admit_prepare(const struct arb_alloc alloc[ARB_NTABLES],
+		      const struct arb_params *p, u8 maxweight,
+		      unsigned int idx, u8 old_table,
+		      const struct arb_resv *resv, struct arb_admission *adm,
+		      char *why, size_t len)
 {
 	struct arb_reject rj;
 	int err;
@@ -1164,7 +1101,7 @@ int arb_admit_plan(const struct arb_alloc alloc[ARB_NTABLES],
 	if (len)
 		why[0] = '\0';
 
-	err = arb_admit_size(p, maxweight, resv, adm, &rj);
+	err = arb_resv_spread(p, maxweight, resv, adm, &rj);
 	if (err)
 		goto out;
 	if (old_table != ARB_NO_CLASS && old_table == adm->new_table) {
@@ -1191,37 +1128,19 @@ out:
 	return err;
 }
 
-/* Make the live table @t hold what the allocator says, slot by slot. */
-static void arb_admit_sync(struct arb_sched *arb, const struct arb_alloc *a,
-			   unsigned int t)
-{
-	const struct arb_table *tb = &arb->tbl[t];
-	unsigned int s;
-
-	for (s = 0; s < ARB_SLOTS; s++) {
-		u8 owner = arb_alloc_slot_owner(a, s);
-		u8 w = owner == ARB_NO_CLASS ? 0 : arb_alloc_slot_weight(a, s);
-
-		if (tb->weight[s] != w || (w && tb->cls[s] != owner))
-			arb_set_slot(arb, t, s, owner, w);
-	}
-}
-
+/* Cannot fail: the swaps move slots with their credits, no packet lost. */
 void arb_admit_commit(struct arb_sched *arb,
 		      struct arb_alloc alloc[ARB_NTABLES], unsigned int idx,
 		      const struct arb_admission *adm,
 		      void (*on_swap)(void *ctx, unsigned int t, u8 a, u8 b),
 		      void *ctx)
 {
-	unsigned int i, t = adm->old_table;
+	unsigned int i, s, t = adm->old_table;
 	u64 m;
 
 	if (t != ARB_NO_CLASS) {
-		m = arb_class_slots(arb, t, idx);
-		while (m) {
+		for (m = arb_class_slots(arb, t, idx); m; m &= m - 1)
 			arb_set_slot(arb, t, __ffs64(m), ARB_NO_CLASS, 0);
-			m &= m - 1;
-		}
 		for (i = 0; i < adm->mv.n; i++) {
 			arb_swap_slots(arb, t, adm->mv.m[i].a, adm->mv.m[i].b);
 			if (on_swap)
@@ -1230,6 +1149,16 @@ void arb_admit_commit(struct arb_sched *arb,
 		}
 	}
 	memcpy(alloc, adm->alloc, sizeof(adm->alloc));
-	for (t = 0; t < ARB_NTABLES; t++)
-		arb_admit_sync(arb, &alloc[t], t);
+	for (t = 0; t < ARB_NTABLES; t++) {
+		const struct arb_table *tb = &arb->tbl[t];
+
+		for (s = 0; s < ARB_SLOTS; s++) {
+			u8 owner = arb_alloc_slot_owner(&alloc[t], s);
+			u8 w = owner == ARB_NO_CLASS ? 0 :
+			       arb_alloc_slot_weight(&alloc[t], s);
+
+			if (tb->weight[s] != w || (w && tb->cls[s] != owner))
+				arb_set_slot(arb, t, s, owner, w);
+		}
+	}
 }

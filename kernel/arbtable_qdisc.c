@@ -443,8 +443,8 @@ static int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
 		return -ENOMEM;
 	}
 	arbtable_params(q, &p);
-	err = arb_admit_plan(q->alloc, &p, q->maxweight, idx, old_table, resv,
-			     &plan->adm, plan->why, sizeof(plan->why));
+	err = arb_admit_prepare(q->alloc, &p, q->maxweight, idx, old_table,
+				resv, &plan->adm, plan->why, sizeof(plan->why));
 	if (err) {
 		arbtable_err(extack, NULL, arb_reason_text(plan->adm.reason),
 			     "%s", plan->why);

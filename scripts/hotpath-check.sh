@@ -65,11 +65,14 @@ for k in "${kvers[@]}"; do
 		check "$k: $f: no division instruction" "$([ "$divs" = 0 ] && echo 0 || echo 1)" "$divs found"
 		# call and jump targets: a relocation right after a call/jmp
 		# (another object) or a direct call to another function of the
-		# module; data relocations are not calls
+		# module; data relocations are not calls. A relocated call's
+		# own operand is a placeholder (the next symbol when the call
+		# ends the function): the relocation names the target.
 		calls=$(awk '
-			/R_X86_64_(PLT32|PC32)/ { if (prev ~ /^(call|jmp)/) { s = $NF; sub(/[-+].*/, "", s); print s }; next }
-			{ i = $0; sub(/^[[:space:]]*[0-9a-f]+:[[:space:]]*/, "", i); prev = i }
-			prev ~ /^call[[:space:]]+[0-9a-f]+ </ { t = prev; sub(/.*</, "", t); sub(/[>+].*/, "", t); print t }
+			/R_X86_64_(PLT32|PC32)/ { if (prev ~ /^(call|jmp)/) { s = $NF; sub(/[-+].*/, "", s); print s }; pend = ""; next }
+			{ if (pend != "") print pend; pend = ""; i = $0; sub(/^[[:space:]]*[0-9a-f]+:[[:space:]]*/, "", i); prev = i }
+			prev ~ /^call[[:space:]]+[0-9a-f]+ </ { t = prev; sub(/.*</, "", t); sub(/[>+].*/, "", t); pend = t }
+			END { if (pend != "") print pend }
 		' <<<"$body" | sort -u | grep -vxF "$f")
 		bad=$(grep -vxF -f <(tr ' ' '\n' <<<"$ALLOW" | grep .) <<<"$calls" | grep . | tr '\n' ' ')
 		check "$k: $f: calls only the allow-list (clock, trace, thunks, watchdog, slow paths)" \

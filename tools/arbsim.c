@@ -738,9 +738,9 @@ static void do_class(struct sim *s, bool create, u32 minor,
 		 * (a strict class itself takes no reservation).
 		 */
 		strict_params(s, &p);
-		if (arb_admit_plan(s->alloc, &p, s->maxweight, idx,
-			      c ? c->table : ARB_NO_CLASS, &resv, &plan, why,
-			      sizeof(why))) {
+		if (arb_admit_prepare(s->alloc, &p, s->maxweight, idx,
+				      c ? c->table : ARB_NO_CLASS, &resv, &plan,
+				      why, sizeof(why))) {
 			reject(d, "cannot admit the class: %s", why);
 			return;
 		}
@@ -801,8 +801,8 @@ static void do_del(struct sim *s, u32 minor)
 	if (s->autom && c->table != ARB_NO_CLASS) {
 		memset(&none, 0, sizeof(none));
 		strict_params(s, &p);
-		if (arb_admit_plan(s->alloc, &p, s->maxweight, c->index, c->table,
-			      &none, &plan, why, sizeof(why))) {
+		if (arb_admit_prepare(s->alloc, &p, s->maxweight, c->index,
+				      c->table, &none, &plan, why, sizeof(why))) {
 			reject(d, "cannot admit the class: %s", why);
 			return;
 		}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * arbtable_cost.c - arbtable_cost.h on the module's core: the sizing is
- * arb_admit_plan() itself, run on an empty table so that only the
+ * arb_admit_prepare() itself, run on an empty table so that only the
  * request's own size is decided here; whether its slots are free is the
  * caller's comparison with the live table (Theorem 4 makes it exact).
  */
@@ -57,8 +57,8 @@ int arbt_cost_request(const struct arbt_cost_params *c, uint64_t rate,
 	arbt_params(c, &p);
 	for (t = 0; t < ARB_NTABLES; t++)
 		arb_alloc_init(&alloc[t], c->maxweight);
-	if (arb_admit_plan(alloc, &p, (u8)c->maxweight, 0, ARB_NO_CLASS,
-			   &resv, &adm, why, len))
+	if (arb_admit_prepare(alloc, &p, (u8)c->maxweight, 0, ARB_NO_CLASS,
+			      &resv, &adm, why, len))
 		return -1;
 	out->high = adm.new_table == ARB_HIGH;
 	out->distance = adm.distance;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * arbtable_cost.h - what one admission costs, computed by the module's
- * own sizing code (kernel/arbtable_core.c, arb_admit_plan) in userspace,
+ * own sizing code (kernel/arbtable_core.c, arb_admit_prepare) in userspace,
  * for `arbtablectl request` and `arbtablectl capacity`.  Plain C types:
  * arbtablectl includes this without the core's kernel-header shims.
  *

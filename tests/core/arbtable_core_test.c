@@ -53,6 +53,13 @@ unsigned int arb_distance_for_latency(const struct arb_params *p,
 	return arb_dist_lat(p, latency_ns, w, ARB_SLOTS);
 }
 
+unsigned int arb_alloc_distance(const struct arb_alloc *a, unsigned int cls)
+{
+	if (!arb_alloc_has(a, cls))
+		return 0;
+	return 1U << a->cls[cls].level;
+}
+
 u64 arb_alloc_slot_mask(const struct arb_alloc *a, unsigned int cls)
 {
 	unsigned int i, s0, d, k;

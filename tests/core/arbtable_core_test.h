@@ -29,7 +29,21 @@ extern unsigned long arb_test_walk_steps;
 unsigned int arb_distance_for_latency(const struct arb_params *p,
 				      u64 latency_ns, u32 w);
 
+/* arb_alloc_check(): 0 if the invariants hold, else which one broke */
+enum {
+	ARB_CHK_OK = 0,
+	ARB_CHK_FREE_MISMATCH = -1,	/* free bit vs owner disagree */
+	ARB_CHK_CLASS_SET = -2,		/* class labels != its set */
+	ARB_CHK_STRAY_OWNER = -3,	/* label owned by unknown class */
+	ARB_CHK_SPACING = -4,		/* slots not exactly d apart */
+	ARB_CHK_NOT_NORMALIZED = -5,	/* two singular sets on a level */
+	ARB_CHK_WEIGHT = -6,		/* weights inconsistent */
+};
+
 int arb_alloc_check(const struct arb_alloc *a);
+
+/* Distance of an admitted class (0 if not admitted). */
+unsigned int arb_alloc_distance(const struct arb_alloc *a, unsigned int cls);
 
 /* Bitmask of the physical slots class cls occupies (0 if none). */
 u64 arb_alloc_slot_mask(const struct arb_alloc *a, unsigned int cls);

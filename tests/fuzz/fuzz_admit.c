@@ -99,8 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;	/* nothing to release */
 		memcpy(before, alloc, sizeof(before));
 		why[0] = '\0';
-		rc = arb_admit_plan(alloc, &p, maxweight, c, cls[c].table, &r,
-				    &adm, why, sizeof(why));
+		rc = arb_admit_prepare(alloc, &p, maxweight, c, cls[c].table,
+				       &r, &adm, why, sizeof(why));
 		FUZZ_CHECK(!memcmp(before, alloc, sizeof(before)),
 			   "planning changed the live allocators");
 		if (rc) {

@@ -494,19 +494,19 @@ static void test_weights(void **state)
 }
 
 /*
- * The latency boost (arb_plan): 1 Mbit/s asking for 50 us on 10 Gbit/s
- * needs one slot to cover an MTU within the bound, so it reserves far
+ * The latency boost (arb_spread_for_rate): 1 Mbit/s asking for 50 us on
+ * 10 Gbit/s needs one slot to cover an MTU within the bound, so it reserves far
  * more weight than the rate's; what it reserves is what capacity counts
  * and what the class's reserved rate says.
  */
 static void test_latency_boost(void **state)
 {
 	struct arb_params p = p10g();
-	struct arb_plan pl;
+	struct arb_spread pl;
 	struct arb_reject rj;
 
 	(void)state;
-	assert_int_equal(arb_plan(&p, 125000ULL, 50000ULL, 0, &pl, &rj), 0);
+	assert_int_equal(arb_spread_for_rate(&p, 125000ULL, 50000ULL, 0, &pl, &rj), 0);
 	assert_int_equal(pl.w, 2);
 	assert_true(pl.w_eff > pl.w);
 	assert_true(pl.bound_ns <= 50000ULL);
@@ -516,7 +516,7 @@ static void test_latency_boost(void **state)
 	assert_true(arb_weight_rate(&p, pl.w_eff) ==
 		    1250000000ULL * pl.w_eff / 16320);
 	/* without a latency nothing is boosted */
-	assert_int_equal(arb_plan(&p, 125000ULL, 0, 0, &pl, &rj), 0);
+	assert_int_equal(arb_spread_for_rate(&p, 125000ULL, 0, 0, &pl, &rj), 0);
 	assert_int_equal(pl.w_eff, 2);
 }
 
@@ -599,50 +599,50 @@ static void test_strict_burst(void **state)
 static void test_plan(void **state)
 {
 	struct arb_params p = p10g();
-	struct arb_plan pl;
+	struct arb_spread pl;
 	struct arb_reject rj;
 	char buf[160];
 
 	(void)state;
 	/* 2 Gbit/s, 50 us: W 3264 needs 16 slots; d 4 bound 43968 ns. */
-	assert_int_equal(arb_plan(&p, 250000000ULL, 50000, 0, &pl, &rj), 0);
+	assert_int_equal(arb_spread_for_rate(&p, 250000000ULL, 50000, 0, &pl, &rj), 0);
 	assert_int_equal(pl.distance, 4);
 	assert_int_equal(pl.w, 3264);
 	assert_int_equal(pl.w_eff, 3264);
 	assert_true(pl.bound_ns == 43968ULL);
 	/* 300 Mbit/s distance 8 (given 11: rounded down). */
-	assert_int_equal(arb_plan(&p, 37500000ULL, 0, 11, &pl, &rj), 0);
+	assert_int_equal(arb_spread_for_rate(&p, 37500000ULL, 0, 11, &pl, &rj), 0);
 	assert_int_equal(pl.distance, 8);
 	assert_int_equal(pl.w_eff, 490);
 	assert_true(pl.bound_ns == 100992ULL);
 	/* Weight too big for the distance: more slots. */
-	assert_int_equal(arb_plan(&p, 250000000ULL, 0, 64, &pl, &rj), 0);
+	assert_int_equal(arb_spread_for_rate(&p, 250000000ULL, 0, 64, &pl, &rj), 0);
 	assert_int_equal(pl.distance, 4);
 	/* 10 Mbit/s, 200 us: W 17; weight raised to 24/slot at d 8. */
-	assert_int_equal(arb_plan(&p, 1250000ULL, 200000, 0, &pl, &rj), 0);
+	assert_int_equal(arb_spread_for_rate(&p, 1250000ULL, 200000, 0, &pl, &rj), 0);
 	assert_int_equal(pl.w, 17);
 	assert_int_equal(pl.distance, 8);
 	assert_int_equal(pl.w_eff, 192);
 	assert_true(pl.bound_ns == 100992ULL);
 	/* Rejections. */
-	assert_int_equal(arb_plan(&p, 0, 0, 0, &pl, &rj), -EINVAL);
+	assert_int_equal(arb_spread_for_rate(&p, 0, 0, 0, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_RATE_ZERO);
-	assert_int_equal(arb_plan(&p, 1250000001ULL, 0, 0, &pl, &rj), -EINVAL);
+	assert_int_equal(arb_spread_for_rate(&p, 1250000001ULL, 0, 0, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_RATE_ABOVE_CAP);
 	/* 8 bit/s above: tc's units would print the same, so the bits */
 	arb_reject_format(&rj, buf, sizeof(buf));
 	assert_string_equal(buf, "rate 10000000008bit above the guaranteed high-table rate 10000000000bit");
-	assert_int_equal(arb_plan(&p, 2500000000ULL, 0, 0, &pl, &rj), -EINVAL);
+	assert_int_equal(arb_spread_for_rate(&p, 2500000000ULL, 0, 0, &pl, &rj), -EINVAL);
 	arb_reject_format(&rj, buf, sizeof(buf));
 	assert_string_equal(buf, "rate 20Gbit above the guaranteed high-table rate 10Gbit");
-	assert_int_equal(arb_plan(&p, 1000, 1000, 0, &pl, &rj), -EINVAL);
+	assert_int_equal(arb_spread_for_rate(&p, 1000, 1000, 0, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_LATENCY_LOW);
 	arb_reject_format(&rj, buf, sizeof(buf));
 	assert_string_equal(buf, "latency 1us below the best possible bound 1.2us");
-	assert_int_equal(arb_plan(&p, 1000, 0, 65, &pl, &rj), -EINVAL);
+	assert_int_equal(arb_spread_for_rate(&p, 1000, 0, 65, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_BAD_DISTANCE);
 	p.maxweight = 0;
-	assert_int_equal(arb_plan(&p, 1000, 0, 0, &pl, &rj), -EINVAL);
+	assert_int_equal(arb_spread_for_rate(&p, 1000, 0, 0, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_BAD_PARAMS);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Userspace <linux/kernel.h>: ARRAY_SIZE, U64_MAX, likely/unlikely,
- * noinline, __always_inline and scnprintf.
+ * noinline, __always_inline, swap and scnprintf.
  */
 #ifndef _ARBT_SHIM_LINUX_KERNEL_H
 #define _ARBT_SHIM_LINUX_KERNEL_H
@@ -19,6 +19,10 @@
 #ifndef __always_inline		/* glibc's <sys/cdefs.h> has one */
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
+
+/* <linux/minmax.h>, which it includes too */
+#define swap(a, b) \
+	do { __typeof__(a) __tmp = (a); (a) = (b); (b) = __tmp; } while (0)
 
 /* the kernel's scnprintf: what was written, without the NUL */
 static inline __attribute__((format(printf, 3, 4)))
