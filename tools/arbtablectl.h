@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * arbtablectl.h - what arbtablectl.c shares with the files of its other
- * commands (arbtablectl_capacity.c, arbtablectl_request.c): exit codes,
- * usage and error output.
+ * arbtablectl.h - what arbtablectl.c shares with the files of its
+ * objects (arbtablectl_OBJECT.c, one a command or a few on one object):
+ * the commands of its command table, exit codes, usage and error output,
+ * the device's qdisc as read.
  */
 #ifndef ARBTABLECTL_H
 #define ARBTABLECTL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <arbtable/arbtable.h>
+
+#include "arbt_print.h"
 
 struct arbtable;
 
@@ -32,7 +38,8 @@ struct ctl_snap {
 #define EX_KERNEL	4
 #define EX_USAGE	64
 
-extern const char *const ctl_prog;
+/* --json (-j): the commands write JSON */
+extern int ctl_json;
 
 /* one line saying what is wrong, a pointer to help, exit EX_USAGE */
 __attribute__((format(printf, 1, 2), noreturn))
@@ -46,9 +53,38 @@ int ctl_snap_read(struct arbtable *h, const char *dev, struct ctl_snap *snap);
 const struct ctl_class *ctl_find_class(const struct ctl_snap *snap,
 				       uint32_t classid);
 
-int ctl_capacity(struct arbtable *h, int json, int argc, char **argv);
+/* "1:10" of a full class id */
+static inline const char *ctl_fmt_classid(uint32_t id, char *buf, size_t size)
+{
+	return arbt_fmt_classid(ARBTABLE_MAJOR(id), ARBTABLE_MINOR(id), buf,
+				size);
+}
+
+/* arbtablectl_show.c, for watch too */
+const char *ctl_fmt_time(uint64_t ns, char *buf, size_t size);
+const char *ctl_fmt_size(uint64_t b, char *buf, size_t size);
+/* "high", "low", "both", "strict" or "-": where @c's slots are */
+const char *ctl_class_table(const struct ctl_class *c);
+/* "kind", "handle", "dev", "root"/"parent" of tc's qdisc object */
+void ctl_json_qdisc_id(struct json_object *q, const struct ctl_snap *st);
+
+/* arbtablectl_qdisc.c: change DEV QDISC-OPTION... goes there */
+int ctl_is_qdisc_option(const char *k);
+int ctl_qdisc_change(struct arbtable *h, int argc, char **argv);
+
+/* The commands: ARGS after the command's name; an exit code. */
+int ctl_admit(struct arbtable *h, int argc, char **argv);
+int ctl_change(struct arbtable *h, int argc, char **argv);
+int ctl_release(struct arbtable *h, int argc, char **argv);
+int ctl_show(struct arbtable *h, int argc, char **argv);
+int ctl_watch(struct arbtable *h, int argc, char **argv);
+int ctl_create(struct arbtable *h, int argc, char **argv);
+int ctl_delete(struct arbtable *h, int argc, char **argv);
+int ctl_table(struct arbtable *h, int argc, char **argv);
+int ctl_priomap(struct arbtable *h, int argc, char **argv);
+int ctl_capacity(struct arbtable *h, int argc, char **argv);
 /* @h is NULL for the device-less form (ctl_request_devless()) */
-int ctl_request(struct arbtable *h, int json, int argc, char **argv);
+int ctl_request(struct arbtable *h, int argc, char **argv);
 /* 1 when request's arguments start with an option, not a DEV */
 int ctl_request_devless(int argc, char **argv);
 
