@@ -46,7 +46,7 @@ static struct json_object *json_qdisc(struct sim *s)
 	arbt_jput_u64(q, "rate", s->rate);
 	arbt_jput_u64(q, "highlimit", s->highlimit);
 	arbt_jput_str(q, "accounting",
-		 s->accounting == ARB_ACCT_IBA ? "iba" : "deficit");
+		      s->accounting == ARB_ACCT_IBA ? "iba" : "deficit");
 	arbt_jput_u64(q, "mtu", s->mtu);
 	arbt_jput_u64(q, "maxweight", s->maxweight);
 	arbt_jput_u64(q, "burst", s->burst);
@@ -110,7 +110,7 @@ static struct json_object *json_class(struct sim *s, struct sim_class *c)
 	else
 		arbt_jput_str(j, "table", tname(c->table));
 	arbt_jput_u64(j, "allocated_distance",
-		 c->table != ARB_NO_CLASS ? c->distance : 0);
+		      c->table != ARB_NO_CLASS ? c->distance : 0);
 	arbt_jput(j, "high_slots", arbt_jslots(arb_class_slots(&s->arb, ARB_HIGH, c->index)));
 	arbt_jput(j, "low_slots", arbt_jslots(arb_class_slots(&s->arb, ARB_LOW, c->index)));
 	arbt_jput_u64(j, "high_weight", class_weight(s, ARB_HIGH, c->index));
@@ -127,7 +127,7 @@ static struct json_object *json_class(struct sim *s, struct sim_class *c)
 		arbt_jput_u64(j, "packets", c->pkts);
 		arbt_jput_u64(j, "bytes", c->bytes);
 		arbt_jput_frac(j, "byte_share", s->total_bytes ?
-			  (double)c->bytes / (double)s->total_bytes : 0);
+			       (double)c->bytes / (double)s->total_bytes : 0);
 		arbt_jput_u64(j, "bytes_high", c->tbytes[ARB_HIGH]);
 		arbt_jput_u64(j, "bytes_low", c->tbytes[ARB_LOW]);
 		arbt_jput_u64(j, "bytes_strict", c->tbytes[ARB_STRICT]);

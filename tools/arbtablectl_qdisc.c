@@ -86,7 +86,7 @@ static void parse_qdisc_opts(const char *cmd, int argc, char **argv,
 		} else if (!strcmp(k, "burst")) {
 			if (arbt_parse_size(val, &o->burst))
 				ctl_usage("%s: bad burst \"%s\" (bytes, tc sizes: 30k)",
-				      cmd, val);
+					  cmd, val);
 			o->set |= ARBTABLE_Q_BURST;
 		} else if (!strcmp(k, "maxweight")) {
 			if (arbt_parse_u32(val, 10, &o->maxweight))

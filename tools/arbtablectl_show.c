@@ -8,9 +8,10 @@
  * The time, size and class-table words here are watch's too.
  */
 #include <inttypes.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -124,12 +125,41 @@ void ctl_json_qdisc_id(struct json_object *q, const struct ctl_snap *st)
 		arbt_jput_str(q, "parent", ctl_fmt_classid(st->q.parent, b, sizeof(b)));
 }
 
+/* The used slots of table @t: {"slot", "class", "weight"} as in the
+ * options, or with @credits {"slot", "credit"} as in the xstats.
+ */
+static struct json_object *json_slots(const struct ctl_snap *st, int t,
+				      int credits)
+{
+	struct json_object *a = arbt_jarr();
+	uint64_t used = used_mask(st, t);
+	int s;
+
+	for (s = 0; s < ARBTABLE_SLOTS; s++) {
+		struct json_object *e;
+
+		if (!(used & (1ull << s)))
+			continue;
+		e = arbt_jobj();
+		arbt_jput_int(e, "slot", s);
+		if (credits) {
+			arbt_jput_int(e, "credit", st->q.credit[t][s]);
+		} else {
+			arbt_jput(e, "class", jclassid(st->q.handle,
+						       st->q.table[t][s].minor));
+			arbt_jput_u64(e, "weight", st->q.table[t][s].weight);
+		}
+		arbt_jadd(a, e);
+	}
+	return a;
+}
+
 /* the qdisc's "options", as tc -j prints them */
 static struct json_object *json_qdisc_opts(const struct ctl_snap *st)
 {
 	const struct arbtable_qdisc_opts *o = &st->opts;
 	struct json_object *j = arbt_jobj(), *a;
-	int i, t, s;
+	int i, t;
 
 	arbt_jput_str(j, "mode", o->mode == ARBTABLE_MODE_AUTO ? "auto" : "manual");
 	arbt_jput_u64(j, "rate", o->rate);
@@ -137,7 +167,7 @@ static struct json_object *json_qdisc_opts(const struct ctl_snap *st)
 		arbt_jput_u64(j, "burst", o->burst);
 	arbt_jput_u64(j, "highlimit", o->highlimit);
 	arbt_jput_str(j, "accounting",
-		 o->accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit");
+		      o->accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit");
 	arbt_jput(j, "default", jclassid(st->q.handle, o->default_minor));
 	a = arbt_jarr();
 	arbt_jput(j, "priomap", a);
@@ -146,23 +176,8 @@ static struct json_object *json_qdisc_opts(const struct ctl_snap *st)
 	arbt_jput_u64(j, "mtu", o->mtu);
 	arbt_jput_bool(j, "mtu_follows_device", st->q.mtu_follows_device);
 	arbt_jput_u64(j, "maxweight", o->maxweight);
-	for (t = 0; t < ARBTABLE_NTABLES; t++) {
-		uint64_t used = used_mask(st, t);
-
-		a = arbt_jarr();
-		arbt_jput(j, table_name[t], a);
-		for (s = 0; s < ARBTABLE_SLOTS; s++) {
-			struct json_object *e;
-
-			if (!(used & (1ull << s)))
-				continue;
-			e = arbt_jobj();
-			arbt_jput_int(e, "slot", s);
-			arbt_jput(e, "class", jclassid(st->q.handle, st->q.table[t][s].minor));
-			arbt_jput_u64(e, "weight", st->q.table[t][s].weight);
-			arbt_jadd(a, e);
-		}
-	}
+	for (t = 0; t < ARBTABLE_NTABLES; t++)
+		arbt_jput(j, table_name[t], json_slots(st, t, 0));
 	return j;
 }
 
@@ -231,52 +246,65 @@ static struct json_object *json_class(const struct ctl_class *c)
 	return j;
 }
 
-static struct json_object *json_credits(const struct ctl_snap *st, int t)
+/*
+ * The qdisc counters appended to the xstats since the first release, in
+ * tc's JSON order with its keys; show's text writes them on two lines,
+ * each in this order. An older kernel's shorter xstats leave out those it
+ * does not have (their bit of xstats_fields is clear).
+ */
+enum qx_kind { QX_U64, QX_U32, QX_RATE, QX_LINK };
+
+static const struct qx_counter {
+	uint32_t	flag;		/* ARBTABLE_QX_* */
+	const char	*key;		/* JSON */
+	const char	*word;		/* text */
+	int		line;		/* text: first or second */
+	enum qx_kind	kind;
+	size_t		off;		/* in struct arbtable_qdisc_info */
+} qx_counters[] = {
+#define QX(flag, key, word, line, kind, field) \
+	{ ARBTABLE_QX_##flag, key, word, line, kind, \
+	  offsetof(struct arbtable_qdisc_info, field) }
+	QX(GSO_SPLIT, "gso_split", "gso_split", 2, QX_U64, gso_split),
+	QX(GSO_SEGS, "gso_segs", "gso_segs", 2, QX_U64, gso_segs),
+	QX(OVERSIZE_DROPS, "oversize_drops", "oversize_drops", 2, QX_U64,
+	   oversize_drops),
+	QX(STALLS, "stalls", "stalls", 2, QX_U64, stalls),
+	QX(CAPACITY, "capacity", "capacity", 1, QX_RATE, capacity),
+	QX(LINK_RATE, "link_rate", "link", 1, QX_LINK, link_rate),
+	QX(LINK_CHANGES, "link_changes", "link_changes", 1, QX_U64,
+	   link_changes),
+	QX(MTU_CHANGES, "mtu_changes", "mtu_changes", 1, QX_U64, mtu_changes),
+	QX(BROKEN, "broken", "broken", 1, QX_U32, broken),
+#undef QX
+};
+
+#define QX_COUNTERS	(sizeof(qx_counters) / sizeof(qx_counters[0]))
+
+static uint64_t qx_value(const struct arbtable_qdisc_info *qi,
+			 const struct qx_counter *c)
 {
-	struct json_object *a = arbt_jarr();
-	uint64_t used = used_mask(st, t);
-	int s;
+	const char *p = (const char *)qi + c->off;
+	uint32_t v32;
+	uint64_t v;
 
-	for (s = 0; s < ARBTABLE_SLOTS; s++) {
-		struct json_object *e;
-
-		if (!(used & (1ull << s)))
-			continue;
-		e = arbt_jobj();
-		arbt_jput_int(e, "slot", s);
-		arbt_jput_int(e, "credit", st->q.credit[t][s]);
-		arbt_jadd(a, e);
+	if (c->kind == QX_U32) {
+		memcpy(&v32, p, sizeof(v32));
+		return v32;
 	}
-	return a;
+	memcpy(&v, p, sizeof(v));
+	return v;
 }
 
-/*
- * The qdisc xstats appended since the first release, with tc's keys; an
- * older kernel's shorter xstats leave out those it does not have.
- */
 static void json_qdisc_xstats(struct json_object *q,
 			      const struct arbtable_qdisc_info *qi)
 {
-	uint32_t f = qi->xstats_fields;
+	size_t i;
 
-	if (f & ARBTABLE_QX_GSO_SPLIT)
-		arbt_jput_u64(q, "gso_split", qi->gso_split);
-	if (f & ARBTABLE_QX_GSO_SEGS)
-		arbt_jput_u64(q, "gso_segs", qi->gso_segs);
-	if (f & ARBTABLE_QX_OVERSIZE_DROPS)
-		arbt_jput_u64(q, "oversize_drops", qi->oversize_drops);
-	if (f & ARBTABLE_QX_STALLS)
-		arbt_jput_u64(q, "stalls", qi->stalls);
-	if (f & ARBTABLE_QX_CAPACITY)
-		arbt_jput_u64(q, "capacity", qi->capacity);
-	if (f & ARBTABLE_QX_LINK_RATE)
-		arbt_jput_u64(q, "link_rate", qi->link_rate);
-	if (f & ARBTABLE_QX_LINK_CHANGES)
-		arbt_jput_u64(q, "link_changes", qi->link_changes);
-	if (f & ARBTABLE_QX_MTU_CHANGES)
-		arbt_jput_u64(q, "mtu_changes", qi->mtu_changes);
-	if (f & ARBTABLE_QX_BROKEN)
-		arbt_jput_u64(q, "broken", qi->broken);
+	for (i = 0; i < QX_COUNTERS; i++)
+		if (qi->xstats_fields & qx_counters[i].flag)
+			arbt_jput_u64(q, qx_counters[i].key,
+				      qx_value(qi, &qx_counters[i]));
 }
 
 static void show_json(const struct ctl_snap *st)
@@ -302,8 +330,8 @@ static void show_json(const struct ctl_snap *st)
 	arbt_jput_u64(q, "low_cur", st->q.cur[ARBTABLE_LOW]);
 	arbt_jput_int(q, "hp_counter", st->q.hp_counter);
 	arbt_jput_u64(q, "class_count", st->nclasses);
-	arbt_jput(q, "high_credit", json_credits(st, ARBTABLE_HIGH));
-	arbt_jput(q, "low_credit", json_credits(st, ARBTABLE_LOW));
+	arbt_jput(q, "high_credit", json_slots(st, ARBTABLE_HIGH, 1));
+	arbt_jput(q, "low_credit", json_slots(st, ARBTABLE_LOW, 1));
 	json_qdisc_xstats(q, &st->q);
 
 	/* arbtablectl's own: free slots and free sets per distance */
@@ -351,52 +379,35 @@ static void show_head(const struct ctl_snap *st)
 	       st->opts.accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit");
 }
 
-/* one item of a line of "name value" items, comma separated */
-__attribute__((format(printf, 2, 3)))
-static void line_item(int *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if ((*n)++)
-		fputs(", ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-}
-
-/* The capacity and the link, mtu, GSO and stall counters, those of them
- * the kernel reports (an older one reports fewer), on two lines.
+/* The counters of qx_counters the kernel reports, on two lines of
+ * "name value" items, comma separated.
  */
 static void show_counters(const struct arbtable_qdisc_info *q)
 {
-	uint32_t f = q->xstats_fields;
-	char b[32];
-	int n = 0;
+	int line;
+	size_t i;
 
-	if (f & ARBTABLE_QX_CAPACITY)
-		line_item(&n, "capacity %s", arbt_fmt_rate(q->capacity, b, sizeof(b)));
-	if (f & ARBTABLE_QX_LINK_RATE)
-		line_item(&n, "link %s", q->link_rate ?
-			  arbt_fmt_rate(q->link_rate, b, sizeof(b)) : "unknown");
-	if (f & ARBTABLE_QX_LINK_CHANGES)
-		line_item(&n, "link_changes %" PRIu64, q->link_changes);
-	if (f & ARBTABLE_QX_MTU_CHANGES)
-		line_item(&n, "mtu_changes %" PRIu64, q->mtu_changes);
-	if (f & ARBTABLE_QX_BROKEN)
-		line_item(&n, "broken %u", q->broken);
-	if (n)
-		putchar('\n');
-	n = 0;
-	if (f & ARBTABLE_QX_GSO_SPLIT)
-		line_item(&n, "gso_split %" PRIu64, q->gso_split);
-	if (f & ARBTABLE_QX_GSO_SEGS)
-		line_item(&n, "gso_segs %" PRIu64, q->gso_segs);
-	if (f & ARBTABLE_QX_OVERSIZE_DROPS)
-		line_item(&n, "oversize_drops %" PRIu64, q->oversize_drops);
-	if (f & ARBTABLE_QX_STALLS)
-		line_item(&n, "stalls %" PRIu64, q->stalls);
-	if (n)
-		putchar('\n');
+	for (line = 1; line <= 2; line++) {
+		int n = 0;
+
+		for (i = 0; i < QX_COUNTERS; i++) {
+			const struct qx_counter *c = &qx_counters[i];
+			uint64_t v = qx_value(q, c);
+			char b[32];
+
+			if (c->line != line || !(q->xstats_fields & c->flag))
+				continue;
+			if (c->kind == QX_RATE || (c->kind == QX_LINK && v))
+				arbt_fmt_rate(v, b, sizeof(b));
+			else if (c->kind == QX_LINK)
+				snprintf(b, sizeof(b), "unknown");
+			else
+				snprintf(b, sizeof(b), "%" PRIu64, v);
+			printf("%s%s %s", n++ ? ", " : "", c->word, b);
+		}
+		if (n)
+			putchar('\n');
+	}
 }
 
 /* The 64 slots as 8 rows of 8 cells "MINOR/WEIGHT", "." when free. */

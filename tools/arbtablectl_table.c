@@ -40,7 +40,7 @@ int ctl_table(struct arbtable *h, int argc, char **argv)
 		 */
 		if (e.slot >= ARBTABLE_SLOTS)
 			ctl_usage("%s table: slot index %u out of range 0..%d",
-			      argv[1], e.slot, ARBTABLE_SLOTS - 1);
+				  argv[1], e.slot, ARBTABLE_SLOTS - 1);
 		if (seen & (1ULL << e.slot))
 			ctl_usage("%s table: slot %u given twice", argv[1], e.slot);
 		seen |= 1ULL << e.slot;
@@ -62,11 +62,11 @@ int ctl_priomap(struct arbtable *h, int argc, char **argv)
 
 	if (argc != 1 + ARBTABLE_PRIO_BANDS)
 		ctl_usage("priomap: expected DEV and %d class minors (hex, 0 = none), %d given",
-		      ARBTABLE_PRIO_BANDS, argc - 1 < 0 ? 0 : argc - 1);
+			  ARBTABLE_PRIO_BANDS, argc - 1 < 0 ? 0 : argc - 1);
 	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
 		if (arbt_parse_u32(argv[1 + i], 16, &map[i]))
 			ctl_usage("priomap: bad class minor \"%s\" (hex, 0 = none)",
-			      argv[1 + i]);
+				  argv[1 + i]);
 	snprintf(what, sizeof(what), "priomap on %s", argv[0]);
 	err = arbtable_set_priomap(h, argv[0], map);
 	return err ? ctl_failed(h, err, what) : EX_OK;
