@@ -44,6 +44,43 @@ extern int ctl_json;
 /* one line saying what is wrong, a pointer to help, exit EX_USAGE */
 __attribute__((format(printf, 1, 2), noreturn))
 void ctl_usage(const char *fmt, ...);
+/*
+ * An option word of a command and where its value goes in the command's
+ * options struct (struct arbtable_class_opts, arbtable_qdisc_opts: a u32
+ * of ARBTABLE_*_ bits first, "set").
+ */
+enum ctl_opt_kind {
+	CTL_OPT_WORD,		/* no value: the u32 field = word */
+	CTL_OPT_RATE,		/* tc rate, u64 bytes/s */
+	CTL_OPT_TIME,		/* tc time, u64 ns */
+	CTL_OPT_SIZE,		/* tc size, u32 bytes */
+	CTL_OPT_DEC,		/* u32, decimal */
+	CTL_OPT_HEX,		/* u32, hex (class minors) */
+};
+
+struct ctl_opt {
+	const char		*name;
+	enum ctl_opt_kind	kind;
+	size_t			off;	/* of the field */
+	uint32_t		flag;	/* its bit in set */
+	uint32_t		word;	/* CTL_OPT_WORD: the value it stores */
+	/* a bad value: "CMD: bad WHAT \"VALUE\"HINT"; WHAT NULL: the name */
+	const char		*what;
+	const char		*hint;
+};
+
+/* the entry of @opts (ended by a NULL name) for @k, NULL if none */
+const struct ctl_opt *ctl_find_opt(const struct ctl_opt *opts, const char *k);
+/*
+ * The option words of @cmd into @o by @opts; a word with a value that
+ * @opts does not have goes to @other (NULL: none), which returns 0 when
+ * it took it. A bad or unknown word is a usage error.
+ */
+void ctl_parse_opts(const char *cmd, int argc, char **argv,
+		    const struct ctl_opt *opts, void *o,
+		    int (*other)(const char *cmd, const char *k,
+				 const char *v, void *ctx), void *ctx);
+
 /* the library's or the kernel's reason on stderr; the exit code for it */
 int ctl_failed(struct arbtable *h, int err, const char *what);
 

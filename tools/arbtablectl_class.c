@@ -10,6 +10,7 @@
  *   change  DEV CLASSID OPTION...   (DEV QDISC-OPTION...: arbtablectl_qdisc.c)
  *   release DEV CLASSID
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,53 +23,24 @@
 #include "arbtable_request.h"
 #include "arbtablectl.h"
 
-/* rate/latency/distance/share/ceil/strict words of admit and change */
-static void parse_class_opts(const char *cmd, int argc, char **argv,
-			     struct arbtable_class_opts *o)
-{
-	int i;
-
-	memset(o, 0, sizeof(*o));
-	for (i = 0; i < argc; i++) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(k, "strict") || !strcmp(k, "nostrict")) {
-			o->strict = !strcmp(k, "strict");
-			o->set |= ARBTABLE_C_STRICT;
-			continue;
-		}
-		if (!v)
-			ctl_usage("%s: \"%s\" needs a value", cmd, k);
-		i++;
-		if (!strcmp(k, "rate")) {
-			if (arbt_parse_rate(v, &o->rate))
-				ctl_usage("%s: bad rate \"%s\" (e.g. 500kbit, 10mbit)", cmd, v);
-			o->set |= ARBTABLE_C_RATE;
-		} else if (!strcmp(k, "ceil")) {
-			if (arbt_parse_rate(v, &o->ceil))
-				ctl_usage("%s: bad ceil \"%s\" (e.g. 100mbit)", cmd, v);
-			o->set |= ARBTABLE_C_CEIL;
-		} else if (!strcmp(k, "cburst")) {
-			if (arbt_parse_size(v, &o->cburst))
-				ctl_usage("%s: bad cburst \"%s\" (bytes, tc sizes: 30k)", cmd, v);
-			o->set |= ARBTABLE_C_CBURST;
-		} else if (!strcmp(k, "latency")) {
-			if (arbt_parse_time(v, &o->latency_ns))
-				ctl_usage("%s: bad latency \"%s\" (e.g. 50us, 2ms)", cmd, v);
-			o->set |= ARBTABLE_C_LATENCY;
-		} else if (!strcmp(k, "distance")) {
-			if (arbt_parse_u32(v, 10, &o->distance))
-				ctl_usage("%s: bad distance \"%s\" (1, 2, 4 ... 64)", cmd, v);
-			o->set |= ARBTABLE_C_DISTANCE;
-		} else if (!strcmp(k, "share")) {
-			if (arbt_parse_u32(v, 10, &o->share))
-				ctl_usage("%s: bad share \"%s\" (1..255)", cmd, v);
-			o->set |= ARBTABLE_C_SHARE;
-		} else {
-			ctl_usage("%s: unknown option \"%s\"", cmd, k);
-		}
-	}
-}
+/* the option words of admit and change */
+#define C_OPT(name, kind, field, flag, hint) \
+	{ name, CTL_OPT_##kind, offsetof(struct arbtable_class_opts, field), \
+	  ARBTABLE_C_##flag, 0, NULL, hint }
+static const struct ctl_opt class_opts[] = {
+	{ "strict", CTL_OPT_WORD, offsetof(struct arbtable_class_opts, strict),
+	  ARBTABLE_C_STRICT, 1, NULL, NULL },
+	{ "nostrict", CTL_OPT_WORD, offsetof(struct arbtable_class_opts, strict),
+	  ARBTABLE_C_STRICT, 0, NULL, NULL },
+	C_OPT("rate", RATE, rate, RATE, " (e.g. 500kbit, 10mbit)"),
+	C_OPT("ceil", RATE, ceil, CEIL, " (e.g. 100mbit)"),
+	C_OPT("cburst", SIZE, cburst, CBURST, " (bytes, tc sizes: 30k)"),
+	C_OPT("latency", TIME, latency_ns, LATENCY, " (e.g. 50us, 2ms)"),
+	C_OPT("distance", DEC, distance, DISTANCE, " (1, 2, 4 ... 64)"),
+	C_OPT("share", DEC, share, SHARE, " (1..255)"),
+	{ NULL },
+};
+#undef C_OPT
 
 /*
  * What the options ask for together, in the words arbtable-cni and
@@ -121,7 +93,9 @@ static int class_cmd(struct arbtable *h, const char *cmd, int argc,
 		if (argc != 2)
 			ctl_usage("release: unexpected \"%s\"", argv[2]);
 	} else {
-		parse_class_opts(cmd, argc - 2, argv + 2, &o);
+		memset(&o, 0, sizeof(o));
+		ctl_parse_opts(cmd, argc - 2, argv + 2, class_opts, &o, NULL,
+			       NULL);
 		if (!strcmp(cmd, "change") && !o.set)
 			ctl_usage("change: nothing to change");
 		check_class_opts(cmd, &o);

@@ -7,6 +7,7 @@
  *   change  DEV QDISC-OPTION...
  *   delete  DEV
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,18 +16,66 @@
 #include "arbtable_parse.h"
 #include "arbtablectl.h"
 
+/* what the words the table does not have write to */
+struct qdisc_words {
+	struct arbtable_qdisc_opts	*o;
+	uint32_t			*handle;
+};
+
+/* the option words of create and change (but accounting and handle) */
+#define Q_OPT(name, kind, field, flag, what, hint) \
+	{ name, CTL_OPT_##kind, offsetof(struct arbtable_qdisc_opts, field), \
+	  ARBTABLE_Q_##flag, 0, what, hint }
+static const struct ctl_opt qdisc_opts[] = {
+	{ "auto", CTL_OPT_WORD, offsetof(struct arbtable_qdisc_opts, mode),
+	  ARBTABLE_Q_MODE, ARBTABLE_MODE_AUTO, NULL, NULL },
+	{ "manual", CTL_OPT_WORD, offsetof(struct arbtable_qdisc_opts, mode),
+	  ARBTABLE_Q_MODE, ARBTABLE_MODE_MANUAL, NULL, NULL },
+	Q_OPT("rate", RATE, rate, RATE, NULL, NULL),
+	Q_OPT("highlimit", DEC, highlimit, HIGHLIMIT, NULL, NULL),
+	Q_OPT("mtu", DEC, mtu, MTU, NULL, NULL),
+	Q_OPT("burst", SIZE, burst, BURST, NULL, " (bytes, tc sizes: 30k)"),
+	Q_OPT("maxweight", DEC, maxweight, MAXWEIGHT, NULL, NULL),
+	Q_OPT("default", HEX, default_minor, DEFAULT, "default minor", NULL),
+	{ NULL },
+};
+#undef Q_OPT
+
 /* an option of the qdisc, not a class id: change DEV rate 10mbit */
 int ctl_is_qdisc_option(const char *k)
 {
-	static const char *const opts[] = {
-		"rate", "burst", "highlimit", "accounting", "mtu", "maxweight",
-		"default", "auto", "manual",
-	};
-	size_t i;
+	return ctl_find_opt(qdisc_opts, k) || !strcmp(k, "accounting");
+}
 
-	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (!strcmp(k, opts[i]))
-			return 1;
+/* accounting, and handle where @ctx (the handle) is not NULL */
+static int other_opt(const char *cmd, const char *k, const char *val,
+		     void *ctx)
+{
+	struct qdisc_words *w = ctx;
+	char buf[16];
+	size_t n;
+	uint32_t v;
+
+	if (!strcmp(k, "accounting")) {
+		if (!strcmp(val, "deficit"))
+			w->o->accounting = ARBTABLE_ACCT_DEFICIT;
+		else if (!strcmp(val, "iba"))
+			w->o->accounting = ARBTABLE_ACCT_IBA;
+		else
+			ctl_usage("%s: accounting is deficit or iba", cmd);
+		w->o->set |= ARBTABLE_Q_ACCOUNTING;
+		return 0;
+	}
+	if (strcmp(k, "handle") || !w->handle)
+		return 1;
+	n = strcspn(val, ":");
+	if (n >= sizeof(buf) || (val[n] && val[n + 1]))
+		ctl_usage("%s: bad handle \"%s\" (e.g. 1:)", cmd, val);
+	memcpy(buf, val, n);
+	buf[n] = '\0';
+	if (arbt_parse_u32(buf, 16, &v) || !v || v > 0xffff)
+		ctl_usage("%s: bad handle \"%s\" (e.g. 1:)", cmd, val);
+	*w->handle = ARBTABLE_CLASSID(v, 0);
 	return 0;
 }
 
@@ -37,69 +86,9 @@ int ctl_is_qdisc_option(const char *k)
 static void parse_qdisc_opts(const char *cmd, int argc, char **argv,
 			     struct arbtable_qdisc_opts *o, uint32_t *handle)
 {
-	uint32_t v;
-	int i;
+	struct qdisc_words w = { .o = o, .handle = handle };
 
-	for (i = 0; i < argc; i++) {
-		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(k, "auto") || !strcmp(k, "manual")) {
-			o->mode = !strcmp(k, "auto") ? ARBTABLE_MODE_AUTO :
-				  ARBTABLE_MODE_MANUAL;
-			o->set |= ARBTABLE_Q_MODE;
-			continue;
-		}
-		if (!val)
-			ctl_usage("%s: \"%s\" needs a value", cmd, k);
-		i++;
-		if (!strcmp(k, "handle") && handle) {
-			char buf[16];
-			size_t n = strcspn(val, ":");
-
-			if (n >= sizeof(buf) || (val[n] && val[n + 1]))
-				ctl_usage("%s: bad handle \"%s\" (e.g. 1:)", cmd, val);
-			memcpy(buf, val, n);
-			buf[n] = '\0';
-			if (arbt_parse_u32(buf, 16, &v) || !v || v > 0xffff)
-				ctl_usage("%s: bad handle \"%s\" (e.g. 1:)", cmd, val);
-			*handle = ARBTABLE_CLASSID(v, 0);
-		} else if (!strcmp(k, "rate")) {
-			if (arbt_parse_rate(val, &o->rate))
-				ctl_usage("%s: bad rate \"%s\"", cmd, val);
-			o->set |= ARBTABLE_Q_RATE;
-		} else if (!strcmp(k, "highlimit")) {
-			if (arbt_parse_u32(val, 10, &o->highlimit))
-				ctl_usage("%s: bad highlimit \"%s\"", cmd, val);
-			o->set |= ARBTABLE_Q_HIGHLIMIT;
-		} else if (!strcmp(k, "accounting")) {
-			if (!strcmp(val, "deficit"))
-				o->accounting = ARBTABLE_ACCT_DEFICIT;
-			else if (!strcmp(val, "iba"))
-				o->accounting = ARBTABLE_ACCT_IBA;
-			else
-				ctl_usage("%s: accounting is deficit or iba", cmd);
-			o->set |= ARBTABLE_Q_ACCOUNTING;
-		} else if (!strcmp(k, "mtu")) {
-			if (arbt_parse_u32(val, 10, &o->mtu))
-				ctl_usage("%s: bad mtu \"%s\"", cmd, val);
-			o->set |= ARBTABLE_Q_MTU;
-		} else if (!strcmp(k, "burst")) {
-			if (arbt_parse_size(val, &o->burst))
-				ctl_usage("%s: bad burst \"%s\" (bytes, tc sizes: 30k)",
-					  cmd, val);
-			o->set |= ARBTABLE_Q_BURST;
-		} else if (!strcmp(k, "maxweight")) {
-			if (arbt_parse_u32(val, 10, &o->maxweight))
-				ctl_usage("%s: bad maxweight \"%s\"", cmd, val);
-			o->set |= ARBTABLE_Q_MAXWEIGHT;
-		} else if (!strcmp(k, "default")) {
-			if (arbt_parse_u32(val, 16, &o->default_minor))
-				ctl_usage("%s: bad default minor \"%s\"", cmd, val);
-			o->set |= ARBTABLE_Q_DEFAULT;
-		} else {
-			ctl_usage("%s: unknown option \"%s\"", cmd, k);
-		}
-	}
+	ctl_parse_opts(cmd, argc, argv, qdisc_opts, o, other_opt, &w);
 }
 
 /* change DEV QDISC-OPTIONS: the qdisc's own options (tc qdisc change) */
