@@ -103,6 +103,15 @@ static void usage(FILE *f)
 "exit status: 0 ok, 2 usage or scenario error. See arbsim(1).\n");
 }
 
+/* --NAME's count (optarg) into @v: 0, or -1 with the message */
+static int count_arg(const char *name, const char *range, u64 max, u64 *v)
+{
+	if (!parse_u64(optarg, 10, v) && *v <= max)
+		return 0;
+	fprintf(stderr, "arbsim: bad --%s \"%s\" (%s)\n", name, optarg, range);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -122,20 +131,12 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "n:o:js:h", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (parse_u64(optarg, 10, &packets) ||
-			    packets > 1000000000ULL) {
-				fprintf(stderr, "arbsim: bad --packets \"%s\" (0..1e9)\n",
-					optarg);
+			if (count_arg("packets", "0..1e9", 1000000000ULL, &packets))
 				return 2;
-			}
 			break;
 		case 'o':
-			if (parse_u64(optarg, 10, &order_n) ||
-			    order_n > 10000000ULL) {
-				fprintf(stderr, "arbsim: bad --order \"%s\" (0..1e7)\n",
-					optarg);
+			if (count_arg("order", "0..1e7", 10000000ULL, &order_n))
 				return 2;
-			}
 			break;
 		case 'j':
 			json = true;

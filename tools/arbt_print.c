@@ -221,49 +221,23 @@ static int text_of(enum arbt_out out)
 	return !depth && (out & ARBT_TEXT);
 }
 
-void arbt_print_u64(enum arbt_out out, const char *key, const char *fmt,
-		    uint64_t v)
-{
-	struct json_object *o = member_of(out);
-
-	if (o)
-		arbt_jput_u64(o, key, v);
-	else if (text_of(out))
-		printf(fmt, v);
+/* arbt_print_NAME(): the member @key = JVALUE, or printf(@fmt, TVALUE) */
+#define PRINT_FUNC(name, type, jvalue, tvalue)				\
+void arbt_print_##name(enum arbt_out out, const char *key,		\
+		       const char *fmt, type v)				\
+{									\
+	struct json_object *o = member_of(out);				\
+									\
+	if (o)								\
+		arbt_jput(o, key, jvalue);				\
+	else if (text_of(out))						\
+		printf(fmt, tvalue);					\
 }
 
-void arbt_print_uint(enum arbt_out out, const char *key, const char *fmt,
-		     unsigned int v)
-{
-	struct json_object *o = member_of(out);
-
-	if (o)
-		arbt_jput(o, key, json_object_new_int(v));
-	else if (text_of(out))
-		printf(fmt, v);
-}
-
-void arbt_print_str(enum arbt_out out, const char *key, const char *fmt,
-		    const char *v)
-{
-	struct json_object *o = member_of(out);
-
-	if (o)
-		arbt_jput_str(o, key, v);
-	else if (text_of(out))
-		printf(fmt, v);
-}
-
-void arbt_print_bool(enum arbt_out out, const char *key, const char *fmt,
-		     int v)
-{
-	struct json_object *o = member_of(out);
-
-	if (o)
-		arbt_jput_bool(o, key, v);
-	else if (text_of(out))
-		printf(fmt, v ? "true" : "false");
-}
+PRINT_FUNC(u64, uint64_t, json_object_new_uint64(v), v)
+PRINT_FUNC(uint, unsigned int, json_object_new_int(v), v)
+PRINT_FUNC(str, const char *, json_object_new_string(v), v)
+PRINT_FUNC(bool, int, json_object_new_boolean(v), v ? "true" : "false")
 
 void arbt_print_text(const char *s)
 {
