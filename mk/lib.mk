@@ -78,7 +78,8 @@ CTL_SRCS       := tools/arbtablectl.c tools/arbtablectl_class.c \
 		  tools/arbtablectl_qdisc.c tools/arbtablectl_table.c \
 		  tools/arbtablectl_show.c tools/arbtablectl_watch.c \
 		  tools/arbtablectl_capacity.c tools/arbtablectl_request.c \
-		  tools/arbtablectl_snap.c tools/arbt_print.c
+		  tools/arbtablectl_opts.c tools/arbtablectl_snap.c \
+		  tools/arbt_print.c
 CTL_HDRS       := tools/arbtablectl.h tools/arbtablectl_capacity.h \
 		  tools/arbtable_cost.h tools/arbt_print.h
 CTL_COST_OBJS  := $(TOOLS_OUT)/obj/arbtable_cost.o $(TOOLS_OUT)/obj/arbtable_core.o

@@ -19,7 +19,6 @@
 #include <arbtable/arbtable.h>
 
 #include "arbt_print.h"
-#include "arbtable_parse.h"
 #include "arbtable_request.h"
 #include "arbtablectl.h"
 
