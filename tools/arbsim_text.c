@@ -82,14 +82,12 @@ static void fmt_slot_column(u64 m, char *buf, size_t width)
 	}
 }
 
-void print_text(struct sim *s)
+static void text_qdisc(const struct sim *s)
 {
-	unsigned int idx[ARB_MAX_CLASSES], n, i, k, t;
 	struct arb_params p;
-	char b1[64], b2[64], b3[64], b4[64], sl[256];
+	char b1[64];
 	u64 ch;
 
-	n = sorted_classes(s, idx);
 	printf("qdisc %x: %s rate %s (%llu bytes/s) highlimit %u accounting %s mtu %u maxweight %u\n",
 	       s->major, s->autom ? "auto" : "manual",
 	       fmt_rate_exact(s->rate, b1, sizeof(b1)),
@@ -102,10 +100,16 @@ void print_text(struct sim *s)
 		printf("high-table guaranteed rate %s (%llu bytes/s), capacity %u units\n",
 		       fmt_rate_exact(ch, b1, sizeof(b1)), ch, 64U * s->maxweight);
 	}
+}
+
+static void text_decisions(const struct sim *s)
+{
+	char b1[64], b2[64], b3[64], sl[256];
+	unsigned int i;
 
 	printf("\ndecisions:\n");
 	for (i = 0; i < s->ndec; i++) {
-		struct decision *d = &s->dec[i];
+		const struct decision *d = &s->dec[i];
 
 		printf("  line %d: %s", d->line, d->cmd);
 		if (d->minor)
@@ -132,6 +136,13 @@ void print_text(struct sim *s)
 			printf(", %u swaps", d->moves);
 		printf("\n");
 	}
+}
+
+/* Rows of 8 slots; rows without a used slot are left out. */
+static void text_tables(const struct sim *s)
+{
+	char b1[64], sl[256];
+	unsigned int k, t;
 
 	printf("\ntables (slot:minor/weight):\n");
 	for (t = 0; t < ARB_NTABLES; t++) {
@@ -140,7 +151,6 @@ void print_text(struct sim *s)
 			printf(" empty\n");
 			continue;
 		}
-		/* Rows of 8 slots; rows without a used slot are left out. */
 		for (k = 0; k < ARB_SLOTS; k += 8) {
 			const struct arb_table *tb = &s->arb.tbl[t];
 			unsigned int j;
@@ -164,13 +174,20 @@ void print_text(struct sim *s)
 		}
 		printf("\n");
 	}
+}
+
+static void text_classes(const struct sim *s, const unsigned int *idx,
+			 unsigned int n)
+{
+	char b1[64], b2[64], b3[64], b4[64], sl[256];
+	unsigned int k;
 
 	printf("\nclasses:\n");
 	printf("  %-7s %-5s %-6s %4s %-24s %6s %11s %11s %11s %s\n", "class",
 	       "index", "table", "dist", "slots", "weight", "guaranteed",
 	       "bound", "current", "ceil");
 	for (k = 0; k < n; k++) {
-		struct sim_class *c = &s->cls[idx[k]];
+		const struct sim_class *c = &s->cls[idx[k]];
 		u64 hm = arb_class_slots(&s->arb, ARB_HIGH, c->index);
 		u64 lm = arb_class_slots(&s->arb, ARB_LOW, c->index);
 		const char *tab = c->strict ? "strict" :
@@ -192,13 +209,19 @@ void print_text(struct sim *s)
 		       c->table == ARB_HIGH ? fmt_ns(cur_bound(s, c), b2, sizeof(b2)) : "-");
 		printf("%s\n", c->ceil ? fmt_rate_exact(c->ceil, b3, sizeof(b3)) : "-");
 	}
+}
+
+static void text_order(const struct sim *s)
+{
+	unsigned int i;
+	char b1[64];
 
 	printf("\ndequeue order (first %llu of %llu):\n",
 	       s->norder, s->sent);
 	printf("  %6s %14s %-7s %-12s %4s %8s %6s\n", "#", "time", "class",
 	       "table", "slot", "credit", "len");
 	for (i = 0; i < s->norder; i++) {
-		struct order_ent *o = &s->order[i];
+		const struct order_ent *o = &s->order[i];
 
 		printf("  %6u %14s %x:%-5x %-12s %4u %8d %6u\n", i + 1,
 		       fmt_ns(o->t, b1, sizeof(b1)), s->major, o->minor,
@@ -208,6 +231,12 @@ void print_text(struct sim *s)
 	printf("\nsimulated %llu packets, %llu bytes in %s%s\n",
 	       s->sent, s->total_bytes, fmt_ns(s->now, b1, sizeof(b1)),
 	       s->stopped_early ? " (stopped early: no traffic left)" : "");
+}
+
+static void text_shares(const struct sim *s, const unsigned int *idx,
+			unsigned int n)
+{
+	unsigned int k, t;
 
 	printf("\nshares per table (of the bytes each table sent; weights of classes with traffic):\n");
 	printf("  %-6s %-7s %7s %9s %14s %9s %9s\n", "table", "class", "weight",
@@ -216,7 +245,7 @@ void print_text(struct sim *s)
 		u64 tw = table_weight(s, t), tbt = table_bytes(s, t);
 
 		for (k = 0; k < n; k++) {
-			struct sim_class *c = &s->cls[idx[k]];
+			const struct sim_class *c = &s->cls[idx[k]];
 			u64 w = class_weight(s, t, c->index);
 			double ws, bs;
 
@@ -229,13 +258,20 @@ void print_text(struct sim *s)
 			       bs - ws);
 		}
 	}
+}
+
+static void text_per_class(const struct sim *s, const unsigned int *idx,
+			   unsigned int n)
+{
+	char b1[64], b2[64], b3[64];
+	unsigned int k;
 
 	printf("\nper class:\n");
 	printf("  %-7s %10s %14s %8s %10s %11s %11s %11s %9s %6s\n", "class",
 	       "packets", "bytes", "share%", "gap-bytes", "gap-time",
 	       "max-hol", "bound", "throttled", "drops");
 	for (k = 0; k < n; k++) {
-		struct sim_class *c = &s->cls[idx[k]];
+		const struct sim_class *c = &s->cls[idx[k]];
 
 		if (!c->tr.on)
 			continue;
@@ -249,7 +285,7 @@ void print_text(struct sim *s)
 		       c->nthrottled, c->tr.drops);
 	}
 	for (k = 0; k < s->nuncl; k++) {
-		struct sim_class *c = &s->uncl[k];
+		const struct sim_class *c = &s->uncl[k];
 
 		printf("  %x:%-5x %10llu %14llu %8.3f %10llu %11s %11s %11s %9s %6llu  (unclassified)\n",
 		       s->major, c->minor, c->pkts, c->bytes,
@@ -259,6 +295,20 @@ void print_text(struct sim *s)
 		       fmt_ns(c->max_hol, b2, sizeof(b2)), "-", "-",
 		       c->tr.drops);
 	}
+}
+
+void print_text(struct sim *s)
+{
+	unsigned int idx[ARB_MAX_CLASSES], n;
+
+	n = sorted_classes(s, idx);
+	text_qdisc(s);
+	text_decisions(s);
+	text_tables(s);
+	text_classes(s, idx, n);
+	text_order(s);
+	text_shares(s, idx, n);
+	text_per_class(s, idx, n);
 	if (s->swaps)
 		printf("\ndefragmentation swaps: %llu\n", s->swaps);
 }
