@@ -141,21 +141,11 @@ static struct json_object *json_class(struct sim *s, struct sim_class *c)
 	return j;
 }
 
-void print_json(struct sim *s)
+static struct json_object *json_tables(const struct sim *s)
 {
-	unsigned int idx[ARB_MAX_CLASSES], n, i, k, t;
-	struct json_object *root = arbt_jobj(), *a, *o;
+	struct json_object *o = arbt_jobj(), *a;
+	unsigned int k, t;
 
-	n = sorted_classes(s, idx);
-	arbt_jput(root, "qdisc", json_qdisc(s));
-
-	a = arbt_jarr();
-	arbt_jput(root, "decisions", a);
-	for (i = 0; i < s->ndec; i++)
-		arbt_jadd(a, json_decision(s, &s->dec[i]));
-
-	o = arbt_jobj();
-	arbt_jput(root, "tables", o);
 	for (t = 0; t < ARB_NTABLES; t++) {
 		const struct arb_table *tb = &s->arb.tbl[t];
 
@@ -173,14 +163,14 @@ void print_json(struct sim *s)
 			arbt_jadd(a, e);
 		}
 	}
+	return o;
+}
 
-	a = arbt_jarr();
-	arbt_jput(root, "classes", a);
-	for (k = 0; k < n; k++)
-		arbt_jadd(a, json_class(s, &s->cls[idx[k]]));
+static struct json_object *json_unclassified(const struct sim *s)
+{
+	struct json_object *o = arbt_jobj(), *a;
+	unsigned int k;
 
-	o = arbt_jobj();
-	arbt_jput(root, "unclassified", o);
 	arbt_jput_u64(o, "packets", s->uncl_pkts);
 	arbt_jput_u64(o, "bytes", s->uncl_bytes);
 	a = arbt_jarr();
@@ -191,16 +181,23 @@ void print_json(struct sim *s)
 		arbt_fmt_classid(s->major, s->uncl[k].minor, b, sizeof(b));
 		arbt_jadd(a, json_object_new_string(b));
 	}
+	return o;
+}
 
-	o = arbt_jobj();
-	arbt_jput(root, "shares", o);
+/* per table, the classes with traffic: weight and byte shares */
+static struct json_object *json_shares(const struct sim *s,
+				       const unsigned int *idx, unsigned int n)
+{
+	struct json_object *o = arbt_jobj(), *a;
+	unsigned int k, t;
+
 	for (t = 0; t < ARB_NTABLES; t++) {
 		u64 tw = table_weight(s, t), tbt = table_bytes(s, t);
 
 		a = arbt_jarr();
 		arbt_jput(o, table_name[t], a);
 		for (k = 0; k < n; k++) {
-			struct sim_class *c = &s->cls[idx[k]];
+			const struct sim_class *c = &s->cls[idx[k]];
 			u64 w = class_weight(s, t, c->index);
 			double ws, bs;
 			struct json_object *e;
@@ -219,11 +216,16 @@ void print_json(struct sim *s)
 			arbt_jadd(a, e);
 		}
 	}
+	return o;
+}
 
-	a = arbt_jarr();
-	arbt_jput(root, "order", a);
+static struct json_object *json_order(const struct sim *s)
+{
+	struct json_object *a = arbt_jarr();
+	unsigned int i;
+
 	for (i = 0; i < s->norder; i++) {
-		struct order_ent *oe = &s->order[i];
+		const struct order_ent *oe = &s->order[i];
 		struct json_object *e = arbt_jobj();
 
 		arbt_jput_u64(e, "seq", i + 1);
@@ -235,16 +237,43 @@ void print_json(struct sim *s)
 		arbt_jput_u64(e, "len", oe->len);
 		arbt_jadd(a, e);
 	}
+	return a;
+}
 
-	o = arbt_jobj();
-	arbt_jput(root, "sim", o);
+static struct json_object *json_sim(const struct sim *s)
+{
+	struct json_object *o = arbt_jobj();
+
 	arbt_jput_u64(o, "packets", s->sent);
 	arbt_jput_u64(o, "bytes", s->total_bytes);
 	arbt_jput_u64(o, "duration_ns", s->now);
 	arbt_jput_u64(o, "seed", s->seed);
 	arbt_jput_bool(o, "stopped_early", s->stopped_early);
 	arbt_jput_u64(o, "swaps", s->swaps);
-
-	arbt_jprint(root);
+	return o;
 }
 
+void print_json(struct sim *s)
+{
+	unsigned int idx[ARB_MAX_CLASSES], n, i, k;
+	struct json_object *root = arbt_jobj(), *a;
+
+	n = sorted_classes(s, idx);
+	arbt_jput(root, "qdisc", json_qdisc(s));
+
+	a = arbt_jarr();
+	arbt_jput(root, "decisions", a);
+	for (i = 0; i < s->ndec; i++)
+		arbt_jadd(a, json_decision(s, &s->dec[i]));
+	arbt_jput(root, "tables", json_tables(s));
+
+	a = arbt_jarr();
+	arbt_jput(root, "classes", a);
+	for (k = 0; k < n; k++)
+		arbt_jadd(a, json_class(s, &s->cls[idx[k]]));
+	arbt_jput(root, "unclassified", json_unclassified(s));
+	arbt_jput(root, "shares", json_shares(s, idx, n));
+	arbt_jput(root, "order", json_order(s));
+	arbt_jput(root, "sim", json_sim(s));
+	arbt_jprint(root);
+}
