@@ -74,10 +74,14 @@ $(LIB_EXAMPLE): Documentation/libarbtable-example.c $(LIB_HDR) $(LIB_SO_LINKS)
 
 # capacity/request size requests with the module's own code: the core
 # (tests/core, as arbsim builds it) behind tools/arbtable_cost.h
-CTL_SRCS       := tools/arbtablectl.c tools/arbtablectl_capacity.c \
-		  tools/arbtablectl_request.c tools/arbtablectl_snap.c
+CTL_SRCS       := tools/arbtablectl.c tools/arbtablectl_class.c \
+		  tools/arbtablectl_qdisc.c tools/arbtablectl_table.c \
+		  tools/arbtablectl_show.c tools/arbtablectl_watch.c \
+		  tools/arbtablectl_capacity.c tools/arbtablectl_request.c \
+		  tools/arbtablectl_opts.c tools/arbtablectl_snap.c \
+		  tools/arbt_print.c
 CTL_HDRS       := tools/arbtablectl.h tools/arbtablectl_capacity.h \
-		  tools/arbtable_cost.h
+		  tools/arbtable_cost.h tools/arbt_print.h
 CTL_COST_OBJS  := $(TOOLS_OUT)/obj/arbtable_cost.o $(TOOLS_OUT)/obj/arbtable_core.o
 
 $(TOOLS_OUT)/obj/arbtable_cost.o: tools/arbtable_cost.c tools/arbtable_cost.h $(CORE_HDRS)

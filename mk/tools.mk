@@ -7,8 +7,10 @@
 #                      (ARBSIM=... to test another binary)
 #   make front-ends-check  tc, arbtablectl and arbsim fed the same values
 
-ARBSIM_SRCS := tools/arbsim.c
-ARBSIM_HDRS :=
+ARBSIM_SRCS := tools/arbsim.c tools/arbsim_scenario.c tools/arbsim_classes.c \
+	       tools/arbsim_run.c tools/arbsim_report.c tools/arbsim_text.c \
+	       tools/arbsim_json.c tools/arbt_print.c
+ARBSIM_HDRS := tools/arbsim.h tools/arbt_print.h
 ARBSIM      := $(BUILD)/tools/arbsim
 ARBSIM_SAN  := $(BUILD)/tools/arbsim-san
 

@@ -11,8 +11,8 @@
  *                  whole sets, Theorem 4); the HIGH weight units left and
  *                  the rate they guarantee; free LOW slots; classes left
  *
- * The reading of a live qdisc and the JSON helpers here are request's too
- * (arbtablectl_capacity.h).
+ * The reading of a live qdisc and the sizing parameters' JSON here are
+ * request's too (arbtablectl_capacity.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,8 +21,7 @@
 #include <string.h>
 
 #include <arbtable/arbtable.h>
-#include <json-c/json.h>
-
+#include "arbt_print.h"
 #include "arbtable_parse.h"
 #include "arbtable_cost.h"
 #include "arbtablectl.h"
@@ -79,46 +78,20 @@ void ctl_capacity_of(const struct ctl_snap *st,
 		ARBTABLE_MAX_CLASSES - st->nclasses : 0;
 }
 
-/* JSON through json-c, as the rest of arbtablectl's output; rates here are
- * bit/s (the keys say _bps), as a scheduler's resource counts them.
+/* The sizing parameters, JSON only (text says them in each command's own
+ * words); rates here are bit/s (the keys say _bps), as a scheduler's
+ * resource counts them.
  */
-struct json_object *ctl_jobj(void)
+void ctl_print_params(const struct arbt_cost_params *p)
 {
-	struct json_object *o = json_object_new_object();
-
-	if (!o) {
-		fprintf(stderr, "%s: out of memory\n", ctl_prog);
-		exit(EX_FAIL);
-	}
-	return o;
-}
-
-void ctl_jadd(struct json_object *o, const char *key, struct json_object *v)
-{
-	if (!v || json_object_object_add(o, key, v)) {
-		fprintf(stderr, "%s: out of memory\n", ctl_prog);
-		exit(EX_FAIL);
-	}
-}
-
-void ctl_jemit(struct json_object *o)
-{
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
-}
-
-void ctl_json_params(struct json_object *o, const struct arbt_cost_params *p)
-{
-	ctl_jadd(o, "rate_bps", json_object_new_uint64(p->rate * 8));
-	ctl_jadd(o, "high_capacity_bps",
-		 json_object_new_uint64(arbt_cost_high_capacity(p) * 8));
-	ctl_jadd(o, "maxweight", json_object_new_int(p->maxweight));
-	ctl_jadd(o, "mtu", json_object_new_int(p->mtu));
-	ctl_jadd(o, "highlimit", json_object_new_int(p->highlimit));
-	ctl_jadd(o, "strict_ceil_bps",
-		 json_object_new_uint64(p->strict_ceil * 8));
-	ctl_jadd(o, "strict_cburst", json_object_new_int64(p->strict_cburst));
+	arbt_print_u64(ARBT_JSON, "rate_bps", NULL, p->rate * 8);
+	arbt_print_u64(ARBT_JSON, "high_capacity_bps", NULL,
+		       arbt_cost_high_capacity(p) * 8);
+	arbt_print_uint(ARBT_JSON, "maxweight", NULL, p->maxweight);
+	arbt_print_uint(ARBT_JSON, "mtu", NULL, p->mtu);
+	arbt_print_uint(ARBT_JSON, "highlimit", NULL, p->highlimit);
+	arbt_print_u64(ARBT_JSON, "strict_ceil_bps", NULL, p->strict_ceil * 8);
+	arbt_print_u64(ARBT_JSON, "strict_cburst", NULL, p->strict_cburst);
 }
 
 /* Requests of distance d that still fit: whole sets of 64/d free slots,
@@ -140,18 +113,18 @@ int ctl_read_auto(struct arbtable *h, const char *dev,
 		return ctl_failed(h, err, "capacity");
 	if (st->opts.mode != ARBTABLE_MODE_AUTO) {
 		fprintf(stderr, "%s: %s: a manual-mode qdisc: the administrator's table has no capacity to count\n",
-			ctl_prog, dev);
+			arbt_prog, dev);
 		return EX_NOTARB;
 	}
 	if (cost_params(st, p)) {
 		fprintf(stderr, "%s: %s: runs at link speed and the kernel reports no capacity for it\n",
-			ctl_prog, dev);
+			arbt_prog, dev);
 		return EX_FAIL;
 	}
 	return EX_OK;
 }
 
-int ctl_capacity(struct arbtable *h, int json, int argc, char **argv)
+int ctl_capacity(struct arbtable *h, int argc, char **argv)
 {
 	static struct ctl_snap st;
 	struct arbt_cost_params p;
@@ -165,47 +138,44 @@ int ctl_capacity(struct arbtable *h, int json, int argc, char **argv)
 	if (rc)
 		return rc;
 	ctl_capacity_of(&st, &p, &c);
-	if (json) {
-		struct json_object *o = ctl_jobj();
-
-		ctl_jadd(o, "dev", json_object_new_string(st.q.ifname));
-		ctl_json_params(o, &p);
-		ctl_jadd(o, "classes_free", json_object_new_int(c.classes_free));
-		for (t = 0; t < ARBTABLE_NTABLES; t++) {
-			struct json_object *tt = ctl_jobj(), *fit = ctl_jobj();
-			char k[8];
-
-			ctl_jadd(tt, "free_slots",
-				 json_object_new_int(c.free_slots[t]));
-			for (d = 1; d <= ARBTABLE_SLOTS; d <<= 1) {
-				snprintf(k, sizeof(k), "%u", d);
-				ctl_jadd(fit, k,
-					 json_object_new_int(fit_count(&c, t, d)));
-			}
-			ctl_jadd(tt, "fit_by_distance", fit);
-			if (t == ARBTABLE_HIGH) {
-				ctl_jadd(tt, "free_units",
-					 json_object_new_int(c.free_units));
-				ctl_jadd(tt, "free_guaranteed_bps",
-					 json_object_new_uint64(c.free_rate * 8));
-			}
-			ctl_jadd(o, t == ARBTABLE_HIGH ? "high" : "low", tt);
-		}
-		ctl_jemit(o);
-		return EX_OK;
-	}
-	printf("%s: rate %" PRIu64 " bit/s, HIGH guaranteed %" PRIu64
-	       " bit/s, %u classes left\n", st.q.ifname, p.rate * 8,
-	       c.high_rate * 8, c.classes_free);
+	arbt_print_start(ctl_json);
+	arbt_print_str(ARBT_ANY, "dev", "%s: ", st.q.ifname);
+	arbt_print_u64(ARBT_TEXT, NULL, "rate %" PRIu64 " bit/s", p.rate * 8);
+	arbt_print_u64(ARBT_TEXT, NULL, ", HIGH guaranteed %" PRIu64 " bit/s",
+		       c.high_rate * 8);
+	ctl_print_params(&p);
+	arbt_print_uint(ARBT_ANY, "classes_free", ", %u classes left\n",
+			c.classes_free);
 	for (t = 0; t < ARBTABLE_NTABLES; t++) {
-		printf("%s: %u free slots; requests that fit by distance:",
-		       t == ARBTABLE_HIGH ? "HIGH" : "LOW", c.free_slots[t]);
-		for (d = 1; d <= ARBTABLE_SLOTS; d <<= 1)
-			printf(" %u:%u", d, fit_count(&c, t, d));
-		printf("\n");
+		arbt_open_object(t == ARBTABLE_HIGH ? "high" : "low");
+		arbt_print_str(ARBT_TEXT, NULL, "%s: ",
+			       t == ARBTABLE_HIGH ? "HIGH" : "LOW");
+		arbt_print_uint(ARBT_ANY, "free_slots",
+				"%u free slots; requests that fit by distance:",
+				c.free_slots[t]);
+		arbt_open_object("fit_by_distance");
+		for (d = 1; d <= ARBTABLE_SLOTS; d <<= 1) {
+			char k[8], f[16];
+
+			/* key "D", text " D:N" */
+			snprintf(k, sizeof(k), "%u", d);
+			snprintf(f, sizeof(f), " %u:%%u", d);
+			arbt_print_uint(ARBT_ANY, k, f, fit_count(&c, t, d));
+		}
+		arbt_close_object();
+		arbt_print_text("\n");
+		if (t == ARBTABLE_HIGH) {
+			arbt_print_uint(ARBT_JSON, "free_units", NULL,
+					c.free_units);
+			arbt_print_u64(ARBT_JSON, "free_guaranteed_bps", NULL,
+				       c.free_rate * 8);
+		}
+		arbt_close_object();
 	}
-	printf("HIGH: %u of %u weight units free, guaranteeing %" PRIu64
-	       " bit/s\n", c.free_units, ARBTABLE_SLOTS * p.maxweight,
-	       c.free_rate * 8);
+	if (!arbt_print_json())
+		printf("HIGH: %u of %u weight units free, guaranteeing %" PRIu64
+		       " bit/s\n", c.free_units, ARBTABLE_SLOTS * p.maxweight,
+		       c.free_rate * 8);
+	arbt_print_end();
 	return EX_OK;
 }

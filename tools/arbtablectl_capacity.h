@@ -3,7 +3,7 @@
  * arbtablectl_capacity.h - what `capacity` (arbtablectl_capacity.c)
  * shares with `request` (arbtablectl_request.c): a live qdisc read as the
  * sizing parameters and the free room the allocator counts, and the
- * json-c helpers both print with.
+ * parameters' JSON both print.
  */
 #ifndef ARBTABLECTL_CAPACITY_H
 #define ARBTABLECTL_CAPACITY_H
@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include <arbtable/arbtable.h>
-#include <json-c/json.h>
 
 #include "arbtable_cost.h"
 
@@ -31,13 +30,10 @@ int ctl_read_auto(struct arbtable *h, const char *dev,
 void ctl_capacity_of(const struct ctl_snap *st,
 		     const struct arbt_cost_params *p, struct capacity *c);
 
-struct json_object *ctl_jobj(void);
-void ctl_jadd(struct json_object *o, const char *key, struct json_object *v);
-void ctl_jemit(struct json_object *o);
 /* rate_bps, high_capacity_bps, maxweight, mtu, highlimit, strict_ceil_bps,
  * strict_cburst (bytes, 0 = default): the sizing parameters, the same
- * keys in capacity and the device-less request
+ * keys in capacity and the device-less request; JSON only
  */
-void ctl_json_params(struct json_object *o, const struct arbt_cost_params *p);
+void ctl_print_params(const struct arbt_cost_params *p);
 
 #endif /* ARBTABLECTL_CAPACITY_H */

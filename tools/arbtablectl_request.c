@@ -22,8 +22,7 @@
 #include <string.h>
 
 #include <arbtable/arbtable.h>
-#include <json-c/json.h>
-
+#include "arbt_print.h"
 #include "arbtable_parse.h"
 #include "arbtable_request.h"
 #include "arbtable_cost.h"
@@ -164,53 +163,44 @@ static void parse_args(int argc, char **argv, int devless,
 		ctl_usage("request: these qdisc parameters leave the HIGH table no rate");
 }
 
-/* The cost as JSON: the same keys in both forms. */
-static void json_cost(struct json_object *o, const struct arbt_cost *c)
+/* The cost: the same keys in both forms. */
+static void print_cost(const struct arbt_cost *c)
 {
-	ctl_jadd(o, "valid", json_object_new_boolean(1));
-	ctl_jadd(o, "table", json_object_new_string(c->high ? "high" : "low"));
-	ctl_jadd(o, "distance", json_object_new_int(c->distance));
-	ctl_jadd(o, "slots", json_object_new_int(c->slots));
-	ctl_jadd(o, "units", json_object_new_int(c->units));
-	ctl_jadd(o, "guaranteed_bps",
-		 json_object_new_uint64(c->units_rate * 8));
-	ctl_jadd(o, "bound_ns", json_object_new_uint64(c->bound_ns));
-}
+	/* what a LOW table's class has no use for, JSON still gives */
+	enum arbt_out high_only = c->high ? ARBT_ANY : ARBT_JSON;
 
-static void print_cost(const char *prefix, const struct arbt_cost *c)
-{
-	printf("%s%s table, distance %u, %u slots, %u weight units", prefix,
-	       c->high ? "HIGH" : "LOW", c->distance, c->slots, c->units);
-	if (c->high)
-		printf(" (guarantee %" PRIu64 " bit/s, bound %" PRIu64 " ns)",
-		       c->units_rate * 8, c->bound_ns);
-	printf("\n");
+	arbt_print_bool(ARBT_JSON, "valid", NULL, 1);
+	arbt_print_str(ARBT_JSON, "table", NULL, c->high ? "high" : "low");
+	arbt_print_str(ARBT_TEXT, NULL, "%s table", c->high ? "HIGH" : "LOW");
+	arbt_print_uint(ARBT_ANY, "distance", ", distance %u", c->distance);
+	arbt_print_uint(ARBT_ANY, "slots", ", %u slots", c->slots);
+	arbt_print_uint(ARBT_ANY, "units", ", %u weight units", c->units);
+	arbt_print_u64(high_only, "guaranteed_bps",
+		       " (guarantee %" PRIu64 " bit/s", c->units_rate * 8);
+	arbt_print_u64(high_only, "bound_ns", ", bound %" PRIu64 " ns)",
+		       c->bound_ns);
+	arbt_print_text("\n");
 }
 
 /* A request the sizing refuses whatever the table holds: exit 4. */
-static int refused(int json, const char *dev, const struct arbt_cost_params *p,
+static int refused(const char *dev, const struct arbt_cost_params *p,
 		   const char *why)
 {
-	if (json) {
-		struct json_object *o = ctl_jobj();
-
-		if (dev)
-			ctl_jadd(o, "dev", json_object_new_string(dev));
-		else
-			ctl_json_params(o, p);
-		ctl_jadd(o, "valid", json_object_new_boolean(0));
-		if (dev)
-			ctl_jadd(o, "fits", json_object_new_boolean(0));
-		ctl_jadd(o, "why", json_object_new_string(why));
-		ctl_jemit(o);
-	} else {
-		printf("%s%srefused whatever the table holds: %s\n",
-		       dev ? dev : "", dev ? ": " : "", why);
-	}
+	arbt_print_start(ctl_json);
+	if (dev)
+		arbt_print_str(ARBT_ANY, "dev", "%s: ", dev);
+	else
+		ctl_print_params(p);
+	arbt_print_bool(ARBT_JSON, "valid", NULL, 0);
+	if (dev)
+		arbt_print_bool(ARBT_JSON, "fits", NULL, 0);
+	arbt_print_str(ARBT_ANY, "why", "refused whatever the table holds: %s\n",
+		       why);
+	arbt_print_end();
 	return EX_KERNEL;
 }
 
-static int request_devless(int json, const struct arbt_request *r,
+static int request_devless(const struct arbt_request *r,
 			   struct arbt_cost_params *p)
 {
 	struct arbt_cost cost;
@@ -218,33 +208,31 @@ static int request_devless(int json, const struct arbt_request *r,
 
 	if (arbt_cost_request(p, r->rate, r->latency_ns, r->distance, r->share,
 			      &cost, why, sizeof(why)))
-		return refused(json, NULL, p, why);
-	if (json) {
-		struct json_object *o = ctl_jobj();
-
-		ctl_json_params(o, p);
-		json_cost(o, &cost);
-		ctl_jemit(o);
-		return EX_OK;
+		return refused(NULL, p, why);
+	arbt_print_start(ctl_json);
+	ctl_print_params(p);
+	if (!arbt_print_json()) {
+		printf("link %" PRIu64 " bit/s, mtu %u, maxweight %u, highlimit %u",
+		       p->rate * 8, p->mtu, p->maxweight, p->highlimit);
+		if (p->strict_ceil)
+			printf(", strict ceil %" PRIu64 " bit/s",
+			       p->strict_ceil * 8);
+		printf(": HIGH guaranteed %" PRIu64 " bit/s\n",
+		       arbt_cost_high_capacity(p) * 8);
 	}
-	printf("link %" PRIu64 " bit/s, mtu %u, maxweight %u, highlimit %u",
-	       p->rate * 8, p->mtu, p->maxweight, p->highlimit);
-	if (p->strict_ceil)
-		printf(", strict ceil %" PRIu64 " bit/s", p->strict_ceil * 8);
-	printf(": HIGH guaranteed %" PRIu64 " bit/s\n",
-	       arbt_cost_high_capacity(p) * 8);
-	print_cost("", &cost);
+	print_cost(&cost);
+	arbt_print_end();
 	return EX_OK;
 }
 
-static int request_dev(struct arbtable *h, int json, const char *dev,
+static int request_dev(struct arbtable *h, const char *dev,
 		       const struct arbt_request *r)
 {
 	static struct ctl_snap st;
 	struct arbt_cost_params p;
 	struct arbt_cost cost;
 	struct capacity c;
-	char why[256], pre[32];
+	char why[256];
 	int rc, t, fits;
 
 	rc = ctl_read_auto(h, dev, &st, &p);
@@ -253,30 +241,23 @@ static int request_dev(struct arbtable *h, int json, const char *dev,
 	ctl_capacity_of(&st, &p, &c);
 	if (arbt_cost_request(&p, r->rate, r->latency_ns, r->distance, r->share,
 			      &cost, why, sizeof(why)))
-		return refused(json, st.q.ifname, &p, why);
+		return refused(st.q.ifname, &p, why);
 	t = cost.high ? ARBTABLE_HIGH : ARBTABLE_LOW;
 	fits = cost.slots <= c.free_slots[t] && c.classes_free > 0;
-	if (json) {
-		struct json_object *o = ctl_jobj();
-
-		ctl_jadd(o, "dev", json_object_new_string(st.q.ifname));
-		json_cost(o, &cost);
-		ctl_jadd(o, "free_slots", json_object_new_int(c.free_slots[t]));
-		ctl_jadd(o, "classes_free",
-			 json_object_new_int(c.classes_free));
-		ctl_jadd(o, "fits", json_object_new_boolean(fits));
-		ctl_jemit(o);
-		return EX_OK;
-	}
-	snprintf(pre, sizeof(pre), "%s: ", st.q.ifname);
-	print_cost(pre, &cost);
-	printf("%s now: %u of its slots free, %u classes left\n",
-	       fits ? "fits" : "does not fit", c.free_slots[t],
-	       c.classes_free);
+	arbt_print_start(ctl_json);
+	arbt_print_str(ARBT_ANY, "dev", "%s: ", st.q.ifname);
+	print_cost(&cost);
+	arbt_print_str(ARBT_TEXT, NULL, "%s now: ", fits ? "fits" : "does not fit");
+	arbt_print_uint(ARBT_ANY, "free_slots", "%u of its slots free",
+			c.free_slots[t]);
+	arbt_print_uint(ARBT_ANY, "classes_free", ", %u classes left\n",
+			c.classes_free);
+	arbt_print_bool(ARBT_JSON, "fits", NULL, fits);
+	arbt_print_end();
 	return EX_OK;
 }
 
-int ctl_request(struct arbtable *h, int json, int argc, char **argv)
+int ctl_request(struct arbtable *h, int argc, char **argv)
 {
 	struct arbt_cost_params p = {
 		.rate = DEVLESS_LINK, .mtu = 0,	/* followed, below */
@@ -289,6 +270,6 @@ int ctl_request(struct arbtable *h, int json, int argc, char **argv)
 		ctl_usage("request: expected [DEV] rate RATE [latency TIME | distance D] or [DEV] share N [distance D]");
 	parse_args(argc - !devless, argv + !devless, devless, &r, &p);
 	if (devless)
-		return request_devless(json, &r, &p);
-	return request_dev(h, json, argv[0], &r);
+		return request_devless(&r, &p);
+	return request_dev(h, argv[0], &r);
 }

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arbtablectl table, priomap: what a manual-mode administrator programs,
+ * the 64 slots of a table and the class of each skb->priority band.
+ *
+ *   table   DEV { high | low } { none | MINOR:WEIGHT[@SLOT]|-[,...] }
+ *   priomap DEV MINOR0 ... MINOR15
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <arbtable/arbtable.h>
+
+#include "arbtable_parse.h"
+#include "arbtablectl.h"
+/* "none" or "MINOR:WEIGHT[@SLOT]|-[,...]" as in tc */
+int ctl_table(struct arbtable *h, int argc, char **argv)
+{
+	struct arbtable_slot slots[ARBTABLE_SLOTS];
+	struct arbt_table_iter it;
+	struct arbt_table_entry e;
+	enum arbtable_table t;
+	uint64_t seen = 0;
+	char what[64];
+	int err, rc;
+
+	if (argc != 3)
+		ctl_usage("table: expected DEV high|low LIST");
+	if (!strcmp(argv[1], "high"))
+		t = ARBTABLE_HIGH;
+	else if (!strcmp(argv[1], "low"))
+		t = ARBTABLE_LOW;
+	else
+		ctl_usage("table: \"%s\" is neither high nor low", argv[1]);
+	memset(slots, 0, sizeof(slots));
+	arbt_table_iter_init(&it, argv[2]);
+	while ((rc = arbt_table_next(&it, &e)) > 0) {
+		/* the library takes the table as 64 slots, so the two
+		 * checks that shape needs are made here, in the kernel's words
+		 */
+		if (e.slot >= ARBTABLE_SLOTS)
+			ctl_usage("%s table: slot index %u out of range 0..%d",
+				  argv[1], e.slot, ARBTABLE_SLOTS - 1);
+		if (seen & (1ULL << e.slot))
+			ctl_usage("%s table: slot %u given twice", argv[1], e.slot);
+		seen |= 1ULL << e.slot;
+		slots[e.slot].minor = e.minor;
+		slots[e.slot].weight = e.weight;
+	}
+	if (rc < 0)
+		ctl_usage("\"%s\" list: %s", argv[1], it.err);
+	snprintf(what, sizeof(what), "table %s on %s", argv[1], argv[0]);
+	err = arbtable_set_table(h, argv[0], t, slots);
+	return err ? ctl_failed(h, err, what) : EX_OK;
+}
+
+int ctl_priomap(struct arbtable *h, int argc, char **argv)
+{
+	uint32_t map[ARBTABLE_PRIO_BANDS];
+	char what[64];
+	int i, err;
+
+	if (argc != 1 + ARBTABLE_PRIO_BANDS)
+		ctl_usage("priomap: expected DEV and %d class minors (hex, 0 = none), %d given",
+			  ARBTABLE_PRIO_BANDS, argc - 1 < 0 ? 0 : argc - 1);
+	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
+		if (arbt_parse_u32(argv[1 + i], 16, &map[i]))
+			ctl_usage("priomap: bad class minor \"%s\" (hex, 0 = none)",
+				  argv[1 + i]);
+	snprintf(what, sizeof(what), "priomap on %s", argv[0]);
+	err = arbtable_set_priomap(h, argv[0], map);
+	return err ? ctl_failed(h, err, what) : EX_OK;
+}
