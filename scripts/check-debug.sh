@@ -11,6 +11,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
+. scripts/kselftest-tally.sh
 t0=$(date +%s)
 say() { echo "[check-debug] $*"; }
 src=$(bash scripts/sanitizer-kernel.sh | tail -n1) && [ -d "$src" ] ||
@@ -28,16 +29,7 @@ export ARBT_SLOW_KERNEL=1
 export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-10000} ARBT_NLFUZZ_MSGS=${ARBT_NLFUZZ_MSGS:-300000}
 ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-4G} bash scripts/vm.sh -n -K "$src" -t "${ARBT_DEBUG_VM_TIMEOUT:-7200}" -- \
 	make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests 2>&1 | tee "$log"
-vrc=${PIPESTATUS[0]}
-p=$(grep -E '^# ok [0-9]+' "$log" | grep -cv '# SKIP')
-s=$(grep -E '^# ok [0-9]+' "$log" | grep -c '# SKIP')
-f=$(grep -cE '^# not ok [0-9]+' "$log")
-bad=$(grep -cE '^not ok [0-9]+ selftests: arbtable:' "$log")
-[ "$f" = 0 ] && [ "$bad" -gt 0 ] && f=$bad
-if [ "$vrc" != 0 ] && [ "$f" = 0 ]; then
-	say "VM run incomplete (vm.sh exit $vrc)"
-	f=1
-fi
+kselftest_tally "$log" "${PIPESTATUS[0]}"
 say "sanitizer kernel: $p passed, $f failed, $s skipped in $(($(date +%s) - t0)) s (log: $log)"
 echo "$p passed, $f failed"
 [ "$f" = 0 ]

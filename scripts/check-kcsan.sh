@@ -36,6 +36,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
+. scripts/kselftest-tally.sh
 t0=$(date +%s)
 say() { echo "[check-kcsan] $*"; }
 src=$(ARBT_SAN_VARIANT=kcsan bash scripts/sanitizer-kernel.sh | tail -n1) && [ -d "$src" ] ||
@@ -59,16 +60,7 @@ export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-1} ARBT_STRESS_DOWNUP=${ARBT_S
 ARBTABLE_VM_APPEND="${ARBTABLE_VM_APPEND:+$ARBTABLE_VM_APPEND }kcsan.interrupt_watcher=1" \
 	ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} bash scripts/vm.sh -n -K "$src" -t "${ARBT_KCSAN_VM_TIMEOUT:-3000}" -- \
 	make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests 2>&1 | tee "$log"
-vrc=${PIPESTATUS[0]}
-p=$(grep -E '^# ok [0-9]+' "$log" | grep -cv '# SKIP')
-s=$(grep -E '^# ok [0-9]+' "$log" | grep -c '# SKIP')
-f=$(grep -cE '^# not ok [0-9]+' "$log")
-bad=$(grep -cE '^not ok [0-9]+ selftests: arbtable:' "$log")
-[ "$f" = 0 ] && [ "$bad" -gt 0 ] && f=$bad
-if [ "$vrc" != 0 ] && [ "$f" = 0 ]; then
-	say "VM run incomplete (vm.sh exit $vrc)"
-	f=1
-fi
+kselftest_tally "$log" "${PIPESTATUS[0]}"
 # every KCSAN report of the run, ours or not, once (by its timestamp: the
 # kernel-log checks print a report again) and counted per title
 kr=$(grep -oE '\[ *[0-9]+\.[0-9]+\] BUG: KCSAN: .*' "$log" | sort -u | sed -E 's/^\[[^]]*\] //' | sort | uniq -c)
