@@ -116,6 +116,18 @@ have_arbtable() {
 	return 0
 }
 
+# pg_test_begin NAME TITLE [CLEANUP]: tap_begin TITLE for a test of DEV
+# under pktgen traffic: tmp, its directory; at exit CLEANUP (shell code),
+# then the producers stopped, DEV deleted and tmp removed; without the
+# module and plugin the test ends there (a failed check named NAME)
+pg_test_begin() {
+	tap_begin "$2"
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # CLEANUP now; DEV and tmp at exit
+	trap "${3:+$3; }pg_stop; dev_del \$DEV; rm -rf \$tmp" EXIT
+	have_arbtable || { tap_fail "$1: module and plugin present"; tap_end; exit; }
+}
+
 # arb_module_file: the module to load: $ARBT_KO, else the out-of-tree
 # build for this kernel, else (a kernel tree with sch_arbtable in
 # net/sched) what modprobe finds; empty when there is none

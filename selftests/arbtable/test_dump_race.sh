@@ -31,11 +31,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
 . "$(dirname "$0")/lib_debug.sh"
-tap_begin "dumps and changes racing the datapath"
-tmp=$(mktemp -d)
 _bg=
-trap 'kill $_bg 2>/dev/null; wait 2>/dev/null; pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "dump race: module and plugin present"; tap_end; exit; }
+# shellcheck disable=SC2016 # _bg at exit
+pg_test_begin "dump race" "dumps and changes racing the datapath" 'kill $_bg 2>/dev/null; wait 2>/dev/null'
 FUZZ=$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz
 [ -x "$FUZZ" ] || { tap_fail "dump race: $FUZZ built (make all)"; tap_end; exit; }
 SECS=${ARBT_DUMPRACE_SECS:-20}
