@@ -28,21 +28,17 @@ CNI_DEPS := $(CNI_SRCS) $(CNI_HDRS) $(CNI_NL_SRCS) $(CNI_NL_HDRS) $(PARSE_SRCS) 
 	    $(REQUEST_SRCS) $(REQUEST_HDRS) lib/include/arbtable/arbtable.h \
 	    $(BUILD)/lib/libarbtable.so $(BUILD)/lib/libarbtable.so.0 mk/cni.mk
 
-$(CNI_BIN): $(CNI_DEPS)
+# the two differ only in where they find libarbtable: the built one, or
+# the installed one
+$(CNI_BIN): CNI_LDFLAGS = -Wl,-rpath,'$$ORIGIN/../lib'
+$(CNI_BIN_INST): CNI_LDFLAGS = $(LIB_LDFLAGS)
+$(CNI_BIN) $(CNI_BIN_INST): $(CNI_DEPS)
 	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
 	@test -n "$(CNI_NL_LIBS)" || { echo "libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) $(CNI_NL_CFLAGS) -o $@ \
 		$(CNI_SRCS) $(CNI_NL_SRCS) $(PARSE_SRCS) $(REQUEST_SRCS) \
-		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(CNI_NL_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
-
-$(CNI_BIN_INST): $(CNI_DEPS)
-	@test -n "$(JSONC_LIBS)" || { echo "json-c not found (apt install libjson-c-dev)" >&2; exit 1; }
-	@test -n "$(CNI_NL_LIBS)" || { echo "libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }
-	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -Ilib/include -Ilib $(JSONC_CFLAGS) $(CNI_NL_CFLAGS) -o $@ \
-		$(CNI_SRCS) $(CNI_NL_SRCS) $(PARSE_SRCS) $(REQUEST_SRCS) \
-		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(CNI_NL_LIBS) $(LIB_LDFLAGS)
+		-L$(BUILD)/lib -larbtable $(JSONC_LIBS) $(CNI_NL_LIBS) $(CNI_LDFLAGS)
 
 # the host checks' "ok"/"FAIL" lines and their counts (tests/cni/check.h)
 CNI_CHECK_SRCS := tests/cni/check.c tests/cni/check.h
