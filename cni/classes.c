@@ -25,7 +25,6 @@
  * never counted: a plugin killed anywhere leaves either a member file
  * (the class is needed) or none (the next DEL or GC removes the class).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -299,30 +298,25 @@ int acni_be_path(char *buf, size_t size, const char *dir, const char *device,
 	return 0;
 }
 
+struct be_key {
+	const char	*device;
+	uint32_t	classid;
+};
+
+static int be_member(const struct acni_state *s, const void *arg)
+{
+	const struct be_key *k = arg;
+
+	return s->best_effort && s->classid == k->classid &&
+	       !strcmp(s->device, k->device);
+}
+
 int acni_be_members(const char *dir, const char *device, uint32_t classid)
 {
-	struct dirent *d;
-	DIR *dp = opendir(dir);
-	int members = 0;
+	struct be_key k = { .device = device, .classid = classid };
 
-	if (!dp)
-		return 0;
-	while (!members && (d = readdir(dp))) {
-		struct acni_state s;
-		struct acni_err e;
-		char path[600];
-		size_t l = strlen(d->d_name);
-
-		if (d->d_name[0] == '.' || l < 6 ||
-		    strcmp(d->d_name + l - 5, ".json"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (acni_state_read(path, &s, &e) == 1 && s.best_effort &&
-		    s.classid == classid && !strcmp(s.device, device))
-			members++;
-	}
-	closedir(dp);
-	return members;
+	/* the dot files are descriptions, not members */
+	return acni_state_find(dir, 0, be_member, &k);
 }
 
 /* The class of @b as the kernel has it now, into @b's distance and

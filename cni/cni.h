@@ -197,6 +197,12 @@ int acni_state_write(const char *path, const struct acni_state *s,
  * the directory; 0 when neither was there
  */
 int acni_state_remove(const char *path, struct acni_err *e);
+/* 1 if a record in @dir (a *.json file; with @dot_files 0, not one whose
+ * name starts with '.') is one @match returns non-zero for, else 0
+ */
+int acni_state_find(const char *dir, int dot_files,
+		    int (*match)(const struct acni_state *s, const void *arg),
+		    const void *arg);
 /* 1 if any state file of @dir holds tenant @t on @device */
 int acni_state_tenant_used(const char *dir, const char *device, uint32_t t);
 

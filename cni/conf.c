@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,22 +25,6 @@
  */
 #define ACNI_MTU_MIN	64u
 #define ACNI_MTU_MAX	(1024u * 1024)
-
-int acni_error(struct acni_err *e, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->code = code;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void acni_details(struct acni_err *e, const char *text)
-{
-	snprintf(e->details, sizeof(e->details), "%s", text);
-}
 
 /* A string, or a number given as JSON number ("rate": 10000000): both
  * go through the same parser as text.

@@ -458,27 +458,48 @@ int acni_state_remove(const char *path, struct acni_err *e)
 	return 0;
 }
 
-int acni_state_tenant_used(const char *dir, const char *device, uint32_t t)
+int acni_state_find(const char *dir, int dot_files,
+		    int (*match)(const struct acni_state *s, const void *arg),
+		    const void *arg)
 {
 	struct dirent *d;
 	DIR *dp = opendir(dir);
-	int used = 0;
+	int found = 0;
 
 	if (!dp)
 		return 0;
-	while (!used && (d = readdir(dp))) {
+	while (!found && (d = readdir(dp))) {
 		struct acni_state s;
 		struct acni_err e;
 		char path[600];
 		size_t l = strlen(d->d_name);
 
-		if (l < 6 || strcmp(d->d_name + l - 5, ".json"))
+		if ((!dot_files && d->d_name[0] == '.') || l < 6 ||
+		    strcmp(d->d_name + l - 5, ".json"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (acni_state_read(path, &s, &e) == 1 &&
-		    !strcmp(s.device, device) && s.tenant == t)
-			used = 1;
+		if (acni_state_read(path, &s, &e) == 1 && match(&s, arg))
+			found = 1;
 	}
 	closedir(dp);
-	return used;
+	return found;
+}
+
+struct tenant_key {
+	const char	*device;
+	uint32_t	tenant;
+};
+
+static int holds_tenant(const struct acni_state *s, const void *arg)
+{
+	const struct tenant_key *k = arg;
+
+	return !strcmp(s->device, k->device) && s->tenant == k->tenant;
+}
+
+int acni_state_tenant_used(const char *dir, const char *device, uint32_t t)
+{
+	struct tenant_key k = { .device = device, .tenant = t };
+
+	return acni_state_find(dir, 1, holds_tenant, &k);
 }

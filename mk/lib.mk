@@ -43,13 +43,7 @@ JSONC_LIBS     := $(shell pkg-config --libs json-c 2>/dev/null)
 LIB_WARN       := -Wall -Wextra $(WERROR_FLAG) -Wmissing-prototypes -Wstrict-prototypes
 LIB_CFLAGS     ?= -O2 -g -std=gnu11 -D_GNU_SOURCE $(LIB_WARN)
 LIB_LDFLAGS    ?=
-
-PREFIX         ?= /usr/local
-LIBDIR         ?= $(PREFIX)/lib
-INCLUDEDIR     ?= $(PREFIX)/include
-BINDIR         ?= $(PREFIX)/bin
-MANDIR         ?= $(PREFIX)/share/man
-PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
+# PREFIX, LIBDIR, INCLUDEDIR, ...: mk/install.mk
 
 $(LIB_REAL): $(LIB_SRCS) $(LIB_PRIV_HDRS) $(LIB_HDR) $(LIB_MAP) include/uapi/linux/pkt_sched_arbtable.h mk/lib.mk VERSION
 	@test -n "$(NL_LIBS)" || { echo "libnl-3 / libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }

@@ -9,13 +9,9 @@
 #   scripts/check-debug.sh [TEST...]   TEST: names without test_/.sh
 #                                      (default: every test)
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT" || exit 1
-t0=$(date +%s)
-say() { echo "[check-debug] $*"; }
-src=$(bash scripts/sanitizer-kernel.sh | tail -n1) && [ -d "$src" ] ||
-	{ say "sanitizer kernel build failed"; echo "0 passed, 1 failed"; exit 1; }
-make -s all >/dev/null 2>&1 || say "note: make all failed; tests use what is built"
+# shellcheck source-path=SCRIPTDIR source=kselftest-vm.sh
+. "$(dirname "$0")/kselftest-vm.sh"
+ks_kernel sanitizer
 if [ $# -gt 0 ]; then
 	progs=$(for t in "$@"; do printf 'test_%s.sh ' "$t"; done)kernel_log.sh
 else
@@ -23,21 +19,9 @@ else
 		sed 's/^TEST_PROGS :=//' | tr -s ' \t\n' ' ')
 fi
 log=$ROOT/build/test-logs/vm-check-debug.tap
-mkdir -p "$(dirname "$log")"
 export ARBT_SLOW_KERNEL=1
 export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-10000} ARBT_NLFUZZ_MSGS=${ARBT_NLFUZZ_MSGS:-300000}
-ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-4G} bash scripts/vm.sh -n -K "$src" -t "${ARBT_DEBUG_VM_TIMEOUT:-7200}" -- \
-	make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests 2>&1 | tee "$log"
-vrc=${PIPESTATUS[0]}
-p=$(grep -E '^# ok [0-9]+' "$log" | grep -cv '# SKIP')
-s=$(grep -E '^# ok [0-9]+' "$log" | grep -c '# SKIP')
-f=$(grep -cE '^# not ok [0-9]+' "$log")
-bad=$(grep -cE '^not ok [0-9]+ selftests: arbtable:' "$log")
-[ "$f" = 0 ] && [ "$bad" -gt 0 ] && f=$bad
-if [ "$vrc" != 0 ] && [ "$f" = 0 ]; then
-	say "VM run incomplete (vm.sh exit $vrc)"
-	f=1
-fi
+ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-4G} ks_run "$log" "${ARBT_DEBUG_VM_TIMEOUT:-7200}" "$progs"
 say "sanitizer kernel: $p passed, $f failed, $s skipped in $(($(date +%s) - t0)) s (log: $log)"
 echo "$p passed, $f failed"
 [ "$f" = 0 ]

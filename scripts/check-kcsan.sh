@@ -34,18 +34,13 @@
 #   scripts/check-kcsan.sh [TEST...]   TEST: names without test_/.sh
 #   ARBT_KCSAN_TESTS="..."             the same, from the environment
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT" || exit 1
-t0=$(date +%s)
-say() { echo "[check-kcsan] $*"; }
-src=$(ARBT_SAN_VARIANT=kcsan bash scripts/sanitizer-kernel.sh | tail -n1) && [ -d "$src" ] ||
-	{ say "KCSAN kernel build failed"; echo "0 passed, 1 failed"; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=kselftest-vm.sh
+. "$(dirname "$0")/kselftest-vm.sh"
+ks_kernel KCSAN kcsan
 say "KCSAN kernel ready in $(($(date +%s) - t0)) s: $src"
-make -s all >/dev/null 2>&1 || say "note: make all failed; tests use what is built"
 tests=${*:-${ARBT_KCSAN_TESTS:-dump_race nlfuzz stress}}
 progs=$(for t in $tests; do printf 'test_%s.sh ' "$t"; done)kernel_log.sh
 log=$ROOT/build/test-logs/vm-check-kcsan.tap
-mkdir -p "$(dirname "$log")"
 # KCSAN under TCG: the rate tests' scaling (lib.sh), and sizes that keep
 # the run near 15 minutes on 2 cores
 export ARBT_SLOW_KERNEL=1
@@ -57,18 +52,7 @@ export ARBT_NLFUZZ_MSGS=${ARBT_NLFUZZ_MSGS:-10000}
 export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-15}
 export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-1} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-1}
 ARBTABLE_VM_APPEND="${ARBTABLE_VM_APPEND:+$ARBTABLE_VM_APPEND }kcsan.interrupt_watcher=1" \
-	ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} bash scripts/vm.sh -n -K "$src" -t "${ARBT_KCSAN_VM_TIMEOUT:-3000}" -- \
-	make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests 2>&1 | tee "$log"
-vrc=${PIPESTATUS[0]}
-p=$(grep -E '^# ok [0-9]+' "$log" | grep -cv '# SKIP')
-s=$(grep -E '^# ok [0-9]+' "$log" | grep -c '# SKIP')
-f=$(grep -cE '^# not ok [0-9]+' "$log")
-bad=$(grep -cE '^not ok [0-9]+ selftests: arbtable:' "$log")
-[ "$f" = 0 ] && [ "$bad" -gt 0 ] && f=$bad
-if [ "$vrc" != 0 ] && [ "$f" = 0 ]; then
-	say "VM run incomplete (vm.sh exit $vrc)"
-	f=1
-fi
+	ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} ks_run "$log" "${ARBT_KCSAN_VM_TIMEOUT:-3000}" "$progs"
 # every KCSAN report of the run, ours or not, once (by its timestamp: the
 # kernel-log checks print a report again) and counted per title
 kr=$(grep -oE '\[ *[0-9]+\.[0-9]+\] BUG: KCSAN: .*' "$log" | sort -u | sed -E 's/^\[[^]]*\] //' | sort | uniq -c)

@@ -56,29 +56,18 @@ here=$(dirname "$0")
 # shellcheck source-path=SCRIPTDIR source=arbtable-resources.sh
 . "$here/arbtable-resources.sh"
 
-HOST_PREFIX=${HOST_PREFIX:-/host}
-BUNDLE=${ARBTABLE_BUNDLE:-/usr/local/lib/arbtable-cni-bundle}
+arbt_paths
 SYSFS=${ARBTABLE_SYSFS:-/sys}
-NETD=$HOST_PREFIX/etc/cni/net.d
 BIN=$HOST_PREFIX/opt/cni/bin
 OPT=$HOST_PREFIX/opt/arbtable
-OURS=00-arbtable.conflist
 
 log() { echo "arbtable-install-cni: $*" >&2; }
-
-device() {
-	if [ "$ARBT_DEVICE" != auto ]; then
-		echo "$ARBT_DEVICE"
-		return
-	fi
-	ip -o route show default | sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -n1
-}
 
 # The plugin's entry in the chain (arbt_plugin_entry: the agent makes
 # the root from the same entry)
 plugin_json() {
 	local dev
-	dev=$(device)
+	dev=$(arbt_device)
 	[ -n "$dev" ] || { log "no device (set ARBTABLE_DEVICE)"; return 1; }
 	arbt_plugin_entry "$dev"
 }

@@ -55,14 +55,13 @@ here=$(dirname "$0")
 # shellcheck source-path=SCRIPTDIR source=arbtable-resources.sh
 . "$here/arbtable-resources.sh"
 
-HOST_PREFIX=${HOST_PREFIX:-/host}
+arbt_paths
 SA=${ARBTABLE_SA_DIR:-/var/run/secrets/kubernetes.io/serviceaccount}
 API=https://${KUBERNETES_SERVICE_HOST:-kubernetes.default.svc}:${KUBERNETES_SERVICE_PORT:-443}
 STATE_DIR=${ARBTABLE_STATE_DIR:-$HOST_PREFIX/var/lib/arbtable-cni}
 LOCK_DIR=${ARBTABLE_LOCK_DIR:-/run/arbtable-cni}
-BUNDLE=${ARBTABLE_BUNDLE:-/usr/local/lib/arbtable-cni-bundle}
 AGENT_DIR=${ARBTABLE_AGENT_DIR:-/tmp/arbtable-node-agent}
-CHAIN=$HOST_PREFIX/etc/cni/net.d/00-arbtable.conflist
+CHAIN=$NETD/$OURS
 
 log() { echo "arbtable-node-agent: $*" >&2; }
 
@@ -120,14 +119,6 @@ api() {
 	esac
 	log "$1 $2: HTTP $code: $(jq -r '.message // empty' "$WORK/answer.json" 2>/dev/null)"
 	return 1
-}
-
-device() {
-	if [ "$ARBT_DEVICE" != auto ]; then
-		echo "$ARBT_DEVICE"
-		return
-	fi
-	ip -o route show default | sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -n1
 }
 
 # make_root DEV: the root the plugin would make on its first ADD, made
@@ -219,7 +210,7 @@ stopping() { [ -n "$term" ]; }
 # one look: install, chain or unchain, publish or withdraw
 look() {
 	local dev snap=0 sent=
-	dev=$(device)
+	dev=$(arbt_device)
 	[ -n "$dev" ] || { log "no egress device"; return 1; }
 	snapshot "$dev" || snap=1
 	stopping && return 1

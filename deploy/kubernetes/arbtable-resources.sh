@@ -2,9 +2,10 @@
 # shellcheck shell=bash
 #
 # arbtable-resources.sh - the translation between arbtablectl's JSON and
-# Kubernetes extended resources, sourced by arbtable-node-agent.sh and by
-# tests/kubernetes/check.sh (pure functions: files in, lines out, no API
-# calls).  Documentation/networking/arbtable-kubernetes.rst gives the
+# Kubernetes extended resources, sourced by arbtable-node-agent.sh,
+# arbtable-install-cni.sh and tests/kubernetes/check.sh (pure functions:
+# files in, lines out, no API calls; arbt_device alone reads the routing
+# table).  Documentation/networking/arbtable-kubernetes.rst gives the
 # reasoning; in short:
 #
 #   arbtable.io/high-slots      HIGH table slots pods may hold
@@ -208,6 +209,31 @@ arbt_config() {
 		bad=1
 	fi
 	return $bad
+}
+
+# arbt_paths: what the installer and the agent both find where, from
+# their environment: HOST_PREFIX (the host's root as the pod mounts it,
+# default /host), BUNDLE (the plugin and the libraries it links, as the
+# image carries them), NETD (the host's CNI config directory) and OURS
+# (the chained conflist's name there: "00-" sorts first)
+# shellcheck disable=SC2034 # they are the callers'
+arbt_paths() {
+	HOST_PREFIX=${HOST_PREFIX:-/host}
+	BUNDLE=${ARBTABLE_BUNDLE:-/usr/local/lib/arbtable-cni-bundle}
+	NETD=$HOST_PREFIX/etc/cni/net.d
+	OURS=00-arbtable.conflist
+}
+
+# arbt_device: the egress device arbt_config's ARBT_DEVICE names, or
+# for "auto" the device of the default route (nothing when there is
+# none); the installer chains the plugin on it and the agent makes its
+# root there
+arbt_device() {
+	if [ "$ARBT_DEVICE" != auto ]; then
+		echo "$ARBT_DEVICE"
+		return
+	fi
+	ip -o route show default | sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -n1
 }
 
 # arbt_plugin_entry DEV: arbtable-cni's entry in the chain for egress

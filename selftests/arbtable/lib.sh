@@ -116,6 +116,18 @@ have_arbtable() {
 	return 0
 }
 
+# pg_test_begin NAME TITLE [CLEANUP]: tap_begin TITLE for a test of DEV
+# under pktgen traffic: tmp, its directory; at exit CLEANUP (shell code),
+# then the producers stopped, DEV deleted and tmp removed; without the
+# module and plugin the test ends there (a failed check named NAME)
+pg_test_begin() {
+	tap_begin "$2"
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # CLEANUP now; DEV and tmp at exit
+	trap "${3:+$3; }pg_stop; dev_del \$DEV; rm -rf \$tmp" EXIT
+	have_arbtable || { tap_fail "$1: module and plugin present"; tap_end; exit; }
+}
+
 # arb_module_file: the module to load: $ARBT_KO, else the out-of-tree
 # build for this kernel, else (a kernel tree with sch_arbtable in
 # net/sched) what modprobe finds; empty when there is none
@@ -188,6 +200,20 @@ pg_reset() {
 	local t
 	for t in "$PG"/kpktgend_*; do pg_cmd "$t" rem_device_all; done
 }
+# pg_device DEV THREAD TAG PKT_SIZE SKB_PRIORITY DST MAC: a producer
+# DEV@TAG on kpktgend_THREAD, endless, unpaced (until its caller paces
+# it), through the qdisc (queue_xmit), to 198.51.100.DST and MAC
+pg_device() {
+	local dev=$1 th=$2 tag=$3 size=$4 prio=$5 f
+	pg_cmd "$PG/kpktgend_$th" "add_device $dev@$tag" || return 1
+	f=$PG/$dev@$tag
+	pg_cmd "$f" "count 0" && pg_cmd "$f" "clone_skb 0" &&
+	pg_cmd "$f" "pkt_size $size" && pg_cmd "$f" "delay 0" &&
+	pg_cmd "$f" "xmit_mode queue_xmit" &&
+	pg_cmd "$f" "dst 198.51.100.$6" &&
+	pg_cmd "$f" "dst_mac $7" &&
+	pg_cmd "$f" "skb_priority $((prio))"
+}
 # pg_add DEV THREAD PKT_SIZE SKB_PRIORITY [MBIT]: one pktgen thread per
 # class.  MBIT paces the producer (pktgen `rate`): under TCG on few host
 # cores, unpaced producers starve the dequeue path.  Pace each producer
@@ -197,14 +223,8 @@ pg_reset() {
 pg_add() {
 	local dev=$1 th=$2 size=$3 prio=$4 mbit=${5:-0} f
 	[ -e "$PG/kpktgend_$th" ] || { diag "no pktgen thread $th (need more vCPUs)"; return 1; }
-	pg_cmd "$PG/kpktgend_$th" "add_device $dev@$th" || return 1
+	pg_device "$dev" "$th" "$th" "$size" "$prio" $((th + 1)) "02:00:00:00:00:0$th" || return 1
 	f=$PG/$dev@$th
-	pg_cmd "$f" "count 0" && pg_cmd "$f" "clone_skb 0" &&
-	pg_cmd "$f" "pkt_size $size" && pg_cmd "$f" "delay 0" &&
-	pg_cmd "$f" "xmit_mode queue_xmit" &&
-	pg_cmd "$f" "dst 198.51.100.$((th + 1))" &&
-	pg_cmd "$f" "dst_mac 02:00:00:00:00:0$th" &&
-	pg_cmd "$f" "skb_priority $((prio))" || return 1
 	# producers slow down with the qdisc on a slow kernel (rounded up:
 	# they must still keep their class backlogged)
 	[ "$mbit" != 0 ] && mbit=$(((mbit + ARBT_RATE_DIV - 1) / ARBT_RATE_DIV))

@@ -72,16 +72,9 @@ auto_layout() {
 # number of producers per pktgen thread (device DEV@TAG on kpktgend_THREAD),
 # paced in packets/s (pktgen ratep)
 pg_add_on() {
-	local dev=$1 th=$2 tag=$3 size=$4 prio=$5 pps=$6 f
-	pg_cmd "$PG/kpktgend_$th" "add_device $dev@$tag" || return 1
-	f=$PG/$dev@$tag
-	pg_cmd "$f" "count 0" && pg_cmd "$f" "clone_skb 0" &&
-	pg_cmd "$f" "pkt_size $size" && pg_cmd "$f" "delay 0" &&
-	pg_cmd "$f" "xmit_mode queue_xmit" &&
-	pg_cmd "$f" "dst 198.51.100.$((tag % 250 + 1))" &&
-	pg_cmd "$f" "dst_mac 02:00:00:00:00:01" &&
-	pg_cmd "$f" "skb_priority $((prio))" &&
-	pg_cmd "$f" "ratep $pps"
+	local dev=$1 th=$2 tag=$3 size=$4 prio=$5 pps=$6
+	pg_device "$dev" "$th" "$tag" "$size" "$prio" $((tag % 250 + 1)) 02:00:00:00:00:01 &&
+		pg_cmd "$PG/$dev@$tag" "ratep $pps"
 }
 # auto_traffic "MINOR:SIZE:PPS ...": producers spread over the pktgen threads
 auto_traffic() {

@@ -133,25 +133,22 @@ net_offloads() {
 		END { printf "gso %s tso %s", g ? g : "?", t ? t : "?" }'
 }
 
-# iperf3 JSON: receiver goodput (bit/s) of a TCP test, sender rate of UDP
-ip3_rx_bps() {
+# ip3_sum FILE KEY FORMAT: KEY of an iperf3 JSON's end sum (the
+# receiver's of a TCP test, the sender's of UDP) in printf FORMAT; 0 when
+# there is none
+ip3_sum() {
 	python3 -c 'import json,sys
 try:
     d = json.load(open(sys.argv[1])); e = d["end"]
     s = e.get("sum_received") or e.get("sum") or {}
-    print("%.0f" % s.get("bits_per_second", 0))
-except Exception as x:
-    print(0)' "$1" 2>/dev/null || echo 0
-}
-ip3_rx_secs() {
-	python3 -c 'import json,sys
-try:
-    d = json.load(open(sys.argv[1])); e = d["end"]
-    s = e.get("sum_received") or e.get("sum") or {}
-    print("%.2f" % s.get("seconds", 0))
+    print(sys.argv[3] % s.get(sys.argv[2], 0))
 except Exception:
-    print(0)' "$1" 2>/dev/null || echo 0
+    print(0)' "$1" "$2" "$3" 2>/dev/null || echo 0
 }
+# iperf3 JSON: receiver goodput (bit/s) of a TCP test, sender rate of UDP
+ip3_rx_bps() { ip3_sum "$1" bits_per_second %.0f; }
+# ... and the seconds it measured
+ip3_rx_secs() { ip3_sum "$1" seconds %.2f; }
 ip3_error() {
 	python3 -c 'import json,sys
 try:

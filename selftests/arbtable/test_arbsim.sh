@@ -10,10 +10,7 @@
 # class is backlogged behind a 10 Mbit/s qdisc rate; packet sizes given to
 # arbsim are the ones the qdisc saw (bytes / packets of each class).
 . "$(dirname "$0")/lib.sh"
-tap_begin "arbsim predictions vs measured shares"
-tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "arbsim: module and plugin present"; tap_end; exit; }
+pg_test_begin arbsim "arbsim predictions vs measured shares"
 ARBSIM=$ARBT_ROOT/build/tools/arbsim
 [ -x "$ARBSIM" ] || { tap_fail "arbsim: $ARBSIM built"; tap_end; exit; }
 

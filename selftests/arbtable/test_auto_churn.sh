@@ -12,10 +12,7 @@
 # and the kernel log stays clean.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
-tap_begin "auto mode add/change/del churn under traffic"
-tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "auto churn: module and plugin present"; tap_end; exit; }
+pg_test_begin "auto churn" "auto mode add/change/del churn under traffic"
 NOPS=${ARBT_CHURN_OPS:-280}
 RANDOM=${ARBT_CHURN_SEED:-4242}
 dmesg_lines=$(dmesg 2>/dev/null | wc -l)

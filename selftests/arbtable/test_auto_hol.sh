@@ -11,10 +11,7 @@
 # its byte rate must reach its reserved rate.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
-tap_begin "auto mode: measured HOL wait vs guaranteed bound, reserved rates"
-tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "auto hol: module and plugin present"; tap_end; exit; }
+pg_test_begin "auto hol" "auto mode: measured HOL wait vs guaranteed bound, reserved rates"
 
 # ------------------------------------------------------- local helpers
 # hol_cls: "id hcount distance guaranteed_ns current_ns max_hol_ns" per class

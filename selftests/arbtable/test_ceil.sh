@@ -7,10 +7,7 @@
 # fires more than 10 ms late, and a 10 ms bucket then loses ~4% of a rate
 # measured in wall-clock time (README.rst here, "Rates under emulation").
 . "$(dirname "$0")/lib.sh"
-tap_begin "class ceil under a 10 Mbit/s qdisc rate"
-tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "ceil: module and plugin present"; tap_end; exit; }
+pg_test_begin ceil "class ceil under a 10 Mbit/s qdisc rate"
 
 setup() {
 	arb_base manual rate "$(kbit 10)" burst 30k || return 1

@@ -6,10 +6,7 @@
 # queues) then delete it with its backlog and re-add it.  Afterwards the
 # qdisc drains and per-class counters sum to the qdisc's.
 . "$(dirname "$0")/lib.sh"
-tap_begin "table change and class delete under traffic"
-tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "change: module and plugin present"; tap_end; exit; }
+pg_test_begin change "table change and class delete under traffic"
 
 setup() {
 	arb_base manual rate 10mbit || return 1

@@ -34,11 +34,9 @@
 # someone else's filter.  Traffic under a real engine: test_podman.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
+. "$(dirname "$0")/lib_cni.sh"
 tap_begin "arbtable-cni: CNI 1.0/1.1 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK, STATUS, GC, killed ADDs"
 tmp=$(mktemp -d)
-CNI=${ARBT_CNI:-$ARBT_ROOT/build/cni/arbtable-cni}
-CTL=$ARBT_ROOT/build/tools/arbtablectl
-SD=$tmp/state
 TENANTS="ca cb cc cd"
 cleanup() {
 	net_teardown $TENANTS
@@ -46,11 +44,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-have_arbtable || { tap_fail "cni: module and plugin present"; tap_end; exit; }
-[ -x "$CNI" ] || { tap_fail "cni: $CNI built (make cni)"; tap_end; exit; }
-net_setup || { tap_fail "cni: egress NIC and receiver namespace"; tap_end; exit; }
-diag "egress: $NET_KIND"
-tc qdisc del dev "$NET" root 2>/dev/null
+cni_begin cni
 
 # conf [JSON-MEMBERS]: a network config as libcni hands it to the second
 # plugin of a conflist (name and cniVersion copied in); extra members
@@ -64,16 +58,6 @@ prev() {
 	printf '"prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"vh-%s","mac":"%s"},{"name":"eth0","mac":"%s","sandbox":"/run/netns/arbt-%s"}],"ips":[{"address":"10.88.%s.2/24","gateway":"10.88.%s.1","interface":1}],"routes":[{"dst":"0.0.0.0/0"}],"dns":{}}' \
 		"$1" "$(cat /sys/class/net/vh-$1/address 2>/dev/null)" \
 		"$(ip -n "arbt-$1" -o link show eth0 2>/dev/null | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')" "$1" "$2" "$2"
-}
-# cni CMD ID NETNS(or -) CONFIG [CNI_ARGS]: run the plugin as a runtime
-# does; stdout in OUT, exit code in RC
-cni() {
-	local ns=$3
-	[ "$ns" = - ] && ns=
-	OUT=$(printf '%s' "$4" | env -i PATH="$PATH" CNI_COMMAND="$1" CNI_CONTAINERID="$2" \
-		${ns:+CNI_NETNS=$ns} CNI_IFNAME=eth0 CNI_PATH=/opt/cni/bin ${5:+CNI_ARGS=$5} \
-		${TEST_KILL:+ARBTABLE_CNI_TEST_KILL=$TEST_KILL} "$CNI" 2>"$tmp/stderr")
-	RC=$?
 }
 # jget EXPR: a field of the JSON in OUT (python: json.load -> d)
 jget() { printf '%s' "$OUT" | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null; }

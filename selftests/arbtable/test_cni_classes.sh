@@ -23,11 +23,9 @@
 # next DEL.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
+. "$(dirname "$0")/lib_cni.sh"
 tap_begin "arbtable-cni: the system class keeps the host's floor under saturation; 120 best-effort pods share one class"
 tmp=$(mktemp -d)
-CNI=${ARBT_CNI:-$ARBT_ROOT/build/cni/arbtable-cni}
-CTL=$ARBT_ROOT/build/tools/arbtablectl
-SD=$tmp/state
 NBE=${ARBT_CNI_BE_PODS:-120}
 TENANTS="ra rb be"
 ip3_pids=
@@ -39,24 +37,12 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-have_arbtable || { tap_fail "cni classes: module and plugin present"; tap_end; exit; }
-[ -x "$CNI" ] || { tap_fail "cni classes: $CNI built (make cni)"; tap_end; exit; }
-net_setup || { tap_fail "cni classes: egress NIC and receiver namespace"; tap_end; exit; }
-diag "egress: $NET_KIND"
-tc qdisc del dev "$NET" root 2>/dev/null
+cni_begin "cni classes"
 mkdir -p "$SD"
 
 conf() {
 	printf '{"cniVersion":"1.0.0","name":"tenants","type":"arbtable-cni","device":"%s","stateDir":"%s","qdisc":{"rate":"10mbit","burst":"30k","highlimit":16},"systemClass":{"rate":"20%%"},"defaultShare":2%s}' \
 		"$NET" "$SD" "${1:+,$1}"
-}
-# cni CMD ID NETNS(or -) CONFIG: OUT, RC
-cni() {
-	local ns=$3
-	[ "$ns" = - ] && ns=
-	OUT=$(printf '%s' "$4" | env -i PATH="$PATH" CNI_COMMAND="$1" CNI_CONTAINERID="$2" \
-		${ns:+CNI_NETNS=$ns} CNI_IFNAME=eth0 CNI_PATH=/opt/cni/bin "$CNI" 2>"$tmp/stderr")
-	RC=$?
 }
 jf() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 # class_bytes CLASSID: bytes the class has sent; class_drops: its drops

@@ -32,6 +32,7 @@ if [ -z "${ARBT_CTD_NS:-}" ]; then
 fi
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
+. "$(dirname "$0")/lib_runtime.sh"
 tap_begin "arbtable-cni under containerd 2.1 (ctr run --cni, conflist ${ARBT_CTD_CNIVERSION:-1.1.0}): admission, refusal in ctr's error, release at removal, start/stop cycles"
 # 50 cycles take about 20 minutes under TCG: make test runs 3
 # (scripts/test.sh), make check-full the 50, with a longer timeout
@@ -145,30 +146,10 @@ fi
 # conflist ARGS-JSON: the tenants network, arbtable-cni's args set to
 # the container's request ({} for none)
 conflist() {
-	cat >/etc/cni/net.d/10-tenants.conflist <<-EOF
-	{
-	  $VERSIONS,
-	  "name": "tenants",
-	  "plugins": [
-	    { "type": "bridge", "bridge": "$BR", "isGateway": true,
-	      "ipam": { "type": "host-local", "ranges": [[{ "subnet": "$SUBNET" }]],
-	                "routes": [{ "dst": "0.0.0.0/0" }] } },
-	    { "type": "arbtable-cni", "device": "$NET", "stateDir": "$SD",
-	      "qdisc": { "rate": "10mbit", "burst": "30k", "highlimit": 1 },
-	      "systemClass": { "share": 1 },
-	      "args": { "cni": { "arbtable": $1 } } }
-	  ]
-	}
-	EOF
+	tenants_conflist "$VERSIONS" "$BR" "\"args\": { \"cni\": { \"arbtable\": $1 } }" \
+		>/etc/cni/net.d/10-tenants.conflist
 }
-nft -f - <<-EOF
-	table ip $NFT_TABLE {
-		chain post {
-			type nat hook postrouting priority 100;
-			oifname "$NET" ip saddr $SUBNET counter masquerade
-		}
-	}
-EOF
+masquerade
 
 # crun NAME REQUEST-JSON CTR-RUN-OPTIONS... -- CMD...: ctr run --cni
 # from the image; stderr in $tmp/NAME.err
@@ -191,38 +172,14 @@ cstop() {
 		ctr_ c rm "$1"
 	} >/dev/null 2>>"$tmp/$1.err"
 }
-table_state() {
-	tc -d qdisc show dev "$NET" | grep '^qdisc arbtable'
-	tc -d class show dev "$NET" | sort
-	tc filter show dev "$NET" parent 1:
-	state_files
-}
-# state_files: the plugin's state files (not its lock)
-state_files() {
-	local f
-	for f in "$SD"/*; do
-		[ -e "$f" ] && [ "${f##*/}" != lock ] && echo "${f##*/}"
-	done
-}
 # the bridge's ports, their mark filters, host-local's leases
 ports_state() {
 	local v
-	for v in "/sys/class/net/$BR/brif"/*; do
-		[ -e "$v" ] || continue
-		v=${v##*/}
-		tc filter show dev "$v" ingress | grep -c 'matchall.* handle ' | sed "s/^/$v /"
-	done
+	bridge_marks "$BR"
 	for v in /var/lib/cni/networks/tenants/*; do
 		[ -e "$v" ] || continue
 		case ${v##*/} in lock | last_reserved_ip.*) ;; *) echo "lease ${v##*/}" ;; esac
 	done
-}
-same_as_before() {
-	local t p
-	t=$(table_state) p=$(ports_state)
-	[ "$t" = "$before" ] && [ "$p" = "$ports_before" ] && return 0
-	diff <(echo "$before"; echo "$ports_before") <(echo "$t"; echo "$p") | head -n 20 | sed 's/^/# /'
-	return 1
 }
 # class_with PATTERN: the id of the one tenant class whose line matches
 # (not the root's system class 1:ff, whose share 1 the flood's matches)
@@ -256,12 +213,7 @@ crun big '{"rate": "20mbit"}' -d -- true
 rc=$?
 err=$(cat "$tmp/big.err")
 diag "ctr run big (rate 20mbit of 10mbit), exit $rc: $err"
-refused_ok() {
-	local reason
-	reason=$(grep -oE "${ARB_REFUSAL_RE#^Error: }.*" <<<"$err" | head -n1)
-	[ "$rc" != 0 ] && grep -qE "refused on ${NET}[:;] ${ARB_REFUSAL_RE#^Error: }" <<<"$err" &&
-		[ "$(grep -oF -- "$reason" <<<"$err" | wc -l)" = 1 ]
-}
+refused_ok() { refused_once "$rc" "$err" '[:;]'; }
 tap_check "a container asking for 20mbit of 10mbit does not start: ctr's error gives the allocator's reason, once" refused_ok
 ran_ok() { ! ctr_ task ls | awk '$1 == "big" { print $3 }' | grep -q RUNNING; }
 tap_check "the refused container's task is not running" ran_ok
@@ -293,28 +245,18 @@ cg=$(class_with 'rate 3Mbit') cs=$(class_with 'rate 2Mbit') cf=$(class_with 'sha
 diag "classes: gold ${cg:-none}, silver ${cs:-none}, flood ${cf:-none}"
 admitted_ok() {
 	[ -n "$cg" ] && [ -n "$cs" ] && [ -n "$cf" ] &&
-		tc class show dev "$NET" classid "$cg" | grep -qE "latency 30(\.0)?ms" && return 0
-	diag "$(tc class show dev "$NET"; cat "$tmp/gold.err" "$tmp/silver.err" "$tmp/flood.err")"
-	return 1
+		tc class show dev "$NET" classid "$cg" | grep -qE "latency 30(\.0)?ms"
 }
-tap_check "gold, silver and flood started and admitted: classes rate 3Mbit latency 30ms, rate 2Mbit, share 1" admitted_ok
-touch "$tmp/go/start"
-sleep 1
-read -r f0 <<<"$(cls_stats "$NET" arbtable | awk -v c="$cf" '$1 == c { print $2 }')"
+admitted_check admitted_ok
+start_traffic
 for _ in $(seq 300); do
 	[ -f "$tmp/go/gold.rc" ] && [ -f "$tmp/go/silver.rc" ] && break
 	sleep 0.2
 done
-read -r f1 <<<"$(cls_stats "$NET" arbtable | awk -v c="$cf" '$1 == c { print $2 }')"
+read -r f1 <<<"$(flood_bytes)"
 for c in flood gold silver; do cstop $c; done
 kill "${ip3_pids[@]}" 2>/dev/null; wait "${ip3_pids[@]}" 2>/dev/null; ip3_pids=()
-gg=$(ip3_rx_bps "$tmp/go/gold.json") gs=$(ip3_rx_bps "$tmp/go/silver.json")
-nat=$(nft list table ip $NFT_TABLE 2>/dev/null | sed -nE 's/.*counter packets ([0-9]+).*/\1/p')
-diag "gold ${gg} bit/s of 3000000 ($(fcalc "100 * $gg / 3000000")%), silver ${gs} bit/s of 2000000 ($(fcalc "100 * $gs / 2000000")%); flood sent $((${f1:-0} - ${f0:-0})) B meanwhile; masqueraded packets ${nat:-?}; errors: $(ip3_error "$tmp/go/gold.json") $(ip3_error "$tmp/go/silver.json")"
-tap_check "the flood competed: its class sent >= 1 Mbit/s on average while gold and silver ran ($((${f1:-0} - ${f0:-0})) B), through masquerade (${nat:-0} packets)" \
-	fcmp "${f1:-0} - ${f0:-0} >= 1000000 / 8 * 15 && ${nat:-0} > 0"
-tap_measure "gold's TCP goodput beside the flood under containerd: $gg bit/s >= 97% of its 3 Mbit/s" fcmp "$gg >= 0.97 * 3000000"
-tap_measure "silver's TCP goodput beside the flood under containerd: $gs bit/s >= 97% of its 2 Mbit/s" fcmp "$gs >= 0.97 * 2000000"
+goodput_checks "$tmp/go" " under containerd"
 tap_check "gold, silver and flood removed: the table, filters, state, ports and leases are as before" same_as_before
 
 # ---- cycles: start/stop, ctr run --rm (ctr's own DEL when the task
@@ -342,9 +284,7 @@ tap_check "after the cycles no container, class, fw filter, mark filter, state f
 cstop res
 # the root's system class (LOW share 1, minor ff) stays with the root
 empty_ok() {
-	! tc class show dev "$NET" | grep "^class arbtable" | grep -qv "^class arbtable 1:ff " &&
-		[ -z "$(tc filter show dev "$NET" parent 1: 2>/dev/null)" ] &&
-		[ -z "$(state_files)" ] && [ -z "$(ports_state)" ] && return 0
+	no_tenant_left && [ -z "$(state_files)" ] && [ -z "$(ports_state)" ] && return 0
 	diag "$(table_state; ports_state)"
 	return 1
 }

@@ -7,10 +7,7 @@
 # within 1% relative.  qdisc rate 10mbit is the bottleneck (all rates
 # divided by ARBT_RATE_DIV on a slow kernel, lib.sh).
 . "$(dirname "$0")/lib.sh"
-tap_begin "deficit mode byte shares"
-tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "deficit: module and plugin present"; tap_end; exit; }
+pg_test_begin deficit "deficit mode byte shares"
 
 setup() {
 	arb_base manual rate "$(kbit 10)" accounting deficit || return 1

@@ -31,11 +31,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
 . "$(dirname "$0")/lib_debug.sh"
-tap_begin "dumps and changes racing the datapath"
-tmp=$(mktemp -d)
 _bg=
-trap 'kill $_bg 2>/dev/null; wait 2>/dev/null; pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "dump race: module and plugin present"; tap_end; exit; }
+# shellcheck disable=SC2016 # _bg at exit
+pg_test_begin "dump race" "dumps and changes racing the datapath" 'kill $_bg 2>/dev/null; wait 2>/dev/null'
 FUZZ=$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz
 [ -x "$FUZZ" ] || { tap_fail "dump race: $FUZZ built (make all)"; tap_end; exit; }
 SECS=${ARBT_DUMPRACE_SECS:-20}
@@ -143,17 +141,33 @@ race() {
 	klog_mark
 }
 
+# race_mode MODE: the race in MODE (auto, manual) on the qdisc and
+# classes setup_MODE makes, with the changes changes_MODE prints
+race_mode() {
+	if "setup_$1"; then
+		"changes_$1" >"$tmp/$1.cmds"
+		race "$1" 4 "$tmp/$1.cmds"
+	else
+		tap_fail "dump race: $1 setup"
+	fi
+}
+# root_setup [OPTION...]: the dummy device and its 10 Mbit/s root
+root_setup() {
+	auto_dev $DEV 300 || return 1
+	run tc qdisc add dev $DEV root handle 1: arbtable "$@" rate 10mbit || { diag "$RUN_ERR"; return 1; }
+}
+
 # ------------------------------------------------------- auto mode
 # stress's auto tenants (test_stress.sh): 2 Mbit/s, 1 Mbit/s, 500 kbit/s
 # HIGH, a LOW share, and a producer no class takes (unclassified)
-auto_setup() {
-	auto_dev $DEV 300 || return 1
-	run tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit || { diag "$RUN_ERR"; return 1; }
+setup_auto() {
+	root_setup || return 1
 	arb_class 10 rate 2mbit latency 50ms && arb_class 11 rate 1mbit distance 8 ceil 3mbit &&
 		arb_class 13 rate 500kbit distance 16 && arb_class 30 share 10 || return 1
 	auto_traffic "10:1500:600 11:1000:400 13:600:300 30:800:150 100:700:300"
 }
-if auto_setup; then
+changes_auto() {
+	local i
 	for ((i = 0; i < 8; i++)); do
 		echo "class change dev $DEV classid 1:11 arbtable rate $((1000 + 200 * (i % 2)))kbit distance 8 ceil $((3 - i % 2))mbit"
 		echo "class change dev $DEV classid 1:13 arbtable rate $((500 - 100 * (i % 2)))kbit distance $((16 << (i % 2)))"
@@ -161,24 +175,21 @@ if auto_setup; then
 		# a new handle each run of the batch would be a graft too; this
 		# alternates two kinds on the LOW class
 		[ $((i % 4)) = 3 ] && echo "qdisc replace dev $DEV parent 1:30 handle $((0x300 + i % 8)): $([ $((i % 8)) = 3 ] && echo "fq_codel limit 100" || echo "pfifo limit 100")"
-	done >"$tmp/auto.cmds"
-	race auto 4 "$tmp/auto.cmds"
-else
-	tap_fail "dump race: auto setup"
-fi
+	done
+}
+race_mode auto
 
 # ------------------------------------------------------- manual mode
-man_setup() {
-	auto_dev $DEV 300 || return 1
-	run tc qdisc add dev $DEV root handle 1: arbtable manual rate 10mbit || { diag "$RUN_ERR"; return 1; }
+setup_manual() {
+	root_setup manual || return 1
 	local m
 	for m in 10 11 12 13; do arb_class $m || return 1; done
 	run tc class change dev $DEV classid 1:13 arbtable ceil 2mbit || { diag "$RUN_ERR"; return 1; }
 	arb_change high 10:20,11:30,12:40 low 13:4 || return 1
 	auto_traffic "10:1500:500 11:1000:500 12:700:500 13:600:300 100:700:200"
 }
-if man_setup; then
-	w=(10 20 30 40)
+changes_manual() {
+	local i a b c t acc w=(10 20 30 40)
 	for ((i = 0; i < 10; i++)); do
 		a=${w[i % 4]} b=${w[(i + 1) % 4]} c=${w[(i + 2) % 4]}
 		case $((i % 5)) in
@@ -192,10 +203,8 @@ if man_setup; then
 		echo "qdisc change dev $DEV root handle 1: arbtable $t accounting $acc highlimit $((i * 50 % 256))"
 		echo "class change dev $DEV classid 1:13 arbtable ceil $((1 + i % 3))mbit"
 		[ $((i % 5)) = 4 ] && echo "qdisc replace dev $DEV parent 1:12 handle $((0x400 + i % 10)): $([ $((i % 10)) = 4 ] && echo "fq_codel limit 100" || echo "pfifo limit 100")"
-	done >"$tmp/manual.cmds"
-	race manual 4 "$tmp/manual.cmds"
-else
-	tap_fail "dump race: manual setup"
-fi
+	done
+}
+race_mode manual
 have_kcsan && diag "KCSAN after: $(kcsan_stats)"
 tap_end

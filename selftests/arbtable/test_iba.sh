@@ -5,10 +5,7 @@
 # gets far more than its 2/92 weight share.  The same table under deficit
 # accounting is test_deficit's subject; here we show the deviation.
 . "$(dirname "$0")/lib.sh"
-tap_begin "iba accounting deviates for large packets on small weights"
-tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "iba: module and plugin present"; tap_end; exit; }
+pg_test_begin iba "iba accounting deviates for large packets on small weights"
 
 setup() {
 	arb_base manual rate 10mbit accounting iba || return 1

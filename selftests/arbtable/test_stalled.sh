@@ -11,11 +11,9 @@
 # sum stays below one per packet the qdisc sends (re-polling every
 # stalled child on every dequeue cost several).
 . "$(dirname "$0")/lib.sh"
-tap_begin "stalled (shaped) children"
-tmp=$(mktemp -d)
 spid=
-trap '[ -n "$spid" ] && kill $spid 2>/dev/null; pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "stalled: module and plugin present"; tap_end; exit; }
+# shellcheck disable=SC2016 # spid at exit
+pg_test_begin stalled "stalled (shaped) children" '[ -n "$spid" ] && kill $spid 2>/dev/null'
 
 NETEM=$(printf '%x ' $(seq $((0x20)) $((0x2f))))
 TBF=$(printf '%x ' $(seq $((0x30)) $((0x3f))))

@@ -5,10 +5,7 @@
 # share the remaining 7 Mbit/s by weight (+-1%).  burst 30k and cburst
 # 15k: see test_ceil.sh.
 . "$(dirname "$0")/lib.sh"
-tap_begin "strict class with ceil"
-tmp=$(mktemp -d)
-trap 'pg_stop; dev_del $DEV; rm -rf $tmp' EXIT
-have_arbtable || { tap_fail "strict: module and plugin present"; tap_end; exit; }
+pg_test_begin strict "strict class with ceil"
 
 setup() {
 	arb_base manual rate 10mbit burst 30k || return 1

@@ -10,34 +10,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CNI=${1:-$ROOT/build/cni/arbtable-cni}
 SD=$(mktemp -d)
 trap 'rm -rf "$SD"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-[ -x "$CNI" ] || { echo "FAIL $CNI not built (make cni)"; echo "0 passed, 1 failed"; exit 1; }
+ERR=/dev/null RUN_ENV=()
+. "$ROOT/tests/cni/plugin-run.sh"
 
-# run CMD CONFIG [ENV...]: OUT, RC
-run() {
-	local cmd=$1 conf=$2
-	shift 2
-	OUT=$(printf '%s' "$conf" | env -i CNI_COMMAND="$cmd" CNI_CONTAINERID=c1 CNI_IFNAME=eth0 \
-		CNI_NETNS=/nonexistent "$@" "$CNI" 2>/dev/null)
-	RC=$?
-}
-code() { printf '%s' "$OUT" | python3 -c 'import json,sys
-d = json.load(sys.stdin)
-assert d["cniVersion"] and d["msg"] and isinstance(d["code"], int)
-print(d["code"])' 2>/dev/null; }
-# expect DESC CODE MSG-REGEX CMD CONFIG [ENV...]
-expect() {
-	local d=$1 want=$2 re=$3
-	shift 3
-	run "$@"
-	if [ "$RC" != 0 ] && [ "$(code)" = "$want" ] && grep -qE -- "$re" <<<"$OUT"; then
-		ok "$d"
-	else
-		bad "$d: want code $want matching /$re/, got exit $RC: $OUT"
-	fi
-}
 base='"cniVersion":"1.0.0","name":"n","type":"arbtable-cni","stateDir":"'$SD'"'
 c() { printf '{%s,"device":"eth9"%s}' "$base" "${1:+,$1}"; }
 

@@ -9,20 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "cni.h"
-
-static int pass, fail;
-
-static void check(int ok, const char *what, const char *got)
-{
-	if (ok) {
-		pass++;
-		printf("ok   %s\n", what);
-	} else {
-		fail++;
-		printf("FAIL %s%s%s\n", what, got ? ": " : "", got ? got : "");
-	}
-}
 
 static const char *text(json_object *o)
 {
@@ -88,6 +76,5 @@ int main(void)
 	json_object_put(l);
 
 	json_object_put(in);
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail != 0;
+	return check_done();
 }

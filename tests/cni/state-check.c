@@ -15,39 +15,15 @@
  * usage: state-check [Documentation/arbtablectl.8]
  * Ends with "N passed, N failed".
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cni.h"
 
-static int pass, fail;
 static char dir[] = "/tmp/acni-state-XXXXXX";
-
-static void check(int ok, const char *what, const char *got)
-{
-	if (ok) {
-		pass++;
-		printf("ok   %s\n", what);
-	} else {
-		fail++;
-		printf("FAIL %s%s%s\n", what, got ? ": " : "", got ? got : "");
-	}
-}
-
-/* state.c's one dependency outside it (conf.c's) */
-int acni_error(struct acni_err *e, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->code = code;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static const char *put(const char *name, const char *text)
 {
@@ -353,6 +329,5 @@ int main(int argc, char **argv)
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
 	free(man);
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail ? 1 : 0;
+	return check_done();
 }

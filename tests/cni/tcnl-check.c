@@ -46,20 +46,8 @@
 #include <netlink/handlers.h>
 #include <netlink/socket.h>
 
+#include "check.h"
 #include "tcnl.h"
-
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *why)
-{
-	if (ok) {
-		passed++;
-		printf("ok   %s\n", what);
-	} else {
-		failed++;
-		printf("FAIL %s%s%s\n", what, why ? ": " : "", why ? why : "");
-	}
-}
 
 /* ------------------------------------------------------------ sent */
 
@@ -488,6 +476,5 @@ int main(void)
 		netns();
 		acni_nl_close(&n);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

@@ -19,35 +19,11 @@ CNI=${1:-$ROOT/build/cni/arbtable-cni}
 SD=$(mktemp -d)
 ERR=$SD.err
 trap 'rm -rf "$SD" "$ERR"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-[ -x "$CNI" ] || { echo "FAIL $CNI not built (make cni)"; echo "0 passed, 1 failed"; exit 1; }
+# run, expect (plugin-run.sh): every run with CNI_PATH, its stderr in $ERR
+RUN_ENV=(CNI_PATH=/opt/cni/bin)
+. "$ROOT/tests/cni/plugin-run.sh"
 [ "$(id -u)" = 0 ] || { echo "FAIL needs root (the device lock in /run/arbtable-cni)"; echo "0 passed, 1 failed"; exit 1; }
 
-# run CMD CONFIG [ENV...]: OUT, RC, stderr in $ERR
-run() {
-	local cmd=$1 conf=$2
-	shift 2
-	OUT=$(printf '%s' "$conf" | env -i CNI_COMMAND="$cmd" CNI_CONTAINERID=c1 CNI_IFNAME=eth0 \
-		CNI_NETNS=/nonexistent CNI_PATH=/opt/cni/bin "$@" "$CNI" 2>"$ERR")
-	RC=$?
-}
-code() { printf '%s' "$OUT" | python3 -c 'import json,sys
-d = json.load(sys.stdin)
-assert d["cniVersion"] and d["msg"] and isinstance(d["code"], int)
-print(d["code"])' 2>/dev/null; }
-# expect DESC CODE MSG-REGEX CMD CONFIG [ENV...]
-expect() {
-	local d=$1 want=$2 re=$3
-	shift 3
-	run "$@"
-	if [ "$RC" != 0 ] && [ "$(code)" = "$want" ] && grep -qE -- "$re" <<<"$OUT"; then
-		ok "$d"
-	else
-		bad "$d: want code $want matching /$re/, got exit $RC: $OUT"
-	fi
-}
 # success DESC CMD CONFIG [ENV...]: exit 0, nothing on stdout
 success() {
 	local d=$1

@@ -169,13 +169,7 @@ fi
 BPO=${ARBT_IPROUTE2_BPO:-/var/lib/arbtable/iproute2-bpo}
 mm=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$BPO/version" 2>/dev/null)
 if [ -n "$mm" ] && [ -x "$BPO/root/sbin/tc" ] && [ -f "$B/tc-$mm/q_arbtable.so" ]; then
-	cat >"$TMP/jsonon.c" <<'EOF2'
-void new_json_obj(int json);
-void delete_json_obj(void);
-__attribute__((constructor)) static void on(void) { new_json_obj(1); }
-__attribute__((destructor)) static void off(void) { delete_json_obj(); }
-EOF2
-	${CC:-cc} -shared -fPIC -o "$TMP/jsonon.so" "$TMP/jsonon.c"
+	${CC:-cc} -shared -fPIC -o "$TMP/jsonon.so" "$HERE/../plugin/jsonon.c"
 	python3 "$HERE/../plugin/mkdump.py" "$TMP/c.dump" class
 	python3 "$HERE/../plugin/mkdump.py" "$TMP/cs.dump" class-strict
 	cat "$TMP/c.dump" "$TMP/cs.dump" >"$TMP/cc.dump"

@@ -209,17 +209,11 @@ want="MODE=0 RATE=1250000 HIGHLIMIT=4 ACCOUNTING=0 DEFAULT=48 PRIOMAPN=[0x10,0x1
 [ "$NL" = "kind=arbtable OPTIONSN $want" ] && ok "round trip of the qdisc line" ||
 	ko "round trip: [$LINE] -> [$NL]"
 
-# JSON (-j): tc's monitor has no JSON mode, so a tiny preload turns the
-# JSON writer on around it. tc 6.1 prints classes as text only, so with it
-# only the qdisc messages are checked; a newer tc (6.15) prints classes as
-# JSON too, and their options and xstats are checked as well.
-cat > "$TMP/jsonon.c" <<'EOF2'
-void new_json_obj(int json);
-void delete_json_obj(void);
-__attribute__((constructor)) static void on(void) { new_json_obj(1); }
-__attribute__((destructor)) static void off(void) { delete_json_obj(); }
-EOF2
-if ${CC:-cc} -shared -fPIC -o "$TMP/jsonon.so" "$TMP/jsonon.c" 2>/dev/null; then
+# JSON (-j): tc's monitor has no JSON mode, so a tiny preload (jsonon.c)
+# turns the JSON writer on around it. tc 6.1 prints classes as text only,
+# so with it only the qdisc messages are checked; a newer tc (6.15) prints
+# classes as JSON too, and their options and xstats are checked as well.
+if ${CC:-cc} -shared -fPIC -o "$TMP/jsonon.so" "$HERE/jsonon.c" 2>/dev/null; then
 	python3 "$HERE/mkdump.py" "$TMP/m.dump" qdisc-manual
 	python3 "$HERE/mkdump.py" "$TMP/a.dump" qdisc-auto
 	cat "$TMP/m.dump" "$TMP/a.dump" > "$TMP/qq.dump"
