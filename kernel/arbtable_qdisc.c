@@ -85,11 +85,7 @@ struct arbtable_sched {
 	struct tcf_proto __rcu		*filter_list;
 	struct tcf_block		*block;
 	struct Qdisc_class_hash		clhash;
-	struct arbtable_class		*classes[ARB_MAX_CLASSES];
-	/* classes by minor % 64, for the skb->priority fast path; a minor
-	 * that collides with one already here is found by hash instead
-	 */
-	struct arbtable_class		*by_minor[ARB_MAX_CLASSES];
+	struct arbtable_class		*classes[ARB_MAX_CLASSES];	/* by index */
 	u64				cls_used;	/* indices in use */
 	u64				throttled;	/* by ceil */
 	u64				stalled;	/* child returned NULL */
@@ -533,13 +529,6 @@ static struct arbtable_class *arbtable_find_class(struct Qdisc *sch,
 	return clc ? container_of(clc, struct arbtable_class, common) : NULL;
 }
 
-/* The direct-map entry for @classid's minor (see arbtable_sched.by_minor) */
-static struct arbtable_class **arbtable_minor_slot(struct arbtable_sched *q,
-						   u32 classid)
-{
-	return &q->by_minor[TC_H_MIN(classid) & (ARB_MAX_CLASSES - 1)];
-}
-
 static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 {
 	return arbtable_find_class(sch, TC_H_MAKE(sch->handle, minor));
@@ -786,14 +775,9 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 						struct Qdisc *sch)
 {
-	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
 
 	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
-		/* the direct map first: no hashing for the usual minors */
-		cl = *arbtable_minor_slot(q, skb->priority);
-		if (cl && cl->common.classid == skb->priority)
-			return cl;
 		cl = arbtable_find_class(sch, skb->priority);
 		if (cl)
 			return cl;
@@ -2009,7 +1993,6 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	u64 ceil = cl ? cl->ceil.bps : 0;
 	u32 cburst = cl ? cl->cburst : 0;
 	struct arbtable_plan *plan = NULL;
-	struct arbtable_class **slot;
 	struct arb_resv resv = {};
 	unsigned int idx;
 	int err;
@@ -2127,9 +2110,6 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	sch_tree_lock(sch);
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	q->classes[idx] = cl;
-	slot = arbtable_minor_slot(q, classid);
-	if (!*slot)
-		*slot = cl;
 	q->cls_used |= BIT_ULL(idx);
 	if (plan)
 		arbtable_auto_commit(sch, cl, plan);
@@ -2189,8 +2169,6 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	q->throttled &= ~BIT_ULL(cl->index);
 	q->stalled &= ~BIT_ULL(cl->index);
 	q->classes[cl->index] = NULL;
-	if (*arbtable_minor_slot(q, cl->common.classid) == cl)
-		*arbtable_minor_slot(q, cl->common.classid) = NULL;
 	q->cls_used &= ~BIT_ULL(cl->index);
 	qdisc_class_hash_remove(&q->clhash, &cl->common);
 	sch_tree_unlock(sch);
