@@ -286,10 +286,9 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 	if (arb_params_check(&p)) {
 		char r[24];
 
-		arbtable_err(extack, NULL,
-			     "auto mode needs a rate of 1..2^48 bytes/s above the strict class's ceil",
-			     "rate %s: auto mode needs 1..2^48 bytes/s above the strict ceil",
-			     arb_fmt_rate(r, sizeof(r), capacity));
+		arbtable_refuse(extack, NULL,
+				"auto mode needs a rate of 1..2^48 bytes/s above the strict ceil",
+				": %s", arb_fmt_rate(r, sizeof(r), capacity));
 		return -EINVAL;
 	}
 	return 0;
@@ -309,13 +308,11 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 			return -EINVAL;
 		}
 		if (nla_get_u64(a) > ARB_RATE_MAX) {
-			char r[24], m[24];
+			char r[24];
 
-			arbtable_err(extack, a,
-				     "rate above the largest rate, 2^48 bytes/s",
-				     "rate %s above the largest rate %s",
-				     arb_fmt_rate(r, sizeof(r), nla_get_u64(a)),
-				     arb_fmt_rate(m, sizeof(m), ARB_RATE_MAX));
+			arbtable_refuse(extack, a,
+					"rate above the largest rate, 2^48 bytes/s",
+					": %s", arb_fmt_rate(r, sizeof(r), nla_get_u64(a)));
 			return -EINVAL;
 		}
 		arb_resv_set_rate(resv, nla_get_u64(a));
@@ -398,10 +395,9 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 	if (ceil >= q->capacity) {
 		char c[16], r[16];	/* both at most 2^48 bytes/s */
 
-		arbtable_err(extack, NULL,
-			     "the strict class's ceil is not below the qdisc's capacity: the tables would get nothing to admit classes into",
-			     "strict ceil %s is not below the qdisc's capacity %s",
-			     arb_fmt_rate(c, sizeof(c), ceil),
+		arbtable_refuse(extack, NULL,
+				"the strict ceil is not below the qdisc's capacity",
+				": %s >= %s", arb_fmt_rate(c, sizeof(c), ceil),
 			     arb_fmt_rate(r, sizeof(r), q->capacity));
 		return -EINVAL;
 	}
@@ -1167,11 +1163,10 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 			continue;	/* null slot */
 		cl = arbtable_find_minor(sch, e->minor);
 		if (!cl) {
-			arbtable_err(extack, NULL,
-				     "a table slot names a class that does not exist",
-				     "%s table: slot %u names class %x:%x, which does not exist",
-				     name, e->slot, TC_H_MAJ(sch->handle) >> 16,
-				     e->minor);
+			arbtable_refuse(extack, NULL,
+					"a table slot names a class that does not exist",
+					": %s slot %u, class %x:%x", name, e->slot,
+					TC_H_MAJ(sch->handle) >> 16, e->minor);
 			return -ENOENT;
 		}
 		if (cl->strict) {
@@ -1205,19 +1200,17 @@ static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
 		}
 		minor = nla_get_u32(a);
 		if (minor > TC_H_MIN_MASK) {
-			arbtable_err(extack, NULL,
-				     "priomap: class minor out of range 0..0xffff",
-				     "priomap: entry %u class minor %#x out of range 0..0xffff",
-				     n, minor);
+			arbtable_refuse(extack, NULL,
+					"priomap: class minor out of range 0..0xffff",
+					": entry %u, %#x", n, minor);
 			return -EINVAL;
 		}
 		cfg->priomap[n++] = minor;
 	}
 	if (n != TC_ARBTABLE_PRIO_BANDS) {
-		arbtable_err(extack, NULL,
-			     "priomap: exactly 16 entries required",
-			     "priomap: %u entries given, exactly %d required",
-			     n, TC_ARBTABLE_PRIO_BANDS);
+		arbtable_refuse(extack, NULL,
+				"priomap: exactly 16 entries required",
+				", %u given", n);
 		return -EINVAL;
 	}
 	return 0;
@@ -1270,10 +1263,9 @@ static int arbtable_check_strict_ceil(struct Qdisc *sch,
 	if (s->ceil.bps || (!arbtable_cfg_has_slots(sch, cfg, ARB_HIGH) &&
 			    !arbtable_cfg_has_slots(sch, cfg, ARB_LOW)))
 		return 0;
-	arbtable_err(extack, NULL,
-		     "the strict class has no ceil and would starve the table slots; give it a ceil first",
-		     "strict class %x:%x has no ceil and would starve the table slots",
-		     TC_H_MAJ(s->common.classid) >> 16,
+	arbtable_refuse(extack, NULL,
+			"the strict class has no ceil and would starve the table slots",
+			": %x:%x", TC_H_MAJ(s->common.classid) >> 16,
 		     TC_H_MIN(s->common.classid));
 	return -EINVAL;
 }
@@ -1357,10 +1349,9 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	 * message
 	 */
 	if (cfg->burst && cfg->burst < cfg->mtu) {
-		arbtable_err(extack, tb[TCA_ARBTABLE_BURST],
-			     "burst is below the mtu: the rate must let one whole packet through",
-			     "burst %u is below the mtu %u: one whole packet must fit",
-			     cfg->burst, cfg->mtu);
+		arbtable_refuse(extack, tb[TCA_ARBTABLE_BURST],
+				"burst is below the mtu: one whole packet must fit",
+				": %u < %u", cfg->burst, cfg->mtu);
 		return -EINVAL;
 	}
 	if (cfg->burst && !cfg->rate) {
@@ -1443,11 +1434,11 @@ static int arbtable_check_cburst(struct Qdisc *sch, u32 mtu,
 
 		m &= m - 1;
 		if (cl->cburst && cl->cburst < mtu) {
-			arbtable_err(extack, NULL,
-				     "the mtu is above a class's cburst: one whole packet must fit its ceil",
-				     "mtu %u is above class %x:%x's cburst %u",
-				     mtu, TC_H_MAJ(cl->common.classid) >> 16,
-				     TC_H_MIN(cl->common.classid), cl->cburst);
+			arbtable_refuse(extack, NULL,
+					"the mtu is above a class's cburst",
+					": %u > %u (%x:%x)", mtu, cl->cburst,
+					TC_H_MAJ(cl->common.classid) >> 16,
+					TC_H_MIN(cl->common.classid));
 			return -EINVAL;
 		}
 	}
@@ -1859,13 +1850,11 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 		if (!*ceil && !tb[TCA_ARBTABLE_C_CBURST])
 			*cburst = 0;
 		if (*ceil > ARB_RATE_MAX) {
-			char c[24], m[24];
+			char c[24];
 
-			arbtable_err(extack, tb[TCA_ARBTABLE_C_CEIL],
-				     "ceil above the largest rate, 2^48 bytes/s",
-				     "ceil %s above the largest rate %s",
-				     arb_fmt_rate(c, sizeof(c), *ceil),
-				     arb_fmt_rate(m, sizeof(m), ARB_RATE_MAX));
+			arbtable_refuse(extack, tb[TCA_ARBTABLE_C_CEIL],
+					"ceil above the largest rate, 2^48 bytes/s",
+					": %s", arb_fmt_rate(c, sizeof(c), *ceil));
 			return -EINVAL;
 		}
 	}
@@ -1883,10 +1872,9 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 		return -EINVAL;
 	}
 	if (*cburst && *cburst < q->mtu) {
-		arbtable_err(extack, tb[TCA_ARBTABLE_C_CBURST],
-			     "cburst is below the mtu: the ceil must let one whole packet through",
-			     "cburst %u is below the mtu %u: one whole packet must fit",
-			     *cburst, q->mtu);
+		arbtable_refuse(extack, tb[TCA_ARBTABLE_C_CBURST],
+				"cburst is below the mtu: one whole packet must fit",
+				": %u < %u", *cburst, q->mtu);
 		return -EINVAL;
 	}
 	if (q->mode == TC_ARBTABLE_MODE_MANUAL) {
@@ -1898,7 +1886,7 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 		for (i = 0; i < ARRAY_SIZE(autoonly); i++) {
 			if (tb[autoonly[i]]) {
 				NL_SET_ERR_MSG_ATTR(extack, tb[autoonly[i]],
-						    "rate/latency/distance/share need an auto-mode qdisc; on a manual qdisc program the slots with 'tc qdisc change ... high/low'");
+						    "rate/latency/distance/share need an auto-mode qdisc; a manual qdisc serves its classes by the slots it is given");
 				return -EINVAL;
 			}
 		}
@@ -1908,10 +1896,9 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 			struct arbtable_class *o = q->classes[i];
 
 			if (o && o != cl && o->strict) {
-				arbtable_err(extack, NULL,
-					     "another class is already the strict class; only one is allowed",
-					     "class %x:%x is already the strict class; only one is allowed",
-					     TC_H_MAJ(o->common.classid) >> 16,
+				arbtable_refuse(extack, NULL,
+						"another class is already the strict class",
+						": %x:%x", TC_H_MAJ(o->common.classid) >> 16,
 					     TC_H_MIN(o->common.classid));
 				return -EINVAL;
 			}
@@ -1942,10 +1929,9 @@ arbtable_ceil_below_rate(u64 ceil, u64 rate, const struct nlattr *attr,
 {
 	char c[16], r[16];	/* both at most 2^48 bytes/s */
 
-	arbtable_err(extack, attr,
-		     "ceil below the class's reserved rate: the ceil would break its guarantee",
-		     "ceil %s is below the class's reserved rate %s",
-		     arb_fmt_rate(c, sizeof(c), ceil),
+	arbtable_refuse(extack, attr,
+			"the ceil is below the class's reserved rate",
+			": %s < %s", arb_fmt_rate(c, sizeof(c), ceil),
 		     arb_fmt_rate(r, sizeof(r), rate));
 	return -EINVAL;
 }
@@ -2049,7 +2035,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 
 	if (parentid != TC_H_ROOT && parentid != sch->handle) {
 		NL_SET_ERR_MSG(extack,
-			       "arbtable classes hang directly off the qdisc: use parent <handle>:");
+			       "arbtable classes hang directly off the qdisc, not off a class");
 		return -EINVAL;
 	}
 	if (TC_H_MAJ(classid) != sch->handle || !TC_H_MIN(classid)) {
@@ -2133,11 +2119,11 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	int err;
 
 	if (cl->filter_cnt) {
-		arbtable_err(extack, NULL,
-			     "filters still point at the class; list them with 'tc filter show dev DEV parent HANDLE:' and delete or replace them first",
-			     "%u filters still point at %x:%x: tc filter show dev %s",
-			     cl->filter_cnt, TC_H_MAJ(cl->common.classid) >> 16,
-			     TC_H_MIN(cl->common.classid), qdisc_dev(sch)->name);
+		arbtable_refuse(extack, NULL,
+				"filters still point at the class",
+				": %u at %x:%x", cl->filter_cnt,
+				TC_H_MAJ(cl->common.classid) >> 16,
+				TC_H_MIN(cl->common.classid));
 		return -EBUSY;
 	}
 	if (q->mode == TC_ARBTABLE_MODE_AUTO && cl->table != ARB_NO_CLASS) {
@@ -2150,12 +2136,10 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 		unsigned int n = hweight64(hi) + hweight64(lo);
 		unsigned int first = __ffs64(hi ? hi : lo);
 
-		arbtable_err(extack, NULL,
-			     "the class is still named by table slots; reprogram the tables first",
-			     "class %x:%x is in %u table slot(s), first: %s %u; reprogram the tables",
-			     TC_H_MAJ(cl->common.classid) >> 16,
-			     TC_H_MIN(cl->common.classid),
-			     n, hi ? "high" : "low", first);
+		arbtable_refuse(extack, NULL,
+				"the class is still named by table slots",
+				": %u, the first %s slot %u", n,
+				hi ? "high" : "low", first);
 		return -EBUSY;
 	}
 

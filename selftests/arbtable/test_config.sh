@@ -93,7 +93,7 @@ bad "unknown accounting (tc rejects the word)" - "${Q[@]}" accounting bogus
 bad "priomap minor 0x10000 > 0xffff" 'priomap|minor|band|class|range' "${Q[@]}" priomap 10000 $zeros15
 bad "duplicate classid 1:10 (EEXIST from the tc core)" EEXIST tc class add dev $DEV parent 1: classid 1:10 arbtable
 # 2^48 bytes/s bounds every rate (the strict class's burst is 10 ms of its ceil)
-bad "class ceil 3000tbit above 2^48 bytes/s" "$(ext 'ceil 3000Tbit above the largest rate 2251.799Tbit' 'ceil above the largest rate, 2\^48 bytes/s')" \
+bad "class ceil 3000tbit above 2^48 bytes/s" "$(ext 'ceil above the largest rate, 2\^48 bytes/s: 3000Tbit' 'ceil above the largest rate, 2\^48 bytes/s')" \
 	tc class change dev $DEV classid 1:14 arbtable ceil 3000tbit
 # only one strict class may exist: remove the round-trip's 1:15 first so the
 # rejection below is about the missing ceil
@@ -110,7 +110,7 @@ bad "burst with the rate set to 0 (no shaper to size)" 'rate' "${Q[@]}" rate 0
 bad "burst 2000 with mtu 3000 in one change (checked on the final values)" 'burst.*mtu' "${Q[@]}" burst 2000 mtu 3000
 # a class's ceil must hold one packet of the mtu, and an mtu change may
 # not undercut it (1:14 has cburst 20k)
-bad "mtu 30000 above class 1:14's cburst 20k" "$(ext "mtu 30000 is above class 1:14.s cburst 20480" 'mtu is above a class.s cburst')" "${Q[@]}" mtu 30000
+bad "mtu 30000 above class 1:14's cburst 20k" "$(ext 'mtu is above a class.s cburst: 30000 > 20480 \(1:14\)' 'mtu is above a class.s cburst')" "${Q[@]}" mtu 30000
 
 # ------------------------------------------------------------ ceil removal
 ceil_gone() { # MINOR: no ceil, no cburst in its options
