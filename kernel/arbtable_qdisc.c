@@ -150,52 +150,61 @@ struct arbtable_cfg {
 	u8	weight[ARB_NTABLES][ARB_SLOTS];
 };
 
+/* Plain ranges are the policies'; not const, as 6.1's nla_policy wants. */
+static struct netlink_range_validation arbtable_minor_range = {
+	.max = TC_H_MIN_MASK,
+};
+
+static struct netlink_range_validation arbtable_burst_range = {
+	.max = TC_ARBTABLE_BURST_MAX,
+};
+
+static struct netlink_range_validation arbtable_ceil_range = {
+	.max = ARB_RATE_MAX,
+};
+
+static struct netlink_range_validation arbtable_rate_range = {
+	.min = 1,
+	.max = ARB_RATE_MAX,
+};
+
 static const struct nla_policy arbtable_tbl_policy[TCA_ARBTABLE_TBL_MAX + 1] = {
 	[TCA_ARBTABLE_ENTRY] = NLA_POLICY_EXACT_LEN(sizeof(struct tc_arbtable_entry)),
 };
 
 static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1] = {
-	[TCA_ARBTABLE_PRIOMAP_BAND] = { .type = NLA_U32 },
+	[TCA_ARBTABLE_PRIOMAP_BAND] = NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_minor_range),
 };
 
-/*
- * Values that only a raw netlink client can get wrong (tc sends words for
- * mode and accounting, and nests the tables) are checked by the policy;
- * numbers a tc user types are passed through by the plugin and checked
- * below, so that the refusal names the option and its range.
- */
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MODE]	= NLA_POLICY_MAX(NLA_U8, __TC_ARBTABLE_MODE_MAX - 1),
-	[TCA_ARBTABLE_RATE]		= { .type = NLA_U64 },
-	[TCA_ARBTABLE_HIGHLIMIT]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_RATE]	= { .type = NLA_U64 },
+	[TCA_ARBTABLE_HIGHLIMIT] = NLA_POLICY_MAX(NLA_U32, TC_ARBTABLE_HIGHLIMIT_MAX),
 	[TCA_ARBTABLE_ACCOUNTING] = NLA_POLICY_MAX(NLA_U32, __TC_ARBTABLE_ACCT_MAX - 1),
-	[TCA_ARBTABLE_DEFAULT]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_DEFAULT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_minor_range),
 	[TCA_ARBTABLE_PRIOMAP]	= NLA_POLICY_NESTED(arbtable_prio_policy),
-	[TCA_ARBTABLE_MTU]		= { .type = NLA_U32 },
-	[TCA_ARBTABLE_MAXWEIGHT]	= { .type = NLA_U32 },
-	[TCA_ARBTABLE_HIGH]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
-	[TCA_ARBTABLE_LOW]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
-	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
-	[TCA_ARBTABLE_MTU_FOLLOW]	= { .type = NLA_FLAG },
+	[TCA_ARBTABLE_MTU]	= { .type = NLA_U32 },	/* 0, or a range */
+	[TCA_ARBTABLE_MAXWEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, TC_ARBTABLE_WEIGHT_MAX),
+	[TCA_ARBTABLE_HIGH]	= NLA_POLICY_NESTED(arbtable_tbl_policy),
+	[TCA_ARBTABLE_LOW]	= NLA_POLICY_NESTED(arbtable_tbl_policy),
+	[TCA_ARBTABLE_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
+	[TCA_ARBTABLE_MTU_FOLLOW] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
-	[TCA_ARBTABLE_C_STRICT]		= NLA_POLICY_MAX(NLA_U8, 1),
-	[TCA_ARBTABLE_C_CEIL]		= { .type = NLA_U64 },
-	[TCA_ARBTABLE_C_CBURST]		= { .type = NLA_U32 },
-	[TCA_ARBTABLE_C_RATE]		= { .type = NLA_U64 },
-	[TCA_ARBTABLE_C_LATENCY]	= { .type = NLA_U64 },
-	[TCA_ARBTABLE_C_DISTANCE]	= { .type = NLA_U32 },
-	[TCA_ARBTABLE_C_SHARE]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_C_STRICT]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_ARBTABLE_C_CEIL]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_ceil_range),
+	[TCA_ARBTABLE_C_CBURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
+	[TCA_ARBTABLE_C_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_rate_range),
+	[TCA_ARBTABLE_C_LATENCY] = NLA_POLICY_MIN(NLA_U64, 1),
+	[TCA_ARBTABLE_C_DISTANCE] = NLA_POLICY_RANGE(NLA_U32, 1, ARB_SLOTS),
+	[TCA_ARBTABLE_C_SHARE]	= NLA_POLICY_RANGE(NLA_U32, 1, TC_ARBTABLE_WEIGHT_MAX),
 };
 
 /* Constant messages below spell these limits out. */
-static_assert(TC_ARBTABLE_BURST_MAX == 256 << 20);
 static_assert(ARB_MTU_MIN == 64 && ARB_MTU_MAX == 1048576);
 static_assert(TC_ARBTABLE_SLOTS == 64 && TC_ARBTABLE_MAX_CLASSES == 64);
-static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 &&
-	      TC_ARBTABLE_HIGHLIMIT_MAX == 255);
-static_assert(TC_ARBTABLE_PRIO_BANDS == 16);
+static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 && TC_ARBTABLE_PRIO_BANDS == 16);
 
 /* ---- auto mode ---- */
 
@@ -301,33 +310,13 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	struct nlattr *a;
 
 	a = tb[TCA_ARBTABLE_C_RATE];
-	if (a) {
-		if (!nla_get_u64(a)) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "rate must be greater than 0 bytes/s");
-			return -EINVAL;
-		}
-		if (nla_get_u64(a) > ARB_RATE_MAX) {
-			char r[24];
-
-			arbtable_refuse(extack, a,
-					"rate above the largest rate, 2^48 bytes/s",
-					": %s", arb_fmt_rate(r, sizeof(r), nla_get_u64(a)));
-			return -EINVAL;
-		}
+	if (a)
 		arb_resv_set_rate(resv, nla_get_u64(a));
-	}
 	a = tb[TCA_ARBTABLE_C_SHARE];
 	if (a) {
 		if (tb[TCA_ARBTABLE_C_RATE]) {
 			NL_SET_ERR_MSG_ATTR(extack, a,
 					    "give either rate (HIGH table) or share (LOW table), not both");
-			return -EINVAL;
-		}
-		if (!nla_get_u32(a) ||
-		    nla_get_u32(a) > TC_ARBTABLE_WEIGHT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "share out of range 1..255 (LOW table weight, units of 64 bytes)");
 			return -EINVAL;
 		}
 		arb_resv_set_share(resv, nla_get_u32(a));
@@ -340,21 +329,11 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	a = tb[TCA_ARBTABLE_C_LATENCY];
 	if (a) {
 		resv->latency = nla_get_u64(a);
-		if (!resv->latency) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "latency must be greater than 0");
-			return -EINVAL;
-		}
 		resv->distance = 0;
 	}
 	a = tb[TCA_ARBTABLE_C_DISTANCE];
 	if (a) {
 		resv->distance = nla_get_u32(a);
-		if (!resv->distance || resv->distance > ARB_SLOTS) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "distance out of range 1..64 slots");
-			return -EINVAL;
-		}
 		resv->latency = 0;
 	}
 	if (resv->latency && resv->share) {
@@ -1191,21 +1170,12 @@ static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
 	int rem;
 
 	nla_for_each_nested(a, nest, rem) {
-		u32 minor;
-
 		if (n >= TC_ARBTABLE_PRIO_BANDS) {
 			NL_SET_ERR_MSG(extack,
 				       "priomap: more than 16 entries");
 			return -EINVAL;
 		}
-		minor = nla_get_u32(a);
-		if (minor > TC_H_MIN_MASK) {
-			arbtable_refuse(extack, NULL,
-					"priomap: class minor out of range 0..0xffff",
-					": entry %u, %#x", n, minor);
-			return -EINVAL;
-		}
-		cfg->priomap[n++] = minor;
+		cfg->priomap[n++] = nla_get_u32(a);
 	}
 	if (n != TC_ARBTABLE_PRIO_BANDS) {
 		arbtable_refuse(extack, NULL,
@@ -1301,26 +1271,12 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		cfg->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
 		cfg->rate_given = true;
 	}
-	if (tb[TCA_ARBTABLE_HIGHLIMIT]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
-		if (v > TC_ARBTABLE_HIGHLIMIT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_HIGHLIMIT],
-					    "highlimit out of range 0..255 (units of 4096 bytes, 255 = unlimited)");
-			return -EINVAL;
-		}
-		cfg->highlimit = v;
-	}
+	if (tb[TCA_ARBTABLE_HIGHLIMIT])
+		cfg->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
 	if (tb[TCA_ARBTABLE_ACCOUNTING])
 		cfg->accounting = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
-	if (tb[TCA_ARBTABLE_DEFAULT]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
-		if (v > TC_H_MIN_MASK) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_DEFAULT],
-					    "default class minor out of range 0..0xffff");
-			return -EINVAL;
-		}
-		cfg->default_minor = v;
-	}
+	if (tb[TCA_ARBTABLE_DEFAULT])
+		cfg->default_minor = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
 	if (tb[TCA_ARBTABLE_MTU]) {
 		v = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
 		if (v && (v < ARB_MTU_MIN || v > ARB_MTU_MAX)) {
@@ -1336,15 +1292,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		cfg->mtu_pinned = false;
 		cfg->mtu = arbtable_dev_mtu(qdisc_dev(sch));
 	}
-	if (tb[TCA_ARBTABLE_BURST]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
-		if (v > TC_ARBTABLE_BURST_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_BURST],
-					    "burst out of range: at most 256 MiB (0 = default)");
-			return -EINVAL;
-		}
-		cfg->burst = v;
-	}
+	if (tb[TCA_ARBTABLE_BURST])
+		cfg->burst = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
 	/* checked on the final values: mtu and rate may change in the same
 	 * message
 	 */
@@ -1359,15 +1308,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 				    "burst shapes the qdisc rate: give a rate too");
 		return -EINVAL;
 	}
-	if (tb[TCA_ARBTABLE_MAXWEIGHT]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
-		if (!v || v > TC_ARBTABLE_WEIGHT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MAXWEIGHT],
-					    "maxweight out of range 1..255");
-			return -EINVAL;
-		}
-		cfg->maxweight = v;
-	}
+	if (tb[TCA_ARBTABLE_MAXWEIGHT])
+		cfg->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
 	if (tb[TCA_ARBTABLE_PRIOMAP]) {
 		err = arbtable_parse_priomap(cfg, tb[TCA_ARBTABLE_PRIOMAP],
 					     extack);
@@ -1849,23 +1791,9 @@ static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
 		*ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
 		if (!*ceil && !tb[TCA_ARBTABLE_C_CBURST])
 			*cburst = 0;
-		if (*ceil > ARB_RATE_MAX) {
-			char c[24];
-
-			arbtable_refuse(extack, tb[TCA_ARBTABLE_C_CEIL],
-					"ceil above the largest rate, 2^48 bytes/s",
-					": %s", arb_fmt_rate(c, sizeof(c), *ceil));
-			return -EINVAL;
-		}
 	}
-	if (tb[TCA_ARBTABLE_C_CBURST]) {
+	if (tb[TCA_ARBTABLE_C_CBURST])
 		*cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);
-		if (*cburst > TC_ARBTABLE_BURST_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CBURST],
-					    "cburst out of range: at most 256 MiB (0 = default)");
-			return -EINVAL;
-		}
-	}
 	if (*cburst && !*ceil) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CBURST],
 				    "cburst sizes the class's ceil: give a ceil too");
