@@ -168,6 +168,14 @@ static struct netlink_range_validation arbtable_rate_range = {
 	.max = ARB_RATE_MAX,
 };
 
+/* The same for a class change: parsed and checked in full before anything is applied */
+struct arbtable_class_opts {
+	struct arb_resv	resv;		/* auto mode */
+	u64		ceil;
+	u32		cburst;
+	bool		strict;
+};
+
 static const struct nla_policy arbtable_tbl_policy[TCA_ARBTABLE_TBL_MAX + 1] = {
 	[TCA_ARBTABLE_ENTRY] = NLA_POLICY_EXACT_LEN(sizeof(struct tc_arbtable_entry)),
 };
@@ -209,22 +217,20 @@ static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 && TC_ARBTABLE_PRIO_BANDS == 16);
 /* ---- auto mode ---- */
 
 /*
- * sch_arbtable auto mode: classes are admitted from `rate` (+ `latency` or
- * `distance`) into the HIGH table and from `share` into the LOW table by
- * the allocator core (arbtable_core.c, DESIGN §4); released classes give
- * their slots back and the table is defragmented.
+ * Auto mode: the allocator admits classes from `rate` (and `latency` or
+ * `distance`) into the HIGH table and from `share` into the LOW table;
+ * released classes give their slots back and the table is defragmented.
  *
- * Every change is planned on copies of the allocators (may sleep, may
- * fail, touches nothing live) and then committed under the tree lock
- * (cannot fail): freeing the class's old slots, applying the
- * defragmentation swaps to the live arbiter table (each swap moves a
- * class's slot together with its credit, so no packet is split or
- * lost), and filling the new slots.
+ * A class's admission is staged on copies of the allocators (may sleep,
+ * may fail, touches nothing live) and committed under the tree lock
+ * (cannot fail): its old slots freed, the defragmentation swaps applied
+ * to the live table (a slot moves with its credit, so no packet is split
+ * or lost), its new slots filled.
  */
-struct arbtable_plan {
+struct arbtable_pending_admission {
 	struct arb_admission	adm;
-	char			why[200];	/* a refusal's reason, formatted
-						 * here rather than on the stack
+	char			why[200];	/* a refusal's reason, too large
+						 * for the stack
 						 */
 };
 
@@ -354,9 +360,12 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	return 0;
 }
 
+/* The strict class of an auto-mode qdisc: served before the tables, it
+ * is bounded by a ceil the admitted classes' guarantees count.
+ */
 static int arbtable_auto_strict_check(struct Qdisc *sch,
-				      struct arbtable_class *cl, bool strict,
-				      u64 ceil, u32 cburst,
+				      struct arbtable_class *cl,
+				      const struct arbtable_class_opts *o,
 				      struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
@@ -364,32 +373,30 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 	u64 old = was ? cl->ceil.bps : 0;
 	u32 old_burst = was ? arb_strict_burst(old, q->mtu, cl->cburst) : 0;
 
-	if (!strict)
-		return 0;
-	if (!ceil) {
+	if (!o->ceil) {
 		NL_SET_ERR_MSG(extack,
 			       "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
 		return -EINVAL;
 	}
-	if (ceil >= q->capacity) {
+	if (o->ceil >= q->capacity) {
 		char c[16], r[16];	/* both at most 2^48 bytes/s */
 
 		arbtable_refuse(extack, NULL,
 				"the strict ceil is not below the qdisc's capacity",
-				": %s >= %s", arb_fmt_rate(c, sizeof(c), ceil),
-			     arb_fmt_rate(r, sizeof(r), q->capacity));
+				": %s >= %s", arb_fmt_rate(c, sizeof(c), o->ceil),
+				arb_fmt_rate(r, sizeof(r), q->capacity));
 		return -EINVAL;
 	}
 	/* A lower ceil only helps the admitted classes; a higher one or a
 	 * new strict class would take bandwidth they were promised, and a
 	 * deeper bucket (cburst) would lengthen their bounds.
 	 */
-	if ((!was || ceil > old) && q->alloc[ARB_HIGH].nclasses) {
+	if ((!was || o->ceil > old) && q->alloc[ARB_HIGH].nclasses) {
 		NL_SET_ERR_MSG(extack,
 			       "cannot add or raise the strict class's ceil while classes hold HIGH-table guarantees; configure the strict class first");
 		return -EBUSY;
 	}
-	if (arb_strict_burst(ceil, q->mtu, cburst) > old_burst &&
+	if (arb_strict_burst(o->ceil, q->mtu, o->cburst) > old_burst &&
 	    q->alloc[ARB_HIGH].nclasses) {
 		NL_SET_ERR_MSG(extack,
 			       "cannot deepen the strict class's cburst while classes hold HIGH-table guarantees: their bounds count its burst");
@@ -398,31 +405,31 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 	return 0;
 }
 
-static int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
-			      const struct arb_resv *resv,
-			      struct arbtable_plan **planp,
-			      struct netlink_ext_ack *extack)
+static int arbtable_admission_stage(struct Qdisc *sch, unsigned int idx,
+				    u8 old_table, const struct arb_resv *resv,
+				    struct arbtable_pending_admission **pendp,
+				    struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_plan *plan;
+	struct arbtable_pending_admission *pend;
 	struct arb_params p;
 	int err;
 
-	plan = kzalloc(sizeof(*plan), GFP_KERNEL);
-	if (!plan) {
-		NL_SET_ERR_MSG(extack, "cannot allocate the admission plan");
+	pend = kzalloc(sizeof(*pend), GFP_KERNEL);
+	if (!pend) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the admission");
 		return -ENOMEM;
 	}
 	arbtable_params(q, &p);
 	err = arb_admit_plan(q->alloc, &p, q->maxweight, idx, old_table, resv,
-			     &plan->adm, plan->why, sizeof(plan->why));
+			     &pend->adm, pend->why, sizeof(pend->why));
 	if (err) {
-		arbtable_err(extack, NULL, arb_reason_text(plan->adm.reason),
-			     "%s", plan->why);
-		kfree(plan);
+		arbtable_err(extack, NULL, arb_reason_text(pend->adm.reason),
+			     "%s", pend->why);
+		kfree(pend);
 		return err;
 	}
-	*planp = plan;
+	*pendp = pend;
 	return 0;
 }
 
@@ -439,12 +446,13 @@ static void arbtable_on_swap(void *ctx, unsigned int t, u8 a, u8 b)
 	trace_arbtable_swap(sch, t, a, b);
 }
 
-/* Caller holds the tree lock; cannot fail; frees @plan. */
-static void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,
-				 struct arbtable_plan *plan)
+/* Caller holds the tree lock; cannot fail; frees @pend. */
+static void arbtable_admission_commit(struct Qdisc *sch,
+				      struct arbtable_class *cl,
+				      struct arbtable_pending_admission *pend)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	const struct arb_admission *adm = &plan->adm;
+	const struct arb_admission *adm = &pend->adm;
 	struct arbtable_swap_ctx ctx = { .sch = sch };
 
 	if (adm->old_table != ARB_NO_CLASS)
@@ -467,7 +475,7 @@ static void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,
 				     arb_class_slots(&q->arb, cl->table,
 						     cl->index),
 				     cl->bound_ns);
-	kfree(plan);
+	kfree(pend);
 }
 
 static void arbtable_auto_fill_xstats(struct Qdisc *sch,
@@ -1240,52 +1248,44 @@ static int arbtable_check_strict_ceil(struct Qdisc *sch,
 	return -EINVAL;
 }
 
-static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
-			  struct arbtable_cfg *cfg, bool create,
-			  struct netlink_ext_ack *extack)
+static int arbtable_parse_mode(struct arbtable_cfg *cfg, struct nlattr **tb,
+			       bool create, struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[TCA_ARBTABLE_MAX + 1];
-	u32 v;
-	int err;
+	u8 mode;
 
-	if (!opt)
+	if (!tb[TCA_ARBTABLE_MODE]) {
+		if (create && (tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW]))
+			cfg->mode = TC_ARBTABLE_MODE_MANUAL;
 		return 0;
-	err = nla_parse_nested(tb, TCA_ARBTABLE_MAX, opt, arbtable_policy,
-			       extack);
-	if (err < 0)
-		return err;
-
-	if (tb[TCA_ARBTABLE_MODE]) {
-		u8 mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
-
-		if (!create && mode != cfg->mode) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
-					    "the mode (manual/auto) is fixed at creation; delete and re-add the qdisc to change it");
-			return -EINVAL;
-		}
-		cfg->mode = mode;
-	} else if (create && (tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW])) {
-		cfg->mode = TC_ARBTABLE_MODE_MANUAL;
 	}
-	if (tb[TCA_ARBTABLE_RATE]) {
-		cfg->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
-		cfg->rate_given = true;
+	mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
+	if (!create && mode != cfg->mode) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
+				    "the mode (manual/auto) is fixed at creation; delete and re-add the qdisc to change it");
+		return -EINVAL;
 	}
-	if (tb[TCA_ARBTABLE_HIGHLIMIT])
-		cfg->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
-	if (tb[TCA_ARBTABLE_ACCOUNTING])
-		cfg->accounting = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
-	if (tb[TCA_ARBTABLE_DEFAULT])
-		cfg->default_minor = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
+	cfg->mode = mode;
+	return 0;
+}
+
+/* mtu and burst, checked on their final values: both, and the rate, may
+ * change in the same message
+ */
+static int arbtable_parse_sizes(struct Qdisc *sch, struct arbtable_cfg *cfg,
+				struct nlattr **tb,
+				struct netlink_ext_ack *extack)
+{
+	u32 mtu;
+
 	if (tb[TCA_ARBTABLE_MTU]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
-		if (v && (v < ARB_MTU_MIN || v > ARB_MTU_MAX)) {
+		mtu = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
+		if (mtu && (mtu < ARB_MTU_MIN || mtu > ARB_MTU_MAX)) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MTU],
 					    "mtu out of range 64..1048576 bytes (0 = follow the device)");
 			return -EINVAL;
 		}
-		cfg->mtu_pinned = v;
-		cfg->mtu = v ? : arbtable_dev_mtu(qdisc_dev(sch));
+		cfg->mtu_pinned = mtu;
+		cfg->mtu = mtu ? : arbtable_dev_mtu(qdisc_dev(sch));
 	}
 	/* a dump sent back: the mtu it reports follows the device */
 	if (tb[TCA_ARBTABLE_MTU_FOLLOW]) {
@@ -1294,9 +1294,6 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (tb[TCA_ARBTABLE_BURST])
 		cfg->burst = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
-	/* checked on the final values: mtu and rate may change in the same
-	 * message
-	 */
 	if (cfg->burst && cfg->burst < cfg->mtu) {
 		arbtable_refuse(extack, tb[TCA_ARBTABLE_BURST],
 				"burst is below the mtu: one whole packet must fit",
@@ -1308,33 +1305,72 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 				    "burst shapes the qdisc rate: give a rate too");
 		return -EINVAL;
 	}
-	if (tb[TCA_ARBTABLE_MAXWEIGHT])
-		cfg->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
-	if (tb[TCA_ARBTABLE_PRIOMAP]) {
-		err = arbtable_parse_priomap(cfg, tb[TCA_ARBTABLE_PRIOMAP],
-					     extack);
-		if (err)
-			return err;
-	}
-	if ((tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW]) &&
-	    cfg->mode == TC_ARBTABLE_MODE_AUTO) {
+	return 0;
+}
+
+/* The slots a manual-mode qdisc is given */
+static int arbtable_parse_tables(struct Qdisc *sch, struct arbtable_cfg *cfg,
+				 struct nlattr **tb,
+				 struct netlink_ext_ack *extack)
+{
+	static const int attr[ARB_NTABLES] = {
+		[ARB_HIGH] = TCA_ARBTABLE_HIGH, [ARB_LOW] = TCA_ARBTABLE_LOW,
+	};
+	unsigned int t;
+	int err;
+
+	if (!tb[TCA_ARBTABLE_HIGH] && !tb[TCA_ARBTABLE_LOW])
+		return 0;
+	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
 		NL_SET_ERR_MSG(extack,
 			       "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
 		return -EINVAL;
 	}
-	if (tb[TCA_ARBTABLE_HIGH]) {
-		err = arbtable_parse_table(sch, cfg, ARB_HIGH,
-					   tb[TCA_ARBTABLE_HIGH], extack);
+	for (t = 0; t < ARB_NTABLES; t++) {
+		if (!tb[attr[t]])
+			continue;
+		err = arbtable_parse_table(sch, cfg, t, tb[attr[t]], extack);
 		if (err)
 			return err;
 	}
-	if (tb[TCA_ARBTABLE_LOW]) {
-		err = arbtable_parse_table(sch, cfg, ARB_LOW,
-					   tb[TCA_ARBTABLE_LOW], extack);
-		if (err)
-			return err;
+	return 0;
+}
+
+static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
+			  struct arbtable_cfg *cfg, bool create,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_ARBTABLE_MAX + 1];
+	int err;
+
+	if (!opt)
+		return 0;
+	err = nla_parse_nested(tb, TCA_ARBTABLE_MAX, opt, arbtable_policy,
+			       extack);
+	if (err < 0)
+		return err;
+	err = arbtable_parse_mode(cfg, tb, create, extack);
+	if (err)
+		return err;
+	if (tb[TCA_ARBTABLE_RATE]) {
+		cfg->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
+		cfg->rate_given = true;
 	}
-	return arbtable_check_strict_ceil(sch, cfg, extack);
+	if (tb[TCA_ARBTABLE_HIGHLIMIT])
+		cfg->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
+	if (tb[TCA_ARBTABLE_ACCOUNTING])
+		cfg->accounting = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
+	if (tb[TCA_ARBTABLE_DEFAULT])
+		cfg->default_minor = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
+	if (tb[TCA_ARBTABLE_MAXWEIGHT])
+		cfg->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
+	err = arbtable_parse_sizes(sch, cfg, tb, extack);
+	if (!err && tb[TCA_ARBTABLE_PRIOMAP])
+		err = arbtable_parse_priomap(cfg, tb[TCA_ARBTABLE_PRIOMAP],
+					     extack);
+	if (!err)
+		err = arbtable_parse_tables(sch, cfg, tb, extack);
+	return err ? : arbtable_check_strict_ceil(sch, cfg, extack);
 }
 
 /* Link speed in bytes/s from ethtool, 0 when unknown. Called under RTNL. */
@@ -1777,80 +1813,88 @@ static unsigned long arbtable_find(struct Qdisc *sch, u32 classid)
 	return (unsigned long)arbtable_find_class(sch, classid);
 }
 
-static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
-				struct nlattr **tb, bool *strict, u64 *ceil,
-				u32 *cburst, struct netlink_ext_ack *extack)
+/* strict, ceil and cburst: the options of both modes */
+static int arbtable_class_parse_shaping(struct Qdisc *sch, struct nlattr **tb,
+					struct arbtable_class_opts *o,
+					struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	unsigned int i;
 
 	if (tb[TCA_ARBTABLE_C_STRICT])
-		*strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
+		o->strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
 	if (tb[TCA_ARBTABLE_C_CEIL]) {
 		/* 0 removes the ceil, and with it the depth it had */
-		*ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
-		if (!*ceil && !tb[TCA_ARBTABLE_C_CBURST])
-			*cburst = 0;
+		o->ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
+		if (!o->ceil && !tb[TCA_ARBTABLE_C_CBURST])
+			o->cburst = 0;
 	}
 	if (tb[TCA_ARBTABLE_C_CBURST])
-		*cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);
-	if (*cburst && !*ceil) {
+		o->cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);
+	if (o->cburst && !o->ceil) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CBURST],
 				    "cburst sizes the class's ceil: give a ceil too");
 		return -EINVAL;
 	}
-	if (*cburst && *cburst < q->mtu) {
+	if (o->cburst && o->cburst < q->mtu) {
 		arbtable_refuse(extack, tb[TCA_ARBTABLE_C_CBURST],
 				"cburst is below the mtu: one whole packet must fit",
-				": %u < %u", *cburst, q->mtu);
+				": %u < %u", o->cburst, q->mtu);
 		return -EINVAL;
 	}
-	if (q->mode == TC_ARBTABLE_MODE_MANUAL) {
-		static const int autoonly[] = { TCA_ARBTABLE_C_RATE,
-						TCA_ARBTABLE_C_LATENCY,
-						TCA_ARBTABLE_C_DISTANCE,
-						TCA_ARBTABLE_C_SHARE };
-
-		for (i = 0; i < ARRAY_SIZE(autoonly); i++) {
-			if (tb[autoonly[i]]) {
-				NL_SET_ERR_MSG_ATTR(extack, tb[autoonly[i]],
-						    "rate/latency/distance/share need an auto-mode qdisc; a manual qdisc serves its classes by the slots it is given");
-				return -EINVAL;
-			}
-		}
-	}
-	if (*strict) {
-		for (i = 0; i < ARB_MAX_CLASSES; i++) {
-			struct arbtable_class *o = q->classes[i];
-
-			if (o && o != cl && o->strict) {
-				arbtable_refuse(extack, NULL,
-						"another class is already the strict class",
-						": %x:%x", TC_H_MAJ(o->common.classid) >> 16,
-					     TC_H_MIN(o->common.classid));
-				return -EINVAL;
-			}
-		}
-		if (q->mode == TC_ARBTABLE_MODE_MANUAL && !*ceil &&
-		    (q->arb.tbl[ARB_HIGH].used | q->arb.tbl[ARB_LOW].used)) {
-			NL_SET_ERR_MSG(extack,
-				       "a strict class needs a ceil while table slots are programmed, otherwise it can starve them");
-			return -EINVAL;
-		}
-		if (cl && (arb_class_slots(&q->arb, ARB_HIGH, cl->index) |
-			   arb_class_slots(&q->arb, ARB_LOW, cl->index))) {
-			NL_SET_ERR_MSG(extack,
-				       "a class that table slots name cannot become strict; remove it from the tables first");
-			return -EINVAL;
-		}
-	}
-	if (q->mode == TC_ARBTABLE_MODE_AUTO)
-		return arbtable_auto_strict_check(sch, cl, *strict, *ceil,
-						  *cburst, extack);
 	return 0;
 }
 
-/* The refusal's text on its own frame: change_class's is large already */
+/* One strict class, served before the tables, so never one they name */
+static int arbtable_strict_check(struct Qdisc *sch, struct arbtable_class *cl,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *s = arbtable_strict_class(q);
+
+	if (s && s != cl) {
+		arbtable_refuse(extack, NULL,
+				"another class is already the strict class",
+				": %x:%x", TC_H_MAJ(s->common.classid) >> 16,
+				TC_H_MIN(s->common.classid));
+		return -EINVAL;
+	}
+	if (cl && (arb_class_slots(&q->arb, ARB_HIGH, cl->index) |
+		   arb_class_slots(&q->arb, ARB_LOW, cl->index))) {
+		NL_SET_ERR_MSG(extack,
+			       "a class that table slots name cannot become strict; remove it from the tables first");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int arbtable_manual_class_check(struct Qdisc *sch, struct nlattr **tb,
+				       const struct arbtable_class_opts *o,
+				       struct netlink_ext_ack *extack)
+{
+	static const int autoonly[] = { TCA_ARBTABLE_C_RATE,
+					TCA_ARBTABLE_C_LATENCY,
+					TCA_ARBTABLE_C_DISTANCE,
+					TCA_ARBTABLE_C_SHARE };
+	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(autoonly); i++) {
+		if (tb[autoonly[i]]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[autoonly[i]],
+					    "rate/latency/distance/share need an auto-mode qdisc; a manual qdisc serves its classes by the slots it is given");
+			return -EINVAL;
+		}
+	}
+	if (o->strict && !o->ceil &&
+	    (q->arb.tbl[ARB_HIGH].used | q->arb.tbl[ARB_LOW].used)) {
+		NL_SET_ERR_MSG(extack,
+			       "a strict class needs a ceil while table slots are programmed, otherwise it can starve them");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The refusal's text on its own frame: the class parse's is large already */
 static noinline_for_stack int
 arbtable_ceil_below_rate(u64 ceil, u64 rate, const struct nlattr *attr,
 			 struct netlink_ext_ack *extack)
@@ -1860,34 +1904,85 @@ arbtable_ceil_below_rate(u64 ceil, u64 rate, const struct nlattr *attr,
 	arbtable_refuse(extack, attr,
 			"the ceil is below the class's reserved rate",
 			": %s < %s", arb_fmt_rate(c, sizeof(c), ceil),
-		     arb_fmt_rate(r, sizeof(r), rate));
+			arb_fmt_rate(r, sizeof(r), rate));
 	return -EINVAL;
 }
 
+static int arbtable_auto_class_check(struct Qdisc *sch,
+				     struct arbtable_class *cl,
+				     struct nlattr **tb,
+				     struct arbtable_class_opts *o,
+				     struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (o->strict) {
+		err = arbtable_auto_strict_check(sch, cl, o, extack);
+		if (err)
+			return err;
+	}
+	err = arbtable_auto_parse(sch, tb, &o->resv, o->strict, extack);
+	if (!err && o->ceil && o->ceil < o->resv.rate)
+		err = arbtable_ceil_below_rate(o->ceil, o->resv.rate,
+					       tb[TCA_ARBTABLE_C_CEIL], extack);
+	return err;
+}
+
+/* @o: what @cl (NULL: a new class) becomes with the options in @opt */
+static int arbtable_class_parse(struct Qdisc *sch, struct arbtable_class *cl,
+				struct nlattr *opt,
+				struct arbtable_class_opts *o,
+				struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1] = {};
+	int err;
+
+	if (cl) {
+		o->resv = cl->resv;
+		o->ceil = cl->ceil.bps;
+		o->cburst = cl->cburst;
+		o->strict = cl->strict;
+	}
+	if (opt) {
+		err = nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, opt,
+				       arbtable_class_policy, extack);
+		if (err < 0)
+			return err;
+	}
+	err = arbtable_class_parse_shaping(sch, tb, o, extack);
+	if (!err && q->mode == TC_ARBTABLE_MODE_MANUAL)
+		err = arbtable_manual_class_check(sch, tb, o, extack);
+	if (!err && o->strict)
+		err = arbtable_strict_check(sch, cl, extack);
+	if (!err && q->mode == TC_ARBTABLE_MODE_AUTO)
+		err = arbtable_auto_class_check(sch, cl, tb, o, extack);
+	return err;
+}
+
 /* Apply checked class options; caller holds the tree lock. */
-static void arbtable_class_apply(struct Qdisc *sch,
-				 struct arbtable_class *cl, bool strict,
-				 u64 ceil, u32 cburst)
+static void arbtable_class_apply(struct Qdisc *sch, struct arbtable_class *cl,
+				 const struct arbtable_class_opts *o)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	u64 bit = BIT_ULL(cl->index);
 	bool released = false;
 
-	if (ceil != cl->ceil.bps) {
+	if (o->ceil != cl->ceil.bps) {
 		/* A new ceil starts with a full bucket (or none): a class
 		 * throttled by the old one may send now, not when the old
 		 * ceil would have let it.
 		 */
-		arbtable_bucket_set(&cl->ceil, ceil, q->mtu, cburst);
+		arbtable_bucket_set(&cl->ceil, o->ceil, q->mtu, o->cburst);
 		released = q->throttled & bit;
 		q->throttled &= ~bit;
-	} else if (cburst != cl->cburst) {
-		arbtable_bucket_resize(&cl->ceil, q->mtu, cburst);
+	} else if (o->cburst != cl->cburst) {
+		arbtable_bucket_resize(&cl->ceil, q->mtu, o->cburst);
 	}
-	cl->cburst = cburst;
-	if (strict != cl->strict) {
-		cl->strict = strict;
-		arb_set_strict(&q->arb, strict ? cl->index : ARB_NO_CLASS);
+	cl->cburst = o->cburst;
+	if (o->strict != cl->strict) {
+		cl->strict = o->strict;
+		arb_set_strict(&q->arb, o->strict ? cl->index : ARB_NO_CLASS);
 	}
 	arbtable_update_eligible(q, cl);
 	/* the watchdog was set for the old deadline: wake the qdisc now */
@@ -1895,71 +1990,95 @@ static void arbtable_class_apply(struct Qdisc *sch,
 		arbtable_schedule(sch, ktime_get_ns());
 }
 
-static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
-				 struct nlattr **tca, unsigned long *arg,
+/* Stage the admission first: the estimator is the only step that can
+ * fail after it, so nothing but the staged admission is undone.
+ */
+static int arbtable_class_modify(struct Qdisc *sch, struct arbtable_class *cl,
+				 struct nlattr *est,
+				 const struct arbtable_class_opts *o,
 				 struct netlink_ext_ack *extack)
 {
-	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_class *cl = (struct arbtable_class *)*arg;
-	struct nlattr *opt = tca[TCA_OPTIONS];
-	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1] = {};
-	bool strict = cl ? cl->strict : false;
-	u64 ceil = cl ? cl->ceil.bps : 0;
-	u32 cburst = cl ? cl->cburst : 0;
-	struct arbtable_plan *plan = NULL;
-	struct arb_resv resv = {};
-	unsigned int idx;
+	struct arbtable_pending_admission *pend = NULL;
 	int err;
 
-	if (opt) {
-		err = nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, opt,
-				       arbtable_class_policy, extack);
-		if (err < 0)
-			return err;
-	}
-	err = arbtable_class_check(sch, cl, tb, &strict, &ceil, &cburst,
-				   extack);
-	if (err)
-		return err;
-	if (cl)
-		resv = cl->resv;
-	if (q->mode == TC_ARBTABLE_MODE_AUTO) {
-		err = arbtable_auto_parse(sch, tb, &resv, strict, extack);
+	if (memcmp(&o->resv, &cl->resv, sizeof(o->resv))) {
+		err = arbtable_admission_stage(sch, cl->index, cl->table,
+					       &o->resv, &pend, extack);
 		if (err)
 			return err;
 	}
-	if (ceil && ceil < resv.rate)
-		return arbtable_ceil_below_rate(ceil, resv.rate,
-						tb[TCA_ARBTABLE_C_CEIL], extack);
-
-	if (cl) {
-		/* Plan first: the only step that can fail after this is the
-		 * estimator, so undo nothing but the plan.
-		 */
-		if (memcmp(&resv, &cl->resv, sizeof(resv))) {
-			err = arbtable_auto_plan(sch, cl->index, cl->table,
-						 &resv, &plan, extack);
-			if (err)
-				return err;
+	if (est) {
+		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
+					    NULL, true, est);
+		if (err) {
+			NL_SET_ERR_MSG(extack,
+				       "failed to replace the rate estimator");
+			kfree(pend);
+			return err;
 		}
-		if (tca[TCA_RATE]) {
-			err = gen_replace_estimator(&cl->bstats, NULL,
-						    &cl->rate_est, NULL, true,
-						    tca[TCA_RATE]);
-			if (err) {
-				NL_SET_ERR_MSG(extack,
-					       "failed to replace the rate estimator");
-				kfree(plan);
-				return err;
-			}
-		}
-		sch_tree_lock(sch);
-		if (plan)
-			arbtable_auto_commit(sch, cl, plan);
-		arbtable_class_apply(sch, cl, strict, ceil, cburst);
-		sch_tree_unlock(sch);
-		return 0;
 	}
+	sch_tree_lock(sch);
+	if (pend)
+		arbtable_admission_commit(sch, cl, pend);
+	arbtable_class_apply(sch, cl, o);
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+/* A new class with its child and estimator, not yet visible to the qdisc */
+static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
+						   u32 classid,
+						   unsigned int idx,
+						   struct nlattr *est,
+						   struct netlink_ext_ack *extack)
+{
+	struct arbtable_class *cl;
+	int err;
+
+	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
+	if (!cl) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the class");
+		return ERR_PTR(-ENOMEM);
+	}
+	gnet_stats_basic_sync_init(&cl->bstats);
+	cl->common.classid = classid;
+	cl->index = idx;
+	cl->table = ARB_NO_CLASS;
+	/* Fail the add rather than report success for a class without its
+	 * pfifo, which would drop all it is given (and may be admitted).
+	 */
+	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+				      classid, extack);
+	if (!cl->qdisc) {
+		NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
+		kfree(cl);
+		return ERR_PTR(-ENOMEM);
+	}
+	qdisc_hash_add(cl->qdisc, true);
+	if (est) {
+		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
+					    NULL, true, est);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
+			qdisc_put(cl->qdisc);
+			kfree(cl);
+			return ERR_PTR(err);
+		}
+	}
+	return cl;
+}
+
+static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
+				 struct nlattr *est,
+				 const struct arbtable_class_opts *o,
+				 unsigned long *arg,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_pending_admission *pend = NULL;
+	struct arbtable_class *cl;
+	unsigned int idx;
+	int err;
 
 	if (parentid != TC_H_ROOT && parentid != sch->handle) {
 		NL_SET_ERR_MSG(extack,
@@ -1972,67 +2091,52 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		return -EINVAL;
 	}
 	if (q->cls_used == U64_MAX) {
-		NL_SET_ERR_MSG(extack,
-			       "at most 64 classes per qdisc");
+		NL_SET_ERR_MSG(extack, "at most 64 classes per qdisc");
 		return -ENOSPC;
 	}
 	/* not ffz(): it takes an unsigned long, 32 bits on i386 */
 	idx = __ffs64(~q->cls_used);
-	if (resv.rate || resv.share) {
-		err = arbtable_auto_plan(sch, idx, ARB_NO_CLASS, &resv, &plan,
-					 extack);
+	if (o->resv.rate || o->resv.share) {
+		err = arbtable_admission_stage(sch, idx, ARB_NO_CLASS, &o->resv,
+					       &pend, extack);
 		if (err)
 			return err;
 	}
-
-	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
-	if (!cl) {
-		NL_SET_ERR_MSG(extack, "cannot allocate the class");
-		kfree(plan);
-		return -ENOMEM;
-	}
-	gnet_stats_basic_sync_init(&cl->bstats);
-	cl->common.classid = classid;
-	cl->index = idx;
-	cl->table = ARB_NO_CLASS;
-	/* A new class without its pfifo would drop all it is given while
-	 * the add reports success: fail the add instead (the class may hold
-	 * an admitted reservation, which must not be granted to a black hole).
-	 */
-	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
-				      classid, extack);
-	if (!cl->qdisc) {
-		NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
-		kfree(cl);
-		kfree(plan);
-		return -ENOMEM;
-	}
-	qdisc_hash_add(cl->qdisc, true);
-
-	if (tca[TCA_RATE]) {
-		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
-					    NULL, true, tca[TCA_RATE]);
-		if (err) {
-			NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
-			qdisc_put(cl->qdisc);
-			kfree(cl);
-			kfree(plan);
-			return err;
-		}
+	cl = arbtable_class_alloc(sch, classid, idx, est, extack);
+	if (IS_ERR(cl)) {
+		kfree(pend);
+		return PTR_ERR(cl);
 	}
 
 	sch_tree_lock(sch);
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	q->classes[idx] = cl;
 	q->cls_used |= BIT_ULL(idx);
-	if (plan)
-		arbtable_auto_commit(sch, cl, plan);
-	arbtable_class_apply(sch, cl, strict, ceil, cburst);
+	if (pend)
+		arbtable_admission_commit(sch, cl, pend);
+	arbtable_class_apply(sch, cl, o);
 	sch_tree_unlock(sch);
 
 	qdisc_class_hash_grow(sch, &q->clhash);
 	*arg = (unsigned long)cl;
 	return 0;
+}
+
+static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
+				 struct nlattr **tca, unsigned long *arg,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_class *cl = (struct arbtable_class *)*arg;
+	struct arbtable_class_opts o = {};
+	int err;
+
+	err = arbtable_class_parse(sch, cl, tca[TCA_OPTIONS], &o, extack);
+	if (err)
+		return err;
+	if (cl)
+		return arbtable_class_modify(sch, cl, tca[TCA_RATE], &o, extack);
+	return arbtable_class_create(sch, classid, parentid, tca[TCA_RATE], &o,
+				     arg, extack);
 }
 
 static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
@@ -2042,7 +2146,7 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	struct arbtable_class *cl = (struct arbtable_class *)arg;
 	u64 hi = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
 	u64 lo = arb_class_slots(&q->arb, ARB_LOW, cl->index);
-	struct arbtable_plan *plan = NULL;
+	struct arbtable_pending_admission *pend = NULL;
 	struct arb_resv none = {};
 	int err;
 
@@ -2056,8 +2160,8 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	}
 	if (q->mode == TC_ARBTABLE_MODE_AUTO && cl->table != ARB_NO_CLASS) {
 		/* Release + defragment, committed below with the purge. */
-		err = arbtable_auto_plan(sch, cl->index, cl->table, &none,
-					 &plan, extack);
+		err = arbtable_admission_stage(sch, cl->index, cl->table,
+					       &none, &pend, extack);
 		if (err)
 			return err;
 	} else if (hi || lo) {
@@ -2073,8 +2177,8 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 
 	sch_tree_lock(sch);
 	qdisc_purge_queue(cl->qdisc);
-	if (plan)
-		arbtable_auto_commit(sch, cl, plan);
+	if (pend)
+		arbtable_admission_commit(sch, cl, pend);
 	arb_set_eligible(&q->arb, cl->index, false);
 	if (cl->strict)
 		arb_set_strict(&q->arb, ARB_NO_CLASS);
