@@ -3,15 +3,22 @@
  * net/sched/sch_arbtable: InfiniBand VL arbitration tables for Ethernet.
  *
  * A classful qdisc: each class owns a child qdisc and is served through a
- * 64-slot HIGH and a 64-slot LOW table of (class, weight) slots walked with
- * per-slot deficit counters; see arbtable_core.c for the walk and
- * Documentation/networking/arbtable.rst for the model. The two files are
- * one module, sch_arbtable.ko; userspace tests compile the core alone.
+ * 64-slot HIGH and a 64-slot LOW table of (class, weight) slots, walked as
+ * the InfiniBand Architecture Specification, Vol. 1, "Data VL Arbitration"
+ * walks its VL arbitration tables, with per-slot deficit counters. A
+ * strict class is served before both tables, under a ceil.
  *
- * This file is the glue: netlink configuration, classes, classification,
+ * Manual mode: the user programs the slots. Auto mode: classes ask for a
+ * rate and a latency (or a share) and the allocator places them, following
+ * F. J. Alfaro, J. L. Sanchez, M. Menduina, J. Duato, "Formalizing the
+ * Fill-In of the InfiniBand Arbitration Table", Technical Report
+ * DIAB-03-02-35, University of Castilla-La Mancha, 2003 (sections 8-10:
+ * fill-in, release and defragmentation).
+ *
+ * This file is the qdisc: netlink configuration, classes, classification,
  * shaping (qdisc rate, class ceil) with the qdisc watchdog, statistics.
- * The arbitration itself is the kernel-independent core, shared with the
- * userspace tests and arbsim.
+ * The table walk and the allocator are arbtable_core.c, the same module;
+ * Documentation/networking/arbtable.rst describes the model.
  */
 
 #include <linux/module.h>
@@ -168,7 +175,7 @@ static struct netlink_range_validation arbtable_rate_range = {
 	.max = ARB_RATE_MAX,
 };
 
-/* The same for a class change: parsed and checked in full before anything is applied */
+/* The same for a class change */
 struct arbtable_class_opts {
 	struct arb_resv	resv;		/* auto mode */
 	u64		ceil;
@@ -612,7 +619,7 @@ arbtable_class_can_run(const struct arbtable_sched *q,
 	       !(q->stalled & bit);
 }
 
-/* per packet: inline in enqueue and dequeue (scripts/hotpath-check.sh) */
+/* per packet: inlined in enqueue and dequeue */
 static __always_inline void arbtable_update_eligible(struct arbtable_sched *q,
 						     struct arbtable_class *cl)
 {
@@ -812,17 +819,12 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 		return err;
 	}
 
-	/* A child may hold more or fewer packets than one per enqueue
-	 * (netem duplication re-enters us): decide from its qlen. At an
-	 * idle qdisc the wait starts with the busy period's first dequeue
-	 * (see arbtable_hol_account): no clock read here.
-	 */
+	/* the HOL wait at an idle qdisc starts at the first dequeue */
 	if (idle)
 		q->busy_since = 0;
-	/* a class that held packets keeps its eligibility: only a class
-	 * that becomes backlogged can change it, and an empty class is never
-	 * eligible (drained at dequeue, qlen_notify, reset), so the ceil is
-	 * all there is left to ask; a stall was about packets now gone
+	/* Only a class that becomes backlogged can become eligible (decided
+	 * from the child's qlen: netem may queue more than one packet); a
+	 * stall was about packets now gone.
 	 */
 	if (was_empty && cl->qdisc->q.qlen) {
 		cl->head_since = idle ? 0 : ktime_get_ns();
@@ -864,13 +866,10 @@ static bool arbtable_dev_takes(struct Qdisc *sch, const struct sk_buff *skb)
 }
 
 /*
- * A packet longer than the mtu. Every bound and C_high assume that no
- * packet dequeued is longer than the mtu, so a GSO skb is split into its
- * segments here, as tbf and cake do, each queued to the same class; the
- * parents, which counted one packet of the GSO length, are told what was
- * queued instead. A frame that cannot be made to fit (mtu pinned below
- * the device's frames, or segmentation failing) is dropped and counted,
- * never queued whole.
+ * A packet longer than the mtu, which every bound assumes no packet is: a
+ * GSO skb is split into its segments, as tbf and cake do, and the parents
+ * told what was queued; a frame that cannot be made to fit is dropped and
+ * counted, never queued whole.
  */
 static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 					      struct Qdisc *sch,
@@ -897,10 +896,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 	q->gso_split++;
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
-		/* a frame of its own; as in tbf and cake, the root's size
-		 * table (applied by the stack to the GSO skb, and not
-		 * exported to modules) is not applied again
-		 */
+		/* as in tbf and cake: the root's size table is not reapplied */
 		qdisc_skb_cb(seg)->pkt_len = seg->len;
 		if (unlikely(seg->len > q->mtu &&	/* mtu below gso_size */
 			     !arbtable_dev_takes(sch, seg))) {
@@ -968,15 +964,12 @@ static void arbtable_schedule(struct Qdisc *sch, u64 wake)
 }
 
 /*
- * Head-of-line wait (DESIGN §4: the measured maximum is exported) without
- * a clock read per packet. A class's head waits from when it became head
- * (cl->head_since) or, if that was at an idle qdisc (head_since 0), from
- * the busy period's first dequeue (q->busy_since, 0 until one read the
- * clock). A packet that finds the qdisc idle and leaves it idle waited for
- * nothing but this dequeue: no clock read at all, the unloaded-link case.
- * @now is 0 until read; the caller has not yet taken @cl's packet off
- * sch->q.qlen. Returns the wait measured (0: none), which the dequeue
- * tracepoint carries, so a trace tells which dequeue set max_hol_ns.
+ * The head-of-line wait, for max_hol_ns, without a clock read per packet:
+ * a head waits from when it became head (cl->head_since) or, if that was
+ * at an idle qdisc, from the busy period's first dequeue (q->busy_since).
+ * A packet alone at an idle qdisc waited for nothing: no clock read.
+ * @now is 0 until read; @cl's packet is still counted in sch->q.qlen.
+ * Returns the wait (0: none) for the dequeue tracepoint.
  */
 static u64 arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
 				u64 *now)
@@ -1225,8 +1218,8 @@ static bool arbtable_cfg_has_slots(struct Qdisc *sch,
 	return false;
 }
 
-/* DESIGN §3: a strict class is served before both tables, so table
- * shares hold only if it has a ceil.
+/* A strict class is served before both tables: their shares hold only
+ * if it has a ceil.
  */
 static int arbtable_check_strict_ceil(struct Qdisc *sch,
 				      const struct arbtable_cfg *cfg,
@@ -2418,5 +2411,5 @@ module_exit(arbtable_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("InfiniBand-style VL arbitration table scheduler");
 #ifdef ARBTABLE_VERSION
-MODULE_VERSION(ARBTABLE_VERSION);	/* out-of-tree builds (kernel/Kbuild) */
+MODULE_VERSION(ARBTABLE_VERSION);	/* out-of-tree builds */
 #endif
