@@ -309,7 +309,7 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 		char r[24];
 
 		arbtable_refuse(extack, NULL,
-				"auto mode needs a rate of 1..2^48 bytes/s above the strict ceil",
+				"auto mode needs 1..2^48 bytes/s above the strict ceil",
 				": %s", arb_fmt_rate(r, sizeof(r), capacity));
 		return -EINVAL;
 	}
@@ -389,7 +389,7 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 		char c[16], r[16];	/* both at most 2^48 bytes/s */
 
 		arbtable_refuse(extack, NULL,
-				"the strict ceil is not below the qdisc's capacity",
+				"strict ceil is not below the qdisc's capacity",
 				": %s >= %s", arb_fmt_rate(c, sizeof(c), o->ceil),
 				arb_fmt_rate(r, sizeof(r), q->capacity));
 		return -EINVAL;
@@ -1225,19 +1225,16 @@ static int arbtable_check_strict_ceil(struct Qdisc *sch,
 				      const struct arbtable_cfg *cfg,
 				      struct netlink_ext_ack *extack)
 {
-	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_class *s;
+	struct arbtable_class *s = arbtable_strict_class(qdisc_priv(sch));
 
-	if (q->arb.strict == ARB_NO_CLASS)
-		return 0;
-	s = q->classes[q->arb.strict];
-	if (s->ceil.bps || (!arbtable_cfg_has_slots(sch, cfg, ARB_HIGH) &&
-			    !arbtable_cfg_has_slots(sch, cfg, ARB_LOW)))
+	if (!s || s->ceil.bps ||
+	    (!arbtable_cfg_has_slots(sch, cfg, ARB_HIGH) &&
+	     !arbtable_cfg_has_slots(sch, cfg, ARB_LOW)))
 		return 0;
 	arbtable_refuse(extack, NULL,
 			"the strict class has no ceil and would starve the table slots",
 			": %x:%x", TC_H_MAJ(s->common.classid) >> 16,
-		     TC_H_MIN(s->common.classid));
+			TC_H_MIN(s->common.classid));
 	return -EINVAL;
 }
 
