@@ -157,6 +157,14 @@ struct arbtable_cfg {
 	u8	weight[ARB_NTABLES][ARB_SLOTS];
 };
 
+/* The same for a class change */
+struct arbtable_class_opts {
+	struct arb_resv	resv;		/* auto mode */
+	u64		ceil;
+	u32		cburst;
+	bool		strict;
+};
+
 /* Plain ranges are the policies'; not const, as 6.1's nla_policy wants. */
 static struct netlink_range_validation arbtable_minor_range = {
 	.max = TC_H_MIN_MASK,
@@ -173,14 +181,6 @@ static struct netlink_range_validation arbtable_ceil_range = {
 static struct netlink_range_validation arbtable_rate_range = {
 	.min = 1,
 	.max = ARB_RATE_MAX,
-};
-
-/* The same for a class change */
-struct arbtable_class_opts {
-	struct arb_resv	resv;		/* auto mode */
-	u64		ceil;
-	u32		cburst;
-	bool		strict;
 };
 
 static const struct nla_policy arbtable_tbl_policy[TCA_ARBTABLE_TBL_MAX + 1] = {
