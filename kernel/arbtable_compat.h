@@ -36,21 +36,31 @@
 #endif
 
 /*
- * A message with numbers in it: 6.2 gave every netlink request 80 bytes to
- * format one into (NL_SET_ERR_MSG_FMT). 6.1 has no such room, and the text
- * must outlive the handler (netlink_ack copies it after RTNL is dropped),
- * so there the message is @fixed, a constant text saying the same without
- * the numbers. @attr (may be NULL) is the offending attribute.
+ * Refusals with numbers in them. 6.2 gave every request 80 bytes to format
+ * a message into (NL_SET_ERR_MSG_FMT); 6.1 has none the module could own,
+ * since netlink_ack copies the text after RTNL is dropped, so there only a
+ * constant text is given. @attr (may be NULL) is the offending attribute.
+ *
+ * arbtable_refuse(): written once, @what alone on 6.1 and followed by the
+ * formatted @detail on later kernels. arbtable_err(): a message the core
+ * formats, with @fixed, its constant form, on 6.1.
  */
 #ifdef NL_SET_ERR_MSG_FMT
-#define arbtable_err(extack, attr, fixed, fmt, ...) do {		\
+#define arbtable_refuse(extack, attr, what, detail, ...) do {		\
 	struct netlink_ext_ack *__ext = (extack);			\
 									\
-	(void)sizeof(fixed);						\
-	NL_SET_ERR_MSG_FMT(__ext, fmt, ##__VA_ARGS__);			\
+	NL_SET_ERR_MSG_FMT(__ext, what detail, ##__VA_ARGS__);		\
 	NL_SET_BAD_ATTR(__ext, attr);					\
 } while (0)
+#define arbtable_err(extack, attr, fixed, fmt, ...) do {		\
+	(void)sizeof(fixed);						\
+	arbtable_refuse(extack, attr, "", fmt, ##__VA_ARGS__);		\
+} while (0)
 #else
+#define arbtable_refuse(extack, attr, what, detail, ...) do {		\
+	no_printk(detail, ##__VA_ARGS__);				\
+	NL_SET_ERR_MSG_ATTR(extack, attr, what);			\
+} while (0)
 #define arbtable_err(extack, attr, fixed, fmt, ...) do {		\
 	struct netlink_ext_ack *__ext = (extack);			\
 	const char *__fixed = (fixed);					\

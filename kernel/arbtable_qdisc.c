@@ -3,15 +3,22 @@
  * net/sched/sch_arbtable: InfiniBand VL arbitration tables for Ethernet.
  *
  * A classful qdisc: each class owns a child qdisc and is served through a
- * 64-slot HIGH and a 64-slot LOW table of (class, weight) slots walked with
- * per-slot deficit counters; see arbtable_core.c for the walk and
- * Documentation/networking/arbtable.rst for the model. The two files are
- * one module, sch_arbtable.ko; userspace tests compile the core alone.
+ * 64-slot HIGH and a 64-slot LOW table of (class, weight) slots, walked as
+ * the InfiniBand Architecture Specification, Vol. 1, "Data VL Arbitration"
+ * walks its VL arbitration tables, with per-slot deficit counters. A
+ * strict class is served before both tables, under a ceil.
  *
- * This file is the glue: netlink configuration, classes, classification,
+ * Manual mode: the user programs the slots. Auto mode: classes ask for a
+ * rate and a latency (or a share) and the allocator places them, following
+ * F. J. Alfaro, J. L. Sanchez, M. Menduina, J. Duato, "Formalizing the
+ * Fill-In of the InfiniBand Arbitration Table", Technical Report
+ * DIAB-03-02-35, University of Castilla-La Mancha, 2003 (sections 8-10:
+ * fill-in, release and defragmentation).
+ *
+ * This file is the qdisc: netlink configuration, classes, classification,
  * shaping (qdisc rate, class ceil) with the qdisc watchdog, statistics.
- * The arbitration itself is the kernel-independent core, shared with the
- * userspace tests and arbsim.
+ * The table walk and the allocator are arbtable_core.c, the same module;
+ * Documentation/networking/arbtable.rst describes the model.
  */
 
 #include <linux/module.h>
@@ -85,11 +92,7 @@ struct arbtable_sched {
 	struct tcf_proto __rcu		*filter_list;
 	struct tcf_block		*block;
 	struct Qdisc_class_hash		clhash;
-	struct arbtable_class		*classes[ARB_MAX_CLASSES];
-	/* classes by minor % 64, for the skb->priority fast path; a minor
-	 * that collides with one already here is found by hash instead
-	 */
-	struct arbtable_class		*by_minor[ARB_MAX_CLASSES];
+	struct arbtable_class		*classes[ARB_MAX_CLASSES];	/* by index */
 	u64				cls_used;	/* indices in use */
 	u64				throttled;	/* by ceil */
 	u64				stalled;	/* child returned NULL */
@@ -154,72 +157,87 @@ struct arbtable_cfg {
 	u8	weight[ARB_NTABLES][ARB_SLOTS];
 };
 
+/* The same for a class change */
+struct arbtable_class_opts {
+	struct arb_resv	resv;		/* auto mode */
+	u64		ceil;
+	u32		cburst;
+	bool		strict;
+};
+
+/* Plain ranges are the policies'; not const, as 6.1's nla_policy wants. */
+static struct netlink_range_validation arbtable_minor_range = {
+	.max = TC_H_MIN_MASK,
+};
+
+static struct netlink_range_validation arbtable_burst_range = {
+	.max = TC_ARBTABLE_BURST_MAX,
+};
+
+static struct netlink_range_validation arbtable_ceil_range = {
+	.max = ARB_RATE_MAX,
+};
+
+static struct netlink_range_validation arbtable_rate_range = {
+	.min = 1,
+	.max = ARB_RATE_MAX,
+};
+
 static const struct nla_policy arbtable_tbl_policy[TCA_ARBTABLE_TBL_MAX + 1] = {
 	[TCA_ARBTABLE_ENTRY] = NLA_POLICY_EXACT_LEN(sizeof(struct tc_arbtable_entry)),
 };
 
 static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1] = {
-	[TCA_ARBTABLE_PRIOMAP_BAND] = { .type = NLA_U32 },
+	[TCA_ARBTABLE_PRIOMAP_BAND] = NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_minor_range),
 };
 
-/*
- * Values that only a raw netlink client can get wrong (tc sends words for
- * mode and accounting, and nests the tables) are checked by the policy;
- * numbers a tc user types are passed through by the plugin and checked
- * below, so that the refusal names the option and its range.
- */
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MODE]	= NLA_POLICY_MAX(NLA_U8, __TC_ARBTABLE_MODE_MAX - 1),
-	[TCA_ARBTABLE_RATE]		= { .type = NLA_U64 },
-	[TCA_ARBTABLE_HIGHLIMIT]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_RATE]	= { .type = NLA_U64 },
+	[TCA_ARBTABLE_HIGHLIMIT] = NLA_POLICY_MAX(NLA_U32, TC_ARBTABLE_HIGHLIMIT_MAX),
 	[TCA_ARBTABLE_ACCOUNTING] = NLA_POLICY_MAX(NLA_U32, __TC_ARBTABLE_ACCT_MAX - 1),
-	[TCA_ARBTABLE_DEFAULT]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_DEFAULT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_minor_range),
 	[TCA_ARBTABLE_PRIOMAP]	= NLA_POLICY_NESTED(arbtable_prio_policy),
-	[TCA_ARBTABLE_MTU]		= { .type = NLA_U32 },
-	[TCA_ARBTABLE_MAXWEIGHT]	= { .type = NLA_U32 },
-	[TCA_ARBTABLE_HIGH]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
-	[TCA_ARBTABLE_LOW]		= NLA_POLICY_NESTED(arbtable_tbl_policy),
-	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
-	[TCA_ARBTABLE_MTU_FOLLOW]	= { .type = NLA_FLAG },
+	[TCA_ARBTABLE_MTU]	= { .type = NLA_U32 },	/* 0, or a range */
+	[TCA_ARBTABLE_MAXWEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, TC_ARBTABLE_WEIGHT_MAX),
+	[TCA_ARBTABLE_HIGH]	= NLA_POLICY_NESTED(arbtable_tbl_policy),
+	[TCA_ARBTABLE_LOW]	= NLA_POLICY_NESTED(arbtable_tbl_policy),
+	[TCA_ARBTABLE_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
+	[TCA_ARBTABLE_MTU_FOLLOW] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
-	[TCA_ARBTABLE_C_STRICT]		= NLA_POLICY_MAX(NLA_U8, 1),
-	[TCA_ARBTABLE_C_CEIL]		= { .type = NLA_U64 },
-	[TCA_ARBTABLE_C_CBURST]		= { .type = NLA_U32 },
-	[TCA_ARBTABLE_C_RATE]		= { .type = NLA_U64 },
-	[TCA_ARBTABLE_C_LATENCY]	= { .type = NLA_U64 },
-	[TCA_ARBTABLE_C_DISTANCE]	= { .type = NLA_U32 },
-	[TCA_ARBTABLE_C_SHARE]		= { .type = NLA_U32 },
+	[TCA_ARBTABLE_C_STRICT]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_ARBTABLE_C_CEIL]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_ceil_range),
+	[TCA_ARBTABLE_C_CBURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
+	[TCA_ARBTABLE_C_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_rate_range),
+	[TCA_ARBTABLE_C_LATENCY] = NLA_POLICY_MIN(NLA_U64, 1),
+	[TCA_ARBTABLE_C_DISTANCE] = NLA_POLICY_RANGE(NLA_U32, 1, ARB_SLOTS),
+	[TCA_ARBTABLE_C_SHARE]	= NLA_POLICY_RANGE(NLA_U32, 1, TC_ARBTABLE_WEIGHT_MAX),
 };
 
 /* Constant messages below spell these limits out. */
-static_assert(TC_ARBTABLE_BURST_MAX == 256 << 20);
 static_assert(ARB_MTU_MIN == 64 && ARB_MTU_MAX == 1048576);
 static_assert(TC_ARBTABLE_SLOTS == 64 && TC_ARBTABLE_MAX_CLASSES == 64);
-static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 &&
-	      TC_ARBTABLE_HIGHLIMIT_MAX == 255);
-static_assert(TC_ARBTABLE_PRIO_BANDS == 16);
+static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 && TC_ARBTABLE_PRIO_BANDS == 16);
 
 /* ---- auto mode ---- */
 
 /*
- * sch_arbtable auto mode: classes are admitted from `rate` (+ `latency` or
- * `distance`) into the HIGH table and from `share` into the LOW table by
- * the allocator core (arbtable_core.c, DESIGN §4); released classes give
- * their slots back and the table is defragmented.
+ * Auto mode: the allocator admits classes from `rate` (and `latency` or
+ * `distance`) into the HIGH table and from `share` into the LOW table;
+ * released classes give their slots back and the table is defragmented.
  *
- * Every change is planned on copies of the allocators (may sleep, may
- * fail, touches nothing live) and then committed under the tree lock
- * (cannot fail): freeing the class's old slots, applying the
- * defragmentation swaps to the live arbiter table (each swap moves a
- * class's slot together with its credit, so no packet is split or
- * lost), and filling the new slots.
+ * A class's admission is staged on copies of the allocators (may sleep,
+ * may fail, touches nothing live) and committed under the tree lock
+ * (cannot fail): its old slots freed, the defragmentation swaps applied
+ * to the live table (a slot moves with its credit, so no packet is split
+ * or lost), its new slots filled.
  */
-struct arbtable_plan {
+struct arbtable_pending_admission {
 	struct arb_admission	adm;
-	char			why[200];	/* a refusal's reason, formatted
-						 * here rather than on the stack
+	char			why[200];	/* a refusal's reason, too large
+						 * for the stack
 						 */
 };
 
@@ -290,10 +308,9 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 	if (arb_params_check(&p)) {
 		char r[24];
 
-		arbtable_err(extack, NULL,
-			     "auto mode needs a rate of 1..2^48 bytes/s above the strict class's ceil",
-			     "rate %s: auto mode needs 1..2^48 bytes/s above the strict ceil",
-			     arb_fmt_rate(r, sizeof(r), capacity));
+		arbtable_refuse(extack, NULL,
+				"auto mode needs 1..2^48 bytes/s above the strict ceil",
+				": %s", arb_fmt_rate(r, sizeof(r), capacity));
 		return -EINVAL;
 	}
 	return 0;
@@ -306,35 +323,13 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	struct nlattr *a;
 
 	a = tb[TCA_ARBTABLE_C_RATE];
-	if (a) {
-		if (!nla_get_u64(a)) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "rate must be greater than 0 bytes/s");
-			return -EINVAL;
-		}
-		if (nla_get_u64(a) > ARB_RATE_MAX) {
-			char r[24], m[24];
-
-			arbtable_err(extack, a,
-				     "rate above the largest rate, 2^48 bytes/s",
-				     "rate %s above the largest rate %s",
-				     arb_fmt_rate(r, sizeof(r), nla_get_u64(a)),
-				     arb_fmt_rate(m, sizeof(m), ARB_RATE_MAX));
-			return -EINVAL;
-		}
+	if (a)
 		arb_resv_set_rate(resv, nla_get_u64(a));
-	}
 	a = tb[TCA_ARBTABLE_C_SHARE];
 	if (a) {
 		if (tb[TCA_ARBTABLE_C_RATE]) {
 			NL_SET_ERR_MSG_ATTR(extack, a,
 					    "give either rate (HIGH table) or share (LOW table), not both");
-			return -EINVAL;
-		}
-		if (!nla_get_u32(a) ||
-		    nla_get_u32(a) > TC_ARBTABLE_WEIGHT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "share out of range 1..255 (LOW table weight, units of 64 bytes)");
 			return -EINVAL;
 		}
 		arb_resv_set_share(resv, nla_get_u32(a));
@@ -347,21 +342,11 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	a = tb[TCA_ARBTABLE_C_LATENCY];
 	if (a) {
 		resv->latency = nla_get_u64(a);
-		if (!resv->latency) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "latency must be greater than 0");
-			return -EINVAL;
-		}
 		resv->distance = 0;
 	}
 	a = tb[TCA_ARBTABLE_C_DISTANCE];
 	if (a) {
 		resv->distance = nla_get_u32(a);
-		if (!resv->distance || resv->distance > ARB_SLOTS) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "distance out of range 1..64 slots");
-			return -EINVAL;
-		}
 		resv->latency = 0;
 	}
 	if (resv->latency && resv->share) {
@@ -382,9 +367,12 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	return 0;
 }
 
+/* The strict class of an auto-mode qdisc: served before the tables, it
+ * is bounded by a ceil the admitted classes' guarantees count.
+ */
 static int arbtable_auto_strict_check(struct Qdisc *sch,
-				      struct arbtable_class *cl, bool strict,
-				      u64 ceil, u32 cburst,
+				      struct arbtable_class *cl,
+				      const struct arbtable_class_opts *o,
 				      struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
@@ -392,33 +380,30 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 	u64 old = was ? cl->ceil.bps : 0;
 	u32 old_burst = was ? arb_strict_burst(old, q->mtu, cl->cburst) : 0;
 
-	if (!strict)
-		return 0;
-	if (!ceil) {
+	if (!o->ceil) {
 		NL_SET_ERR_MSG(extack,
 			       "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
 		return -EINVAL;
 	}
-	if (ceil >= q->capacity) {
+	if (o->ceil >= q->capacity) {
 		char c[16], r[16];	/* both at most 2^48 bytes/s */
 
-		arbtable_err(extack, NULL,
-			     "the strict class's ceil is not below the qdisc's capacity: the tables would get nothing to admit classes into",
-			     "strict ceil %s is not below the qdisc's capacity %s",
-			     arb_fmt_rate(c, sizeof(c), ceil),
-			     arb_fmt_rate(r, sizeof(r), q->capacity));
+		arbtable_refuse(extack, NULL,
+				"strict ceil is not below the qdisc's capacity",
+				": %s >= %s", arb_fmt_rate(c, sizeof(c), o->ceil),
+				arb_fmt_rate(r, sizeof(r), q->capacity));
 		return -EINVAL;
 	}
 	/* A lower ceil only helps the admitted classes; a higher one or a
 	 * new strict class would take bandwidth they were promised, and a
 	 * deeper bucket (cburst) would lengthen their bounds.
 	 */
-	if ((!was || ceil > old) && q->alloc[ARB_HIGH].nclasses) {
+	if ((!was || o->ceil > old) && q->alloc[ARB_HIGH].nclasses) {
 		NL_SET_ERR_MSG(extack,
 			       "cannot add or raise the strict class's ceil while classes hold HIGH-table guarantees; configure the strict class first");
 		return -EBUSY;
 	}
-	if (arb_strict_burst(ceil, q->mtu, cburst) > old_burst &&
+	if (arb_strict_burst(o->ceil, q->mtu, o->cburst) > old_burst &&
 	    q->alloc[ARB_HIGH].nclasses) {
 		NL_SET_ERR_MSG(extack,
 			       "cannot deepen the strict class's cburst while classes hold HIGH-table guarantees: their bounds count its burst");
@@ -427,31 +412,31 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 	return 0;
 }
 
-static int arbtable_auto_plan(struct Qdisc *sch, unsigned int idx, u8 old_table,
-			      const struct arb_resv *resv,
-			      struct arbtable_plan **planp,
-			      struct netlink_ext_ack *extack)
+static int arbtable_admission_stage(struct Qdisc *sch, unsigned int idx,
+				    u8 old_table, const struct arb_resv *resv,
+				    struct arbtable_pending_admission **pendp,
+				    struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_plan *plan;
+	struct arbtable_pending_admission *pend;
 	struct arb_params p;
 	int err;
 
-	plan = kzalloc(sizeof(*plan), GFP_KERNEL);
-	if (!plan) {
-		NL_SET_ERR_MSG(extack, "cannot allocate the admission plan");
+	pend = kzalloc(sizeof(*pend), GFP_KERNEL);
+	if (!pend) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the admission");
 		return -ENOMEM;
 	}
 	arbtable_params(q, &p);
 	err = arb_admit_prepare(q->alloc, &p, q->maxweight, idx, old_table,
-				resv, &plan->adm, plan->why, sizeof(plan->why));
+				resv, &pend->adm, pend->why, sizeof(pend->why));
 	if (err) {
-		arbtable_err(extack, NULL, arb_reason_text(plan->adm.reason),
-			     "%s", plan->why);
-		kfree(plan);
+		arbtable_err(extack, NULL, arb_reason_text(pend->adm.reason),
+			     "%s", pend->why);
+		kfree(pend);
 		return err;
 	}
-	*planp = plan;
+	*pendp = pend;
 	return 0;
 }
 
@@ -468,12 +453,13 @@ static void arbtable_on_swap(void *ctx, unsigned int t, u8 a, u8 b)
 	trace_arbtable_swap(sch, t, a, b);
 }
 
-/* Caller holds the tree lock; cannot fail; frees @plan. */
-static void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,
-				 struct arbtable_plan *plan)
+/* Caller holds the tree lock; cannot fail; frees @pend. */
+static void arbtable_admission_commit(struct Qdisc *sch,
+				      struct arbtable_class *cl,
+				      struct arbtable_pending_admission *pend)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	const struct arb_admission *adm = &plan->adm;
+	const struct arb_admission *adm = &pend->adm;
 	struct arbtable_swap_ctx ctx = { .sch = sch };
 
 	if (adm->old_table != ARB_NO_CLASS)
@@ -496,7 +482,7 @@ static void arbtable_auto_commit(struct Qdisc *sch, struct arbtable_class *cl,
 				     arb_class_slots(&q->arb, cl->table,
 						     cl->index),
 				     cl->bound_ns);
-	kfree(plan);
+	kfree(pend);
 }
 
 static void arbtable_auto_fill_xstats(struct Qdisc *sch,
@@ -531,13 +517,6 @@ static struct arbtable_class *arbtable_find_class(struct Qdisc *sch,
 
 	clc = qdisc_class_find(&q->clhash, classid);
 	return clc ? container_of(clc, struct arbtable_class, common) : NULL;
-}
-
-/* The direct-map entry for @classid's minor (see arbtable_sched.by_minor) */
-static struct arbtable_class **arbtable_minor_slot(struct arbtable_sched *q,
-						   u32 classid)
-{
-	return &q->by_minor[TC_H_MIN(classid) & (ARB_MAX_CLASSES - 1)];
 }
 
 static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
@@ -640,7 +619,7 @@ arbtable_class_can_run(const struct arbtable_sched *q,
 	       !(q->stalled & bit);
 }
 
-/* per packet: inline in enqueue and dequeue (scripts/hotpath-check.sh) */
+/* per packet: inlined in enqueue and dequeue */
 static __always_inline void arbtable_update_eligible(struct arbtable_sched *q,
 						     struct arbtable_class *cl)
 {
@@ -786,14 +765,9 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 						struct Qdisc *sch)
 {
-	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
 
 	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
-		/* the direct map first: no hashing for the usual minors */
-		cl = *arbtable_minor_slot(q, skb->priority);
-		if (cl && cl->common.classid == skb->priority)
-			return cl;
 		cl = arbtable_find_class(sch, skb->priority);
 		if (cl)
 			return cl;
@@ -845,17 +819,12 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 		return err;
 	}
 
-	/* A child may hold more or fewer packets than one per enqueue
-	 * (netem duplication re-enters us): decide from its qlen. At an
-	 * idle qdisc the wait starts with the busy period's first dequeue
-	 * (see arbtable_hol_account): no clock read here.
-	 */
+	/* the HOL wait at an idle qdisc starts at the first dequeue */
 	if (idle)
 		q->busy_since = 0;
-	/* a class that held packets keeps its eligibility: only a class
-	 * that becomes backlogged can change it, and an empty class is never
-	 * eligible (drained at dequeue, qlen_notify, reset), so the ceil is
-	 * all there is left to ask; a stall was about packets now gone
+	/* Only a class that becomes backlogged can become eligible (decided
+	 * from the child's qlen: netem may queue more than one packet); a
+	 * stall was about packets now gone.
 	 */
 	if (was_empty && cl->qdisc->q.qlen) {
 		cl->head_since = idle ? 0 : ktime_get_ns();
@@ -897,13 +866,10 @@ static bool arbtable_dev_takes(struct Qdisc *sch, const struct sk_buff *skb)
 }
 
 /*
- * A packet longer than the mtu. Every bound and C_high assume that no
- * packet dequeued is longer than the mtu, so a GSO skb is split into its
- * segments here, as tbf and cake do, each queued to the same class; the
- * parents, which counted one packet of the GSO length, are told what was
- * queued instead. A frame that cannot be made to fit (mtu pinned below
- * the device's frames, or segmentation failing) is dropped and counted,
- * never queued whole.
+ * A packet longer than the mtu, which every bound assumes no packet is: a
+ * GSO skb is split into its segments, as tbf and cake do, and the parents
+ * told what was queued; a frame that cannot be made to fit is dropped and
+ * counted, never queued whole.
  */
 static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 					      struct Qdisc *sch,
@@ -930,10 +896,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 	q->gso_split++;
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
-		/* a frame of its own; as in tbf and cake, the root's size
-		 * table (applied by the stack to the GSO skb, and not
-		 * exported to modules) is not applied again
-		 */
+		/* as in tbf and cake: the root's size table is not reapplied */
 		qdisc_skb_cb(seg)->pkt_len = seg->len;
 		if (unlikely(seg->len > q->mtu &&	/* mtu below gso_size */
 			     !arbtable_dev_takes(sch, seg))) {
@@ -1001,15 +964,12 @@ static void arbtable_schedule(struct Qdisc *sch, u64 wake)
 }
 
 /*
- * Head-of-line wait (DESIGN §4: the measured maximum is exported) without
- * a clock read per packet. A class's head waits from when it became head
- * (cl->head_since) or, if that was at an idle qdisc (head_since 0), from
- * the busy period's first dequeue (q->busy_since, 0 until one read the
- * clock). A packet that finds the qdisc idle and leaves it idle waited for
- * nothing but this dequeue: no clock read at all, the unloaded-link case.
- * @now is 0 until read; the caller has not yet taken @cl's packet off
- * sch->q.qlen. Returns the wait measured (0: none), which the dequeue
- * tracepoint carries, so a trace tells which dequeue set max_hol_ns.
+ * The head-of-line wait, for max_hol_ns, without a clock read per packet:
+ * a head waits from when it became head (cl->head_since) or, if that was
+ * at an idle qdisc, from the busy period's first dequeue (q->busy_since).
+ * A packet alone at an idle qdisc waited for nothing: no clock read.
+ * @now is 0 until read; @cl's packet is still counted in sch->q.qlen.
+ * Returns the wait (0: none) for the dequeue tracepoint.
  */
 static u64 arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
 				u64 *now)
@@ -1183,11 +1143,10 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 			continue;	/* null slot */
 		cl = arbtable_find_minor(sch, e->minor);
 		if (!cl) {
-			arbtable_err(extack, NULL,
-				     "a table slot names a class that does not exist",
-				     "%s table: slot %u names class %x:%x, which does not exist",
-				     name, e->slot, TC_H_MAJ(sch->handle) >> 16,
-				     e->minor);
+			arbtable_refuse(extack, NULL,
+					"a table slot names a class that does not exist",
+					": %s slot %u, class %x:%x", name, e->slot,
+					TC_H_MAJ(sch->handle) >> 16, e->minor);
 			return -ENOENT;
 		}
 		if (cl->strict) {
@@ -1212,28 +1171,17 @@ static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
 	int rem;
 
 	nla_for_each_nested(a, nest, rem) {
-		u32 minor;
-
 		if (n >= TC_ARBTABLE_PRIO_BANDS) {
 			NL_SET_ERR_MSG(extack,
 				       "priomap: more than 16 entries");
 			return -EINVAL;
 		}
-		minor = nla_get_u32(a);
-		if (minor > TC_H_MIN_MASK) {
-			arbtable_err(extack, NULL,
-				     "priomap: class minor out of range 0..0xffff",
-				     "priomap: entry %u class minor %#x out of range 0..0xffff",
-				     n, minor);
-			return -EINVAL;
-		}
-		cfg->priomap[n++] = minor;
+		cfg->priomap[n++] = nla_get_u32(a);
 	}
 	if (n != TC_ARBTABLE_PRIO_BANDS) {
-		arbtable_err(extack, NULL,
-			     "priomap: exactly 16 entries required",
-			     "priomap: %u entries given, exactly %d required",
-			     n, TC_ARBTABLE_PRIO_BANDS);
+		arbtable_refuse(extack, NULL,
+				"priomap: exactly 16 entries required",
+				", %u given", n);
 		return -EINVAL;
 	}
 	return 0;
@@ -1270,28 +1218,112 @@ static bool arbtable_cfg_has_slots(struct Qdisc *sch,
 	return false;
 }
 
-/* DESIGN §3: a strict class is served before both tables, so table
- * shares hold only if it has a ceil.
+/* A strict class is served before both tables: their shares hold only
+ * if it has a ceil.
  */
 static int arbtable_check_strict_ceil(struct Qdisc *sch,
 				      const struct arbtable_cfg *cfg,
 				      struct netlink_ext_ack *extack)
 {
-	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_class *s;
+	struct arbtable_class *s = arbtable_strict_class(qdisc_priv(sch));
 
-	if (q->arb.strict == ARB_NO_CLASS)
+	if (!s || s->ceil.bps ||
+	    (!arbtable_cfg_has_slots(sch, cfg, ARB_HIGH) &&
+	     !arbtable_cfg_has_slots(sch, cfg, ARB_LOW)))
 		return 0;
-	s = q->classes[q->arb.strict];
-	if (s->ceil.bps || (!arbtable_cfg_has_slots(sch, cfg, ARB_HIGH) &&
-			    !arbtable_cfg_has_slots(sch, cfg, ARB_LOW)))
-		return 0;
-	arbtable_err(extack, NULL,
-		     "the strict class has no ceil and would starve the table slots; give it a ceil first",
-		     "strict class %x:%x has no ceil and would starve the table slots",
-		     TC_H_MAJ(s->common.classid) >> 16,
-		     TC_H_MIN(s->common.classid));
+	arbtable_refuse(extack, NULL,
+			"the strict class has no ceil and would starve the table slots",
+			": %x:%x", TC_H_MAJ(s->common.classid) >> 16,
+			TC_H_MIN(s->common.classid));
 	return -EINVAL;
+}
+
+static int arbtable_parse_mode(struct arbtable_cfg *cfg, struct nlattr **tb,
+			       bool create, struct netlink_ext_ack *extack)
+{
+	u8 mode;
+
+	if (!tb[TCA_ARBTABLE_MODE]) {
+		if (create && (tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW]))
+			cfg->mode = TC_ARBTABLE_MODE_MANUAL;
+		return 0;
+	}
+	mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
+	if (!create && mode != cfg->mode) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
+				    "the mode (manual/auto) is fixed at creation; delete and re-add the qdisc to change it");
+		return -EINVAL;
+	}
+	cfg->mode = mode;
+	return 0;
+}
+
+/* mtu and burst, checked on their final values: both, and the rate, may
+ * change in the same message
+ */
+static int arbtable_parse_sizes(struct Qdisc *sch, struct arbtable_cfg *cfg,
+				struct nlattr **tb,
+				struct netlink_ext_ack *extack)
+{
+	u32 mtu;
+
+	if (tb[TCA_ARBTABLE_MTU]) {
+		mtu = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
+		if (mtu && (mtu < ARB_MTU_MIN || mtu > ARB_MTU_MAX)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MTU],
+					    "mtu out of range 64..1048576 bytes (0 = follow the device)");
+			return -EINVAL;
+		}
+		cfg->mtu_pinned = mtu;
+		cfg->mtu = mtu ? : arbtable_dev_mtu(qdisc_dev(sch));
+	}
+	/* a dump sent back: the mtu it reports follows the device */
+	if (tb[TCA_ARBTABLE_MTU_FOLLOW]) {
+		cfg->mtu_pinned = false;
+		cfg->mtu = arbtable_dev_mtu(qdisc_dev(sch));
+	}
+	if (tb[TCA_ARBTABLE_BURST])
+		cfg->burst = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
+	if (cfg->burst && cfg->burst < cfg->mtu) {
+		arbtable_refuse(extack, tb[TCA_ARBTABLE_BURST],
+				"burst is below the mtu: one whole packet must fit",
+				": %u < %u", cfg->burst, cfg->mtu);
+		return -EINVAL;
+	}
+	if (cfg->burst && !cfg->rate) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_BURST],
+				    "burst shapes the qdisc rate: give a rate too");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The slots a manual-mode qdisc is given */
+static int arbtable_parse_tables(struct Qdisc *sch, struct arbtable_cfg *cfg,
+				 struct nlattr **tb,
+				 struct netlink_ext_ack *extack)
+{
+	static const int attr[ARB_NTABLES] = {
+		[ARB_HIGH] = TCA_ARBTABLE_HIGH, [ARB_LOW] = TCA_ARBTABLE_LOW,
+	};
+	unsigned int t;
+	int err;
+
+	if (!tb[TCA_ARBTABLE_HIGH] && !tb[TCA_ARBTABLE_LOW])
+		return 0;
+	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
+		NL_SET_ERR_MSG(extack,
+			       "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
+		return -EINVAL;
+	}
+	for (t = 0; t < ARB_NTABLES; t++) {
+		if (!tb[attr[t]])
+			continue;
+		err = arbtable_parse_table(sch, cfg, t, tb[attr[t]], extack);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
@@ -1299,7 +1331,6 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 			  struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[TCA_ARBTABLE_MAX + 1];
-	u32 v;
 	int err;
 
 	if (!opt)
@@ -1308,116 +1339,28 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 			       extack);
 	if (err < 0)
 		return err;
-
-	if (tb[TCA_ARBTABLE_MODE]) {
-		u8 mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
-
-		if (!create && mode != cfg->mode) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
-					    "the mode (manual/auto) is fixed at creation; delete and re-add the qdisc to change it");
-			return -EINVAL;
-		}
-		cfg->mode = mode;
-	} else if (create && (tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW])) {
-		cfg->mode = TC_ARBTABLE_MODE_MANUAL;
-	}
+	err = arbtable_parse_mode(cfg, tb, create, extack);
+	if (err)
+		return err;
 	if (tb[TCA_ARBTABLE_RATE]) {
 		cfg->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
 		cfg->rate_given = true;
 	}
-	if (tb[TCA_ARBTABLE_HIGHLIMIT]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
-		if (v > TC_ARBTABLE_HIGHLIMIT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_HIGHLIMIT],
-					    "highlimit out of range 0..255 (units of 4096 bytes, 255 = unlimited)");
-			return -EINVAL;
-		}
-		cfg->highlimit = v;
-	}
+	if (tb[TCA_ARBTABLE_HIGHLIMIT])
+		cfg->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
 	if (tb[TCA_ARBTABLE_ACCOUNTING])
 		cfg->accounting = nla_get_u32(tb[TCA_ARBTABLE_ACCOUNTING]);
-	if (tb[TCA_ARBTABLE_DEFAULT]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
-		if (v > TC_H_MIN_MASK) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_DEFAULT],
-					    "default class minor out of range 0..0xffff");
-			return -EINVAL;
-		}
-		cfg->default_minor = v;
-	}
-	if (tb[TCA_ARBTABLE_MTU]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
-		if (v && (v < ARB_MTU_MIN || v > ARB_MTU_MAX)) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MTU],
-					    "mtu out of range 64..1048576 bytes (0 = follow the device)");
-			return -EINVAL;
-		}
-		cfg->mtu_pinned = v;
-		cfg->mtu = v ? : arbtable_dev_mtu(qdisc_dev(sch));
-	}
-	/* a dump sent back: the mtu it reports follows the device */
-	if (tb[TCA_ARBTABLE_MTU_FOLLOW]) {
-		cfg->mtu_pinned = false;
-		cfg->mtu = arbtable_dev_mtu(qdisc_dev(sch));
-	}
-	if (tb[TCA_ARBTABLE_BURST]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
-		if (v > TC_ARBTABLE_BURST_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_BURST],
-					    "burst out of range: at most 256 MiB (0 = default)");
-			return -EINVAL;
-		}
-		cfg->burst = v;
-	}
-	/* checked on the final values: mtu and rate may change in the same
-	 * message
-	 */
-	if (cfg->burst && cfg->burst < cfg->mtu) {
-		arbtable_err(extack, tb[TCA_ARBTABLE_BURST],
-			     "burst is below the mtu: the rate must let one whole packet through",
-			     "burst %u is below the mtu %u: one whole packet must fit",
-			     cfg->burst, cfg->mtu);
-		return -EINVAL;
-	}
-	if (cfg->burst && !cfg->rate) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_BURST],
-				    "burst shapes the qdisc rate: give a rate too");
-		return -EINVAL;
-	}
-	if (tb[TCA_ARBTABLE_MAXWEIGHT]) {
-		v = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
-		if (!v || v > TC_ARBTABLE_WEIGHT_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MAXWEIGHT],
-					    "maxweight out of range 1..255");
-			return -EINVAL;
-		}
-		cfg->maxweight = v;
-	}
-	if (tb[TCA_ARBTABLE_PRIOMAP]) {
+	if (tb[TCA_ARBTABLE_DEFAULT])
+		cfg->default_minor = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
+	if (tb[TCA_ARBTABLE_MAXWEIGHT])
+		cfg->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
+	err = arbtable_parse_sizes(sch, cfg, tb, extack);
+	if (!err && tb[TCA_ARBTABLE_PRIOMAP])
 		err = arbtable_parse_priomap(cfg, tb[TCA_ARBTABLE_PRIOMAP],
 					     extack);
-		if (err)
-			return err;
-	}
-	if ((tb[TCA_ARBTABLE_HIGH] || tb[TCA_ARBTABLE_LOW]) &&
-	    cfg->mode == TC_ARBTABLE_MODE_AUTO) {
-		NL_SET_ERR_MSG(extack,
-			       "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
-		return -EINVAL;
-	}
-	if (tb[TCA_ARBTABLE_HIGH]) {
-		err = arbtable_parse_table(sch, cfg, ARB_HIGH,
-					   tb[TCA_ARBTABLE_HIGH], extack);
-		if (err)
-			return err;
-	}
-	if (tb[TCA_ARBTABLE_LOW]) {
-		err = arbtable_parse_table(sch, cfg, ARB_LOW,
-					   tb[TCA_ARBTABLE_LOW], extack);
-		if (err)
-			return err;
-	}
-	return arbtable_check_strict_ceil(sch, cfg, extack);
+	if (!err)
+		err = arbtable_parse_tables(sch, cfg, tb, extack);
+	return err ? : arbtable_check_strict_ceil(sch, cfg, extack);
 }
 
 /* Link speed in bytes/s from ethtool, 0 when unknown. Called under RTNL. */
@@ -1459,11 +1402,11 @@ static int arbtable_check_cburst(struct Qdisc *sch, u32 mtu,
 
 		m &= m - 1;
 		if (cl->cburst && cl->cburst < mtu) {
-			arbtable_err(extack, NULL,
-				     "the mtu is above a class's cburst: one whole packet must fit its ceil",
-				     "mtu %u is above class %x:%x's cburst %u",
-				     mtu, TC_H_MAJ(cl->common.classid) >> 16,
-				     TC_H_MIN(cl->common.classid), cl->cburst);
+			arbtable_refuse(extack, NULL,
+					"the mtu is above a class's cburst",
+					": %u > %u (%x:%x)", mtu, cl->cburst,
+					TC_H_MAJ(cl->common.classid) >> 16,
+					TC_H_MIN(cl->common.classid));
 			return -EINVAL;
 		}
 	}
@@ -1860,136 +1803,176 @@ static unsigned long arbtable_find(struct Qdisc *sch, u32 classid)
 	return (unsigned long)arbtable_find_class(sch, classid);
 }
 
-static int arbtable_class_check(struct Qdisc *sch, struct arbtable_class *cl,
-				struct nlattr **tb, bool *strict, u64 *ceil,
-				u32 *cburst, struct netlink_ext_ack *extack)
+/* strict, ceil and cburst: the options of both modes */
+static int arbtable_class_parse_shaping(struct Qdisc *sch, struct nlattr **tb,
+					struct arbtable_class_opts *o,
+					struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	unsigned int i;
 
 	if (tb[TCA_ARBTABLE_C_STRICT])
-		*strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
+		o->strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
 	if (tb[TCA_ARBTABLE_C_CEIL]) {
 		/* 0 removes the ceil, and with it the depth it had */
-		*ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
-		if (!*ceil && !tb[TCA_ARBTABLE_C_CBURST])
-			*cburst = 0;
-		if (*ceil > ARB_RATE_MAX) {
-			char c[24], m[24];
-
-			arbtable_err(extack, tb[TCA_ARBTABLE_C_CEIL],
-				     "ceil above the largest rate, 2^48 bytes/s",
-				     "ceil %s above the largest rate %s",
-				     arb_fmt_rate(c, sizeof(c), *ceil),
-				     arb_fmt_rate(m, sizeof(m), ARB_RATE_MAX));
-			return -EINVAL;
-		}
+		o->ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
+		if (!o->ceil && !tb[TCA_ARBTABLE_C_CBURST])
+			o->cburst = 0;
 	}
-	if (tb[TCA_ARBTABLE_C_CBURST]) {
-		*cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);
-		if (*cburst > TC_ARBTABLE_BURST_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CBURST],
-					    "cburst out of range: at most 256 MiB (0 = default)");
-			return -EINVAL;
-		}
-	}
-	if (*cburst && !*ceil) {
+	if (tb[TCA_ARBTABLE_C_CBURST])
+		o->cburst = nla_get_u32(tb[TCA_ARBTABLE_C_CBURST]);
+	if (o->cburst && !o->ceil) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_C_CBURST],
 				    "cburst sizes the class's ceil: give a ceil too");
 		return -EINVAL;
 	}
-	if (*cburst && *cburst < q->mtu) {
-		arbtable_err(extack, tb[TCA_ARBTABLE_C_CBURST],
-			     "cburst is below the mtu: the ceil must let one whole packet through",
-			     "cburst %u is below the mtu %u: one whole packet must fit",
-			     *cburst, q->mtu);
+	if (o->cburst && o->cburst < q->mtu) {
+		arbtable_refuse(extack, tb[TCA_ARBTABLE_C_CBURST],
+				"cburst is below the mtu: one whole packet must fit",
+				": %u < %u", o->cburst, q->mtu);
 		return -EINVAL;
 	}
-	if (q->mode == TC_ARBTABLE_MODE_MANUAL) {
-		static const int autoonly[] = { TCA_ARBTABLE_C_RATE,
-						TCA_ARBTABLE_C_LATENCY,
-						TCA_ARBTABLE_C_DISTANCE,
-						TCA_ARBTABLE_C_SHARE };
-
-		for (i = 0; i < ARRAY_SIZE(autoonly); i++) {
-			if (tb[autoonly[i]]) {
-				NL_SET_ERR_MSG_ATTR(extack, tb[autoonly[i]],
-						    "rate/latency/distance/share need an auto-mode qdisc; on a manual qdisc program the slots with 'tc qdisc change ... high/low'");
-				return -EINVAL;
-			}
-		}
-	}
-	if (*strict) {
-		for (i = 0; i < ARB_MAX_CLASSES; i++) {
-			struct arbtable_class *o = q->classes[i];
-
-			if (o && o != cl && o->strict) {
-				arbtable_err(extack, NULL,
-					     "another class is already the strict class; only one is allowed",
-					     "class %x:%x is already the strict class; only one is allowed",
-					     TC_H_MAJ(o->common.classid) >> 16,
-					     TC_H_MIN(o->common.classid));
-				return -EINVAL;
-			}
-		}
-		if (q->mode == TC_ARBTABLE_MODE_MANUAL && !*ceil &&
-		    (q->arb.tbl[ARB_HIGH].used | q->arb.tbl[ARB_LOW].used)) {
-			NL_SET_ERR_MSG(extack,
-				       "a strict class needs a ceil while table slots are programmed, otherwise it can starve them");
-			return -EINVAL;
-		}
-		if (cl && (arb_class_slots(&q->arb, ARB_HIGH, cl->index) |
-			   arb_class_slots(&q->arb, ARB_LOW, cl->index))) {
-			NL_SET_ERR_MSG(extack,
-				       "a class that table slots name cannot become strict; remove it from the tables first");
-			return -EINVAL;
-		}
-	}
-	if (q->mode == TC_ARBTABLE_MODE_AUTO)
-		return arbtable_auto_strict_check(sch, cl, *strict, *ceil,
-						  *cburst, extack);
 	return 0;
 }
 
-/* The refusal's text on its own frame: change_class's is large already */
+/* One strict class, served before the tables, so never one they name */
+static int arbtable_strict_check(struct Qdisc *sch, struct arbtable_class *cl,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *s = arbtable_strict_class(q);
+
+	if (s && s != cl) {
+		arbtable_refuse(extack, NULL,
+				"another class is already the strict class",
+				": %x:%x", TC_H_MAJ(s->common.classid) >> 16,
+				TC_H_MIN(s->common.classid));
+		return -EINVAL;
+	}
+	if (cl && (arb_class_slots(&q->arb, ARB_HIGH, cl->index) |
+		   arb_class_slots(&q->arb, ARB_LOW, cl->index))) {
+		NL_SET_ERR_MSG(extack,
+			       "a class that table slots name cannot become strict; remove it from the tables first");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int arbtable_manual_class_check(struct Qdisc *sch, struct nlattr **tb,
+				       const struct arbtable_class_opts *o,
+				       struct netlink_ext_ack *extack)
+{
+	static const int autoonly[] = { TCA_ARBTABLE_C_RATE,
+					TCA_ARBTABLE_C_LATENCY,
+					TCA_ARBTABLE_C_DISTANCE,
+					TCA_ARBTABLE_C_SHARE };
+	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(autoonly); i++) {
+		if (tb[autoonly[i]]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[autoonly[i]],
+					    "rate/latency/distance/share need an auto-mode qdisc; a manual qdisc serves its classes by the slots it is given");
+			return -EINVAL;
+		}
+	}
+	if (o->strict && !o->ceil &&
+	    (q->arb.tbl[ARB_HIGH].used | q->arb.tbl[ARB_LOW].used)) {
+		NL_SET_ERR_MSG(extack,
+			       "a strict class needs a ceil while table slots are programmed, otherwise it can starve them");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The refusal's text on its own frame: the class parse's is large already */
 static noinline_for_stack int
 arbtable_ceil_below_rate(u64 ceil, u64 rate, const struct nlattr *attr,
 			 struct netlink_ext_ack *extack)
 {
 	char c[16], r[16];	/* both at most 2^48 bytes/s */
 
-	arbtable_err(extack, attr,
-		     "ceil below the class's reserved rate: the ceil would break its guarantee",
-		     "ceil %s is below the class's reserved rate %s",
-		     arb_fmt_rate(c, sizeof(c), ceil),
-		     arb_fmt_rate(r, sizeof(r), rate));
+	arbtable_refuse(extack, attr,
+			"the ceil is below the class's reserved rate",
+			": %s < %s", arb_fmt_rate(c, sizeof(c), ceil),
+			arb_fmt_rate(r, sizeof(r), rate));
 	return -EINVAL;
 }
 
+static int arbtable_auto_class_check(struct Qdisc *sch,
+				     struct arbtable_class *cl,
+				     struct nlattr **tb,
+				     struct arbtable_class_opts *o,
+				     struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (o->strict) {
+		err = arbtable_auto_strict_check(sch, cl, o, extack);
+		if (err)
+			return err;
+	}
+	err = arbtable_auto_parse(sch, tb, &o->resv, o->strict, extack);
+	if (!err && o->ceil && o->ceil < o->resv.rate)
+		err = arbtable_ceil_below_rate(o->ceil, o->resv.rate,
+					       tb[TCA_ARBTABLE_C_CEIL], extack);
+	return err;
+}
+
+/* @o: what @cl (NULL: a new class) becomes with the options in @opt */
+static int arbtable_class_parse(struct Qdisc *sch, struct arbtable_class *cl,
+				struct nlattr *opt,
+				struct arbtable_class_opts *o,
+				struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1] = {};
+	int err;
+
+	if (cl) {
+		o->resv = cl->resv;
+		o->ceil = cl->ceil.bps;
+		o->cburst = cl->cburst;
+		o->strict = cl->strict;
+	}
+	if (opt) {
+		err = nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, opt,
+				       arbtable_class_policy, extack);
+		if (err < 0)
+			return err;
+	}
+	err = arbtable_class_parse_shaping(sch, tb, o, extack);
+	if (!err && q->mode == TC_ARBTABLE_MODE_MANUAL)
+		err = arbtable_manual_class_check(sch, tb, o, extack);
+	if (!err && o->strict)
+		err = arbtable_strict_check(sch, cl, extack);
+	if (!err && q->mode == TC_ARBTABLE_MODE_AUTO)
+		err = arbtable_auto_class_check(sch, cl, tb, o, extack);
+	return err;
+}
+
 /* Apply checked class options; caller holds the tree lock. */
-static void arbtable_class_apply(struct Qdisc *sch,
-				 struct arbtable_class *cl, bool strict,
-				 u64 ceil, u32 cburst)
+static void arbtable_class_apply(struct Qdisc *sch, struct arbtable_class *cl,
+				 const struct arbtable_class_opts *o)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	u64 bit = BIT_ULL(cl->index);
 	bool released = false;
 
-	if (ceil != cl->ceil.bps) {
+	if (o->ceil != cl->ceil.bps) {
 		/* A new ceil starts with a full bucket (or none): a class
 		 * throttled by the old one may send now, not when the old
 		 * ceil would have let it.
 		 */
-		arbtable_bucket_set(&cl->ceil, ceil, q->mtu, cburst);
+		arbtable_bucket_set(&cl->ceil, o->ceil, q->mtu, o->cburst);
 		released = q->throttled & bit;
 		q->throttled &= ~bit;
-	} else if (cburst != cl->cburst) {
-		arbtable_bucket_resize(&cl->ceil, q->mtu, cburst);
+	} else if (o->cburst != cl->cburst) {
+		arbtable_bucket_resize(&cl->ceil, q->mtu, o->cburst);
 	}
-	cl->cburst = cburst;
-	if (strict != cl->strict) {
-		cl->strict = strict;
-		arb_set_strict(&q->arb, strict ? cl->index : ARB_NO_CLASS);
+	cl->cburst = o->cburst;
+	if (o->strict != cl->strict) {
+		cl->strict = o->strict;
+		arb_set_strict(&q->arb, o->strict ? cl->index : ARB_NO_CLASS);
 	}
 	arbtable_update_eligible(q, cl);
 	/* the watchdog was set for the old deadline: wake the qdisc now */
@@ -1997,76 +1980,99 @@ static void arbtable_class_apply(struct Qdisc *sch,
 		arbtable_schedule(sch, ktime_get_ns());
 }
 
-static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
-				 struct nlattr **tca, unsigned long *arg,
+/* Stage the admission first: the estimator is the only step that can
+ * fail after it, so nothing but the staged admission is undone.
+ */
+static int arbtable_class_modify(struct Qdisc *sch, struct arbtable_class *cl,
+				 struct nlattr *est,
+				 const struct arbtable_class_opts *o,
 				 struct netlink_ext_ack *extack)
 {
-	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_class *cl = (struct arbtable_class *)*arg;
-	struct nlattr *opt = tca[TCA_OPTIONS];
-	struct nlattr *tb[TCA_ARBTABLE_C_MAX + 1] = {};
-	bool strict = cl ? cl->strict : false;
-	u64 ceil = cl ? cl->ceil.bps : 0;
-	u32 cburst = cl ? cl->cburst : 0;
-	struct arbtable_plan *plan = NULL;
-	struct arbtable_class **slot;
-	struct arb_resv resv = {};
-	unsigned int idx;
+	struct arbtable_pending_admission *pend = NULL;
 	int err;
 
-	if (opt) {
-		err = nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, opt,
-				       arbtable_class_policy, extack);
-		if (err < 0)
-			return err;
-	}
-	err = arbtable_class_check(sch, cl, tb, &strict, &ceil, &cburst,
-				   extack);
-	if (err)
-		return err;
-	if (cl)
-		resv = cl->resv;
-	if (q->mode == TC_ARBTABLE_MODE_AUTO) {
-		err = arbtable_auto_parse(sch, tb, &resv, strict, extack);
+	if (memcmp(&o->resv, &cl->resv, sizeof(o->resv))) {
+		err = arbtable_admission_stage(sch, cl->index, cl->table,
+					       &o->resv, &pend, extack);
 		if (err)
 			return err;
 	}
-	if (ceil && ceil < resv.rate)
-		return arbtable_ceil_below_rate(ceil, resv.rate,
-						tb[TCA_ARBTABLE_C_CEIL], extack);
-
-	if (cl) {
-		/* Plan first: the only step that can fail after this is the
-		 * estimator, so undo nothing but the plan.
-		 */
-		if (memcmp(&resv, &cl->resv, sizeof(resv))) {
-			err = arbtable_auto_plan(sch, cl->index, cl->table,
-						 &resv, &plan, extack);
-			if (err)
-				return err;
+	if (est) {
+		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
+					    NULL, true, est);
+		if (err) {
+			NL_SET_ERR_MSG(extack,
+				       "failed to replace the rate estimator");
+			kfree(pend);
+			return err;
 		}
-		if (tca[TCA_RATE]) {
-			err = gen_replace_estimator(&cl->bstats, NULL,
-						    &cl->rate_est, NULL, true,
-						    tca[TCA_RATE]);
-			if (err) {
-				NL_SET_ERR_MSG(extack,
-					       "failed to replace the rate estimator");
-				kfree(plan);
-				return err;
-			}
-		}
-		sch_tree_lock(sch);
-		if (plan)
-			arbtable_auto_commit(sch, cl, plan);
-		arbtable_class_apply(sch, cl, strict, ceil, cburst);
-		sch_tree_unlock(sch);
-		return 0;
 	}
+	sch_tree_lock(sch);
+	if (pend)
+		arbtable_admission_commit(sch, cl, pend);
+	arbtable_class_apply(sch, cl, o);
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+/* A new class with its child and estimator, not yet visible to the qdisc */
+static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
+						   u32 classid,
+						   unsigned int idx,
+						   struct nlattr *est,
+						   struct netlink_ext_ack *extack)
+{
+	struct arbtable_class *cl;
+	int err;
+
+	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
+	if (!cl) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the class");
+		return ERR_PTR(-ENOMEM);
+	}
+	gnet_stats_basic_sync_init(&cl->bstats);
+	cl->common.classid = classid;
+	cl->index = idx;
+	cl->table = ARB_NO_CLASS;
+	/* Fail the add rather than report success for a class without its
+	 * pfifo, which would drop all it is given (and may be admitted).
+	 */
+	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+				      classid, extack);
+	if (!cl->qdisc) {
+		NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
+		kfree(cl);
+		return ERR_PTR(-ENOMEM);
+	}
+	qdisc_hash_add(cl->qdisc, true);
+	if (est) {
+		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
+					    NULL, true, est);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
+			qdisc_put(cl->qdisc);
+			kfree(cl);
+			return ERR_PTR(err);
+		}
+	}
+	return cl;
+}
+
+static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
+				 struct nlattr *est,
+				 const struct arbtable_class_opts *o,
+				 unsigned long *arg,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_pending_admission *pend = NULL;
+	struct arbtable_class *cl;
+	unsigned int idx;
+	int err;
 
 	if (parentid != TC_H_ROOT && parentid != sch->handle) {
 		NL_SET_ERR_MSG(extack,
-			       "arbtable classes hang directly off the qdisc: use parent <handle>:");
+			       "arbtable classes hang directly off the qdisc, not off a class");
 		return -EINVAL;
 	}
 	if (TC_H_MAJ(classid) != sch->handle || !TC_H_MIN(classid)) {
@@ -2075,70 +2081,52 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 		return -EINVAL;
 	}
 	if (q->cls_used == U64_MAX) {
-		NL_SET_ERR_MSG(extack,
-			       "at most 64 classes per qdisc");
+		NL_SET_ERR_MSG(extack, "at most 64 classes per qdisc");
 		return -ENOSPC;
 	}
 	/* not ffz(): it takes an unsigned long, 32 bits on i386 */
 	idx = __ffs64(~q->cls_used);
-	if (resv.rate || resv.share) {
-		err = arbtable_auto_plan(sch, idx, ARB_NO_CLASS, &resv, &plan,
-					 extack);
+	if (o->resv.rate || o->resv.share) {
+		err = arbtable_admission_stage(sch, idx, ARB_NO_CLASS, &o->resv,
+					       &pend, extack);
 		if (err)
 			return err;
 	}
-
-	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
-	if (!cl) {
-		NL_SET_ERR_MSG(extack, "cannot allocate the class");
-		kfree(plan);
-		return -ENOMEM;
-	}
-	gnet_stats_basic_sync_init(&cl->bstats);
-	cl->common.classid = classid;
-	cl->index = idx;
-	cl->table = ARB_NO_CLASS;
-	/* A new class without its pfifo would drop all it is given while
-	 * the add reports success: fail the add instead (the class may hold
-	 * an admitted reservation, which must not be granted to a black hole).
-	 */
-	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
-				      classid, extack);
-	if (!cl->qdisc) {
-		NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
-		kfree(cl);
-		kfree(plan);
-		return -ENOMEM;
-	}
-	qdisc_hash_add(cl->qdisc, true);
-
-	if (tca[TCA_RATE]) {
-		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
-					    NULL, true, tca[TCA_RATE]);
-		if (err) {
-			NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
-			qdisc_put(cl->qdisc);
-			kfree(cl);
-			kfree(plan);
-			return err;
-		}
+	cl = arbtable_class_alloc(sch, classid, idx, est, extack);
+	if (IS_ERR(cl)) {
+		kfree(pend);
+		return PTR_ERR(cl);
 	}
 
 	sch_tree_lock(sch);
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	q->classes[idx] = cl;
-	slot = arbtable_minor_slot(q, classid);
-	if (!*slot)
-		*slot = cl;
 	q->cls_used |= BIT_ULL(idx);
-	if (plan)
-		arbtable_auto_commit(sch, cl, plan);
-	arbtable_class_apply(sch, cl, strict, ceil, cburst);
+	if (pend)
+		arbtable_admission_commit(sch, cl, pend);
+	arbtable_class_apply(sch, cl, o);
 	sch_tree_unlock(sch);
 
 	qdisc_class_hash_grow(sch, &q->clhash);
 	*arg = (unsigned long)cl;
 	return 0;
+}
+
+static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
+				 struct nlattr **tca, unsigned long *arg,
+				 struct netlink_ext_ack *extack)
+{
+	struct arbtable_class *cl = (struct arbtable_class *)*arg;
+	struct arbtable_class_opts o = {};
+	int err;
+
+	err = arbtable_class_parse(sch, cl, tca[TCA_OPTIONS], &o, extack);
+	if (err)
+		return err;
+	if (cl)
+		return arbtable_class_modify(sch, cl, tca[TCA_RATE], &o, extack);
+	return arbtable_class_create(sch, classid, parentid, tca[TCA_RATE], &o,
+				     arg, extack);
 }
 
 static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
@@ -2148,49 +2136,45 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	struct arbtable_class *cl = (struct arbtable_class *)arg;
 	u64 hi = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
 	u64 lo = arb_class_slots(&q->arb, ARB_LOW, cl->index);
-	struct arbtable_plan *plan = NULL;
+	struct arbtable_pending_admission *pend = NULL;
 	struct arb_resv none = {};
 	int err;
 
 	if (cl->filter_cnt) {
-		arbtable_err(extack, NULL,
-			     "filters still point at the class; list them with 'tc filter show dev DEV parent HANDLE:' and delete or replace them first",
-			     "%u filters still point at %x:%x: tc filter show dev %s",
-			     cl->filter_cnt, TC_H_MAJ(cl->common.classid) >> 16,
-			     TC_H_MIN(cl->common.classid), qdisc_dev(sch)->name);
+		arbtable_refuse(extack, NULL,
+				"filters still point at the class",
+				": %u at %x:%x", cl->filter_cnt,
+				TC_H_MAJ(cl->common.classid) >> 16,
+				TC_H_MIN(cl->common.classid));
 		return -EBUSY;
 	}
 	if (q->mode == TC_ARBTABLE_MODE_AUTO && cl->table != ARB_NO_CLASS) {
 		/* Release + defragment, committed below with the purge. */
-		err = arbtable_auto_plan(sch, cl->index, cl->table, &none,
-					 &plan, extack);
+		err = arbtable_admission_stage(sch, cl->index, cl->table,
+					       &none, &pend, extack);
 		if (err)
 			return err;
 	} else if (hi || lo) {
 		unsigned int n = hweight64(hi) + hweight64(lo);
 		unsigned int first = __ffs64(hi ? hi : lo);
 
-		arbtable_err(extack, NULL,
-			     "the class is still named by table slots; reprogram the tables first",
-			     "class %x:%x is in %u table slot(s), first: %s %u; reprogram the tables",
-			     TC_H_MAJ(cl->common.classid) >> 16,
-			     TC_H_MIN(cl->common.classid),
-			     n, hi ? "high" : "low", first);
+		arbtable_refuse(extack, NULL,
+				"the class is still named by table slots",
+				": %u, the first %s slot %u", n,
+				hi ? "high" : "low", first);
 		return -EBUSY;
 	}
 
 	sch_tree_lock(sch);
 	qdisc_purge_queue(cl->qdisc);
-	if (plan)
-		arbtable_auto_commit(sch, cl, plan);
+	if (pend)
+		arbtable_admission_commit(sch, cl, pend);
 	arb_set_eligible(&q->arb, cl->index, false);
 	if (cl->strict)
 		arb_set_strict(&q->arb, ARB_NO_CLASS);
 	q->throttled &= ~BIT_ULL(cl->index);
 	q->stalled &= ~BIT_ULL(cl->index);
 	q->classes[cl->index] = NULL;
-	if (*arbtable_minor_slot(q, cl->common.classid) == cl)
-		*arbtable_minor_slot(q, cl->common.classid) = NULL;
 	q->cls_used &= ~BIT_ULL(cl->index);
 	qdisc_class_hash_remove(&q->clhash, &cl->common);
 	sch_tree_unlock(sch);
@@ -2424,5 +2408,5 @@ module_exit(arbtable_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("InfiniBand-style VL arbitration table scheduler");
 #ifdef ARBTABLE_VERSION
-MODULE_VERSION(ARBTABLE_VERSION);	/* out-of-tree builds (kernel/Kbuild) */
+MODULE_VERSION(ARBTABLE_VERSION);	/* out-of-tree builds */
 #endif
