@@ -270,7 +270,7 @@ expect "manual: unknown class in a table is refused with the kernel's reason" 4 
 	"$CTL" table $DEV2 low 99:5
 expect "manual: rate on a manual qdisc is refused" 4 "need an auto-mode qdisc" \
 	"$CTL" admit $DEV2 1:12 rate 1mbit
-expect "manual: release of a class still in the table is refused" 4 "reprogram the tables" \
+expect "manual: release of a class still in the table is refused" 4 "still named by table slots" \
 	"$CTL" release $DEV2 1:10
 expect "manual: table high none" 0 "" "$CTL" table $DEV2 high none
 expect "delete $DEV2's qdisc" 0 "" "$CTL" delete $DEV2
