@@ -3,11 +3,12 @@
  * arbtable_request.h - the one check of a reservation request (rate,
  * share, latency, distance) for every front end that decides without the
  * kernel: arbtable-cni's tenant requests and system class, arbtablectl's
- * request and admit, arbsim's class and change lines.  The rules and
- * words are the module's (kernel/arbtable_qdisc.c,
- * arbtable_auto_parse()), so a front end that refuses before the kernel
- * says what the kernel would; each front end puts its own context before
- * the reason ("request: ", "runtimeConfig.arbtable: ", ...).
+ * request and admit, arbsim's class and change lines.  The rules are the
+ * module's, and so are the words of the rules across options; a plain
+ * range the module refuses through its netlink policy (tc then prints
+ * only "integer out of range"), so here the text names the option and
+ * its range.  Each front end puts its own context before the reason
+ * ("request: ", "runtimeConfig.arbtable: ", ...).
  *
  * Internal to the project (compiled into each tool, not exported by
  * libarbtable): no ABI promise.
