@@ -248,9 +248,10 @@ skip_record() { # run-name file-with-one-description-per-line
 FULL_KVER=${ARBT_FULL_KVER:-$(pick 6.1)}
 # make test re-proves at a size that finds a regression, not at length:
 # stress 500 auto and 100 manual cycles, 3 root replaces, 2 down/up;
-# podman 2 start/stop cycles, containerd 3.  make check-full (ARBT_FULL=1)
-# keeps the tests' own full sizes (10,000 / 1,000 / 10 / 5; 20 podman
-# and 50 containerd cycles; test_libcni's strace sweep) and runs the 6.12
+# podman and containerd 2 start/stop cycles; 72 best-effort pods in
+# test_cni_classes.  make check-full (ARBT_FULL=1) keeps the tests' own
+# full sizes (10,000 / 1,000 / 10 / 5; 20 podman and 50 containerd
+# cycles; 120 pods; test_libcni's strace sweep) and runs the 6.12
 # kernel's wider set.
 if [ "${ARBT_FULL:-0}" = 1 ]; then
 	ARBT_612_TESTS=${ARBT_612_TESTS:-config auto_config auto_admit deficit ceil strict stalled mtu_follow link_change gso_default}
@@ -262,7 +263,9 @@ else
 	export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-500} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-100}
 	export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-3} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-2}
 	export ARBT_PODMAN_CYCLES=${ARBT_PODMAN_CYCLES:-2}
-	export ARBT_CONTAINERD_CYCLES=${ARBT_CONTAINERD_CYCLES:-3}
+	export ARBT_CONTAINERD_CYCLES=${ARBT_CONTAINERD_CYCLES:-2}
+	# more best-effort pods than the table has classes, not 120
+	export ARBT_CNI_BE_PODS=${ARBT_CNI_BE_PODS:-72}
 fi
 # test_dump_race (dumps and changes racing the datapath, made for the KCSAN
 # kernel) runs only in make check-debug and make check-kcsan: make test's
