@@ -272,6 +272,27 @@ fi
 # time is spent.
 SAN_ONLY="faults gso nlfuzz dump_race"
 full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$SAN_ONLY") | tr '\n' ' ')}
+# vm_failure LOG VRC: why a VM run failed, on one line for failures.txt:
+# the test it was in when it timed out or died, and the console's first
+# oops, splat or lockup (vm.sh's "console:" line)
+vm_failure() {
+	local last con why
+	# run_all.sh marks a test "# ===== T" ... "# ----- T"; kselftest's
+	# runner "# selftests: arbtable: T" ... "ok N selftests: arbtable: T"
+	last=$(grep -E '^# (=====|-----) |^(# |not ok [0-9]+ |ok [0-9]+ )selftests: arbtable: ' "$1" | tail -n1)
+	case $last in
+	"# ===== "*) last="in ${last#\# ===== }" ;;
+	"# selftests: arbtable: "*) last="in ${last#\# selftests: arbtable: }" ;;
+	*) last="between tests" ;;
+	esac
+	con=$(sed -nE 's/^\[vm [^]]*\] console: //p' "$1" | tail -n1)
+	case $2 in
+	124) why="timed out" ;;
+	125) why=$(grep -qE '^\[vm [^]]*\] BOOT FAILED' "$1" && echo "did not boot" || echo "guest died") ;;
+	*) why="exit $2" ;;
+	esac
+	echo "vm.sh exit $2 ($why${last:+, $last}${con:+; console: $con})"
+}
 # distro_run KVER TESTS: one boot of a distro kernel, the out-of-tree
 # module built for it, run_all.sh numbering TESTS into one TAP stream
 distro_run() {
@@ -286,7 +307,7 @@ distro_run() {
 	skipped=$((skipped + s))
 	f=$(grep -cE '^not ok [0-9]+' "$log")
 	grep -E '^not ok [0-9]+' "$log" | sed "s/^/vm $k: /" >>"$LOG/failures.txt"
-	[ "$vrc" = 0 ] || fail_note "vm $k: vm.sh exit $vrc"
+	[ "$vrc" = 0 ] || fail_note "vm $k: $(vm_failure "$log" "$vrc")"
 	plan=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$log" | tail -n1)
 	passed=$((passed + p))
 	failed=$((failed + f))
@@ -395,6 +416,7 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 		grep -E '^# ok [0-9]+.*# SKIP' "$log" | sed -E 's/^# ok [0-9]+ - //; s/ # SKIP.*//' >"$LOG/skips-sanitizer.txt"
 		grep -E '^(not ok [0-9]+ selftests: arbtable: .*)' "$log" | sed 's/^/    /'
 		grep -E '^(# )?not ok [0-9]+' "$log" | sed 's/^/vm sanitizer: /' >>"$LOG/failures.txt"
+		[ "$vrc" = 0 ] || fail_note "vm sanitizer: $(vm_failure "$log" "$vrc")"
 		passed=$((passed + p))
 		failed=$((failed + f + extra))
 		skipped=$((skipped + s))

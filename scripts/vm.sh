@@ -19,7 +19,9 @@
 # options; ARBT_* variables are exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
 # ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
-# or died before the command finished.  No tty or stdin needed.
+# or died before the command finished.  No tty or stdin needed.  The guest
+# console (kernel messages at warning level and above) goes to a file in
+# build/vm/; on a timeout or a death its tail is printed and the file kept.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KVER=${KVER:-$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
@@ -65,6 +67,8 @@ trap 'rm -f "$guest"' EXIT
 	# test selection and tuning knobs (ARBT_*) follow into the guest
 	for v in ${!ARBT_@}; do printf 'export %s=%q\n' "$v" "${!v}"; done
 	cat <<'GUEST'
+# the command's stderr joins its stdout: the VM's stderr is the console
+exec 2>&1
 echo "@@ARBT guest up: $(uname -r)"
 cd "$ROOT" || exit 125
 # -K: the tree's modules (vng installs them under $KDIR/.virtme_mods as
@@ -125,8 +129,17 @@ if [ "${ARBTABLE_KVM:-0}" = 1 ]; then mode=KVM; else args+=(--disable-kvm); fi
 # ARBTABLE_VM_APPEND=tsc=reliable avoided in one run; but a CI-path run
 # with it hung the 6.1 guest at test_child_drop's setup, so it is not the
 # default.
-[ -n "${ARBTABLE_VM_APPEND:-}" ] && args+=(--append "$ARBTABLE_VM_APPEND")
-[ "${ARBTABLE_VM_VERBOSE:-0}" = 1 ] && args+=(--verbose)
+# The console: ARBTABLE_VM_VERBOSE=1 shows all of it inline; otherwise
+# warnings and worse (loglevel=5: an oops, a splat's trace, a hung task, a
+# lockup) go to $console, so a guest that dies or hangs says why.
+append=${ARBTABLE_VM_APPEND:-}
+console=
+args+=(--verbose)
+if [ "${ARBTABLE_VM_VERBOSE:-0}" != 1 ]; then
+	console=$ROOT/build/vm/console-$KVER.$$.log
+	append="loglevel=5${append:+ $append}"
+fi
+[ -n "$append" ] && args+=(--append "$append")
 # An entropy source for the guest: virtme gives it none, and an idle TCG
 # guest then takes minutes to seed its CRNG (the sanitizer kernel: "crng
 # init done" 268 s after boot, while a program blocked in getrandom()
@@ -164,15 +177,33 @@ while :; do
 		"@@ARBT vng rc="*) vrc=${line#@@ARBT vng rc=} ;;
 		*) printf '%s\n' "$line" ;;
 		esac
-	done < <(timeout -k 20 "$TMO" vng "${args[@]}" </dev/null 2>&1; echo "@@ARBT vng rc=$?")
+	done < <(if [ -n "$console" ]; then
+			timeout -k 20 "$TMO" vng "${args[@]}" </dev/null 2>"$console"
+		else
+			timeout -k 20 "$TMO" vng "${args[@]}" </dev/null 2>&1
+		fi; echo "@@ARBT vng rc=$?")
 	[ -z "$booted" ] && [ "$vrc" != 124 ] && [ "$vrc" != 137 ] && [ "$try" -lt "$tries" ] || break
 	say "boot failed before the guest was up (vng exit $vrc after $(($(date +%s) - start))s); booting again"
 	sleep 5
 done
 el=$(($(date +%s) - start))
+# console_tail: the console's last lines, and its first splat on one line
+# ("[vm KVER] console: ...") for the caller's failure summary
+console_tail() {
+	[ -n "$console" ] && [ -s "$console" ] || { say "console: nothing printed (warning level and above)"; return; }
+	say "guest console, last 40 lines (all in $console):"
+	tail -n 40 "$console" | sed 's/^/    /'
+	local first
+	first=$(grep -v 'Command line:' "$console" | grep -m1 -E 'Oops|BUG|Kernel panic|WARNING|blocked for more than|soft lockup|hard LOCKUP|rcu_.*stall|general protection|Out of memory')
+	say "console: ${first:-no oops, splat or lockup among $(wc -l <"$console") lines}"
+}
 if [ "$vrc" = 124 ] || [ "$vrc" = 137 ]; then
+	console_tail
 	say "TIMEOUT after ${el}s (limit ${TMO}s)${booted:+; guest had booted in ${booted}s}"
 	exit 124
+fi
+if [ -z "$booted" ] || [ -z "$finished" ]; then
+	console_tail
 fi
 if [ -z "$booted" ]; then
 	say "BOOT FAILED after ${el}s (vng exit $vrc); rerun with ARBTABLE_VM_VERBOSE=1 for the console"
@@ -182,5 +213,6 @@ if [ -z "$finished" ]; then
 	say "guest died before the command finished (vng exit $vrc, ${el}s); kernel panic? rerun with ARBTABLE_VM_VERBOSE=1"
 	exit 125
 fi
+[ -n "$console" ] && rm -f "$console"
 say "done in ${el}s (boot ${booted}s), command exit $grc"
 exit "$grc"

@@ -24,6 +24,13 @@ result() { # ok|not ok, desc
 	echo "$1 $n - $2"
 }
 
+# kill_tree PID: PID and its descendants, children first found
+kill_tree() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$c"; done
+	kill -KILL "$1" 2>/dev/null
+}
+
 echo "TAP version 13"
 echo "# kernel $(uname -r), $(nproc) cpus, tc: $(tc -V 2>&1 | head -n1)"
 dmesg -c >/dev/null 2>&1
@@ -48,14 +55,28 @@ for t in "${tests[@]}"; do
 	start=$SECONDS
 	nfail_before=$failed
 	nres=0
-	while IFS= read -r line; do
+	rc=
+	# the output is read against a deadline: a process that outlives the
+	# test (a daemon it started, one stuck in the kernel) and keeps the
+	# pipe open must not hold the runner, and with it the whole VM
+	deadline=$((SECONDS + this_timeout + 30))
+	stuck=
+	while :; do
+		left=$((deadline - SECONDS))
+		[ "$left" -gt 0 ] || { stuck=1; break; }
+		IFS= read -r -t "$left" line
+		r=$?
+		[ "$r" -gt 128 ] && { stuck=1; break; }
+		[ "$r" = 0 ] || [ -n "$line" ] || break
 		case $line in
 		"ok "*)	result ok "$(sed -E 's/^ok [0-9]+ - ?//' <<<"$line")"; nres=$((nres + 1)) ;;
 		"not ok "*) result "not ok" "$(sed -E 's/^not ok [0-9]+ - ?//' <<<"$line")"; nres=$((nres + 1)) ;;
 		"@@rc "*) rc=${line#@@rc } ;;
+		"") ;;
 		"#"*)	echo "$line" ;;
 		*)	echo "# $line" ;;
 		esac
+		[ "$r" = 0 ] || break
 	done < <(
 		# 15 s before the timeout, note what every process waits on
 		# and the kernel log's tail: a hung test then says where
@@ -65,9 +86,21 @@ for t in "${tests[@]}"; do
 			echo "kernel log tail:"; dmesg | tail -n 30
 		} >"/tmp/arbt-hang.$t" 2>&1 ) </dev/null >/dev/null 2>&1 &
 		wd=$!
-		timeout -k 5 "$this_timeout" bash "./$t" 2>&1; echo "@@rc $?"
+		timeout -k 5 "$this_timeout" bash "./$t" 2>&1; printf '\n@@rc %s\n' "$?"
 		pkill -P $wd 2>/dev/null; kill $wd 2>/dev/null)
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	if [ -n "$stuck" ]; then
+		echo "# $t: no end of its output $((this_timeout + 30)) s after it started:"
+		[ -f "/tmp/arbt-hang.$t" ] && sed 's/^/# /' "/tmp/arbt-hang.$t"
+		{
+			echo "processes now (stat, kernel wait channel):"
+			ps -eo pid,ppid,stat,wchan:28,etime,args --forest | grep -vE ' \[[^]]*\]$' | tail -n 40
+			echo "kernel log tail:"; dmesg | tail -n 30
+		} 2>&1 | sed 's/^/# /'
+		# what the test left: its reader (the process substitution)
+		# and everything under it
+		kill_tree "$!"
+		result "not ok" "$t: did not end within ${this_timeout}s (a process kept its output open or could not be killed)"
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		[ -f "/tmp/arbt-hang.$t" ] && sed 's/^/# /' "/tmp/arbt-hang.$t"
 		result "not ok" "$t: timed out after ${this_timeout}s"
 	elif [ "$rc" != 0 ] && [ "$failed" = "$nfail_before" ]; then
