@@ -8,10 +8,11 @@
  * Built as q_arbtable.so and loaded by tc from TC_LIB_DIR. The netlink
  * contract is include/uapi/linux/pkt_sched_arbtable.h.
  *
- * Values are deliberately NOT range-checked here beyond what is needed to
- * parse them into their netlink types: the kernel validates weight, slot,
- * minor, entry count, highlimit, maxweight, distance, share ... and says
- * why with an extack message.
+ * A value outside its attribute's plain range is refused here, naming
+ * the option and the range: the kernel refuses it too, by netlink policy,
+ * but tc then prints only "integer out of range".  Rules across options
+ * and the allocator's refusals are the kernel's alone, said in its
+ * extack message.
  */
 
 #include <stdio.h>
@@ -26,6 +27,9 @@
 #include <linux/pkt_sched_arbtable.h>
 
 #include "arbtable_parse.h"
+
+/* Largest class rate and ceil the module takes, bytes/s (its policy) */
+#define ARB_RATE_MAX	(1ULL << 48)
 
 /* Space tc gives us: tc_qdisc.c sends from a TCA_BUF_MAX (64 KiB) buffer,
  * tc_class.c from a 4 KiB one.
@@ -220,7 +224,8 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 			have_rate = true;
 		} else if (strcmp(*argv, "highlimit") == 0) {
 			NEXT_ARG();
-			if (arb_get_dec(&highlimit, *argv)) {
+			if (arb_get_dec(&highlimit, *argv) ||
+			    highlimit > TC_ARBTABLE_HIGHLIMIT_MAX) {
 				fprintf(stderr,
 					"arbtable: illegal \"highlimit\" \"%s\" (4096-byte blocks, 0..255)\n",
 					*argv);
@@ -244,9 +249,10 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 			have_acct = true;
 		} else if (strcmp(*argv, "default") == 0) {
 			NEXT_ARG();
-			if (arbt_parse_u32(*argv, 16, &defcls)) {
+			if (arbt_parse_u32(*argv, 16, &defcls) ||
+			    defcls > TC_H_MIN_MASK) {
 				fprintf(stderr,
-					"arbtable: illegal \"default\" \"%s\" (class minor in hex)\n",
+					"arbtable: illegal \"default\" \"%s\" (class minor in hex, 0..ffff)\n",
 					*argv);
 				explain();
 				return -1;
@@ -255,9 +261,10 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 		} else if (strcmp(*argv, "priomap") == 0) {
 			for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++) {
 				if (argc <= 1 ||
-				    arbt_parse_u32(argv[1], 16, &priomap[i])) {
+				    arbt_parse_u32(argv[1], 16, &priomap[i]) ||
+				    priomap[i] > TC_H_MIN_MASK) {
 					fprintf(stderr,
-						"arbtable: \"priomap\" needs %d class minors (hex, 0 = unmapped); element %d is %s%s%s\n",
+						"arbtable: \"priomap\" needs %d class minors (hex 0..ffff, 0 = unmapped); element %d is %s%s%s\n",
 						TC_ARBTABLE_PRIO_BANDS, i,
 						argc <= 1 ? "missing" : "\"",
 						argc <= 1 ? "" : argv[1],
@@ -280,9 +287,10 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 			have_mtu = true;
 		} else if (strcmp(*argv, "burst") == 0) {
 			NEXT_ARG();
-			if (arbt_parse_size(*argv, &burst)) {
+			if (arbt_parse_size(*argv, &burst) ||
+			    burst > TC_ARBTABLE_BURST_MAX) {
 				fprintf(stderr,
-					"arbtable: illegal \"burst\" \"%s\" (bytes, tc sizes: 30k)\n",
+					"arbtable: illegal \"burst\" \"%s\" (bytes, tc sizes: 30k; at most 256 MiB)\n",
 					*argv);
 				explain();
 				return -1;
@@ -290,7 +298,8 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 			have_burst = true;
 		} else if (strcmp(*argv, "maxweight") == 0) {
 			NEXT_ARG();
-			if (arb_get_dec(&maxweight, *argv)) {
+			if (arb_get_dec(&maxweight, *argv) || !maxweight ||
+			    maxweight > TC_ARBTABLE_WEIGHT_MAX) {
 				fprintf(stderr,
 					"arbtable: illegal \"maxweight\" \"%s\" (1..255)\n",
 					*argv);
@@ -375,8 +384,9 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 			have_strict = true;
 		} else if (strcmp(*argv, "ceil") == 0) {
 			NEXT_ARG();
-			if (arb_get_rate(&ceil, *argv, dev)) {
-				fprintf(stderr, "arbtable: illegal \"ceil\" \"%s\"\n",
+			if (arb_get_rate(&ceil, *argv, dev) || ceil > ARB_RATE_MAX) {
+				fprintf(stderr,
+					"arbtable: illegal \"ceil\" \"%s\" (0 = none, at most 2^48 bytes/s)\n",
 					*argv);
 				cexplain();
 				return -1;
@@ -384,9 +394,10 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 			have_ceil = true;
 		} else if (strcmp(*argv, "cburst") == 0) {
 			NEXT_ARG();
-			if (arbt_parse_size(*argv, &cburst)) {
+			if (arbt_parse_size(*argv, &cburst) ||
+			    cburst > TC_ARBTABLE_BURST_MAX) {
 				fprintf(stderr,
-					"arbtable: illegal \"cburst\" \"%s\" (bytes, tc sizes: 30k)\n",
+					"arbtable: illegal \"cburst\" \"%s\" (bytes, tc sizes: 30k; at most 256 MiB)\n",
 					*argv);
 				cexplain();
 				return -1;
@@ -394,8 +405,10 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 			have_cburst = true;
 		} else if (strcmp(*argv, "rate") == 0) {
 			NEXT_ARG();
-			if (arb_get_rate(&rate, *argv, dev)) {
-				fprintf(stderr, "arbtable: illegal \"rate\" \"%s\"\n",
+			if (arb_get_rate(&rate, *argv, dev) || !rate ||
+			    rate > ARB_RATE_MAX) {
+				fprintf(stderr,
+					"arbtable: illegal \"rate\" \"%s\" (above 0, at most 2^48 bytes/s)\n",
 					*argv);
 				cexplain();
 				return -1;
@@ -405,9 +418,9 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 			uint64_t t;
 
 			NEXT_ARG();
-			if (arbt_parse_time(*argv, &t)) {
+			if (arbt_parse_time(*argv, &t) || !t) {
 				fprintf(stderr,
-					"arbtable: illegal \"latency\" \"%s\" (e.g. 50us, 2ms)\n",
+					"arbtable: illegal \"latency\" \"%s\" (above 0, e.g. 50us, 2ms)\n",
 					*argv);
 				cexplain();
 				return -1;
@@ -416,7 +429,8 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 			have_latency = true;
 		} else if (strcmp(*argv, "distance") == 0) {
 			NEXT_ARG();
-			if (arb_get_dec(&distance, *argv)) {
+			if (arb_get_dec(&distance, *argv) || !distance ||
+			    distance > TC_ARBTABLE_SLOTS) {
 				fprintf(stderr,
 					"arbtable: illegal \"distance\" \"%s\" (1, 2, 4, ... 64)\n",
 					*argv);
@@ -426,7 +440,8 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 			have_distance = true;
 		} else if (strcmp(*argv, "share") == 0) {
 			NEXT_ARG();
-			if (arb_get_dec(&share, *argv)) {
+			if (arb_get_dec(&share, *argv) || !share ||
+			    share > TC_ARBTABLE_WEIGHT_MAX) {
 				fprintf(stderr,
 					"arbtable: illegal \"share\" \"%s\" (1..255)\n",
 					*argv);

@@ -476,8 +476,9 @@ arb_after_stop() { # desc-prefix
 }
 
 # bad DESC REGEX CMD...: CMD fails; with a REGEX, stderr carries an extack
-# ("Error: ...") matching it (case-insensitive); the configuration as
-# `tc -d qdisc/class show` prints it is unchanged.
+# ("Error: ...") matching it (case-insensitive); with "tc:REGEX", tc itself
+# refused (its own words matching, no extack: nothing reached the kernel);
+# the configuration as `tc -d qdisc/class show` prints it is unchanged.
 bad() {
 	local desc=$1 re=$2 before after why=
 	shift 2
@@ -490,6 +491,12 @@ bad() {
 		:
 	elif [ "$re" = "EEXIST" ]; then
 		grep -qiE 'Error: |File exists' <<<"$RUN_ERR" || why="no extack/EEXIST message"
+	elif [ "${re#tc:}" != "$re" ]; then
+		if grep -qE '^Error: ' <<<"$RUN_ERR"; then
+			why="reached the kernel (want tc's own refusal matching /${re#tc:}/)"
+		elif ! grep -qiE "${re#tc:}" <<<"$RUN_ERR"; then
+			why="tc's refusal does not match /${re#tc:}/"
+		fi
 	elif ! grep -qE '^Error: ' <<<"$RUN_ERR"; then
 		why="no extack message (want 'Error: ...' matching /$re/)"
 	elif ! grep -E '^Error: ' <<<"$RUN_ERR" | grep -qiE "$re"; then

@@ -106,12 +106,14 @@ tap_check "layout: qdisc occupancy (high $oh low $ol) = slots held by classes" \
 A=(tc class add dev $DEV parent 1: classid 1:40 arbtable)
 rejects "reject rate above capacity" "above the guaranteed high-table rate" "${A[@]}" rate 20mbit
 rejects "reject latency below best bound" "below the best possible bound" "${A[@]}" rate 1mbit latency 1ns
-rejects "reject rate 0 (policy)" "integer out of range" "${A[@]}" rate 0
-rejects "reject share 300 (policy)" "integer out of range" "${A[@]}" share 300
-rejects "reject share 0 (policy)" "integer out of range" "${A[@]}" share 0
-rejects "reject distance 0 (policy)" "integer out of range" "${A[@]}" rate 1mbit distance 0
-rejects "reject distance 65 (policy)" "integer out of range" "${A[@]}" rate 1mbit distance 65
-rejects "reject latency 0 (policy)" "integer out of range" "${A[@]}" rate 1mbit latency 0
+# plain ranges: tc refuses them naming the range (the kernel's policy
+# refuses them too, as test_lib sees through the library)
+rejects "reject rate 0 (tc)" 'illegal "rate" "0" (above 0' "${A[@]}" rate 0
+rejects "reject share 300 (tc)" 'illegal "share" "300" (1..255)' "${A[@]}" share 300
+rejects "reject share 0 (tc)" 'illegal "share" "0" (1..255)' "${A[@]}" share 0
+rejects "reject distance 0 (tc)" 'illegal "distance" "0"' "${A[@]}" rate 1mbit distance 0
+rejects "reject distance 65 (tc)" 'illegal "distance" "65"' "${A[@]}" rate 1mbit distance 65
+rejects "reject latency 0 (tc)" 'illegal "latency" "0" (above 0' "${A[@]}" rate 1mbit latency 0
 rejects "reject latency and distance" "give either latency or distance, not both" "${A[@]}" rate 1mbit latency 50ms distance 8
 rejects "reject strict class without ceil" "a strict class needs a ceil on an auto-mode qdisc" "${A[@]}" strict
 rejects "reject manual slots on auto qdisc" "manual high/low slots on an auto-mode qdisc" \

@@ -27,8 +27,8 @@ bad "class 1:10 ceil 500mbit below its reserved rate 1gbit" \
 	tc class change dev $DEV classid 1:10 arbtable ceil 500mbit
 bad "new class rate 2gbit with ceil 1gbit" 'reserved rate' \
 	tc class add dev $DEV parent 1: classid 1:21 arbtable rate 2gbit ceil 1gbit
-bad "class rate 40000tbit above 2^48 bytes/s (the policy's range)" \
-	'integer out of range' \
+bad "class rate 40000tbit above 2^48 bytes/s (tc names the range)" \
+	'tc:rate.*2\^48' \
 	tc class add dev $DEV parent 1: classid 1:22 arbtable rate 40000tbit
 
 run tc class change dev $DEV classid 1:10 arbtable ceil 2gbit

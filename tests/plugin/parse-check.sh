@@ -70,6 +70,20 @@ bad() {
 	fi
 }
 
+# range_bad "DESC" "RANGE TEXT" tc-args...: as bad, and the reason names
+# the range
+range_bad() {
+	local desc=$1 want=$2
+	shift 2
+	run "$@"
+	if [ "$RC" -ne 0 ] && [ "$NL" = "no request" ] && grep -qF -- "$want" <<<"$ERR" &&
+	   grep -q "Usage:" <<<"$ERR" && [ "$(wc -l <<<"$ERR")" -le 2 ]; then
+		ok "$desc: refused, naming $want"
+	else
+		ko "$desc: rc $RC, request [$NL], stderr [$(echo "$ERR" | head -n2 | tr '\n' ' ')] (want '$want')"
+	fi
+}
+
 Q="qdisc add dev lo root handle 1: arbtable"
 C="class add dev lo parent 1: classid 1:10 arbtable"
 
@@ -91,9 +105,18 @@ good "priomap 16 hex minors" \
 good "mtu" "MTU=9000" $Q mtu 9000
 good "burst with tc size units" "RATE=1250000 BURST=30720" $Q rate 10mbit burst 30k
 good "burst in bytes" "BURST=4000" $Q burst 4000
-# out-of-range values must reach the kernel unchanged
-good "highlimit 300 passed through" "HIGHLIMIT=300" $Q highlimit 300
-good "maxweight 0 passed through" "MAXWEIGHT=0" $Q maxweight 0
+# a plain range (the kernel's netlink policy) is refused here, naming it
+range_bad "highlimit 256" "0..255" $Q highlimit 256
+good "highlimit 255 (unlimited)" "HIGHLIMIT=255" $Q highlimit 255
+range_bad "maxweight 0" "1..255" $Q maxweight 0
+range_bad "maxweight 256" "1..255" $Q maxweight 256
+good "maxweight 255" "MAXWEIGHT=255" $Q maxweight 255
+range_bad "default 10000" "0..ffff" $Q default 10000
+good "default ffff" "DEFAULT=65535" $Q default ffff
+range_bad "priomap minor 10000" "0..ffff" $Q priomap 1 2 3 4 5 6 7 8 9 a b c d e f 10000
+range_bad "burst 300mb" "256 MiB" $Q burst 300mb
+good "burst 256 MiB" "BURST=268435456" $Q burst 268435456
+# out-of-range table values must reach the kernel unchanged
 good "weight 300, slot 70 passed through" "HIGHN=[70:0x10:300,71:0x11:1]" $Q high 10:300@70,11:1
 good "minor 0x10000 passed through" "HIGHN=[0:0x10000:1]" $Q high 10000:1
 LIST65=$(for i in $(seq 0 64); do printf '%x:1,' $((i % 8 + 16)); done)
@@ -148,8 +171,21 @@ good "class all options" \
 good "class nostrict" "STRICT=0" $C nostrict
 good "class latency 1ms" "LATENCY=1000000" $C latency 1ms
 good "class 64-bit ceil" "CEIL=5000000000" $C ceil 40gbit
-good "class distance 3 passed through" "DISTANCE=3" $C distance 3
-good "class share 300 passed through" "SHARE=300" $C share 300
+good "class distance 3 (the module rounds it)" "DISTANCE=3" $C distance 3
+good "class distance 64" "DISTANCE=64" $C distance 64
+good "class share 255" "SHARE=255" $C share 255
+good "class ceil 0 (none)" "CEIL=0" $C ceil 0
+good "class ceil 2000tbit (below 2^48 bytes/s)" "CEIL=250000000000000" $C ceil 2000tbit
+# ---- class: plain ranges (the kernel's netlink policy), named here ----
+range_bad "class share 300" "1..255" $C share 300
+range_bad "class share 0" "1..255" $C share 0
+range_bad "class distance 0" "64" $C distance 0
+range_bad "class distance 65" "64" $C distance 65
+range_bad "class rate 0" "above 0" $C rate 0
+range_bad "class rate 3000tbit" "2^48 bytes/s" $C rate 3000tbit
+range_bad "class ceil 3000tbit" "2^48 bytes/s" $C ceil 3000tbit
+range_bad "class latency 0" "above 0" $C latency 0
+range_bad "class cburst 300mb" "256 MiB" $C cburst 300mb
 
 # ---- class: parse errors ----
 bad "class unknown keyword" $C weight 5
