@@ -180,7 +180,7 @@ void do_class(struct sim *s, bool create, u32 minor,
 	}
 	if (!s->autom && (o->has_rate || o->has_latency || o->has_distance ||
 			  o->has_share)) {
-		reject(d, "rate/latency/distance/share need an auto-mode qdisc; on a manual qdisc program the slots with 'tc qdisc change ... high/low'");
+		reject(d, "rate/latency/distance/share need an auto-mode qdisc; a manual qdisc serves its classes by the slots it is given");
 		return;
 	}
 	if (strict) {

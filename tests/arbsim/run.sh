@@ -168,7 +168,7 @@ fi
 err "class of another qdisc" 'qdisc manual handle 2: rate 1mbit\nclass 1:10\n' \
 	'class id "1:10" is not a class of the qdisc 2:'
 err "bad handle" 'qdisc manual handle 0: rate 1mbit\n' 'bad handle "0:"'
-err "burst above 256 MiB, in the module's words" 'qdisc manual rate 1mbit burst 300m\n' \
+err "burst above 256 MiB, naming the range (the module's policy range)" 'qdisc manual rate 1mbit burst 300m\n' \
 	'burst out of range: at most 256 MiB (0 = default)'
 out=$(printf 'qdisc manual rate 1mbit\nclass 1:10 rate 1kbit\n' | "$ARBSIM" -o 0 - 2>&1)
 if grep -qF "rate/latency/distance/share need an auto-mode qdisc" <<<"$out"; then
