@@ -206,3 +206,37 @@ int arbt_table_next(struct arbt_table_iter *it, struct arbt_table_entry *e)
 	it->pos = (uint64_t)e->slot + 1;
 	return 1;
 }
+
+int arbt_table_parse(const char *list, const char *name, struct arbt_table *t,
+		     char *err, size_t errsize)
+{
+	struct arbt_table_iter it;
+	struct arbt_table_entry e;
+	uint64_t seen = 0;
+	unsigned int i;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	arbt_table_iter_init(&it, list);
+	while ((rc = arbt_table_next(&it, &e)) > 0) {
+		i = e.slot < ARBT_TABLE_SLOTS ? e.slot : ARBT_TABLE_SLOTS;
+		if (i < ARBT_TABLE_SLOTS) {
+			if (seen & (1ULL << i)) {
+				snprintf(err, errsize,
+					 "%s table: slot %u given twice",
+					 name, e.slot);
+				return -2;
+			}
+			seen |= 1ULL << i;
+		}
+		t->minor[i] = e.minor;
+		t->weight[i] = e.weight;
+		if (i + 1 > t->nslots)
+			t->nslots = i + 1;
+	}
+	if (rc < 0) {
+		snprintf(err, errsize, "\"%s\" list: %s", name, it.err);
+		return -1;
+	}
+	return 0;
+}
