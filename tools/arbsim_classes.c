@@ -402,10 +402,7 @@ void do_table(struct sim *s, unsigned int t, const char *list)
 		reject(d, "%s", why);
 		return;
 	}
-	if (tbl.nslots > ARB_SLOTS) {
-		reject(d, "a slot table has more than 64 slots: %s", name);
-		return;
-	}
+	/* the policy checks every slot's range before the slots are counted */
 	for (i = 0; i < tbl.nslots; i++) {
 		if (!tbl.weight[i])
 			continue;	/* null: sent as an empty nest */
@@ -419,8 +416,14 @@ void do_table(struct sim *s, unsigned int t, const char *list)
 			       name, i, tbl.minor[i]);
 			return;
 		}
-		mins[i] = tbl.minor[i];
-		wt[i] = (u8)tbl.weight[i];
+		if (i < ARB_SLOTS) {
+			mins[i] = tbl.minor[i];
+			wt[i] = (u8)tbl.weight[i];
+		}
+	}
+	if (tbl.nslots > ARB_SLOTS) {
+		reject(d, "a slot table has more than 64 slots: %s", name);
+		return;
 	}
 	/* Classes named by the list: create the missing ones. */
 	for (i = 0; i < ARB_SLOTS; i++) {
