@@ -1106,50 +1106,46 @@ static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
 
 /* ---- configuration ---- */
 
-/* One slot nest: a class and a weight, or neither (a null slot) */
+/* One slot nest: a class and a weight, or neither (a null slot). The
+ * nest was validated with the options (arbtable_slot_policy).
+ */
 static int arbtable_parse_slot(struct Qdisc *sch, struct arbtable_cfg *cfg,
 			       unsigned int t, unsigned int slot,
 			       struct nlattr *nest,
 			       struct netlink_ext_ack *extack)
 {
+	struct nlattr *c = nla_find_nested(nest, TCA_ARBTABLE_SLOT_CLASS);
+	struct nlattr *w = nla_find_nested(nest, TCA_ARBTABLE_SLOT_WEIGHT);
 	const char *name = arbtable_table_name[t];
-	struct nlattr *tb[TCA_ARBTABLE_SLOT_MAX + 1];
 	struct arbtable_class *cl;
 	u32 minor, weight;
-	int err;
 
-	err = nla_parse_nested(tb, TCA_ARBTABLE_SLOT_MAX, nest,
-			       arbtable_slot_policy, extack);
-	if (err < 0)
-		return err;
-	if (!tb[TCA_ARBTABLE_SLOT_CLASS] && tb[TCA_ARBTABLE_SLOT_WEIGHT]) {
-		arbtable_refuse(extack, tb[TCA_ARBTABLE_SLOT_WEIGHT],
+	if (!c && w) {
+		arbtable_refuse(extack, w,
 				"a table slot has a weight but no class",
 				": %s slot %u", name, slot);
 		return -EINVAL;
 	}
-	if (tb[TCA_ARBTABLE_SLOT_CLASS] && !tb[TCA_ARBTABLE_SLOT_WEIGHT]) {
-		arbtable_refuse(extack, tb[TCA_ARBTABLE_SLOT_CLASS],
+	if (c && !w) {
+		arbtable_refuse(extack, c,
 				"a table slot has a class but no weight",
 				": %s slot %u", name, slot);
 		return -EINVAL;
 	}
-	if (!tb[TCA_ARBTABLE_SLOT_WEIGHT])
-		return 0;
-	weight = nla_get_u32(tb[TCA_ARBTABLE_SLOT_WEIGHT]);
+	weight = w ? nla_get_u32(w) : 0;
 	if (!weight)
 		return 0;
-	minor = nla_get_u32(tb[TCA_ARBTABLE_SLOT_CLASS]);
+	minor = nla_get_u32(c);
 	cl = arbtable_find_minor(sch, minor);
 	if (!cl) {
-		arbtable_refuse(extack, tb[TCA_ARBTABLE_SLOT_CLASS],
+		arbtable_refuse(extack, c,
 				"a table slot names a class that does not exist",
 				": %s slot %u, class %x:%x", name, slot,
 				TC_H_MAJ(sch->handle) >> 16, minor);
 		return -ENOENT;
 	}
 	if (cl->strict) {
-		arbtable_refuse(extack, tb[TCA_ARBTABLE_SLOT_CLASS],
+		arbtable_refuse(extack, c,
 				"the strict class takes no table slot",
 				": %s slot %u, class %x:%x", name, slot,
 				TC_H_MAJ(sch->handle) >> 16, minor);
