@@ -151,11 +151,11 @@ static int arb_get_dec(__u32 *val, const char *arg)
 }
 
 /*
- * Parse "none" or "MINOR:WEIGHT[@SLOT]|-[,...]" (lib/arbtable_parse.c) and
- * append the nest TCA_ARBTABLE_HIGH/LOW with one TCA_ARBTABLE_TBL_SLOT per
- * slot from slot 0, an empty one where no entry or one of weight 0 is.
- * An entry past the table is sent as a 65th slot: the kernel refuses it,
- * and the ranges of class and weight.
+ * Parse "none" or "MINOR:WEIGHT[@SLOT]|-[,...]" (lib/arbtable_parse.c,
+ * which refuses a slot's position, weight and class out of range and a
+ * slot given twice) and append the nest TCA_ARBTABLE_HIGH/LOW with one
+ * TCA_ARBTABLE_TBL_SLOT per slot from slot 0 to the last named, empty
+ * for a null slot.
  */
 static int arb_parse_table(struct nlmsghdr *n, int type, const char *name,
 			   const char *arg)
@@ -173,7 +173,7 @@ static int arb_parse_table(struct nlmsghdr *n, int type, const char *name,
 	for (i = 0; i < t.nslots; i++) {
 		slot = addattr_nest(n, ARB_QDISC_MSG_MAX,
 				    TCA_ARBTABLE_TBL_SLOT | NLA_F_NESTED);
-		if (t.weight[i]) {	/* weight 0: a null slot, as "-" */
+		if (t.weight[i]) {
 			addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_SLOT_CLASS,
 				  t.minor[i]);
 			addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_SLOT_WEIGHT,

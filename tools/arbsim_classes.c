@@ -391,9 +391,8 @@ void do_table(struct sim *s, unsigned int t, const char *list)
 	memset(cls, ARB_NO_CLASS, sizeof(cls));
 	memset(wt, 0, sizeof(wt));
 	memset(mins, 0, sizeof(mins));
-	/* the parser of the plugin and arbtablectl, then what the kernel
-	 * refuses of the slots they send (its policy names the attribute;
-	 * the words here say which slot)
+	/* the parser of the plugin and arbtablectl: what the kernel would
+	 * refuse of a slot, in the words they use
 	 */
 	rc = arbt_table_parse(list, name, &tbl, why, sizeof(why));
 	if (rc == -1)
@@ -402,28 +401,9 @@ void do_table(struct sim *s, unsigned int t, const char *list)
 		reject(d, "%s", why);
 		return;
 	}
-	/* the policy checks every slot's range before the slots are counted */
 	for (i = 0; i < tbl.nslots; i++) {
-		if (!tbl.weight[i])
-			continue;	/* null: sent as an empty nest */
-		if (tbl.weight[i] > TC_ARBTABLE_WEIGHT_MAX) {
-			reject(d, "%s table: slot %u weight %u out of range 0..255",
-			       name, i, tbl.weight[i]);
-			return;
-		}
-		if (!tbl.minor[i] || tbl.minor[i] > 0xffff) {
-			reject(d, "%s table: slot %u class minor %#x out of range 1..0xffff",
-			       name, i, tbl.minor[i]);
-			return;
-		}
-		if (i < ARB_SLOTS) {
-			mins[i] = tbl.minor[i];
-			wt[i] = (u8)tbl.weight[i];
-		}
-	}
-	if (tbl.nslots > ARB_SLOTS) {
-		reject(d, "a slot table has more than 64 slots: %s", name);
-		return;
+		mins[i] = tbl.minor[i];
+		wt[i] = (u8)tbl.weight[i];
 	}
 	/* Classes named by the list: create the missing ones. */
 	for (i = 0; i < ARB_SLOTS; i++) {

@@ -30,14 +30,9 @@ int ctl_table(struct arbtable *h, int argc, char **argv)
 		t = ARBTABLE_LOW;
 	else
 		ctl_usage("table: \"%s\" is neither high nor low", argv[1]);
+	/* the words of tc and arbsim for what the kernel would refuse */
 	if (arbt_table_parse(argv[2], argv[1], &tbl, why, sizeof(why)))
 		ctl_usage("%s", why);
-	/* the library takes the table as 64 slots: a slot past them is
-	 * refused here, in the kernel's words
-	 */
-	if (tbl.nslots > ARBTABLE_SLOTS)
-		ctl_usage("a slot table has more than %d slots: %s",
-			  ARBTABLE_SLOTS, argv[1]);
 	for (i = 0; i < ARBTABLE_SLOTS; i++) {
 		slots[i].minor = tbl.minor[i];
 		slots[i].weight = tbl.weight[i];

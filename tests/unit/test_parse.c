@@ -252,28 +252,42 @@ static const char *fill(const char *list)
 	return out;
 }
 
-/* The lists in slot order, as the kernel takes them (one nest per slot) */
+/* The lists in slot order, as the kernel takes them (one nest per slot),
+ * and what the kernel would refuse of a slot, refused in the front ends'
+ * words
+ */
 static void test_table_parse(void **state)
 {
 	(void)state;
 	assert_string_equal(fill("none"), "n=0");
 	assert_string_equal(fill("10:127,11:63,-,12:5"),
 			    "0:10:127 1:11:63 3:12:5 n=4");
-	assert_string_equal(fill("-,-,ffff:0"), "2:ffff:0 n=3");
 	assert_string_equal(fill("-,-"), "n=0");
 	assert_string_equal(fill("a:1@63"), "63:a:1 n=64");
+	assert_string_equal(fill("ffff:255"), "0:ffff:255 n=1");
 	/* out of order: the slots say where */
 	assert_string_equal(fill("10:1@5,11:2@0"), "0:11:2 5:10:1 n=6");
-	/* ranges are the kernel's: sent as written */
-	assert_string_equal(fill("10000:300@1"), "1:10000:300 n=2");
-	/* past the table: kept as a 65th slot for the kernel to refuse */
-	assert_string_equal(fill("10:5@70"), "64:10:5 n=65");
-	assert_string_equal(fill("a:1@63,b:2"), "63:a:1 64:b:2 n=65");
-	/* a slot given twice cannot be sent: refused here */
+	/* weight 0 is a null slot whatever its class: not named */
+	assert_string_equal(fill("-,-,ffff:0"), "n=0");
+	assert_string_equal(fill("10000:0,0:0,11:5"), "2:11:5 n=3");
+	/* a slot given twice cannot be sent */
 	assert_string_equal(fill("10:5@3,11:6@3"),
 			    "ERR-2 high table: slot 3 given twice");
 	assert_string_equal(fill("10:5,11:6@0"),
 			    "ERR-2 high table: slot 0 given twice");
+	assert_string_equal(fill("10:0@3,11:6@3"),
+			    "ERR-2 high table: slot 3 given twice");
+	/* the ranges of a slot nest and the 64 nests */
+	assert_string_equal(fill("10:5@64"),
+			    "ERR-2 high table: slot index 64 out of range 0..63");
+	assert_string_equal(fill("a:1@63,b:2"),
+			    "ERR-2 high table: slot index 64 out of range 0..63");
+	assert_string_equal(fill("10:256"),
+			    "ERR-2 high table: slot 0 weight 256 out of range 0..255");
+	assert_string_equal(fill("-,10000:1"),
+			    "ERR-2 high table: slot 1 class minor 0x10000 out of range 1..0xffff");
+	assert_string_equal(fill("0:1"),
+			    "ERR-2 high table: slot 0 class minor 0 out of range 1..0xffff");
 	assert_string_equal(fill("10=5"),
 			    "ERR-1 \"high\" list: bad entry \"10=5\": expected MINOR:WEIGHT[@SLOT] or -");
 }
