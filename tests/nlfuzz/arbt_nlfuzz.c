@@ -823,12 +823,35 @@ static struct nlattr *put_slot_of(struct msg *m, uint32_t minor,
 	return n;
 }
 
-static void r_weight_only(struct msg *m) { put_slot_of(m, 0, 5); }
-static void r_class_only(struct msg *m) { put_slot_of(m, 0x10, 0); }
-static void r_class_big(struct msg *m) { put_slot_of(m, 0x10000, 5); }
-static void r_weight_big(struct msg *m) { put_slot_of(m, 0x10, 256); }
-static void r_missing_class(struct msg *m) { put_slot_of(m, 0x99, 5); }
-static void r_unspec(struct msg *m) { put_u32(m, TCA_ARBTABLE_TBL_UNSPEC, 0); }
+static void r_weight_only(struct msg *m)
+{
+	put_slot_of(m, 0, 5);
+}
+
+static void r_class_only(struct msg *m)
+{
+	put_slot_of(m, 0x10, 0);
+}
+
+static void r_class_big(struct msg *m)
+{
+	put_slot_of(m, 0x10000, 5);
+}
+
+static void r_weight_big(struct msg *m)
+{
+	put_slot_of(m, 0x10, 256);
+}
+
+static void r_missing_class(struct msg *m)
+{
+	put_slot_of(m, 0x99, 5);
+}
+
+static void r_unspec(struct msg *m)
+{
+	put_u32(m, TCA_ARBTABLE_TBL_UNSPEC, 0);
+}
 
 static void r_class_zero(struct msg *m)
 {
