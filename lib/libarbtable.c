@@ -801,9 +801,15 @@ ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
 		     nla_put_u32(msg, TCA_ARBTABLE_SLOT_WEIGHT,
 				 slots[i].weight) < 0))
 			goto nomem;
-		nla_nest_end(msg, slot);
+		/* libnl's nla_nest_end() drops an empty nest: a null slot
+		 * must stay, or the slots after it would move up
+		 */
+		if (nla_nest_end_keep_empty(msg, slot) < 0)
+			goto nomem;
 	}
-	nla_nest_end(msg, nest);
+	/* and an empty table is the request to clear it */
+	if (nla_nest_end_keep_empty(msg, nest) < 0)
+		goto nomem;
 	nla_nest_end(msg, opts);
 	snprintf(what, sizeof(what), "set the %s table of %s",
 		 table == ARBTABLE_HIGH ? "high" : "low", ifname);
