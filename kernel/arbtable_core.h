@@ -34,7 +34,7 @@
 #include <linux/pkt_sched_arbtable.h>
 
 #define ARB_SLOTS		TC_ARBTABLE_SLOTS
-#define ARB_MAX_CLASSES		TC_ARBTABLE_MAX_CLASSES
+#define ARB_MAX_CLASSES		64	/* class index bitmasks are u64 */
 #define ARB_WEIGHT_UNIT		TC_ARBTABLE_WEIGHT_UNIT
 #define ARB_HIGHLIMIT_UNIT	TC_ARBTABLE_HIGHLIMIT_UNIT
 #define ARB_HIGHLIMIT_INF	TC_ARBTABLE_HIGHLIMIT_MAX	/* unlimited */
@@ -114,42 +114,6 @@ void arb_set_strict(struct arb_sched *s, u8 cls);
 void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
 			   unsigned int first, struct arb_pick *p);
 u8 arb_select_slotless(struct arb_sched *s);
-
-/* The checks of one manual-table entry, in the order the qdisc makes them. */
-enum arb_entry_err {
-	ARB_ENTRY_OK = 0,
-	ARB_ENTRY_SLOT,		/* slot index above 63 */
-	ARB_ENTRY_TWICE,	/* slot given twice */
-	ARB_ENTRY_WEIGHT,	/* weight above 255 */
-	ARB_ENTRY_MINOR,	/* weighted slot without a valid class minor */
-};
-
-/* formats take the table name, the slot, then the value; _FIXED, none */
-#define ARB_ENTRY_MSG_SLOT	"%s table: slot index %u out of range 0..63"
-#define ARB_ENTRY_FIXED_SLOT	"slot index out of range 0..63"
-#define ARB_ENTRY_MSG_TWICE	"%s table: slot %u given twice"
-#define ARB_ENTRY_FIXED_TWICE	"slot given twice in a table"
-#define ARB_ENTRY_MSG_WEIGHT	"%s table: slot %u weight %u out of range 0..255"
-#define ARB_ENTRY_FIXED_WEIGHT	"slot weight out of range 0..255"
-#define ARB_ENTRY_MSG_MINOR	"%s table: slot %u class minor %#x out of range 1..0xffff"
-#define ARB_ENTRY_FIXED_MINOR	"slot class minor out of range 1..0xffff"
-#define ARB_ENTRY_MSG_TOO_MANY	"a slot table has more than 64 entries"
-#define ARB_ENTRY_MSG_STRICT	"%s table: slot %u names strict class %x:%x, which takes no slot"
-
-static inline enum arb_entry_err arb_entry_check(u64 *seen, u32 slot,
-						 u32 weight, u32 minor)
-{
-	if (slot >= ARB_SLOTS)
-		return ARB_ENTRY_SLOT;
-	if (*seen & BIT_ULL(slot))
-		return ARB_ENTRY_TWICE;
-	*seen |= BIT_ULL(slot);
-	if (weight > TC_ARBTABLE_WEIGHT_MAX)
-		return ARB_ENTRY_WEIGHT;
-	if (weight && (!minor || minor > 0xffff))
-		return ARB_ENTRY_MINOR;
-	return ARB_ENTRY_OK;
-}
 
 static inline bool arb_class_eligible(const struct arb_sched *s,
 				      unsigned int cls)

@@ -183,8 +183,18 @@ static struct netlink_range_validation arbtable_rate_range = {
 	.max = ARB_RATE_MAX,
 };
 
+static struct netlink_range_validation arbtable_slot_minor_range = {
+	.min = 1,
+	.max = TC_H_MIN_MASK,
+};
+
+static const struct nla_policy arbtable_slot_policy[TCA_ARBTABLE_SLOT_MAX + 1] = {
+	[TCA_ARBTABLE_SLOT_CLASS] = NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_slot_minor_range),
+	[TCA_ARBTABLE_SLOT_WEIGHT] = NLA_POLICY_MAX(NLA_U32, TC_ARBTABLE_WEIGHT_MAX),
+};
+
 static const struct nla_policy arbtable_tbl_policy[TCA_ARBTABLE_TBL_MAX + 1] = {
-	[TCA_ARBTABLE_ENTRY] = NLA_POLICY_EXACT_LEN(sizeof(struct tc_arbtable_entry)),
+	[TCA_ARBTABLE_TBL_SLOT] = NLA_POLICY_NESTED(arbtable_slot_policy),
 };
 
 static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1] = {
@@ -218,7 +228,7 @@ static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
 
 /* Constant messages below spell these limits out. */
 static_assert(ARB_MTU_MIN == 64 && ARB_MTU_MAX == 1048576);
-static_assert(TC_ARBTABLE_SLOTS == 64 && TC_ARBTABLE_MAX_CLASSES == 64);
+static_assert(TC_ARBTABLE_SLOTS == 64 && ARB_MAX_CLASSES == 64);
 static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 && TC_ARBTABLE_PRIO_BANDS == 16);
 
 /* ---- auto mode ---- */
@@ -951,8 +961,8 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
 	if (!skb)
 		return NULL;
 	q->unclassified_pkts++;
-	trace_arbtable_dequeue(sch, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0,
-			       0, qdisc_pkt_len(skb), 0);
+	trace_arbtable_dequeue(sch, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0, 0,
+			       q->arb.hp_counter, qdisc_pkt_len(skb), 0);
 	return skb;
 }
 
@@ -1055,8 +1065,9 @@ again:
 
 		segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 		_bstats_update(&cl->bstats, len, segs);
-		trace_arbtable_dequeue(sch, cl->common.classid,
-				       pick.table, pick.slot, credit, len, hol);
+		trace_arbtable_dequeue(sch, cl->common.classid, pick.table,
+				       pick.slot, credit, q->arb.hp_counter,
+				       len, hol);
 		goto out;
 	}
 
@@ -1095,70 +1106,79 @@ static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
 
 /* ---- configuration ---- */
 
+/* One slot nest: a class and a weight, or neither (a null slot). The
+ * nest was validated with the options (arbtable_slot_policy).
+ */
+static int arbtable_parse_slot(struct Qdisc *sch, struct arbtable_cfg *cfg,
+			       unsigned int t, unsigned int slot,
+			       struct nlattr *nest,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *c = nla_find_nested(nest, TCA_ARBTABLE_SLOT_CLASS);
+	struct nlattr *w = nla_find_nested(nest, TCA_ARBTABLE_SLOT_WEIGHT);
+	const char *name = arbtable_table_name[t];
+	struct arbtable_class *cl;
+	u32 minor, weight;
+
+	if (!c && w) {
+		arbtable_refuse(extack, w,
+				"a table slot has a weight but no class",
+				": %s slot %u", name, slot);
+		return -EINVAL;
+	}
+	if (c && !w) {
+		arbtable_refuse(extack, c,
+				"a table slot has a class but no weight",
+				": %s slot %u", name, slot);
+		return -EINVAL;
+	}
+	weight = w ? nla_get_u32(w) : 0;
+	if (!weight)
+		return 0;
+	minor = nla_get_u32(c);
+	cl = arbtable_find_minor(sch, minor);
+	if (!cl) {
+		arbtable_refuse(extack, c,
+				"a table slot names a class that does not exist",
+				": %s slot %u, class %x:%x", name, slot,
+				TC_H_MAJ(sch->handle) >> 16, minor);
+		return -ENOENT;
+	}
+	if (cl->strict) {
+		arbtable_refuse(extack, c,
+				"the strict class takes no table slot",
+				": %s slot %u, class %x:%x", name, slot,
+				TC_H_MAJ(sch->handle) >> 16, minor);
+		return -EINVAL;
+	}
+	cfg->cls[t][slot] = cl->index;
+	cfg->weight[t][slot] = weight;
+	return 0;
+}
+
+/* Slot nests in slot order: the nth is slot n, those not sent are null */
 static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 				unsigned int t, struct nlattr *nest,
 				struct netlink_ext_ack *extack)
 {
-	const char *name = arbtable_table_name[t];
-	u64 seen = 0;
-	unsigned int n = 0;
+	unsigned int slot = 0;
 	struct nlattr *a;
-	int rem;
+	int rem, err;
 
 	memset(cfg->cls[t], ARB_NO_CLASS, ARB_SLOTS);
 	memset(cfg->weight[t], 0, ARB_SLOTS);
 	cfg->set_tbl[t] = true;
 
 	nla_for_each_nested(a, nest, rem) {
-		const struct tc_arbtable_entry *e = nla_data(a);
-		struct arbtable_class *cl;
-
-		if (++n > ARB_SLOTS) {
-			NL_SET_ERR_MSG(extack, ARB_ENTRY_MSG_TOO_MANY);
+		if (slot >= ARB_SLOTS) {
+			arbtable_refuse(extack, a,
+					"a slot table has more than 64 slots",
+					": %s", arbtable_table_name[t]);
 			return -EINVAL;
 		}
-		switch (arb_entry_check(&seen, e->slot, e->weight, e->minor)) {
-		case ARB_ENTRY_OK:
-			break;
-		case ARB_ENTRY_SLOT:
-			arbtable_err(extack, NULL, ARB_ENTRY_FIXED_SLOT,
-				     ARB_ENTRY_MSG_SLOT, name, e->slot);
-			return -EINVAL;
-		case ARB_ENTRY_TWICE:
-			arbtable_err(extack, NULL, ARB_ENTRY_FIXED_TWICE,
-				     ARB_ENTRY_MSG_TWICE, name, e->slot);
-			return -EINVAL;
-		case ARB_ENTRY_WEIGHT:
-			arbtable_err(extack, NULL, ARB_ENTRY_FIXED_WEIGHT,
-				     ARB_ENTRY_MSG_WEIGHT, name, e->slot,
-				     e->weight);
-			return -EINVAL;
-		case ARB_ENTRY_MINOR:
-			arbtable_err(extack, NULL, ARB_ENTRY_FIXED_MINOR,
-				     ARB_ENTRY_MSG_MINOR, name, e->slot,
-				     e->minor);
-			return -EINVAL;
-		}
-		if (!e->weight)
-			continue;	/* null slot */
-		cl = arbtable_find_minor(sch, e->minor);
-		if (!cl) {
-			arbtable_refuse(extack, NULL,
-					"a table slot names a class that does not exist",
-					": %s slot %u, class %x:%x", name, e->slot,
-					TC_H_MAJ(sch->handle) >> 16, e->minor);
-			return -ENOENT;
-		}
-		if (cl->strict) {
-			arbtable_err(extack, NULL,
-				     "a table slot names the strict class; a strict class is served before the tables and takes no slot",
-				     ARB_ENTRY_MSG_STRICT,
-				     name, e->slot, TC_H_MAJ(sch->handle) >> 16,
-				     e->minor);
-			return -EINVAL;
-		}
-		cfg->cls[t][e->slot] = cl->index;
-		cfg->weight[t][e->slot] = e->weight;
+		err = arbtable_parse_slot(sch, cfg, t, slot++, a, extack);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -1687,26 +1707,27 @@ static void arbtable_destroy(struct Qdisc *sch)
 	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
 }
 
+/* Slots 0 to the last non-null one, a null slot as an empty nest */
 static int arbtable_dump_table(struct sk_buff *skb, struct arbtable_sched *q,
 			       unsigned int t, int type)
 {
 	const struct arb_table *tb = &q->arb.tbl[t];
-	struct nlattr *nest;
-	unsigned int i;
+	unsigned int i, n = fls64(tb->used);
+	struct nlattr *nest, *slot;
 
 	nest = nla_nest_start(skb, type);
 	if (!nest)
 		return -EMSGSIZE;
-	for (i = 0; i < ARB_SLOTS; i++) {
-		struct tc_arbtable_entry e;
-
-		if (!tb->weight[i])
-			continue;
-		e.slot = i;
-		e.minor = TC_H_MIN(q->classes[tb->cls[i]]->common.classid);
-		e.weight = tb->weight[i];
-		if (nla_put(skb, TCA_ARBTABLE_ENTRY, sizeof(e), &e))
+	for (i = 0; i < n; i++) {
+		slot = nla_nest_start(skb, TCA_ARBTABLE_TBL_SLOT);
+		if (!slot)
 			return -EMSGSIZE;
+		if (tb->weight[i] &&
+		    (nla_put_u32(skb, TCA_ARBTABLE_SLOT_CLASS,
+				 TC_H_MIN(q->classes[tb->cls[i]]->common.classid)) ||
+		     nla_put_u32(skb, TCA_ARBTABLE_SLOT_WEIGHT, tb->weight[i])))
+			return -EMSGSIZE;
+		nla_nest_end(skb, slot);
 	}
 	nla_nest_end(skb, nest);
 	return 0;
@@ -1751,49 +1772,34 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-/* RTNL held, not the tree lock: the snapshot is taken under it (as fq and
- * cake do), into memory allocated before, being too large for the stack.
- */
+/* RTNL held, not the tree lock: the snapshot is taken under it */
 static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	struct tc_arbtable_xstats *xs;
-	unsigned int i;
-	int err;
+	struct tc_arbtable_xstats xs = {
+		.type = TCA_ARBTABLE_XSTATS_QDISC,
+	};
 
-	xs = kzalloc(sizeof(*xs), GFP_KERNEL);
-	if (!xs)
-		return -ENOMEM;
 	sch_tree_lock(sch);
-	xs->type = TCA_ARBTABLE_XSTATS_QDISC;
-	xs->unclassified_pkts = q->unclassified_pkts;
-	xs->unclassified_drops = q->unclassified_drops;
-	xs->unclassified_qlen = q->unclassified.qlen;
-	xs->swaps = q->swaps;
-	xs->throttled = q->nthrottled;
-	xs->high_used = hweight64(q->arb.tbl[ARB_HIGH].used);
-	xs->low_used = hweight64(q->arb.tbl[ARB_LOW].used);
-	xs->high_cur = q->arb.tbl[ARB_HIGH].cur;
-	xs->low_cur = q->arb.tbl[ARB_LOW].cur;
-	xs->hp_counter = q->arb.hp_counter;
-	xs->nclasses = hweight64(q->cls_used);
-	xs->gso_split = q->gso_split;
-	xs->gso_segs = q->gso_segs;
-	xs->oversize_drops = q->oversize_drops;
-	for (i = 0; i < ARB_SLOTS; i++) {
-		xs->high_credit[i] = q->arb.tbl[ARB_HIGH].credit[i];
-		xs->low_credit[i] = q->arb.tbl[ARB_LOW].credit[i];
-	}
-	xs->capacity = q->capacity;
-	xs->link_rate = q->link_rate;
-	xs->link_changes = q->link_changes;
-	xs->mtu_changes = q->mtu_changes;
-	xs->broken = q->broken;
-	xs->stalls = q->stalls;
+	xs.nclasses = hweight64(q->cls_used);
+	xs.unclassified_pkts = q->unclassified_pkts;
+	xs.unclassified_drops = q->unclassified_drops;
+	xs.unclassified_qlen = q->unclassified.qlen;
+	xs.swaps = q->swaps;
+	xs.throttled = q->nthrottled;
+	xs.high_used = hweight64(q->arb.tbl[ARB_HIGH].used);
+	xs.low_used = hweight64(q->arb.tbl[ARB_LOW].used);
+	xs.broken = q->broken;
+	xs.gso_split = q->gso_split;
+	xs.gso_segs = q->gso_segs;
+	xs.oversize_drops = q->oversize_drops;
+	xs.capacity = q->capacity;
+	xs.link_rate = q->link_rate;
+	xs.link_changes = q->link_changes;
+	xs.mtu_changes = q->mtu_changes;
+	xs.stalls = q->stalls;
 	sch_tree_unlock(sch);
-	err = gnet_stats_copy_app(d, xs, sizeof(*xs));
-	kfree(xs);
-	return err;
+	return gnet_stats_copy_app(d, &xs, sizeof(xs));
 }
 
 /* ---- classes ---- */
@@ -2320,7 +2326,6 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 		else
 			xs.low_weight = sum;
 	}
-	xs.index = cl->index;
 	arbtable_auto_fill_xstats(sch, cl, &xs);
 	xs.max_hol_ns = cl->max_hol_ns;
 	xs.throttled = cl->throttled;

@@ -206,3 +206,52 @@ int arbt_table_next(struct arbt_table_iter *it, struct arbt_table_entry *e)
 	it->pos = (uint64_t)e->slot + 1;
 	return 1;
 }
+
+int arbt_table_parse(const char *list, const char *name, struct arbt_table *t,
+		     char *err, size_t errsize)
+{
+	struct arbt_table_iter it;
+	struct arbt_table_entry e;
+	uint64_t seen = 0;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	arbt_table_iter_init(&it, list);
+	while ((rc = arbt_table_next(&it, &e)) > 0) {
+		if (e.slot >= ARBT_TABLE_SLOTS) {
+			snprintf(err, errsize,
+				 "%s table: slot index %u out of range 0..%d",
+				 name, e.slot, ARBT_TABLE_SLOTS - 1);
+			return -2;
+		}
+		if (seen & (1ULL << e.slot)) {
+			snprintf(err, errsize, "%s table: slot %u given twice",
+				 name, e.slot);
+			return -2;
+		}
+		seen |= 1ULL << e.slot;
+		if (e.weight > 255) {
+			snprintf(err, errsize,
+				 "%s table: slot %u weight %u out of range 0..255",
+				 name, e.slot, e.weight);
+			return -2;
+		}
+		if (e.weight && (!e.minor || e.minor > 0xffff)) {
+			snprintf(err, errsize,
+				 "%s table: slot %u class minor %#x out of range 1..0xffff",
+				 name, e.slot, e.minor);
+			return -2;
+		}
+		if (!e.weight)
+			continue;	/* a null slot, as "-" */
+		t->minor[e.slot] = e.minor;
+		t->weight[e.slot] = e.weight;
+		if (e.slot + 1 > t->nslots)
+			t->nslots = e.slot + 1;
+	}
+	if (rc < 0) {
+		snprintf(err, errsize, "\"%s\" list: %s", name, it.err);
+		return -1;
+	}
+	return 0;
+}

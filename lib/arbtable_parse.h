@@ -44,10 +44,12 @@ int arbt_parse_u32(const char *s, int base, uint32_t *v);
  * Table lists: "none" or ENTRY[,ENTRY...], ENTRY := MINOR:WEIGHT[@SLOT] | -
  * MINOR is hexadecimal (10 = class 1:10), WEIGHT and SLOT decimal; an
  * entry without @SLOT takes the slot after the previous entry (the first
- * slot 0) and "-" skips one.  The parser checks syntax only: the ranges,
- * the number of entries and a slot given twice are the kernel's to
- * refuse, in its words (a front end that checks them itself, because it
- * cannot send them, uses the same words).
+ * slot 0) and "-" skips one.  The iterator checks syntax only;
+ * arbt_table_parse() puts the entries in slot order, as the kernel takes
+ * them (one nest per slot), and refuses what the kernel would refuse of
+ * a slot (its position, weight and class out of range) and a slot given
+ * twice, which that form cannot carry, in the same words for every front
+ * end.
  */
 struct arbt_table_entry {
 	uint32_t minor;
@@ -69,5 +71,22 @@ void arbt_table_iter_init(struct arbt_table_iter *it, const char *list);
  * caller's to add).
  */
 int arbt_table_next(struct arbt_table_iter *it, struct arbt_table_entry *e);
+
+#define ARBT_TABLE_SLOTS	64
+
+/* A table list by slot: minor 0 and weight 0 where no entry is. */
+struct arbt_table {
+	uint32_t minor[ARBT_TABLE_SLOTS];
+	uint32_t weight[ARBT_TABLE_SLOTS];
+	unsigned int nslots;	/* slots 0..nslots-1 named */
+};
+
+/* 0 with @t filled, or the reason in @err: -1 a syntax error of the
+ * list, "\"NAME\" list: ..."; -2 a slot the kernel would refuse or one
+ * given twice, "NAME table: slot N ...". A weight of 0 makes a null slot
+ * whatever its class.
+ */
+int arbt_table_parse(const char *list, const char *name, struct arbt_table *t,
+		     char *err, size_t errsize);
 
 #endif /* ARBTABLE_PARSE_H */

@@ -50,7 +50,6 @@ int arb_qdisc_xstats_in(struct arbtable_qdisc_info *qi, const void *data,
 			size_t len)
 {
 	struct tc_arbtable_xstats x = {};
-	int i;
 
 	qi->has_xstats = 0;
 	qi->unclassified_qlen = 0;
@@ -78,7 +77,10 @@ int arb_qdisc_xstats_in(struct arbtable_qdisc_info *qi, const void *data,
 	if (x.type != TCA_ARBTABLE_XSTATS_QDISC)
 		return 0;
 
-	/* the first release's fields: what a short payload lacks reads 0 */
+	/* the fields of the record's first release: what a short payload
+	 * lacks reads 0; cur, hp_counter and credit are no longer reported
+	 * (the arbtable_dequeue tracepoint carries them) and stay 0
+	 */
 	qi->has_xstats = 1;
 	qi->unclassified_pkts = x.unclassified_pkts;
 	qi->unclassified_drops = x.unclassified_drops;
@@ -87,13 +89,6 @@ int arb_qdisc_xstats_in(struct arbtable_qdisc_info *qi, const void *data,
 	qi->throttled = x.throttled;
 	qi->used[ARBTABLE_HIGH] = x.high_used;
 	qi->used[ARBTABLE_LOW] = x.low_used;
-	qi->cur[ARBTABLE_HIGH] = x.high_cur;
-	qi->cur[ARBTABLE_LOW] = x.low_cur;
-	qi->hp_counter = x.hp_counter;
-	for (i = 0; i < ARBTABLE_SLOTS; i++) {
-		qi->credit[ARBTABLE_HIGH][i] = x.high_credit[i];
-		qi->credit[ARBTABLE_LOW][i] = x.low_credit[i];
-	}
 
 	/* those appended since: each says whether the kernel had it */
 	ARB_XTAKE(qi, x, len, gso_split, ARBTABLE_QX_GSO_SPLIT);
@@ -140,7 +135,6 @@ int arb_class_xstats_in(struct arbtable_class_info *ci, const void *data,
 	ci->weight[ARBTABLE_HIGH] = x.high_weight;
 	ci->weight[ARBTABLE_LOW] = x.low_weight;
 	ci->distance = x.distance;
-	ci->index = x.index;
 	ci->reserved_weight = x.reserved_weight;
 	ci->reserved_rate = x.reserved_rate;
 	ci->guaranteed_rate = x.guaranteed_rate;
@@ -148,6 +142,7 @@ int arb_class_xstats_in(struct arbtable_class_info *ci, const void *data,
 	ci->current_bound_ns = x.current_bound_ns;
 	ci->max_hol_ns = x.max_hol_ns;
 	ci->throttled = x.throttled;
+	/* index is no longer reported and stays 0 */
 
 	ARB_XTAKE(ci, x, len, broken, ARBTABLE_CX_BROKEN);
 	ARB_XTAKE(ci, x, len, stalls, ARBTABLE_CX_STALLS);

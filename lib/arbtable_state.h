@@ -25,10 +25,12 @@ struct arbtable_state {
 /*
  * The kernel's xstats (the payload of TCA_STATS_APP, @len bytes at @data)
  * into a record: false, and the record's xstats left zero, when the
- * payload is shorter than its type or of the other type. A shorter
- * payload from an older sch_arbtable fills the fields it holds whole; the
- * others read as 0 with their ARBTABLE_QX_* / ARBTABLE_CX_* bit clear. A
- * longer one from a newer kernel is read up to what this library knows.
+ * payload is shorter than its type or of the other type. The layout is
+ * that of the sch_arbtable of the same release; a shorter payload fills
+ * the fields it holds whole, the others read as 0 with their
+ * ARBTABLE_QX_* / ARBTABLE_CX_* bit clear. A longer one from a newer
+ * kernel is read up to what this library knows. The fields the kernel no
+ * longer reports (cur, hp_counter, credit, index) always read 0.
  */
 int arb_qdisc_xstats_in(struct arbtable_qdisc_info *qi, const void *data,
 			size_t len);

@@ -48,7 +48,6 @@
 
 /* The public header restates uapi values; keep them in step. */
 _Static_assert(ARBTABLE_SLOTS == TC_ARBTABLE_SLOTS, "slots");
-_Static_assert(ARBTABLE_MAX_CLASSES == TC_ARBTABLE_MAX_CLASSES, "classes");
 _Static_assert(ARBTABLE_PRIO_BANDS == TC_ARBTABLE_PRIO_BANDS, "bands");
 _Static_assert((int)ARBTABLE_HIGH == (int)TC_ARBTABLE_HIGH, "high");
 _Static_assert((int)ARBTABLE_LOW == (int)TC_ARBTABLE_LOW, "low");
@@ -298,26 +297,37 @@ static struct nlattr *arb_parse_stats(struct nlattr *nest,
 	return tb[TCA_STATS_APP];
 }
 
+static struct nla_policy arb_slot_policy[TCA_ARBTABLE_SLOT_MAX + 1] = {
+	[TCA_ARBTABLE_SLOT_CLASS]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_SLOT_WEIGHT]	= { .type = NLA_U32 },
+};
+
+/* One TCA_ARBTABLE_TBL_SLOT nest per slot from slot 0, an empty one for a
+ * null slot; < 0 for a slot attribute of unexpected size.
+ */
 static int arb_parse_table(struct nlattr *nest, struct arbtable_slot *t)
 {
+	struct nlattr *tb[TCA_ARBTABLE_SLOT_MAX + 1];
 	struct nlattr *a;
-	int rem;
+	int rem, i = 0;
 
 	memset(t, 0, sizeof(*t) * ARBTABLE_SLOTS);
 	if (!nest)
 		return 0;
 	nla_for_each_nested(a, nest, rem) {
-		struct tc_arbtable_entry e;
-
-		if (nla_type(a) != TCA_ARBTABLE_ENTRY)
-			continue;
-		if (nla_len(a) != (int)sizeof(e))
-			return -EPROTO;
-		memcpy(&e, nla_data(a), sizeof(e));
-		if (e.slot >= ARBTABLE_SLOTS)
-			continue;
-		t[e.slot].minor = e.minor;
-		t[e.slot].weight = e.weight;
+		if (i >= ARBTABLE_SLOTS)
+			break;
+		if (nla_type(a) == TCA_ARBTABLE_TBL_SLOT) {
+			if (nla_parse_nested(tb, TCA_ARBTABLE_SLOT_MAX, a,
+					     arb_slot_policy) < 0)
+				return -EPROTO;
+			if (tb[TCA_ARBTABLE_SLOT_CLASS] &&
+			    tb[TCA_ARBTABLE_SLOT_WEIGHT]) {
+				t[i].minor = nla_get_u32(tb[TCA_ARBTABLE_SLOT_CLASS]);
+				t[i].weight = nla_get_u32(tb[TCA_ARBTABLE_SLOT_WEIGHT]);
+			}
+		}
+		i++;
 	}
 	return 0;
 }
@@ -760,10 +770,10 @@ ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
 				  enum arbtable_table table,
 				  const struct arbtable_slot slots[ARBTABLE_SLOTS])
 {
-	struct nlattr *opts, *nest;
+	struct nlattr *opts, *nest, *slot;
 	struct nl_msg *msg = NULL;
+	int err, i, last;
 	char what[96];
-	int err, i;
 
 	if (!h)
 		return -EINVAL;
@@ -777,19 +787,29 @@ ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
 			      TCA_ARBTABLE_HIGH : TCA_ARBTABLE_LOW);
 	if (!nest)
 		goto nomem;
-	for (i = 0; i < ARBTABLE_SLOTS; i++) {
-		struct tc_arbtable_entry e = {
-			.slot = i,
-			.minor = slots[i].minor,
-			.weight = slots[i].weight,
-		};
-
-		if (!e.minor || !e.weight)
-			continue;
-		if (nla_put(msg, TCA_ARBTABLE_ENTRY, sizeof(e), &e) < 0)
+	/* slots 0 to the last non-null one, a null one as an empty nest */
+	for (last = ARBTABLE_SLOTS; last > 0; last--)
+		if (slots[last - 1].minor && slots[last - 1].weight)
+			break;
+	for (i = 0; i < last; i++) {
+		slot = nla_nest_start(msg, TCA_ARBTABLE_TBL_SLOT);
+		if (!slot)
+			goto nomem;
+		if (slots[i].minor && slots[i].weight &&
+		    (nla_put_u32(msg, TCA_ARBTABLE_SLOT_CLASS,
+				 slots[i].minor) < 0 ||
+		     nla_put_u32(msg, TCA_ARBTABLE_SLOT_WEIGHT,
+				 slots[i].weight) < 0))
+			goto nomem;
+		/* libnl's nla_nest_end() drops an empty nest: a null slot
+		 * must stay, or the slots after it would move up
+		 */
+		if (nla_nest_end_keep_empty(msg, slot) < 0)
 			goto nomem;
 	}
-	nla_nest_end(msg, nest);
+	/* and an empty table is the request to clear it */
+	if (nla_nest_end_keep_empty(msg, nest) < 0)
+		goto nomem;
 	nla_nest_end(msg, opts);
 	snprintf(what, sizeof(what), "set the %s table of %s",
 		 table == ARBTABLE_HIGH ? "high" : "low", ifname);

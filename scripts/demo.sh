@@ -201,9 +201,8 @@ if [ "${ARBT_DEMO_AUTO:-1}" = 1 ]; then
 		$1 == "class" { c = $3; resv[c] = "-"; for (i = 4; i < NF; i++) if ($i == "rate") resv[c] = $(i + 1); if (index($0, "share")) resv[c] = "share" }
 		$1 == "slots:" { hs[c] = $3; ls[c] = $8; tbl[c] = $3 > 0 ? "high" : ($8 > 0 ? "low" : "-") }
 		$1 == "distance" { d[c] = $2 }
-		$1 == "index" { if (!(c in d)) d[c] = "-" }
 		$1 == "bound:" { g[c] = "-"; cu[c] = "-"; for (i = 2; i < NF; i++) { if ($i == "guaranteed") g[c] = $(i + 1); if ($i == "current") cu[c] = $(i + 1); if ($i == "max_hol_wait") h[c] = $(i + 1) } }
-		END { for (c in tbl) printf "%s %s %s %s %s %s %s %s\n", c, tbl[c], d[c], hs[c] + ls[c], resv[c], g[c], cu[c], h[c] }' | sort >"$tmp/cls"
+		END { for (c in tbl) printf "%s %s %s %s %s %s %s %s\n", c, tbl[c], (c in d) ? d[c] : "-", hs[c] + ls[c], resv[c], g[c], cu[c], h[c] }' | sort >"$tmp/cls"
 	for t in "${TENANTS[@]}"; do
 		read -r m w port sz name <<<"$t"
 		read -r _ tb dist ns resv gb cb hol < <(awk -v c=1:$m '$1 == c' "$tmp/cls")

@@ -151,35 +151,35 @@ static int arb_get_dec(__u32 *val, const char *arg)
 }
 
 /*
- * Parse "none" or "MINOR:WEIGHT[@SLOT]|-[,...]" (lib/arbtable_parse.c) and
- * append the nest TCA_ARBTABLE_HIGH/LOW with one TCA_ARBTABLE_ENTRY per
- * entry; the kernel checks the ranges and slots given twice.
+ * Parse "none" or "MINOR:WEIGHT[@SLOT]|-[,...]" (lib/arbtable_parse.c,
+ * which refuses a slot's position, weight and class out of range and a
+ * slot given twice) and append the nest TCA_ARBTABLE_HIGH/LOW with one
+ * TCA_ARBTABLE_TBL_SLOT per slot from slot 0 to the last named, empty
+ * for a null slot.
  */
 static int arb_parse_table(struct nlmsghdr *n, int type, const char *name,
 			   const char *arg)
 {
-	struct tc_arbtable_entry e = {};
-	struct arbt_table_iter it;
-	struct arbt_table_entry te;
-	struct rtattr *nest;
-	int rc;
+	struct rtattr *nest, *slot;
+	struct arbt_table t;
+	char err[200];
+	unsigned int i;
 
-	nest = addattr_nest(n, ARB_QDISC_MSG_MAX, type | NLA_F_NESTED);
-	arbt_table_iter_init(&it, arg);
-	while ((rc = arbt_table_next(&it, &te)) > 0) {
-		e.minor = te.minor;
-		e.weight = te.weight;
-		e.slot = te.slot;
-		if (addattr_l(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_ENTRY,
-			      &e, sizeof(e)) < 0) {
-			fprintf(stderr, "arbtable: \"%s\" list too long\n",
-				name);
-			return -1;
-		}
-	}
-	if (rc < 0) {
-		fprintf(stderr, "arbtable: \"%s\" list: %s\n", name, it.err);
+	if (arbt_table_parse(arg, name, &t, err, sizeof(err))) {
+		fprintf(stderr, "arbtable: %s\n", err);
 		return -1;
+	}
+	nest = addattr_nest(n, ARB_QDISC_MSG_MAX, type | NLA_F_NESTED);
+	for (i = 0; i < t.nslots; i++) {
+		slot = addattr_nest(n, ARB_QDISC_MSG_MAX,
+				    TCA_ARBTABLE_TBL_SLOT | NLA_F_NESTED);
+		if (t.weight[i]) {
+			addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_SLOT_CLASS,
+				  t.minor[i]);
+			addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_SLOT_WEIGHT,
+				  t.weight[i]);
+		}
+		addattr_nest_end(n, slot);
 	}
 	addattr_nest_end(n, nest);
 	return 0;
@@ -488,37 +488,31 @@ struct arb_table {
 	__u64	used;		/* slots with a class and weight > 0 */
 };
 
-/* Slots named by the last qdisc options printed, for the -d credits in
- * the xstats that tc prints right after them.
- */
-static __u64 arb_last_used[TC_ARBTABLE_NTABLES];
-static bool arb_last_valid;
-
+/* One nest per slot from slot 0 (an empty one: a null slot) */
 static void arb_decode_table(struct arb_table *t, const struct rtattr *nest)
 {
+	struct rtattr *tb[TCA_ARBTABLE_SLOT_MAX + 1];
 	const struct rtattr *rta;
-	int len;
+	int len, s = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (!nest)
 		return;
 
 	len = RTA_PAYLOAD(nest);
-	for (rta = RTA_DATA(nest); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		const struct tc_arbtable_entry *e;
-
-		if ((rta->rta_type & ~NLA_F_NESTED) != TCA_ARBTABLE_ENTRY ||
-		    RTA_PAYLOAD(rta) < sizeof(*e))
+	for (rta = RTA_DATA(nest); RTA_OK(rta, len) && s < TC_ARBTABLE_SLOTS;
+	     rta = RTA_NEXT(rta, len), s++) {
+		if ((rta->rta_type & ~NLA_F_NESTED) != TCA_ARBTABLE_TBL_SLOT)
 			continue;
-		e = RTA_DATA(rta);
-		if (e->slot >= TC_ARBTABLE_SLOTS)
-			continue;
-		t->minor[e->slot] = e->minor;
-		t->weight[e->slot] = e->weight;
-		if (e->minor && e->weight)
-			t->used |= 1ULL << e->slot;
-		else
-			t->used &= ~(1ULL << e->slot);
+		parse_rtattr_nested(tb, TCA_ARBTABLE_SLOT_MAX, rta);
+		if (tb[TCA_ARBTABLE_SLOT_CLASS] &&
+		    RTA_PAYLOAD(tb[TCA_ARBTABLE_SLOT_CLASS]) >= sizeof(__u32))
+			t->minor[s] = rta_getattr_u32(tb[TCA_ARBTABLE_SLOT_CLASS]);
+		if (tb[TCA_ARBTABLE_SLOT_WEIGHT] &&
+		    RTA_PAYLOAD(tb[TCA_ARBTABLE_SLOT_WEIGHT]) >= sizeof(__u32))
+			t->weight[s] = rta_getattr_u32(tb[TCA_ARBTABLE_SLOT_WEIGHT]);
+		if (t->minor[s] && t->weight[s])
+			t->used |= 1ULL << s;
 	}
 }
 
@@ -686,7 +680,6 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 	bool is_auto = false;
 	int i;
 
-	arb_last_valid = false;
 	if (!opt)
 		return 0;
 
@@ -775,7 +768,6 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 	arb_decode_table(&table[TC_ARBTABLE_LOW], tb[TCA_ARBTABLE_LOW]);
 
 	for (i = 0; i < TC_ARBTABLE_NTABLES; i++) {
-		arb_last_used[i] = table[i].used;
 		arb_print_table_json(arb_table_name[i], &table[i]);
 		/* In auto mode the allocator owns the tables and the kernel
 		 * refuses high/low lists, so the line only shows them with -d.
@@ -783,7 +775,6 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 		if (!is_auto)
 			arb_print_table_line(arb_table_name[i], &table[i]);
 	}
-	arb_last_valid = true;
 
 	if (show_details)
 		for (i = 0; i < TC_ARBTABLE_NTABLES; i++)
@@ -911,7 +902,6 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 			   st->distance);
 	else
 		print_uint(PRINT_JSON, "allocated_distance", NULL, 0);
-	print_uint(PRINT_ANY, "index", " index %u", st->index);
 	/* "reserved_rate": tc's "stats" object has the estimator's "rate" */
 	if (st->reserved_rate)
 		tc_print_rate(PRINT_ANY, "reserved_rate", " rate %s",
@@ -954,35 +944,6 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 		print_string(PRINT_FP, NULL, " %s", "BROKEN (mtu grew)");
 }
 
-static void arb_print_credits(const char *name, const char *key,
-			      const __s32 *credit, __u64 used)
-{
-	struct arb_row row = {};
-	int s, n = 0;
-
-	open_json_array(PRINT_JSON, key);
-	for (s = 0; s < TC_ARBTABLE_SLOTS; s++) {
-		char cell[32];
-
-		if (arb_last_valid ? !(used & (1ULL << s)) : !credit[s])
-			continue;
-		if (n % 8 == 0) {
-			arb_row_flush(&row);
-			snprintf(cell, sizeof(cell), " %s credit:", name);
-			arb_row_add(&row, cell, 0);
-		}
-		n++;
-		open_json_object(NULL);
-		print_uint(PRINT_JSON, "slot", NULL, s);
-		print_int(PRINT_JSON, "credit", NULL, credit[s]);
-		close_json_object();
-		snprintf(cell, sizeof(cell), "%d:%d", s, credit[s]);
-		arb_row_add(&row, cell, 10);
-	}
-	arb_row_flush(&row);
-	close_json_array(PRINT_JSON, NULL);
-}
-
 static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 {
 	open_json_object("unclassified");
@@ -1005,9 +966,6 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 		   ARB_STR(TC_ARBTABLE_SLOTS), st->high_used);
 	print_uint(PRINT_ANY, "low_used", " low %u/"
 		   ARB_STR(TC_ARBTABLE_SLOTS), st->low_used);
-	print_uint(PRINT_ANY, "high_cur", " pointers: high %u", st->high_cur);
-	print_uint(PRINT_ANY, "low_cur", " low %u", st->low_cur);
-	print_int(PRINT_ANY, "hp_counter", " hp_counter %d", st->hp_counter);
 	print_uint(PRINT_ANY, "class_count", " classes %u", st->nclasses);
 	print_nl();
 	print_u64(PRINT_ANY, "gso_split", " gso: split %" PRIu64,
@@ -1031,13 +989,6 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 	print_u64(PRINT_ANY, "mtu_changes", " mtu_changes %" PRIu64,
 		  (uint64_t)st->mtu_changes);
 	print_uint(PRINT_ANY, "broken", " broken %u", st->broken);
-
-	if (show_details) {
-		arb_print_credits("high", "high_credit", st->high_credit,
-				  arb_last_used[TC_ARBTABLE_HIGH]);
-		arb_print_credits("low", "low_credit", st->low_credit,
-				  arb_last_used[TC_ARBTABLE_LOW]);
-	}
 }
 
 /*

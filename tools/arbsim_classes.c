@@ -378,11 +378,10 @@ void do_table(struct sim *s, unsigned int t, const char *list)
 	struct decision *d = decide(s, t == ARB_HIGH ? "high" : "low", 0);
 	u8 cls[ARB_SLOTS], wt[ARB_SLOTS];
 	u32 mins[ARB_SLOTS];
-	struct arbt_table_iter it;
-	struct arbt_table_entry e;
-	u64 seen = 0;
-	unsigned int n = 0, i;
+	struct arbt_table tbl;
 	const char *name = table_name[t];
+	unsigned int i;
+	char why[200];
 	int rc;
 
 	if (s->autom) {
@@ -392,36 +391,20 @@ void do_table(struct sim *s, unsigned int t, const char *list)
 	memset(cls, ARB_NO_CLASS, sizeof(cls));
 	memset(wt, 0, sizeof(wt));
 	memset(mins, 0, sizeof(mins));
-	/* the parser of the plugin and arbtablectl, the kernel's checks */
-	arbt_table_iter_init(&it, list);
-	while ((rc = arbt_table_next(&it, &e)) > 0) {
-		if (++n > ARB_SLOTS) {
-			reject(d, ARB_ENTRY_MSG_TOO_MANY);
-			return;
-		}
-		switch (arb_entry_check(&seen, e.slot, e.weight, e.minor)) {
-		case ARB_ENTRY_OK:
-			break;
-		case ARB_ENTRY_SLOT:
-			reject(d, ARB_ENTRY_MSG_SLOT, name, e.slot);
-			return;
-		case ARB_ENTRY_TWICE:
-			reject(d, ARB_ENTRY_MSG_TWICE, name, e.slot);
-			return;
-		case ARB_ENTRY_WEIGHT:
-			reject(d, ARB_ENTRY_MSG_WEIGHT, name, e.slot, e.weight);
-			return;
-		case ARB_ENTRY_MINOR:
-			reject(d, ARB_ENTRY_MSG_MINOR, name, e.slot, e.minor);
-			return;
-		}
-		if (!e.weight)
-			continue;
-		mins[e.slot] = e.minor;
-		wt[e.slot] = (u8)e.weight;
+	/* the parser of the plugin and arbtablectl: what the kernel would
+	 * refuse of a slot, in the words they use
+	 */
+	rc = arbt_table_parse(list, name, &tbl, why, sizeof(why));
+	if (rc == -1)
+		die("%s", why);
+	if (rc) {
+		reject(d, "%s", why);
+		return;
 	}
-	if (rc < 0)
-		die("\"%s\" list: %s", name, it.err);
+	for (i = 0; i < tbl.nslots; i++) {
+		mins[i] = tbl.minor[i];
+		wt[i] = (u8)tbl.weight[i];
+	}
 	/* Classes named by the list: create the missing ones. */
 	for (i = 0; i < ARB_SLOTS; i++) {
 		struct sim_class *c;
@@ -430,7 +413,8 @@ void do_table(struct sim *s, unsigned int t, const char *list)
 			continue;
 		c = find_class(s, mins[i]);
 		if (c && c->strict) {
-			reject(d, ARB_ENTRY_MSG_STRICT, name, i, s->major, mins[i]);
+			reject(d, "the strict class takes no table slot: %s slot %u, class %x:%x",
+			       name, i, s->major, mins[i]);
 			return;
 		}
 	}

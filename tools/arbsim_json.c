@@ -88,7 +88,6 @@ static struct json_object *json_class(struct sim *s, struct sim_class *c)
 	struct json_object *j = arbt_jobj();
 
 	jput_classid(j, "handle", s, c->minor);
-	arbt_jput_u64(j, "index", c->index);
 	/* the options, as tc -j prints them: only those given */
 	if (c->strict)
 		arbt_jput_bool(j, "strict", true);

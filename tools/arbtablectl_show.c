@@ -126,10 +126,9 @@ void ctl_json_qdisc_id(struct json_object *q, const struct ctl_snap *st)
 }
 
 /* The used slots of table @t: {"slot", "class", "weight"} as in the
- * options, or with @credits {"slot", "credit"} as in the xstats.
+ * options.
  */
-static struct json_object *json_slots(const struct ctl_snap *st, int t,
-				      int credits)
+static struct json_object *json_slots(const struct ctl_snap *st, int t)
 {
 	struct json_object *a = arbt_jarr();
 	uint64_t used = used_mask(st, t);
@@ -142,13 +141,9 @@ static struct json_object *json_slots(const struct ctl_snap *st, int t,
 			continue;
 		e = arbt_jobj();
 		arbt_jput_int(e, "slot", s);
-		if (credits) {
-			arbt_jput_int(e, "credit", st->q.credit[t][s]);
-		} else {
-			arbt_jput(e, "class", jclassid(st->q.handle,
-						       st->q.table[t][s].minor));
-			arbt_jput_u64(e, "weight", st->q.table[t][s].weight);
-		}
+		arbt_jput(e, "class", jclassid(st->q.handle,
+					       st->q.table[t][s].minor));
+		arbt_jput_u64(e, "weight", st->q.table[t][s].weight);
 		arbt_jadd(a, e);
 	}
 	return a;
@@ -177,7 +172,7 @@ static struct json_object *json_qdisc_opts(const struct ctl_snap *st)
 	arbt_jput_bool(j, "mtu_follows_device", st->q.mtu_follows_device);
 	arbt_jput_u64(j, "maxweight", o->maxweight);
 	for (t = 0; t < ARBTABLE_NTABLES; t++)
-		arbt_jput(j, table_name[t], json_slots(st, t, 0));
+		arbt_jput(j, table_name[t], json_slots(st, t));
 	return j;
 }
 
@@ -230,7 +225,6 @@ static struct json_object *json_class(const struct ctl_class *c)
 	arbt_jput(x, "low_slots", arbt_jslots(c->i.slots[ARBTABLE_LOW]));
 	arbt_jput_u64(x, "low_weight", c->i.weight[ARBTABLE_LOW]);
 	arbt_jput_u64(x, "allocated_distance", c->i.distance);
-	arbt_jput_u64(x, "index", c->i.index);
 	arbt_jput_u64(x, "reserved_rate", c->i.reserved_rate);
 	arbt_jput_u64(x, "guaranteed_rate", c->i.guaranteed_rate);
 	arbt_jput_u64(x, "reserved_weight", c->i.reserved_weight);
@@ -326,12 +320,7 @@ static void show_json(const struct ctl_snap *st)
 	arbt_jput_u64(q, "throttled", st->q.throttled);
 	arbt_jput_u64(q, "high_used", st->q.used[ARBTABLE_HIGH]);
 	arbt_jput_u64(q, "low_used", st->q.used[ARBTABLE_LOW]);
-	arbt_jput_u64(q, "high_cur", st->q.cur[ARBTABLE_HIGH]);
-	arbt_jput_u64(q, "low_cur", st->q.cur[ARBTABLE_LOW]);
-	arbt_jput_int(q, "hp_counter", st->q.hp_counter);
 	arbt_jput_u64(q, "class_count", st->nclasses);
-	arbt_jput(q, "high_credit", json_slots(st, ARBTABLE_HIGH, 1));
-	arbt_jput(q, "low_credit", json_slots(st, ARBTABLE_LOW, 1));
 	json_qdisc_xstats(q, &st->q);
 
 	/* arbtablectl's own: free slots and free sets per distance */

@@ -17,12 +17,10 @@
 int ctl_table(struct arbtable *h, int argc, char **argv)
 {
 	struct arbtable_slot slots[ARBTABLE_SLOTS];
-	struct arbt_table_iter it;
-	struct arbt_table_entry e;
+	struct arbt_table tbl;
 	enum arbtable_table t;
-	uint64_t seen = 0;
-	char what[64];
-	int err, rc;
+	char what[64], why[200];
+	int err, i;
 
 	if (argc != 3)
 		ctl_usage("table: expected DEV high|low LIST");
@@ -32,23 +30,13 @@ int ctl_table(struct arbtable *h, int argc, char **argv)
 		t = ARBTABLE_LOW;
 	else
 		ctl_usage("table: \"%s\" is neither high nor low", argv[1]);
-	memset(slots, 0, sizeof(slots));
-	arbt_table_iter_init(&it, argv[2]);
-	while ((rc = arbt_table_next(&it, &e)) > 0) {
-		/* the library takes the table as 64 slots, so the two
-		 * checks that shape needs are made here, in the kernel's words
-		 */
-		if (e.slot >= ARBTABLE_SLOTS)
-			ctl_usage("%s table: slot index %u out of range 0..%d",
-				  argv[1], e.slot, ARBTABLE_SLOTS - 1);
-		if (seen & (1ULL << e.slot))
-			ctl_usage("%s table: slot %u given twice", argv[1], e.slot);
-		seen |= 1ULL << e.slot;
-		slots[e.slot].minor = e.minor;
-		slots[e.slot].weight = e.weight;
+	/* the words of tc and arbsim for what the kernel would refuse */
+	if (arbt_table_parse(argv[2], argv[1], &tbl, why, sizeof(why)))
+		ctl_usage("%s", why);
+	for (i = 0; i < ARBTABLE_SLOTS; i++) {
+		slots[i].minor = tbl.minor[i];
+		slots[i].weight = tbl.weight[i];
 	}
-	if (rc < 0)
-		ctl_usage("\"%s\" list: %s", argv[1], it.err);
 	snprintf(what, sizeof(what), "table %s on %s", argv[1], argv[0]);
 	err = arbtable_set_table(h, argv[0], t, slots);
 	return err ? ctl_failed(h, err, what) : EX_OK;

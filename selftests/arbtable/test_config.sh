@@ -81,9 +81,14 @@ arb_change high 11:10@0,10:7@5 low 12:3 || diag "could not program the reference
 entries65=$(printf '10:1,%.0s' $(seq 64))10:1
 zeros15=$(printf ' 0%.0s' $(seq 15))
 
-bad "weight 300 > 255 (high 11:7,10:300), old table kept" 'weight' "${Q[@]}" high 11:7,10:300
-bad "slot index 70 > 63 (high 10:5@70)" 'slot' "${Q[@]}" high 10:5@70
-bad "65 table entries" 'slot|entr|64|many' "${Q[@]}" high "$entries65"
+# a slot's own ranges and a slot given twice (one nest per slot cannot
+# carry it) are tc's to refuse; the kernel's refusals of the same nests
+# are sent by arbt_nlfuzz -R below
+bad "weight 300 > 255 (high 11:7,10:300, tc names the range), old table kept" 'tc:slot 1 weight 300 out of range 0\.\.255' "${Q[@]}" high 11:7,10:300
+bad "class minor 0x10000 in a slot (high 10000:5, tc names the range)" 'tc:class minor 0x10000 out of range 1\.\.0xffff' "${Q[@]}" high 10000:5
+bad "slot index 70 > 63 (high 10:5@70, tc names the range)" 'tc:slot index 70 out of range 0\.\.63' "${Q[@]}" high 10:5@70
+bad "65 table entries (tc names the range)" 'tc:slot index 64 out of range 0\.\.63' "${Q[@]}" high "$entries65"
+bad "a slot given twice (tc: one nest per slot cannot carry it)" 'tc:slot 3 given twice' "${Q[@]}" high 10:5@3,11:6@3
 bad "slot naming a missing class (high 99:5)" 'class|exist|unknown|no such' "${Q[@]}" high 99:5
 bad "deleting class 1:10 that high slot 5 names$(ext ' (message names the slot)' '')" "$(ext 'slot[^0-9]*5([^0-9]|$)' 'still named by table slots')" \
 	tc class del dev $DEV classid 1:10
@@ -111,6 +116,24 @@ bad "burst 2000 with mtu 3000 in one change (checked on the final values)" 'burs
 # a class's ceil must hold one packet of the mtu, and an mtu change may
 # not undercut it (1:14 has cburst 20k)
 bad "mtu 30000 above class 1:14's cburst 20k" "$(ext 'mtu is above a class.s cburst: 30000 > 20480 \(1:14\)' 'mtu is above a class.s cburst')" "${Q[@]}" mtu 30000
+
+# the slot nests tc cannot send: a weight without a class and the
+# reverse, 65 of them, ranges, a nest without its flag (arbt_nlfuzz -R);
+# then null slots, an empty nest and weight 0, accepted
+FUZZ=$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz
+if [ -x "$FUZZ" ]; then
+	out=$("$FUZZ" -d $DEV -R 2>&1)
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) tap_ok "${l#ok - }" ;;
+		"not ok "*) tap_fail "${l#not ok - }" ;;
+		*) diag "$l" ;;
+		esac
+	done <<<"$out"
+else
+	tap_fail "table refusals: $FUZZ built (make all)"
+fi
+arb_change high 11:10@0,10:7@5 low 12:3 || diag "could not program the reference table again"
 
 # ------------------------------------------------------------ ceil removal
 ceil_gone() { # MINOR: no ceil, no cburst in its options

@@ -36,6 +36,14 @@
  * dump to the next (one qdisc, not replaced, for the whole run).
  *
  *   arbt_nlfuzz -d DEV -D SECONDS
+ *
+ * With -R it sends the table refusals test_config.sh checks, messages tc
+ * cannot send (a slot nest with a weight and no class, or a class and no
+ * weight, 65 of them, ranges, a nest without its flag), and null slots
+ * (an empty nest, weight 0) that must be accepted: every refusal with its
+ * errno and extack, the qdisc's dump unchanged.
+ *
+ *   arbt_nlfuzz -d DEV -R
  * Exit status: 0 all checks held, 1 a check failed, 2 usage/setup error.
  */
 #include <errno.h>
@@ -69,6 +77,10 @@
 #define BUFSZ		65536
 #define HANDLE		0x10000u	/* 1: */
 #define NMINORS		24		/* class minors 1:1 .. 1:18 (hex) */
+/* classes a dump may hold: the module's own limit (64) and some more,
+ * for a dump that breaks it to be reported, not overflow
+ */
+#define MAX_CLASSES	72
 
 /* ------------------------------------------------------------ random */
 static uint64_t rng;
@@ -141,10 +153,11 @@ static void nest_end(struct msg *m, struct nlattr *a)
 
 /*
  * Put an integer attribute of natural size @size, maybe mutated: another
- * size (truncated or longer), an edge value, or a random type.
+ * size (truncated or longer), an edge value, or a random type up to a few
+ * past @maxtype.
  */
-static void put_int(struct msg *m, uint16_t type, unsigned int size,
-		    uint64_t val)
+static void put_int_of(struct msg *m, uint16_t type, uint16_t maxtype,
+		       unsigned int size, uint64_t val)
 {
 	uint8_t b[16] = { 0 };
 	unsigned int len = size;
@@ -154,31 +167,45 @@ static void put_int(struct msg *m, uint16_t type, unsigned int size,
 	if (chance(3))
 		len = rnd_below(13);	/* 0..12 bytes: short, long, odd */
 	if (chance(2))
-		type = (uint16_t)rnd_below(TCA_ARBTABLE_MAX + 4);
+		type = (uint16_t)rnd_below(maxtype + 4);
 	memcpy(b, &val, sizeof(val) < len ? sizeof(val) : len);
 	put_attr(m, type, b, len);
 }
 
-static void put_entry(struct msg *m, uint32_t slot, uint32_t minor,
-		      uint32_t weight)
+static void put_int(struct msg *m, uint16_t type, unsigned int size,
+		    uint64_t val)
 {
-	struct tc_arbtable_entry e = { slot, minor, weight };
-	uint8_t b[24] = { 0 };
-	unsigned int len = sizeof(e);
-
-	if (chance(4))
-		e.slot = (uint32_t)edge_value();
-	if (chance(4))
-		e.minor = (uint32_t)edge_value();
-	if (chance(4))
-		e.weight = (uint32_t)edge_value();
-	if (chance(3))
-		len = rnd_below(sizeof(b) + 1);
-	memcpy(b, &e, sizeof(e) < len ? sizeof(e) : len);
-	put_attr(m, chance(2) ? (uint16_t)rnd_below(4) : TCA_ARBTABLE_ENTRY,
-		 b, len);
+	put_int_of(m, type, TCA_ARBTABLE_MAX, size, val);
 }
 
+/*
+ * One slot nest: class and weight, maybe mutated: either left out, edge
+ * values, other sizes and types, another type for the nest or its
+ * NLA_F_NESTED missing, a nest inside it.
+ */
+static void put_slot(struct msg *m, uint32_t minor, uint32_t weight)
+{
+	struct nlattr *n = nest_start(m, chance(2) ? (uint16_t)rnd_below(4) :
+				      TCA_ARBTABLE_TBL_SLOT);
+
+	if (!chance(5))
+		put_int_of(m, TCA_ARBTABLE_SLOT_CLASS, TCA_ARBTABLE_SLOT_MAX,
+			   4, minor);
+	if (!chance(5))
+		put_int_of(m, TCA_ARBTABLE_SLOT_WEIGHT, TCA_ARBTABLE_SLOT_MAX,
+			   4, weight);
+	if (chance(1)) {
+		struct nlattr *in = nest_start(m, TCA_ARBTABLE_SLOT_CLASS);
+
+		put_int_of(m, TCA_ARBTABLE_SLOT_WEIGHT, 0, 4, 1);
+		nest_end(m, in);
+	}
+	nest_end(m, n);
+	if (n && chance(2))
+		n->nla_type &= (uint16_t)~NLA_F_NESTED;
+}
+
+/* Slot nests in slot order, some null (empty), sometimes more than 64 */
 static void put_table(struct msg *m, uint16_t type)
 {
 	struct nlattr *n = nest_start(m, type);
@@ -191,14 +218,13 @@ static void put_table(struct msg *m, uint16_t type)
 		put_attr(m, type, &junk, rnd_below(5));
 		return;
 	}
-	for (i = 0; i < cnt; i++)
-		put_entry(m, chance(70) ? i : rnd_below(64),
-			  1 + rnd_below(NMINORS), 1 + rnd_below(255));
-	if (chance(2)) {	/* a nest inside the nest */
-		struct nlattr *in = nest_start(m, TCA_ARBTABLE_ENTRY);
-
-		put_entry(m, 0, 1, 1);
-		nest_end(m, in);
+	for (i = 0; i < cnt; i++) {
+		if (chance(15)) {
+			nest_end(m, nest_start(m, TCA_ARBTABLE_TBL_SLOT));
+			continue;
+		}
+		put_slot(m, 1 + rnd_below(NMINORS),
+			 chance(5) ? 0 : 1 + rnd_below(255));
 	}
 	nest_end(m, n);
 }
@@ -441,9 +467,9 @@ struct dumpstate {
 	struct tc_arbtable_xstats xs;
 	bool have_xs;
 	unsigned int nclasses;
-	uint32_t minors[TC_ARBTABLE_MAX_CLASSES + 8];
-	struct tc_arbtable_class_xstats cxs[TC_ARBTABLE_MAX_CLASSES + 8];
-	bool have_cxs[TC_ARBTABLE_MAX_CLASSES + 8];
+	uint32_t minors[MAX_CLASSES];
+	struct tc_arbtable_class_xstats cxs[MAX_CLASSES];
+	bool have_cxs[MAX_CLASSES];
 	uint8_t opts[4096];	/* the dumped TCA_OPTIONS payload */
 	int optlen;
 	char why[512];
@@ -485,36 +511,52 @@ static bool attrs_ok(struct dumpstate *d, const uint8_t *p, int len,
 #define ADATA(a)	((uint8_t *)(a) + NLA_HDRLEN)
 #define ALEN(a)		((int)(a)->nla_len - (int)NLA_HDRLEN)
 
+/*
+ * A dumped table: one nested TCA_ARBTABLE_TBL_SLOT per slot from slot 0
+ * to the last non-null one, a null slot empty, the others a class in
+ * 1..0xffff and a weight in 1..255.
+ */
 static bool parse_table(struct dumpstate *d, struct nlattr *nest, int t)
 {
 	const uint8_t *p = ADATA(nest);
-	int len = ALEN(nest);
+	int len = ALEN(nest), s = 0;
+	bool last_null = false;
 
 	if (!attrs_ok(d, p, len, NULL, 0))
 		return false;
-	while (len >= (int)NLA_HDRLEN) {
+	for (; len >= (int)NLA_HDRLEN; s++) {
 		const struct nlattr *a = (const struct nlattr *)p;
-		struct tc_arbtable_entry e;
+		struct nlattr *f[TCA_ARBTABLE_SLOT_MAX + 1] = { 0 };
+		uint32_t minor, weight;
 
-		if ((a->nla_type & NLA_TYPE_MASK) != TCA_ARBTABLE_ENTRY ||
-		    ALEN(a) != (int)sizeof(e))
-			return bad(d, "table %d: entry type %u len %d", t,
-				   a->nla_type, ALEN(a));
-		memcpy(&e, ADATA(a), sizeof(e));
-		if (e.slot >= TC_ARBTABLE_SLOTS)
-			return bad(d, "table %d: slot %u", t, e.slot);
-		if (e.weight > TC_ARBTABLE_WEIGHT_MAX)
-			return bad(d, "table %d slot %u: weight %u", t, e.slot,
-				   e.weight);
-		if (d->tbl[t][e.slot].weight)
-			return bad(d, "table %d: slot %u dumped twice", t, e.slot);
-		if (e.weight) {
-			d->tbl[t][e.slot].minor = e.minor;
-			d->tbl[t][e.slot].weight = e.weight;
-		}
+		if (a->nla_type != (TCA_ARBTABLE_TBL_SLOT | NLA_F_NESTED))
+			return bad(d, "table %d slot %d: type %#x", t, s,
+				   a->nla_type);
+		if (s >= TC_ARBTABLE_SLOTS)
+			return bad(d, "table %d: more than 64 slots", t);
+		if (!attrs_ok(d, ADATA(a), ALEN(a), f, TCA_ARBTABLE_SLOT_MAX))
+			return false;
 		len -= NLA_ALIGN(a->nla_len);
 		p += NLA_ALIGN(a->nla_len);
+		last_null = !ALEN(a);
+		if (last_null)
+			continue;
+		if (!f[TCA_ARBTABLE_SLOT_CLASS] || !f[TCA_ARBTABLE_SLOT_WEIGHT] ||
+		    ALEN(f[TCA_ARBTABLE_SLOT_CLASS]) != 4 ||
+		    ALEN(f[TCA_ARBTABLE_SLOT_WEIGHT]) != 4)
+			return bad(d, "table %d slot %d: not a class and a weight",
+				   t, s);
+		memcpy(&minor, ADATA(f[TCA_ARBTABLE_SLOT_CLASS]), 4);
+		memcpy(&weight, ADATA(f[TCA_ARBTABLE_SLOT_WEIGHT]), 4);
+		if (!weight || weight > TC_ARBTABLE_WEIGHT_MAX || !minor ||
+		    minor > 0xffff)
+			return bad(d, "table %d slot %d: class %#x weight %u",
+				   t, s, minor, weight);
+		d->tbl[t][s].minor = minor;
+		d->tbl[t][s].weight = weight;
 	}
+	if (last_null)
+		return bad(d, "table %d: a null slot dumped last", t);
 	return true;
 }
 
@@ -591,8 +633,8 @@ static bool on_class(struct dumpstate *d, struct nlmsghdr *h)
 		return true;
 	if (TC_H_MAJ(t->tcm_handle) != HANDLE)
 		return bad(d, "class %x outside 1:", t->tcm_handle);
-	if (i >= TC_ARBTABLE_MAX_CLASSES)
-		return bad(d, "more than %d classes dumped", TC_ARBTABLE_MAX_CLASSES);
+	if (i >= MAX_CLASSES)
+		return bad(d, "more than %d classes dumped", MAX_CLASSES);
 	d->minors[i] = TC_H_MIN(t->tcm_handle);
 	if (!take_xstats(d, tca, &d->cxs[i], sizeof(d->cxs[i]),
 			 TCA_ARBTABLE_XSTATS_CLASS, "class"))
@@ -761,11 +803,201 @@ static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 	return read_ack(fd, h->nlmsg_seq, msg, msglen);
 }
 
+/* ------------------------------------------------------------ refusals */
+static void put_u32(struct msg *m, uint16_t type, uint32_t v)
+{
+	put_attr(m, type, &v, sizeof(v));
+}
+
+/* A slot nest with a class and a weight, each left out when 0 */
+static struct nlattr *put_slot_of(struct msg *m, uint32_t minor,
+				  uint32_t weight)
+{
+	struct nlattr *n = nest_start(m, TCA_ARBTABLE_TBL_SLOT);
+
+	if (minor)
+		put_u32(m, TCA_ARBTABLE_SLOT_CLASS, minor);
+	if (weight)
+		put_u32(m, TCA_ARBTABLE_SLOT_WEIGHT, weight);
+	nest_end(m, n);
+	return n;
+}
+
+static void r_weight_only(struct msg *m)
+{
+	put_slot_of(m, 0, 5);
+}
+
+static void r_class_only(struct msg *m)
+{
+	put_slot_of(m, 0x10, 0);
+}
+
+static void r_class_big(struct msg *m)
+{
+	put_slot_of(m, 0x10000, 5);
+}
+
+static void r_weight_big(struct msg *m)
+{
+	put_slot_of(m, 0x10, 256);
+}
+
+static void r_missing_class(struct msg *m)
+{
+	put_slot_of(m, 0x99, 5);
+}
+
+static void r_unspec(struct msg *m)
+{
+	put_u32(m, TCA_ARBTABLE_TBL_UNSPEC, 0);
+}
+
+static void r_class_zero(struct msg *m)
+{
+	struct nlattr *n = nest_start(m, TCA_ARBTABLE_TBL_SLOT);
+
+	put_u32(m, TCA_ARBTABLE_SLOT_CLASS, 0);
+	put_u32(m, TCA_ARBTABLE_SLOT_WEIGHT, 5);
+	nest_end(m, n);
+}
+
+static void r_not_nested(struct msg *m)
+{
+	struct nlattr *n = put_slot_of(m, 0x10, 5);
+
+	n->nla_type &= (uint16_t)~NLA_F_NESTED;
+}
+
+static void r_65_slots(struct msg *m)
+{
+	int i;
+
+	for (i = 0; i < TC_ARBTABLE_SLOTS; i++)
+		put_slot_of(m, 0, 0);
+	put_slot_of(m, 0x10, 1);
+}
+
+/* slot 0 empty, slot 1 class 1:10 weight 0: both null; slot 2 1:10/3 */
+static void r_null_slots(struct msg *m)
+{
+	struct nlattr *n;
+
+	put_slot_of(m, 0, 0);
+	n = nest_start(m, TCA_ARBTABLE_TBL_SLOT);
+	put_u32(m, TCA_ARBTABLE_SLOT_CLASS, 0x10);
+	put_u32(m, TCA_ARBTABLE_SLOT_WEIGHT, 0);
+	nest_end(m, n);
+	put_slot_of(m, 0x10, 3);
+}
+
+static const struct refusal {
+	const char *what;
+	const char *want;	/* in the extack; NULL: accepted */
+	int err;
+	void (*put)(struct msg *m);
+} refusals[] = {
+	{ "a weight without a class", "weight but no class", -EINVAL, r_weight_only },
+	{ "a class without a weight", "class but no weight", -EINVAL, r_class_only },
+	{ "65 slot nests", "more than 64 slots", -EINVAL, r_65_slots },
+	{ "class 0 (policy)", "integer out of range", -ERANGE, r_class_zero },
+	{ "class 0x10000 (policy)", "integer out of range", -ERANGE, r_class_big },
+	{ "weight 256 (policy)", "integer out of range", -ERANGE, r_weight_big },
+	{ "a slot nest without NLA_F_NESTED", "NLA_F_NESTED", -EINVAL, r_not_nested },
+	{ "an attribute of type 0 among the slots", "Unknown attribute type", -EINVAL, r_unspec },
+	{ "a slot naming a missing class", "does not exist", -ENOENT, r_missing_class },
+	{ "null slots: an empty nest and weight 0", NULL, 0, r_null_slots },
+};
+
+/* The device's qdisc 1: changed to HIGH { @r's slots }: the errno */
+static int send_high(int fd, const struct refusal *r, char *msg, size_t msglen)
+{
+	static struct msg m;
+	static const char kind[] = "arbtable";
+	struct nlmsghdr *h = (struct nlmsghdr *)m.buf;
+	struct nlattr *opts, *high;
+	struct tcmsg *t;
+
+	memset(m.buf, 0, NLMSG_SPACE(sizeof(*t)));
+	m.len = NLMSG_SPACE(sizeof(*t));
+	h->nlmsg_type = RTM_NEWQDISC;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	h->nlmsg_seq = ++seq;
+	t = NLMSG_DATA(h);
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_parent = TC_H_ROOT;
+	t->tcm_handle = HANDLE;
+	put_attr(&m, TCA_KIND, kind, sizeof(kind));
+	opts = nest_start(&m, TCA_OPTIONS);
+	high = nest_start(&m, TCA_ARBTABLE_HIGH);
+	r->put(&m);
+	nest_end(&m, high);
+	nest_end(&m, opts);
+	h->nlmsg_len = (uint32_t)m.len;
+	if (send(fd, m.buf, m.len, 0) < 0)
+		return -errno;
+	return read_ack(fd, h->nlmsg_seq, msg, msglen);
+}
+
+/*
+ * -R: the table refusals of a manual qdisc 1: on the device whose class
+ * 1:10 exists and 1:99 does not, each checked for its errno, its extack
+ * and the configuration left as it was; then null slots accepted.
+ */
+static int refusal_checks(int fd)
+{
+	static struct dumpstate before, after;
+	unsigned int i, nbad = 0;
+	char msg[512];
+
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		const struct refusal *r = &refusals[i];
+		bool kept, ok;
+		int err;
+
+		memset(&before, 0, sizeof(before));
+		memset(&after, 0, sizeof(after));
+		if (!dump(fd, &before, RTM_GETQDISC) || !before.have_qdisc ||
+		    before.mode != TC_ARBTABLE_MODE_MANUAL) {
+			printf("not ok - table refusals: a manual qdisc 1: on the device (%s)\n",
+			       before.why[0] ? before.why : "none");
+			return 1;
+		}
+		err = send_high(fd, r, msg, sizeof(msg));
+		if (!dump(fd, &after, RTM_GETQDISC) || !after.have_qdisc) {
+			printf("not ok - table: %s: no dump after (%s)\n",
+			       r->what, after.why);
+			nbad++;
+			continue;
+		}
+		kept = after.optlen == before.optlen &&
+		       !memcmp(after.opts, before.opts, before.optlen);
+		if (!r->want) {
+			ok = !err && after.tbl[0][2].minor == 0x10 &&
+			     after.tbl[0][2].weight == 3 &&
+			     !after.tbl[0][0].weight && !after.tbl[0][1].weight;
+			printf("%s - table: %s accepted, dumped as slot 2 only (%s)\n",
+			       ok ? "ok" : "not ok", r->what,
+			       err ? (msg[0] ? msg : strerror(-err)) : "rc 0");
+		} else {
+			ok = err == r->err && strstr(msg, r->want) && kept;
+			printf("%s - table: %s refused (%s: '%s'), configuration %s\n",
+			       ok ? "ok" : "not ok", r->what,
+			       err ? strerror(-err) : "accepted", msg,
+			       kept ? "kept" : "changed");
+		}
+		nbad += !ok;
+	}
+	return nbad ? 1 : 0;
+}
+
 /* ------------------------------------------------------------ main */
 static void usage(void)
 {
 	fprintf(stderr, "usage: arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]\n"
-			"       arbt_nlfuzz -d DEV -D SECONDS\n");
+			"       arbt_nlfuzz -d DEV -D SECONDS\n"
+			"       arbt_nlfuzz -d DEV -R\n");
 	exit(2);
 }
 
@@ -845,14 +1077,15 @@ int main(int argc, char **argv)
 	unsigned long nomsg_core[2] = { 0 }, nomsg_bad = 0, dump_bad = 0;
 	unsigned long replays = 0, replay_bad = 0;
 	static struct dumpstate d2;
-	bool verbose = false;
+	bool verbose = false, refuse = false;
 	double loop_secs = 0;
 	struct timespec t0, t1;
 	int fd, c, rc = 0;
 
 	rng = 0x9e3779b97f4a7c15ULL;
-	while ((c = getopt(argc, argv, "d:n:b:s:vD:")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:b:s:vD:R")) != -1) {
 		switch (c) {
+		case 'R': refuse = true; break;
 		case 'd': dev = optarg; break;
 		case 'D': loop_secs = strtod(optarg, NULL); if (loop_secs <= 0) usage(); break;
 		case 'n': total = strtoul(optarg, NULL, 0); break;
@@ -874,8 +1107,8 @@ int main(int argc, char **argv)
 		perror("arbt_nlfuzz: netlink socket");
 		return 2;
 	}
-	if (loop_secs > 0) {
-		rc = dump_loop(fd, loop_secs);
+	if (loop_secs > 0 || refuse) {
+		rc = refuse ? refusal_checks(fd) : dump_loop(fd, loop_secs);
 		close(fd);
 		return rc;
 	}

@@ -150,17 +150,18 @@ for list in "10=5" "10:5," "zz:5" "10:0x5" "10:5@x" ""; do
 		ko "high '$list': tc [$t], arbsim [${s:0:60}]"
 	fi
 done
-# the kernel's entry checks, said in the kernel's words by arbsim
-# (kernel/arbtable_core.h ARB_ENTRY_MSG_*) and arbtablectl
+# a slot given twice, which one nest per slot cannot carry: refused by
+# the shared parser (arbt_table_parse), in the same words by arbsim and
+# arbtablectl
 out=$(printf 'qdisc manual rate 10mbit\nhigh 10:5@3,11:6@3\n' | "$SIM" -n 0 - 2>&1)
 if grep -q 'high table: slot 3 given twice' <<<"$out"; then
-	ok "arbsim: a slot given twice is refused in the kernel's words"
+	ok "arbsim: a slot given twice is refused in the shared words"
 else
 	ko "arbsim on a slot given twice: $out"
 fi
 out=$(unshare -n "$CTL" table lo high 10:5@3,11:6@3 2>&1)
 if grep -q 'high table: slot 3 given twice' <<<"$out"; then
-	ok "arbtablectl: a slot given twice is refused in the kernel's words (it kept the last one before)"
+	ok "arbtablectl: a slot given twice is refused in the shared words"
 else
 	ko "arbtablectl on a slot given twice: $out"
 fi

@@ -30,8 +30,11 @@ def u64(t, v): return attr(t, struct.pack("<Q", v))
 
 
 def table(t, entries):
-    return nest(t, *[attr(1, struct.pack("<III", s, m, w))
-                     for s, m, w in entries])
+    # one TCA_ARBTABLE_TBL_SLOT nest per slot from slot 0, empty if null
+    by_slot = {s: (m, w) for s, m, w in entries}
+    last = max(by_slot) + 1 if by_slot else 0
+    return nest(t, *[nest(1, u32(1, by_slot[s][0]), u32(2, by_slot[s][1]))
+                     if s in by_slot else nest(1) for s in range(last)])
 
 
 def msg(mtype, handle, parent, info, body):
@@ -52,15 +55,11 @@ XSTATS_QDISC, XSTATS_CLASS = 0, 1
 
 def qdisc_xstats(high_used, low_used, extra=b""):
     # type, nclasses, unclassified pkts/drops, swaps, throttled,
-    # unclassified qlen, used, pointers, hp_counter
-    head = struct.pack("<IIQQQQIIIIIi", XSTATS_QDISC, 4, 7, 1, 3, 9, 2,
-                       high_used, low_used, 2, 0, -1200)
-    hc = [0] * 64
-    lc = [0] * 64
-    hc[0], hc[1], hc[3], lc[0] = 8128, -300, 320, 128
-    gso = struct.pack("<QQQ", 5, 40, 1)   # split, segments, oversize drops
-    return (head + struct.pack("<64i", *hc) + struct.pack("<64i", *lc) +
-            gso + extra)
+    # unclassified qlen, used, broken; gso split, segments, oversize
+    # drops; capacity, link rate, link and mtu changes, stalls
+    return struct.pack("<IIQQQQIIIIQQQQQQQQ", XSTATS_QDISC, 4, 7, 1, 3, 9, 2,
+                       high_used, low_used, 0, 5, 40, 1,
+                       0, 0, 0, 0, 0) + extra
 
 
 def qdisc(mode, high, low, priomap=None, default=0x30):
@@ -72,17 +71,19 @@ def qdisc(mode, high, low, priomap=None, default=0x30):
     if mode == 0:
         opts.append(u32(12, 30720))   # burst: manual example only
     body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
-            stats(qdisc_xstats(len(high), len(low), b"\0" * 16)))
+            stats(qdisc_xstats(len(high), len(low))))
     return msg(RTM_NEWQDISC, 0x10000, 0xFFFFFFFF, 1, body)
 
 
 def klass(minor, opts, high_slots, low_slots, xtype=XSTATS_CLASS, extra=b""):
-    # type, index, slots, weights, distance, reserved weight, reserved
-    # and guaranteed rates, guaranteed/current bounds, max HOL, throttled
-    xs = struct.pack("<IIQQIIIIQQQQQQ", xtype, 1, high_slots,
+    # type, broken, slots, weights, distance, reserved weight, reserved
+    # and guaranteed rates, guaranteed/current bounds, max HOL, throttled,
+    # stalls
+    xs = struct.pack("<IIQQIIIIQQQQQQQ", xtype, 0, high_slots,
                      low_slots, 127 * bin(high_slots).count("1"),
                      2 * bin(low_slots).count("1"), 16, 3427,
-                     250000000, 262500000, 12345, 11000, 5200, 17) + extra
+                     250000000, 262500000, 12345, 11000, 5200, 17,
+                     0) + extra
     body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
             stats(xs))
     return msg(RTM_NEWTCLASS, 0x10000 | minor, 0x10000, 0x80010000, body)

@@ -9,8 +9,10 @@ line, e.g.
 
   kind=arbtable MODE=0 RATE=1250000 HIGH=[0:0x10:5,2:0x12:7] LOW=[]
 
-Entries are slot:minor:weight in the order they were sent. Exit 1 if no
-request was found.
+Table slots are slot:minor:weight, the slot being the nest's position
+(one TCA_ARBTABLE_TBL_SLOT per slot from 0); an empty nest (a null slot)
+is left out, one with only a class or a weight prints its missing value as
+"-". Exit 1 if no request was found.
 """
 import re
 import struct
@@ -47,12 +49,17 @@ def decode_opts(payload, table):
         nested = "N" if atype & 0x8000 else ""
         if fmt == "table":
             ents = []
-            for t, d in attrs(data):
-                if (t & NLA_TYPE_MASK) == 1 and len(d) >= 12:
-                    s, m, w = struct.unpack_from("<III", d)
-                    ents.append("%d:%#x:%d" % (s, m, w))
-                else:
+            for s, (t, d) in enumerate(attrs(data)):
+                if (t & NLA_TYPE_MASK) != 1:
                     ents.append("?%d" % t)
+                    continue
+                f = {st & NLA_TYPE_MASK: struct.unpack_from("<I", sd)[0]
+                     for st, sd in attrs(d) if len(sd) >= 4}
+                if not f:
+                    continue
+                ents.append("%d:%s:%s" % (
+                    s, "%#x" % f[1] if 1 in f else "-",
+                    f[2] if 2 in f else "-"))
             out.append("%s%s=[%s]" % (name, nested, ",".join(ents)))
         elif fmt == "prio":
             bands = ["%#x" % struct.unpack_from("<I", d)[0]

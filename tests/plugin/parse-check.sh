@@ -116,13 +116,19 @@ good "default ffff" "DEFAULT=65535" $Q default ffff
 range_bad "priomap minor 10000" "0..ffff" $Q priomap 1 2 3 4 5 6 7 8 9 a b c d e f 10000
 range_bad "burst 300mb" "256 MiB" $Q burst 300mb
 good "burst 256 MiB" "BURST=268435456" $Q burst 268435456
-# out-of-range table values must reach the kernel unchanged
-good "weight 300, slot 70 passed through" "HIGHN=[70:0x10:300,71:0x11:1]" $Q high 10:300@70,11:1
-good "minor 0x10000 passed through" "HIGHN=[0:0x10000:1]" $Q high 10000:1
+# the slots' own ranges (a slot nest's weight and class, 64 nests), in
+# the words arbtablectl and arbsim use; a weight of 0 is a null slot, an
+# empty nest like "-", whatever its class
+range_bad "slot weight 256" "high table: slot 1 weight 256 out of range 0..255" $Q high 10:1,11:256
+good "slot weight 255" "HIGHN=[0:0x10:255]" $Q high 10:255
+range_bad "slot class 10000" "high table: slot 0 class minor 0x10000 out of range 1..0xffff" $Q high 10000:1
+range_bad "slot class 0" "high table: slot 0 class minor 0 out of range 1..0xffff" $Q high 0:1
+good "slot class ffff" "HIGHN=[0:0xffff:1]" $Q high ffff:1
+good "weight 0 sent as an empty nest" "HIGHN=[1:0x11:5]" $Q high 10000:0,11:5
+range_bad "slot 64" "high table: slot index 64 out of range 0..63" $Q high 10:5@64
+good "slot 63" "HIGHN=[63:0x10:5]" $Q high 10:5@63
 LIST65=$(for i in $(seq 0 64); do printf '%x:1,' $((i % 8 + 16)); done)
-run $Q high "${LIST65%,}"
-n=$(grep -o 'HIGHN=\[[^]]*\]' <<<"$NL" | tr ',' '\n' | grep -c ':0x')
-[ "$n" = 65 ] && ok "65 entries passed through" || ko "65 entries: got $n in [$NL]"
+range_bad "65 entries" "high table: slot index 64 out of range 0..63" $Q high "${LIST65%,}"
 
 # ---- qdisc: parse errors ----
 bad "unknown keyword" $Q bogus
@@ -154,6 +160,8 @@ bad "bad slot" $Q high 10:5@x
 bad "trailing comma" $Q high 10:5,
 bad "empty entry" $Q low 10:5,,11:1
 bad "weight overflows u32" $Q high 10:4294967296
+# a slot given twice: one nest per slot cannot carry it
+bad "slot given twice" $Q high 10:5@3,11:6@3
 # the shared parser (lib/arbtable_parse.c): what tc's own get_rate64 would
 # have wrapped or taken as infinite is refused
 bad "rate above 2^64 bytes/s (tc alone wraps it)" $Q rate 1e20tbit
@@ -219,8 +227,8 @@ if grep -qx -- " unclassified: pkts 7 drops 1 qlen 2 *" <<<"$OUT" && grep -qx --
 else
 	ko "print: qdisc xstats lines: $(grep -E 'unclassified|swaps' <<<"$OUT" | tr '\n' '|')"
 fi
-chk "occupancy" "occupancy: high 3/64 low 1/64 pointers: high 2 low 0 hp_counter -1200 classes 4"
-chk "credits" "high credit: 0:8128     1:-300     3:320"
+chk "occupancy" "occupancy: high 3/64 low 1/64 classes 4"
+if grep -qE 'pointers|hp_counter|credit' <<<"$OUT"; then ko "print: the arbiter's cursor or credits printed"; else ok "print: no cursor, hp_counter or credits (the tracepoint has them)"; fi
 chk "class options" "class arbtable 1:10 dev lo parent 1: leaf 8001: rate 2Gbit latency 50us"
 chk "strict class options" "strict ceil 100Mbit cburst 30Kb distance 8 share 3"
 chk "class xstats slots" "slots: high 4 [0,16,32,48] weight 508 low 0 [-] weight 0"
@@ -265,8 +273,8 @@ assert o["priomap"][:5] == [":10", ":10", "", "", ":11"] and len(o["priomap"]) =
 assert o["high"][2] == {"slot": 3, "class": ":12", "weight": 5}
 assert o["low"] == [{"slot": 0, "class": ":30", "weight": 2}]
 assert a["options"]["default"] == "" and "priomap" not in a["options"]
-assert m["unclassified"]["packets"] == 7 and m["hp_counter"] == -1200
-assert m["high_credit"][1] == {"slot": 1, "credit": -300}
+assert m["unclassified"]["packets"] == 7
+assert not {"high_cur", "low_cur", "hp_counter", "high_credit", "low_credit"} & set(m)
 assert (m["gso_split"], m["gso_segs"], m["oversize_drops"]) == (5, 40, 1)
 assert a["options"]["mode"] == "auto" and len(a["options"]["high"]) == 4
 EOF2

@@ -5,7 +5,7 @@
  * versions, as an older and a newer caller would pass it, then the same
  * rules through the public calls: the record getters on a state filled
  * here (a caller built with the first release's records among them), the
- * kernel's xstats of every length an older or newer sch_arbtable sends,
+ * kernel's xstats as this release lays them out, longer and cut short,
  * and the option calls on a real handle, which refuse bad sizes before
  * they look for the device (no kernel module, no privilege).
  */
@@ -422,11 +422,9 @@ static void test_state_ver0_caller(void **state)
 
 /* ------------------------------------------------------ kernel xstats */
 
-/* The kernel's qdisc xstats with every field set, its credits a ramp. */
+/* The kernel's qdisc xstats with every field set. */
 static void full_qdisc_xstats(struct tc_arbtable_xstats *x)
 {
-	int i;
-
 	memset(x, 0, sizeof(*x));
 	x->type = TCA_ARBTABLE_XSTATS_QDISC;
 	x->nclasses = 3;
@@ -437,13 +435,7 @@ static void full_qdisc_xstats(struct tc_arbtable_xstats *x)
 	x->unclassified_qlen = 105;
 	x->high_used = 10;
 	x->low_used = 11;
-	x->high_cur = 12;
-	x->low_cur = 13;
-	x->hp_counter = -14;
-	for (i = 0; i < TC_ARBTABLE_SLOTS; i++) {
-		x->high_credit[i] = i - 32;
-		x->low_credit[i] = 1000 + i;
-	}
+	x->broken = 206;
 	x->gso_split = 201;
 	x->gso_segs = 202;
 	x->oversize_drops = 203;
@@ -451,12 +443,12 @@ static void full_qdisc_xstats(struct tc_arbtable_xstats *x)
 	x->link_rate = 125000000;
 	x->link_changes = 204;
 	x->mtu_changes = 205;
-	x->broken = 206;
-	x->pad = 0;
 	x->stalls = 207;
 }
 
-/* The first release's fields, as any length that holds them gives them. */
+/* The record's first fields, as any length that holds them gives them;
+ * the arbiter's cursor and credits the kernel no longer reports read 0.
+ */
 static void assert_qdisc_ver0_xstats(const struct arbtable_qdisc_info *q)
 {
 	int i;
@@ -466,11 +458,13 @@ static void assert_qdisc_ver0_xstats(const struct arbtable_qdisc_info *q)
 		    q->swaps == 103 && q->throttled == 104 &&
 		    q->unclassified_qlen == 105);
 	assert_true(q->used[ARBTABLE_HIGH] == 10 && q->used[ARBTABLE_LOW] == 11 &&
-		    q->cur[ARBTABLE_HIGH] == 12 && q->cur[ARBTABLE_LOW] == 13 &&
-		    q->hp_counter == -14);
+		    q->cur[ARBTABLE_HIGH] == 0 && q->cur[ARBTABLE_LOW] == 0 &&
+		    q->hp_counter == 0);
 	for (i = 0; i < ARBTABLE_SLOTS; i++)
-		assert_true(q->credit[ARBTABLE_HIGH][i] == i - 32 &&
-			    q->credit[ARBTABLE_LOW][i] == 1000 + i);
+		assert_true(q->credit[ARBTABLE_HIGH][i] == 0 &&
+			    q->credit[ARBTABLE_LOW][i] == 0);
+	assert_int_equal(q->xstats_fields &
+			 (ARBTABLE_QX_CURSOR | ARBTABLE_QX_CREDIT), 0);
 }
 
 /* A record whose xstats a previous read left set: a read must clear them. */
@@ -481,10 +475,10 @@ static void stale_qdisc_info(struct arbtable_qdisc_info *q)
 }
 
 /*
- * Every length sch_arbtable has sent: the first release's 576 bytes, 600
- * with the GSO counters, 648 with the link, mtu and stalls fields, and a
- * newer kernel's longer struct. What a payload lacks reads as 0 with its
- * bit clear; a field cut short is not taken.
+ * The xstats of this release's sch_arbtable (120 bytes, configuration and
+ * results only), a newer kernel's longer struct, and payloads cut short:
+ * what a payload lacks reads as 0 with its bit clear; a field cut short
+ * is not taken.
  */
 static void test_qdisc_xstats_lengths(void **state)
 {
@@ -501,9 +495,12 @@ static void test_qdisc_xstats_lengths(void **state)
 	full_qdisc_xstats(&x);
 	memset(buf, CANARY, sizeof(buf));
 	memcpy(buf, &x, sizeof(x));
-	assert_int_equal(sizeof(x), 648);
-	assert_int_equal(offsetof(struct tc_arbtable_xstats, gso_split), 576);
-	assert_int_equal(offsetof(struct tc_arbtable_xstats, capacity), 600);
+	/* no holes: every byte a field */
+	assert_int_equal(sizeof(x), 120);
+	assert_int_equal(offsetof(struct tc_arbtable_xstats, broken), 52);
+	assert_int_equal(offsetof(struct tc_arbtable_xstats, gso_split), 56);
+	assert_int_equal(offsetof(struct tc_arbtable_xstats, capacity), 80);
+	assert_int_equal(offsetof(struct tc_arbtable_xstats, stalls), 112);
 
 	/* today's kernel, and a newer one with 16 bytes more */
 	stale_qdisc_info(&q);
@@ -518,22 +515,23 @@ static void test_qdisc_xstats_lengths(void **state)
 	assert_int_equal(q.mtu_follows_device, 1);
 	stale_qdisc_info(&q);
 	assert_int_equal(arb_qdisc_xstats_in(&q, buf, sizeof(buf)), 1);
+	assert_qdisc_ver0_xstats(&q);
 	assert_int_equal(q.xstats_fields, all);
 	assert_true(q.stalls == 207 && q.broken == 206);
 
-	/* the kernel with GSO counters, before the link and mtu fields */
+	/* up to the GSO counters */
 	stale_qdisc_info(&q);
-	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 600), 1);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 80), 1);
 	assert_qdisc_ver0_xstats(&q);
-	assert_int_equal(q.xstats_fields, gso);
+	assert_int_equal(q.xstats_fields, gso | ARBTABLE_QX_BROKEN);
 	assert_true(q.gso_split == 201 && q.gso_segs == 202 &&
-		    q.oversize_drops == 203);
+		    q.oversize_drops == 203 && q.broken == 206);
 	assert_true(q.capacity == 0 && q.link_rate == 0 && q.link_changes == 0 &&
-		    q.mtu_changes == 0 && q.broken == 0 && q.stalls == 0);
+		    q.mtu_changes == 0 && q.stalls == 0);
 
-	/* the first release's kernel */
+	/* up to the used slot counts: before broken */
 	stale_qdisc_info(&q);
-	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 576), 1);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 52), 1);
 	assert_qdisc_ver0_xstats(&q);
 	assert_int_equal(q.xstats_fields, 0);
 	assert_true(q.gso_split == 0 && q.gso_segs == 0 && q.oversize_drops == 0 &&
@@ -541,8 +539,8 @@ static void test_qdisc_xstats_lengths(void **state)
 
 	/* cut inside capacity and inside stalls: those not taken */
 	stale_qdisc_info(&q);
-	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 604), 1);
-	assert_int_equal(q.xstats_fields, gso);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 84), 1);
+	assert_int_equal(q.xstats_fields, gso | ARBTABLE_QX_BROKEN);
 	assert_int_equal(q.capacity, 0);
 	stale_qdisc_info(&q);
 	assert_int_equal(arb_qdisc_xstats_in(&q, buf, sizeof(x) - 1), 1);
@@ -572,13 +570,13 @@ static void test_qdisc_xstats_lengths(void **state)
 		    q.link_rate == 0);
 }
 
-/* Class xstats: 88 bytes from the first release's kernel, 104 now. */
+/* Class xstats: 96 bytes, broken near the start, stalls last. */
 static void test_class_xstats_lengths(void **state)
 {
 	unsigned char buf[sizeof(struct tc_arbtable_class_xstats) + 16];
 	struct tc_arbtable_class_xstats x = {
 		.type = TCA_ARBTABLE_XSTATS_CLASS,
-		.index = 7,
+		.broken = 1,
 		.high_slots = 0x8000000000000001ull,
 		.low_slots = 0x10,
 		.high_weight = 40,
@@ -591,7 +589,6 @@ static void test_class_xstats_lengths(void **state)
 		.current_bound_ns = 4000000,
 		.max_hol_ns = 3000000,
 		.throttled = 9,
-		.broken = 1,
 		.stalls = 77,
 	};
 	const uint32_t all = ARBTABLE_CX_BROKEN | ARBTABLE_CX_STALLS;
@@ -599,18 +596,19 @@ static void test_class_xstats_lengths(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(sizeof(x), 104);
-	assert_int_equal(offsetof(struct tc_arbtable_class_xstats, broken), 88);
+	assert_int_equal(sizeof(x), 96);
+	assert_int_equal(offsetof(struct tc_arbtable_class_xstats, broken), 4);
+	assert_int_equal(offsetof(struct tc_arbtable_class_xstats, stalls), 88);
 	memset(buf, CANARY, sizeof(buf));
 	memcpy(buf, &x, sizeof(x));
 
 	for (len = 88; len <= sizeof(buf); len += 8) {
-		uint32_t want = len >= 104 ? all :
-				len >= 92 ? ARBTABLE_CX_BROKEN : 0;
+		uint32_t want = len >= 96 ? all : ARBTABLE_CX_BROKEN;
 
 		memset(&c, 0x5a, sizeof(c));
 		assert_int_equal(arb_class_xstats_in(&c, buf, len), 1);
-		assert_true(c.has_xstats == 1 && c.index == 7 &&
+		/* the class index is no longer reported: 0, its bit clear */
+		assert_true(c.has_xstats == 1 && c.index == 0 &&
 			    c.slots[ARBTABLE_HIGH] == 0x8000000000000001ull &&
 			    c.slots[ARBTABLE_LOW] == 0x10 &&
 			    c.weight[ARBTABLE_HIGH] == 40 &&
@@ -621,16 +619,20 @@ static void test_class_xstats_lengths(void **state)
 			    c.current_bound_ns == 4000000 &&
 			    c.max_hol_ns == 3000000 && c.throttled == 9);
 		assert_int_equal(c.xstats_fields, want);
-		assert_int_equal(c.broken, want & ARBTABLE_CX_BROKEN ? 1 : 0);
+		assert_int_equal(c.broken, 1);
 		assert_int_equal(c.stalls, want & ARBTABLE_CX_STALLS ? 77 : 0);
 	}
 
-	/* an older kernel's payload cut before the throttle count */
+	/* a payload cut before the throttle count */
 	memset(&c, 0x5a, sizeof(c));
 	assert_int_equal(arb_class_xstats_in(&c, buf,
 			 offsetof(struct tc_arbtable_class_xstats, throttled)), 1);
 	assert_true(c.max_hol_ns == 3000000 && c.throttled == 0 &&
-		    c.xstats_fields == 0 && c.stalls == 0);
+		    c.xstats_fields == ARBTABLE_CX_BROKEN && c.stalls == 0);
+	/* the type alone: broken not held */
+	memset(&c, 0x5a, sizeof(c));
+	assert_int_equal(arb_class_xstats_in(&c, buf, 4), 1);
+	assert_true(c.xstats_fields == 0 && c.broken == 0 && c.distance == 0);
 
 	memset(&c, 0x5a, sizeof(c));
 	x.type = TCA_ARBTABLE_XSTATS_QDISC;

@@ -4,9 +4,8 @@
  * (lib/arbtable_parse.c): rates and sizes give what tc gives (compared
  * with iproute2's own get_rate64()/get_size(), built from the source tc
  * was built from), times what tc's get_time64() documents, overflow,
- * signs, "inf" and unknown units are refused; table lists; and the
- * kernel's per-entry checks (arb_entry_check) with messages that fit a
- * netlink extack.
+ * signs, "inf" and unknown units are refused; table lists, walked and
+ * put in slot order.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,7 +202,7 @@ static void test_table_list(void **state)
 			    "0:10:20 5:11:30 6:12:1");
 	assert_string_equal(walk("a:1@63,b:2"), "63:a:1 64:b:2");
 	assert_string_equal(walk("-,-,ffff:0"), "2:ffff:0");
-	/* duplicates and ranges are the kernel's (arb_entry_check) */
+	/* the walk leaves duplicates and ranges to arbt_table_parse() */
 	assert_string_equal(walk("10:5@3,11:6@3"), "3:10:5 3:11:6");
 	assert_string_equal(walk("10:300@70"), "70:10:300");
 	assert_string_equal(walk("-"), "");
@@ -228,40 +227,69 @@ static void test_table_list(void **state)
 			     "ERR entry \"", 11));
 }
 
-static void test_entry_check(void **state)
+/* Parses @list into slots; "slot:minor:weight ..." of the slots with an
+ * entry and "n=NSLOTS", or "ERR<rc> text".
+ */
+static const char *fill(const char *list)
 {
-	char buf[256];
-	u64 seen = 0;
+	static char out[1024];
+	struct arbt_table t;
+	char err[200];
+	unsigned int i;
+	size_t n = 0;
+	int rc;
 
+	rc = arbt_table_parse(list, "high", &t, err, sizeof(err));
+	if (rc) {
+		snprintf(out, sizeof(out), "ERR%d %s", rc, err);
+		return out;
+	}
+	for (i = 0; i < t.nslots; i++)
+		if (t.minor[i] || t.weight[i])
+			n += snprintf(out + n, sizeof(out) - n, "%u:%x:%u ",
+				      i, t.minor[i], t.weight[i]);
+	snprintf(out + n, sizeof(out) - n, "n=%u", t.nslots);
+	return out;
+}
+
+/* The lists in slot order, as the kernel takes them (one nest per slot),
+ * and what the kernel would refuse of a slot, refused in the front ends'
+ * words
+ */
+static void test_table_parse(void **state)
+{
 	(void)state;
-	assert_int_equal(arb_entry_check(&seen, 0, 5, 0x10), ARB_ENTRY_OK);
-	assert_int_equal(arb_entry_check(&seen, 63, 0, 0), ARB_ENTRY_OK);
-	assert_int_equal(arb_entry_check(&seen, 1, 255, 0xffff), ARB_ENTRY_OK);
-	assert_int_equal(arb_entry_check(&seen, 64, 1, 1), ARB_ENTRY_SLOT);
-	assert_int_equal(arb_entry_check(&seen, 0, 1, 1), ARB_ENTRY_TWICE);
-	assert_int_equal(arb_entry_check(&seen, 63, 1, 1), ARB_ENTRY_TWICE);
-	assert_int_equal(arb_entry_check(&seen, 2, 256, 1), ARB_ENTRY_WEIGHT);
-	/* a slot given twice is found before its weight is looked at */
-	assert_int_equal(arb_entry_check(&seen, 2, 1, 1), ARB_ENTRY_TWICE);
-	assert_int_equal(arb_entry_check(&seen, 3, 1, 0), ARB_ENTRY_MINOR);
-	assert_int_equal(arb_entry_check(&seen, 4, 1, 0x10000), ARB_ENTRY_MINOR);
-	assert_int_equal(arb_entry_check(&seen, 5, 0, 0x10000), ARB_ENTRY_OK);
-
-	/* the longest of each, as a netlink extack must hold them (< 80) */
-	assert_true(snprintf(buf, sizeof(buf), ARB_ENTRY_MSG_SLOT, "high",
-			     UINT32_MAX) < 80);
-	assert_true(snprintf(buf, sizeof(buf), ARB_ENTRY_MSG_TWICE, "high",
-			     63U) < 80);
-	assert_true(snprintf(buf, sizeof(buf), ARB_ENTRY_MSG_WEIGHT, "high",
-			     63U, UINT32_MAX) < 80);
-	assert_true(snprintf(buf, sizeof(buf), ARB_ENTRY_MSG_MINOR, "high",
-			     63U, UINT32_MAX) < 80);
-	assert_true(snprintf(buf, sizeof(buf), ARB_ENTRY_MSG_STRICT, "high",
-			     63U, 0xffffU, 0xffffU) < 80);
-	assert_true(strlen(ARB_ENTRY_MSG_TOO_MANY) < 80);
-	snprintf(buf, sizeof(buf), ARB_ENTRY_MSG_MINOR, "low", 7U, 0x10000U);
-	assert_string_equal(buf,
-			    "low table: slot 7 class minor 0x10000 out of range 1..0xffff");
+	assert_string_equal(fill("none"), "n=0");
+	assert_string_equal(fill("10:127,11:63,-,12:5"),
+			    "0:10:127 1:11:63 3:12:5 n=4");
+	assert_string_equal(fill("-,-"), "n=0");
+	assert_string_equal(fill("a:1@63"), "63:a:1 n=64");
+	assert_string_equal(fill("ffff:255"), "0:ffff:255 n=1");
+	/* out of order: the slots say where */
+	assert_string_equal(fill("10:1@5,11:2@0"), "0:11:2 5:10:1 n=6");
+	/* weight 0 is a null slot whatever its class: not named */
+	assert_string_equal(fill("-,-,ffff:0"), "n=0");
+	assert_string_equal(fill("10000:0,0:0,11:5"), "2:11:5 n=3");
+	/* a slot given twice cannot be sent */
+	assert_string_equal(fill("10:5@3,11:6@3"),
+			    "ERR-2 high table: slot 3 given twice");
+	assert_string_equal(fill("10:5,11:6@0"),
+			    "ERR-2 high table: slot 0 given twice");
+	assert_string_equal(fill("10:0@3,11:6@3"),
+			    "ERR-2 high table: slot 3 given twice");
+	/* the ranges of a slot nest and the 64 nests */
+	assert_string_equal(fill("10:5@64"),
+			    "ERR-2 high table: slot index 64 out of range 0..63");
+	assert_string_equal(fill("a:1@63,b:2"),
+			    "ERR-2 high table: slot index 64 out of range 0..63");
+	assert_string_equal(fill("10:256"),
+			    "ERR-2 high table: slot 0 weight 256 out of range 0..255");
+	assert_string_equal(fill("-,10000:1"),
+			    "ERR-2 high table: slot 1 class minor 0x10000 out of range 1..0xffff");
+	assert_string_equal(fill("0:1"),
+			    "ERR-2 high table: slot 0 class minor 0 out of range 1..0xffff");
+	assert_string_equal(fill("10=5"),
+			    "ERR-1 \"high\" list: bad entry \"10=5\": expected MINOR:WEIGHT[@SLOT] or -");
 }
 
 int main(void)
@@ -274,7 +302,7 @@ int main(void)
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_u32),
 		cmocka_unit_test(test_table_list),
-		cmocka_unit_test(test_entry_check),
+		cmocka_unit_test(test_table_parse),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);

@@ -45,14 +45,17 @@ TRACE_EVENT(arbtable_enqueue,
 		  __entry->classid & 0xffff, __entry->len, __entry->qlen)
 );
 
-/* wait: the head-of-line wait the kernel measured for this packet, in ns
- * of its clock (0: not measured, the packet found the qdisc idle); the
+/* table and slot: where the arbiter is; credit: what the slot may still
+ * send in this visit, bytes (negative: debt); hp_counter: bytes HIGH may
+ * still send before LOW is owed a turn; both after this packet. wait:
+ * the head-of-line wait the kernel measured for this packet, in ns of
+ * its clock (0: not measured, the packet found the qdisc idle); the
  * class's max_hol_wait is the largest of these.
  */
 TRACE_EVENT(arbtable_dequeue,
 	TP_PROTO(const struct Qdisc *sch, u32 classid, u8 table, u8 slot, s32 credit,
-		 u32 len, u64 wait),
-	TP_ARGS(sch, classid, table, slot, credit, len, wait),
+		 s32 hp_counter, u32 len, u64 wait),
+	TP_ARGS(sch, classid, table, slot, credit, hp_counter, len, wait),
 	TP_STRUCT__entry(
 		__field(int, ifindex)
 		__field(u32, handle)
@@ -60,6 +63,7 @@ TRACE_EVENT(arbtable_dequeue,
 		__field(u8, table)
 		__field(u8, slot)
 		__field(s32, credit)
+		__field(s32, hp_counter)
 		__field(u32, len)
 		__field(u64, wait)
 	),
@@ -70,16 +74,18 @@ TRACE_EVENT(arbtable_dequeue,
 		__entry->table = table;
 		__entry->slot = slot;
 		__entry->credit = credit;
+		__entry->hp_counter = hp_counter;
 		__entry->len = len;
 		__entry->wait = wait;
 	),
-	TP_printk("ifindex=%d qdisc=%x: class=%x:%x table=%s slot=%u credit=%d len=%u wait=%llu",
+	TP_printk("ifindex=%d qdisc=%x: class=%x:%x table=%s slot=%u credit=%d hp_counter=%d len=%u wait=%llu",
 		  __entry->ifindex, __entry->handle >> 16, __entry->classid >> 16,
 		  __entry->classid & 0xffff,
 		  __print_symbolic(__entry->table, { 0, "high" }, { 1, "low" },
 				   { 2, "strict" }, { 3, "slotless" },
 				   { 4, "unclassified" }),
-		  __entry->slot, __entry->credit, __entry->len, __entry->wait)
+		  __entry->slot, __entry->credit, __entry->hp_counter,
+		  __entry->len, __entry->wait)
 );
 
 TRACE_EVENT(arbtable_admit,

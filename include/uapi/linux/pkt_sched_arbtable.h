@@ -14,7 +14,6 @@
 #include <linux/types.h>
 
 #define TC_ARBTABLE_SLOTS	64	/* slots per table */
-#define TC_ARBTABLE_MAX_CLASSES	64
 #define TC_ARBTABLE_PRIO_BANDS	16	/* priomap entries, skb->priority & 15 */
 #define TC_ARBTABLE_WEIGHT_MAX	255
 #define TC_ARBTABLE_WEIGHT_UNIT	64	/* bytes per weight unit */
@@ -60,22 +59,6 @@ enum tc_arbtable_mode {
 	__TC_ARBTABLE_MODE_MAX,
 };
 
-/**
- * struct tc_arbtable_entry - one slot of a manual table
- * @slot: slot index, 0..63
- * @minor: minor id of the class the slot serves, 1..0xffff
- * @weight: 64-byte units per visit, 0..255; 0 makes the slot null
- *
- * Sent as TCA_ARBTABLE_ENTRY inside TCA_ARBTABLE_HIGH or TCA_ARBTABLE_LOW.
- * The fields are u32 so that out-of-range values reach the kernel and are
- * rejected with a message instead of being truncated by the sender.
- */
-struct tc_arbtable_entry {
-	__u32	slot;
-	__u32	minor;
-	__u32	weight;
-};
-
 /* Largest qdisc burst and class cburst, bytes (keeps the token
  * arithmetic in 64 bits)
  */
@@ -94,8 +77,10 @@ enum {
 					 * 0 = follow the device's frame size
 					 */
 	TCA_ARBTABLE_MAXWEIGHT,		/* u32, 1..255, auto mode slot weight cap */
-	TCA_ARBTABLE_HIGH,		/* nested: TCA_ARBTABLE_ENTRY..., replaces */
-	TCA_ARBTABLE_LOW,		/* nested: TCA_ARBTABLE_ENTRY..., replaces */
+	TCA_ARBTABLE_HIGH,		/* nested: TCA_ARBTABLE_TBL_SLOT...,
+					 * replaces the whole table
+					 */
+	TCA_ARBTABLE_LOW,		/* nested: as TCA_ARBTABLE_HIGH */
 	TCA_ARBTABLE_PAD,
 	TCA_ARBTABLE_BURST,		/* u32 bytes the rate may send back to
 					 * back, 0 = max(2 * mtu, 10 ms of rate)
@@ -109,14 +94,33 @@ enum {
 
 #define TCA_ARBTABLE_MAX (__TCA_ARBTABLE_MAX - 1)
 
-/* Inside TCA_ARBTABLE_HIGH / TCA_ARBTABLE_LOW */
+/* Inside TCA_ARBTABLE_HIGH / TCA_ARBTABLE_LOW: one TCA_ARBTABLE_TBL_SLOT
+ * per slot, in slot order from slot 0, at most TC_ARBTABLE_SLOTS; the
+ * slots after the last one sent are null. A dump sends slots 0 to the
+ * last non-null one, a null slot as an empty nest.
+ */
 enum {
 	TCA_ARBTABLE_TBL_UNSPEC,
-	TCA_ARBTABLE_ENTRY,		/* struct tc_arbtable_entry */
+	TCA_ARBTABLE_TBL_SLOT,		/* nested: TCA_ARBTABLE_SLOT_* */
 	__TCA_ARBTABLE_TBL_MAX,
 };
 
 #define TCA_ARBTABLE_TBL_MAX (__TCA_ARBTABLE_TBL_MAX - 1)
+
+/* Inside TCA_ARBTABLE_TBL_SLOT. An empty nest, or a weight of 0, is a
+ * null slot; a weight above 0 needs a class, and a class needs a weight
+ * (0 for a null slot).
+ */
+enum {
+	TCA_ARBTABLE_SLOT_UNSPEC,
+	TCA_ARBTABLE_SLOT_CLASS,	/* u32 class minor, 1..0xffff */
+	TCA_ARBTABLE_SLOT_WEIGHT,	/* u32 64-byte units per visit,
+					 * 0..255; 0 = null slot
+					 */
+	__TCA_ARBTABLE_SLOT_MAX,
+};
+
+#define TCA_ARBTABLE_SLOT_MAX (__TCA_ARBTABLE_SLOT_MAX - 1)
 
 /* Inside TCA_ARBTABLE_PRIOMAP: TC_ARBTABLE_PRIO_BANDS attributes in band
  * order, each a u32 class minor (0 = unmapped).
@@ -172,11 +176,8 @@ enum tc_arbtable_xstats_type {
  * @unclassified_qlen: packets in the unclassified queue now
  * @high_used: non-null slots of the HIGH table
  * @low_used: non-null slots of the LOW table
- * @high_cur: HIGH slot being visited or next to visit
- * @low_cur: LOW slot being visited or next to visit
- * @hp_counter: bytes HIGH may still send before LOW is owed a turn
- * @high_credit: credit of each HIGH slot, bytes (negative: debt)
- * @low_credit: credit of each LOW slot, bytes
+ * @broken: admitted classes whose reserved rate or latency no longer
+ *	holds since the device's frames grew
  * @gso_split: GSO packets longer than the mtu, segmented at enqueue
  * @gso_segs: segments of those packets queued
  * @oversize_drops: packets longer than the mtu that could not be
@@ -186,10 +187,11 @@ enum tc_arbtable_xstats_type {
  * @link_rate: the link speed last read, bytes/s (0: unknown)
  * @link_changes: times the link speed was seen to change since creation
  * @mtu_changes: times the mtu followed the device's
- * @broken: admitted classes whose reserved rate or latency no longer
- *	holds since the device's frames grew
- * @pad: zero
  * @stalls: times a class's child held packets but gave none
+ *
+ * Configuration and results only: the arbiter's position in the tables
+ * and the slots' credits change with every packet and are reported per
+ * packet by the arbtable_dequeue tracepoint instead.
  */
 struct tc_arbtable_xstats {
 	__u32	type;
@@ -201,11 +203,7 @@ struct tc_arbtable_xstats {
 	__u32	unclassified_qlen;
 	__u32	high_used;
 	__u32	low_used;
-	__u32	high_cur;
-	__u32	low_cur;
-	__s32	hp_counter;
-	__s32	high_credit[TC_ARBTABLE_SLOTS];
-	__s32	low_credit[TC_ARBTABLE_SLOTS];
+	__u32	broken;
 	__u64	gso_split;
 	__u64	gso_segs;
 	__u64	oversize_drops;
@@ -213,15 +211,15 @@ struct tc_arbtable_xstats {
 	__u64	link_rate;
 	__u64	link_changes;
 	__u64	mtu_changes;
-	__u32	broken;
-	__u32	pad;
 	__u64	stalls;
 };
 
 /**
  * struct tc_arbtable_class_xstats - class statistics (TCA_STATS_APP)
  * @type: TCA_ARBTABLE_XSTATS_CLASS
- * @index: the qdisc's internal class index, 0..63
+ * @broken: auto mode: 1 when the device's frames grew past what the
+ *	admission assumed and @guaranteed_rate or @guaranteed_bound_ns no
+ *	longer meets what the class asked
  * @high_slots: bitmask of the HIGH slots that name the class
  * @low_slots: bitmask of the LOW slots that name the class
  * @high_weight: sum of the weights of its HIGH slots
@@ -236,15 +234,11 @@ struct tc_arbtable_xstats {
  * @current_bound_ns: auto mode: bound for the slots as placed now, ns
  * @max_hol_ns: longest head-of-line wait measured, ns
  * @throttled: times its ceil made it ineligible
- * @broken: auto mode: 1 when the device's frames grew past what the
- *	admission assumed and @guaranteed_rate or @guaranteed_bound_ns no
- *	longer meets what the class asked
- * @pad: zero
  * @stalls: times its child held packets but gave none (a shaped child)
  */
 struct tc_arbtable_class_xstats {
 	__u32	type;
-	__u32	index;
+	__u32	broken;
 	__u64	high_slots;
 	__u64	low_slots;
 	__u32	high_weight;
@@ -257,8 +251,6 @@ struct tc_arbtable_class_xstats {
 	__u64	current_bound_ns;
 	__u64	max_hol_ns;
 	__u64	throttled;
-	__u32	broken;
-	__u32	pad;
 	__u64	stalls;
 };
 

@@ -42,7 +42,10 @@ extern "C" {
 #endif
 
 #define ARBTABLE_SLOTS		64	/* slots per table */
-#define ARBTABLE_MAX_CLASSES	64	/* classes per qdisc */
+/* Classes one read holds (this library's arrays, not a kernel limit the
+ * netlink API states; sch_arbtable admits as many today)
+ */
+#define ARBTABLE_MAX_CLASSES	64
 #define ARBTABLE_PRIO_BANDS	16	/* priomap entries */
 #define ARBTABLE_WEIGHT_MAX	255	/* slot weight, 64-byte units */
 #define ARBTABLE_WEIGHT_UNIT	64
@@ -206,7 +209,12 @@ struct arbtable_qdisc_info {
 	uint64_t	swaps;		/* allocator defragmentation swaps */
 	uint64_t	throttled;
 	uint32_t	used[ARBTABLE_NTABLES];	/* non-null slots */
-	uint32_t	cur[ARBTABLE_NTABLES];	/* slot pointers */
+	/* no longer reported, always 0 (ARBTABLE_QX_CURSOR and
+	 * ARBTABLE_QX_CREDIT are never set): the arbiter's position and
+	 * the slots' credits change with every packet; the kernel's
+	 * arbtable_dequeue tracepoint carries them per packet
+	 */
+	uint32_t	cur[ARBTABLE_NTABLES];
 	int32_t		hp_counter;
 	int32_t		credit[ARBTABLE_NTABLES][ARBTABLE_SLOTS];
 	uint32_t	reserved;	/* 0 */
@@ -238,8 +246,11 @@ struct arbtable_qdisc_info {
 
 /*
  * Bits of arbtable_qdisc_info.xstats_fields: the kernel reported the
- * field (an older sch_arbtable sends shorter xstats; a field it does not
- * have reads as 0 and its bit is clear).
+ * field (shorter xstats lack the fields at their end; a field missing
+ * reads as 0 and its bit is clear). The xstats are read in the layout of
+ * the sch_arbtable of the same release: the 0.x modules before it laid
+ * them out differently (with the arbiter's cursor and credits) and are
+ * not read correctly.
  */
 #define ARBTABLE_QX_GSO_SPLIT		(1u << 0)
 #define ARBTABLE_QX_GSO_SEGS		(1u << 1)
@@ -250,6 +261,9 @@ struct arbtable_qdisc_info {
 #define ARBTABLE_QX_MTU_CHANGES		(1u << 6)
 #define ARBTABLE_QX_BROKEN		(1u << 7)
 #define ARBTABLE_QX_STALLS		(1u << 8)
+/* never set: the kernel no longer reports cur and hp_counter, credit */
+#define ARBTABLE_QX_CURSOR		(1u << 9)
+#define ARBTABLE_QX_CREDIT		(1u << 10)
 
 /* One class of a read. Extensible (see above): new fields are appended. */
 struct arbtable_class_info {
@@ -261,7 +275,9 @@ struct arbtable_class_info {
 	uint32_t	distance;	/* auto: effective distance, else 0 */
 	uint64_t	slots[ARBTABLE_NTABLES];	/* bitmask of its slots */
 	uint32_t	weight[ARBTABLE_NTABLES];	/* sum over its slots */
-	uint32_t	index;		/* kernel class index */
+	uint32_t	index;		/* no longer reported, always 0
+					 * (ARBTABLE_CX_INDEX never set)
+					 */
 	/* auto: the weight units reserved and the rate they guarantee
 	 * (>= reserved_rate: rounding up to whole units, and the weight a
 	 * latency asks for beyond its rate, see tc-arbtable(8))
@@ -288,6 +304,8 @@ struct arbtable_class_info {
 /* Bits of arbtable_class_info.xstats_fields */
 #define ARBTABLE_CX_BROKEN		(1u << 0)
 #define ARBTABLE_CX_STALLS		(1u << 1)
+/* never set: the kernel no longer reports its internal class index */
+#define ARBTABLE_CX_INDEX		(1u << 2)
 
 /* ------------------------------------------------------------ calls */
 
@@ -356,7 +374,7 @@ int arbtable_set_priomap(struct arbtable *h, const char *ifname,
 			 const uint32_t priomap[ARBTABLE_PRIO_BANDS]);
 
 /* Manual mode: replace table @table with @slots (ARBTABLE_SLOTS entries;
- * null slots are skipped). The classes must exist.
+ * a slot with minor 0 or weight 0 is null). The classes must exist.
  */
 int arbtable_set_table(struct arbtable *h, const char *ifname,
 		       enum arbtable_table table,
