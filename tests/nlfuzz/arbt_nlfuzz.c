@@ -335,31 +335,58 @@ static const char *const op_name[OP_N] = {
 static int ifindex;
 static uint32_t seq;
 
-static enum op build(struct msg *m)
+static const char kind[] = "arbtable";
+
+/*
+ * Start @m as a request for an ack on the device: the netlink header
+ * of @type and the tcmsg; the caller sets parent, handle and attributes.
+ */
+static struct tcmsg *msg_begin(struct msg *m, uint16_t type)
 {
 	struct nlmsghdr *h = (struct nlmsghdr *)m->buf;
 	struct tcmsg *t;
-	unsigned int r = rnd_below(100);
-	enum op op = r < 8 ? OP_QCREATE : r < 30 ? OP_QCHANGE : r < 60 ? OP_CADD :
-		     r < 80 ? OP_CCHANGE : r < 99 ? OP_CDEL : OP_QDEL;
-	static const char kind[] = "arbtable";
 
 	memset(m->buf, 0, NLMSG_SPACE(sizeof(*t)));
 	m->len = NLMSG_SPACE(sizeof(*t));
+	h->nlmsg_type = type;
 	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	h->nlmsg_seq = ++seq;
 	t = NLMSG_DATA(h);
 	t->tcm_family = AF_UNSPEC;
 	t->tcm_ifindex = ifindex;
+	return t;
+}
+
+/* The root arbtable qdisc 1: as the target of @m (its TCA_KIND put) */
+static void put_root_qdisc(struct msg *m, struct tcmsg *t)
+{
+	t->tcm_parent = TC_H_ROOT;
+	t->tcm_handle = HANDLE;
+	put_attr(m, TCA_KIND, kind, sizeof(kind));
+}
+
+/* An RTM_NEWQDISC of the root qdisc 1:, the caller puts TCA_OPTIONS */
+static struct nlmsghdr *qdisc_msg_begin(struct msg *m)
+{
+	put_root_qdisc(m, msg_begin(m, RTM_NEWQDISC));
+	return (struct nlmsghdr *)m->buf;
+}
+
+static enum op build(struct msg *m)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)m->buf;
+	unsigned int r = rnd_below(100);
+	enum op op = r < 8 ? OP_QCREATE : r < 30 ? OP_QCHANGE : r < 60 ? OP_CADD :
+		     r < 80 ? OP_CCHANGE : r < 99 ? OP_CDEL : OP_QDEL;
+	struct tcmsg *t = msg_begin(m, 0);
+
 	switch (op) {
 	case OP_QCREATE:
 	case OP_QCHANGE:
 		h->nlmsg_type = RTM_NEWQDISC;
 		if (op == OP_QCREATE)
 			h->nlmsg_flags |= NLM_F_CREATE | (chance(50) ? NLM_F_EXCL : NLM_F_REPLACE);
-		t->tcm_parent = TC_H_ROOT;
-		t->tcm_handle = HANDLE;
-		put_attr(m, TCA_KIND, kind, sizeof(kind));
+		put_root_qdisc(m, t);
 		if (!chance(3))
 			put_qdisc_opts(m, op == OP_QCREATE);
 		break;
@@ -764,24 +791,11 @@ static bool consistent(struct dumpstate *d)
 static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 {
 	static struct msg m;
-	static const char kind[] = "arbtable";
-	struct nlmsghdr *h = (struct nlmsghdr *)m.buf;
+	struct nlmsghdr *h = qdisc_msg_begin(&m);
 	const uint8_t *p = d->opts;
 	struct nlattr *opts;
-	struct tcmsg *t;
 	int len = d->optlen;
 
-	memset(m.buf, 0, NLMSG_SPACE(sizeof(*t)));
-	m.len = NLMSG_SPACE(sizeof(*t));
-	h->nlmsg_type = RTM_NEWQDISC;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	h->nlmsg_seq = ++seq;
-	t = NLMSG_DATA(h);
-	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;
-	t->tcm_parent = TC_H_ROOT;
-	t->tcm_handle = HANDLE;
-	put_attr(&m, TCA_KIND, kind, sizeof(kind));
 	/* as tc sends it: the kernel parses TCA_OPTIONS as a nest */
 	opts = nest_start(&m, TCA_OPTIONS);
 	while (len >= (int)NLA_HDRLEN) {
@@ -913,22 +927,9 @@ static const struct refusal {
 static int send_high(int fd, const struct refusal *r, char *msg, size_t msglen)
 {
 	static struct msg m;
-	static const char kind[] = "arbtable";
-	struct nlmsghdr *h = (struct nlmsghdr *)m.buf;
+	struct nlmsghdr *h = qdisc_msg_begin(&m);
 	struct nlattr *opts, *high;
-	struct tcmsg *t;
 
-	memset(m.buf, 0, NLMSG_SPACE(sizeof(*t)));
-	m.len = NLMSG_SPACE(sizeof(*t));
-	h->nlmsg_type = RTM_NEWQDISC;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	h->nlmsg_seq = ++seq;
-	t = NLMSG_DATA(h);
-	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;
-	t->tcm_parent = TC_H_ROOT;
-	t->tcm_handle = HANDLE;
-	put_attr(&m, TCA_KIND, kind, sizeof(kind));
 	opts = nest_start(&m, TCA_OPTIONS);
 	high = nest_start(&m, TCA_ARBTABLE_HIGH);
 	r->put(&m);
