@@ -152,22 +152,48 @@ static void test_time(void **state)
 
 static void test_u32(void **state)
 {
+	/* rc 0: parsed as v; -1: refused */
+	static const struct {
+		const char *s;
+		int base, rc;
+		uint32_t v;
+	} c[] = {
+		{ "10", 16, 0, 16 }, { "ffff", 16, 0, 0xffff },
+		{ "4294967295", 10, 0, UINT32_MAX }, { "4294967296", 10, -1, 0 },
+		{ "-1", 10, -1, 0 }, { "+1", 10, -1, 0 }, { " 1", 10, -1, 0 },
+		{ "1x", 10, -1, 0 }, { "", 10, -1, 0 }, { "1f", 10, -1, 0 },
+	};
 	uint32_t v;
+	size_t i;
 
 	(void)state;
-	assert_int_equal(arbt_parse_u32("10", 16, &v), 0);
-	assert_int_equal(v, 16);
-	assert_int_equal(arbt_parse_u32("ffff", 16, &v), 0);
-	assert_int_equal(v, 0xffff);
-	assert_int_equal(arbt_parse_u32("4294967295", 10, &v), 0);
-	assert_int_equal(v, UINT32_MAX);
-	assert_int_equal(arbt_parse_u32("4294967296", 10, &v), -1);
-	assert_int_equal(arbt_parse_u32("-1", 10, &v), -1);
-	assert_int_equal(arbt_parse_u32("+1", 10, &v), -1);
-	assert_int_equal(arbt_parse_u32(" 1", 10, &v), -1);
-	assert_int_equal(arbt_parse_u32("1x", 10, &v), -1);
-	assert_int_equal(arbt_parse_u32("", 10, &v), -1);
-	assert_int_equal(arbt_parse_u32("1f", 10, &v), -1);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		if (arbt_parse_u32(c[i].s, c[i].base, &v) != c[i].rc)
+			fail_msg("u32 \"%s\" base %d: not rc %d", c[i].s,
+				 c[i].base, c[i].rc);
+		if (!c[i].rc && v != c[i].v)
+			fail_msg("u32 \"%s\" base %d: %u, expected %u",
+				 c[i].s, c[i].base, v, c[i].v);
+	}
+}
+
+/* A list and what a walk of it (walk() or fill()) gives */
+struct list_case {
+	const char *list, *want;
+};
+
+static void check_lists(const char *(*fn)(const char *),
+			const struct list_case *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *got = fn(c[i].list);
+
+		if (strcmp(got, c[i].want))
+			fail_msg("\"%s\": \"%s\", expected \"%s\"", c[i].list,
+				 got, c[i].want);
+	}
 }
 
 /* Walks @list; returns the entries as "slot:minor:weight ..." or the
@@ -193,36 +219,31 @@ static const char *walk(const char *list)
 
 static void test_table_list(void **state)
 {
-	(void)state;
-	assert_string_equal(walk("none"), "");
-	assert_string_equal(walk("10:5"), "0:10:5");
-	assert_string_equal(walk("10:127,11:63,-,12:5"),
-			    "0:10:127 1:11:63 3:12:5");
-	assert_string_equal(walk("10:20,-,11:30@5,12:1"),
-			    "0:10:20 5:11:30 6:12:1");
-	assert_string_equal(walk("a:1@63,b:2"), "63:a:1 64:b:2");
-	assert_string_equal(walk("-,-,ffff:0"), "2:ffff:0");
-	/* the walk leaves duplicates and ranges to arbt_table_parse() */
-	assert_string_equal(walk("10:5@3,11:6@3"), "3:10:5 3:11:6");
-	assert_string_equal(walk("10:300@70"), "70:10:300");
-	assert_string_equal(walk("-"), "");
+	static const struct list_case c[] = {
+		{ "none", "" },
+		{ "10:5", "0:10:5" },
+		{ "10:127,11:63,-,12:5", "0:10:127 1:11:63 3:12:5" },
+		{ "10:20,-,11:30@5,12:1", "0:10:20 5:11:30 6:12:1" },
+		{ "a:1@63,b:2", "63:a:1 64:b:2" },
+		{ "-,-,ffff:0", "2:ffff:0" },
+		/* the walk leaves duplicates and ranges to arbt_table_parse() */
+		{ "10:5@3,11:6@3", "3:10:5 3:11:6" },
+		{ "10:300@70", "70:10:300" },
+		{ "-", "" },
 
-	assert_string_equal(walk(""),
-			    "ERR bad entry \"\": expected MINOR:WEIGHT[@SLOT] or -");
-	assert_string_equal(walk("10:5,"),
-			    "ERR bad entry \"\": expected MINOR:WEIGHT[@SLOT] or -");
-	assert_string_equal(walk("10=5"),
-			    "ERR bad entry \"10=5\": expected MINOR:WEIGHT[@SLOT] or -");
-	assert_string_equal(walk("g:5"),
-			    "ERR bad class minor \"g\" (hex, e.g. 10 for class 1:10)");
-	assert_string_equal(walk("10:0x5"),
-			    "ERR bad weight \"0x5\" (decimal, 64-byte units)");
-	assert_string_equal(walk("10:5@-1"), "ERR bad slot \"-1\" (decimal)");
-	assert_string_equal(walk("10:5@"), "ERR bad slot \"\" (decimal)");
-	assert_string_equal(walk("10:5@4294967295,11:1"),
-			    "ERR slot position past 2^32");
-	assert_string_equal(walk("NONE"),
-			    "ERR bad entry \"NONE\": expected MINOR:WEIGHT[@SLOT] or -");
+		{ "", "ERR bad entry \"\": expected MINOR:WEIGHT[@SLOT] or -" },
+		{ "10:5,", "ERR bad entry \"\": expected MINOR:WEIGHT[@SLOT] or -" },
+		{ "10=5", "ERR bad entry \"10=5\": expected MINOR:WEIGHT[@SLOT] or -" },
+		{ "g:5", "ERR bad class minor \"g\" (hex, e.g. 10 for class 1:10)" },
+		{ "10:0x5", "ERR bad weight \"0x5\" (decimal, 64-byte units)" },
+		{ "10:5@-1", "ERR bad slot \"-1\" (decimal)" },
+		{ "10:5@", "ERR bad slot \"\" (decimal)" },
+		{ "10:5@4294967295,11:1", "ERR slot position past 2^32" },
+		{ "NONE", "ERR bad entry \"NONE\": expected MINOR:WEIGHT[@SLOT] or -" },
+	};
+
+	(void)state;
+	check_lists(walk, c, ARRAY_SIZE(c));
 	assert_true(!strncmp(walk("10:55555555555555555555555555555555555555555555555555555555555555555"),
 			     "ERR entry \"", 11));
 }
@@ -258,38 +279,34 @@ static const char *fill(const char *list)
  */
 static void test_table_parse(void **state)
 {
+	static const struct list_case c[] = {
+		{ "none", "n=0" },
+		{ "10:127,11:63,-,12:5", "0:10:127 1:11:63 3:12:5 n=4" },
+		{ "-,-", "n=0" },
+		{ "a:1@63", "63:a:1 n=64" },
+		{ "ffff:255", "0:ffff:255 n=1" },
+		/* out of order: the slots say where */
+		{ "10:1@5,11:2@0", "0:11:2 5:10:1 n=6" },
+		/* weight 0 is a null slot whatever its class: not named */
+		{ "-,-,ffff:0", "n=0" },
+		{ "10000:0,0:0,11:5", "2:11:5 n=3" },
+		/* a slot given twice cannot be sent */
+		{ "10:5@3,11:6@3", "ERR-2 high table: slot 3 given twice" },
+		{ "10:5,11:6@0", "ERR-2 high table: slot 0 given twice" },
+		{ "10:0@3,11:6@3", "ERR-2 high table: slot 3 given twice" },
+		/* the ranges of a slot nest and the 64 nests */
+		{ "10:5@64", "ERR-2 high table: slot index 64 out of range 0..63" },
+		{ "a:1@63,b:2", "ERR-2 high table: slot index 64 out of range 0..63" },
+		{ "10:256", "ERR-2 high table: slot 0 weight 256 out of range 0..255" },
+		{ "-,10000:1",
+		  "ERR-2 high table: slot 1 class minor 0x10000 out of range 1..0xffff" },
+		{ "0:1", "ERR-2 high table: slot 0 class minor 0 out of range 1..0xffff" },
+		{ "10=5",
+		  "ERR-1 \"high\" list: bad entry \"10=5\": expected MINOR:WEIGHT[@SLOT] or -" },
+	};
+
 	(void)state;
-	assert_string_equal(fill("none"), "n=0");
-	assert_string_equal(fill("10:127,11:63,-,12:5"),
-			    "0:10:127 1:11:63 3:12:5 n=4");
-	assert_string_equal(fill("-,-"), "n=0");
-	assert_string_equal(fill("a:1@63"), "63:a:1 n=64");
-	assert_string_equal(fill("ffff:255"), "0:ffff:255 n=1");
-	/* out of order: the slots say where */
-	assert_string_equal(fill("10:1@5,11:2@0"), "0:11:2 5:10:1 n=6");
-	/* weight 0 is a null slot whatever its class: not named */
-	assert_string_equal(fill("-,-,ffff:0"), "n=0");
-	assert_string_equal(fill("10000:0,0:0,11:5"), "2:11:5 n=3");
-	/* a slot given twice cannot be sent */
-	assert_string_equal(fill("10:5@3,11:6@3"),
-			    "ERR-2 high table: slot 3 given twice");
-	assert_string_equal(fill("10:5,11:6@0"),
-			    "ERR-2 high table: slot 0 given twice");
-	assert_string_equal(fill("10:0@3,11:6@3"),
-			    "ERR-2 high table: slot 3 given twice");
-	/* the ranges of a slot nest and the 64 nests */
-	assert_string_equal(fill("10:5@64"),
-			    "ERR-2 high table: slot index 64 out of range 0..63");
-	assert_string_equal(fill("a:1@63,b:2"),
-			    "ERR-2 high table: slot index 64 out of range 0..63");
-	assert_string_equal(fill("10:256"),
-			    "ERR-2 high table: slot 0 weight 256 out of range 0..255");
-	assert_string_equal(fill("-,10000:1"),
-			    "ERR-2 high table: slot 1 class minor 0x10000 out of range 1..0xffff");
-	assert_string_equal(fill("0:1"),
-			    "ERR-2 high table: slot 0 class minor 0 out of range 1..0xffff");
-	assert_string_equal(fill("10=5"),
-			    "ERR-1 \"high\" list: bad entry \"10=5\": expected MINOR:WEIGHT[@SLOT] or -");
+	check_lists(fill, c, ARRAY_SIZE(c));
 }
 
 int main(void)
