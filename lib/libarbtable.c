@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,34 @@ static int arb_talk(struct arbtable *h, struct nl_msg *msg, const char *what,
 				"%s: the kernel's answer has an arbtable attribute of unexpected size (module and libarbtable %s from different releases?)",
 				what, ARB_VERSION);
 	return err;
+}
+
+/*
+ * arb_talk() with @msg, then @msg freed: the request named in errors by
+ * @fmt (e.g. "create arbtable qdisc 1: on eth0"). 0 or the error in @h.
+ */
+__attribute__((format(printf, 5, 6)))
+static int arb_request(struct arbtable *h, struct nl_msg *msg,
+		       nl_recvmsg_msg_cb_t parse, void *arg,
+		       const char *fmt, ...)
+{
+	char what[96];
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	err = arb_talk(h, msg, what, parse, arg);
+	nlmsg_free(msg);
+	return err;
+}
+
+/* A request not built for want of memory: @msg (or NULL) freed */
+static int arb_nomem(struct arbtable *h, struct nl_msg *msg)
+{
+	nlmsg_free(msg);
+	return arb_fail(h, -ENOMEM, "out of memory");
 }
 
 /* ------------------------------------------------------------ links */
@@ -513,16 +542,12 @@ static int arb_dump_qdiscs(struct arbtable *h, const char *ifname,
 			   struct arb_qdump *d)
 {
 	struct nl_msg *msg;
-	char what[96];
-	int err;
 
 	msg = arb_nl_tcmsg(RTM_GETQDISC, NLM_F_DUMP, d->ifindex, 0, 0, 0);
 	if (!msg)
-		return arb_fail(h, -ENOMEM, "out of memory");
-	snprintf(what, sizeof(what), "list the qdiscs of %s", ifname);
-	err = arb_talk(h, msg, what, arb_qdisc_cb, d);
-	nlmsg_free(msg);
-	return err;
+		return arb_nomem(h, msg);
+	return arb_request(h, msg, arb_qdisc_cb, d, "list the qdiscs of %s",
+			   ifname);
 }
 
 static void arb_fmt_handle(char *buf, size_t size, uint32_t handle)
@@ -573,13 +598,12 @@ static int arb_find_qdisc(struct arbtable *h, const char *ifname,
 
 /* ------------------------------------------------------------ qdisc */
 
+/* The TCA_OPTIONS of a qdisc (its TCA_KIND already put) */
 static int arb_put_qopts(struct nl_msg *msg,
 			 const struct arbtable_qdisc_opts *o)
 {
 	struct nlattr *nest;
 
-	if (nla_put_string(msg, TCA_KIND, ARB_KIND) < 0)
-		return -1;
 	nest = nla_nest_start(msg, TCA_OPTIONS);
 	if (!nest)
 		return -1;
@@ -611,102 +635,101 @@ static int arb_put_qopts(struct nl_msg *msg,
 	return 0;
 }
 
-ARB_EXPORT int arbtable_qdisc_create(struct arbtable *h, const char *ifname,
-				     uint32_t handle,
-				     const struct arbtable_qdisc_opts *uopts,
-				     size_t opts_size)
+/*
+ * The device's arbtable qdisc (as arb_find_qdisc() finds it, into @qi):
+ * the message of @type to it, with its kind, in *@msg. 0, or the error
+ * reported through arb_fail().
+ */
+static int arb_qdisc_msg(struct arbtable *h, const char *ifname, int type,
+			 struct arb_qinfo *qi, struct nl_msg **msg)
 {
-	const struct arbtable_qdisc_opts *opts;
+	int ifindex;
+
+	ifindex = arb_find_qdisc(h, ifname, 0, qi, NULL);
+	if (ifindex < 0)
+		return ifindex;
+	*msg = arb_nl_tcmsg(type, 0, ifindex, qi->parent, qi->handle, 0);
+	if (!*msg || nla_put_string(*msg, TCA_KIND, ARB_KIND) < 0)
+		return arb_nomem(h, *msg);
+	return 0;
+}
+
+/*
+ * Create (the root qdisc @handle) or change the device's arbtable qdisc
+ * with the caller's options.
+ */
+static int arb_qdisc_op(struct arbtable *h, bool create, const char *ifname,
+			uint32_t handle,
+			const struct arbtable_qdisc_opts *uopts,
+			size_t opts_size)
+{
+	struct arb_qinfo qi = { .handle = handle, .parent = TC_H_ROOT };
 	struct arbtable_qdisc_opts kopts;
 	struct nl_msg *msg;
-	char what[96];
 	int ifindex, err;
 
 	if (!h)
 		return -EINVAL;
 	arb_clear(h);
-	err = arb_take_opts(h, "create arbtable qdisc", &kopts, sizeof(kopts),
-			    uopts, opts_size, ARBTABLE_QDISC_OPTS_SIZE_VER0);
+	err = arb_take_opts(h, create ? "create arbtable qdisc" :
+				       "change arbtable qdisc",
+			    &kopts, sizeof(kopts), uopts, opts_size,
+			    ARBTABLE_QDISC_OPTS_SIZE_VER0);
 	if (err)
 		return err;
-	opts = uopts ? &kopts : NULL;
-	if (ARBTABLE_MINOR(handle) || !handle)
-		return arb_fail(h, -EINVAL,
-				"qdisc handle %x:%x: give a major only (e.g. 1:)",
-				ARBTABLE_MAJOR(handle), ARBTABLE_MINOR(handle));
-	ifindex = arb_ifindex(h, ifname);
-	if (ifindex < 0)
-		return ifindex;
-	msg = arb_nl_tcmsg(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
-			   TC_H_ROOT, handle, 0);
-	if (!msg || arb_put_qopts(msg, opts) < 0) {
-		nlmsg_free(msg);
-		return arb_fail(h, -ENOMEM, "out of memory");
+	if (create) {
+		if (ARBTABLE_MINOR(handle) || !handle)
+			return arb_fail(h, -EINVAL,
+					"qdisc handle %x:%x: give a major only (e.g. 1:)",
+					ARBTABLE_MAJOR(handle), ARBTABLE_MINOR(handle));
+		ifindex = arb_ifindex(h, ifname);
+		if (ifindex < 0)
+			return ifindex;
+		msg = arb_nl_tcmsg(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL,
+				   ifindex, TC_H_ROOT, handle, 0);
+		if (!msg || nla_put_string(msg, TCA_KIND, ARB_KIND) < 0)
+			return arb_nomem(h, msg);
+	} else {
+		err = arb_qdisc_msg(h, ifname, RTM_NEWQDISC, &qi, &msg);
+		if (err)
+			return err;
 	}
-	snprintf(what, sizeof(what), "create arbtable qdisc %x: on %s",
-		 ARBTABLE_MAJOR(handle), ifname);
-	err = arb_talk(h, msg, what, NULL, NULL);
-	nlmsg_free(msg);
-	return err;
+	if (arb_put_qopts(msg, uopts ? &kopts : NULL) < 0)
+		return arb_nomem(h, msg);
+	return arb_request(h, msg, NULL, NULL, "%s arbtable qdisc %x: on %s",
+			   create ? "create" : "change",
+			   ARBTABLE_MAJOR(qi.handle), ifname);
+}
+
+ARB_EXPORT int arbtable_qdisc_create(struct arbtable *h, const char *ifname,
+				     uint32_t handle,
+				     const struct arbtable_qdisc_opts *uopts,
+				     size_t opts_size)
+{
+	return arb_qdisc_op(h, true, ifname, handle, uopts, opts_size);
 }
 
 ARB_EXPORT int arbtable_qdisc_change(struct arbtable *h, const char *ifname,
 				     const struct arbtable_qdisc_opts *uopts,
 				     size_t opts_size)
 {
-	const struct arbtable_qdisc_opts *opts;
-	struct arbtable_qdisc_opts kopts;
-	struct arb_qinfo qi;
-	struct nl_msg *msg;
-	char what[96];
-	int ifindex, err;
-
-	if (!h)
-		return -EINVAL;
-	arb_clear(h);
-	err = arb_take_opts(h, "change arbtable qdisc", &kopts, sizeof(kopts),
-			    uopts, opts_size, ARBTABLE_QDISC_OPTS_SIZE_VER0);
-	if (err)
-		return err;
-	opts = uopts ? &kopts : NULL;
-	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
-	if (ifindex < 0)
-		return ifindex;
-	msg = arb_nl_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle, 0);
-	if (!msg || arb_put_qopts(msg, opts) < 0) {
-		nlmsg_free(msg);
-		return arb_fail(h, -ENOMEM, "out of memory");
-	}
-	snprintf(what, sizeof(what), "change arbtable qdisc %x: on %s",
-		 ARBTABLE_MAJOR(qi.handle), ifname);
-	err = arb_talk(h, msg, what, NULL, NULL);
-	nlmsg_free(msg);
-	return err;
+	return arb_qdisc_op(h, false, ifname, 0, uopts, opts_size);
 }
 
 ARB_EXPORT int arbtable_qdisc_delete(struct arbtable *h, const char *ifname)
 {
 	struct arb_qinfo qi;
 	struct nl_msg *msg;
-	char what[96];
-	int ifindex, err;
+	int err;
 
 	if (!h)
 		return -EINVAL;
 	arb_clear(h);
-	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
-	if (ifindex < 0)
-		return ifindex;
-	msg = arb_nl_tcmsg(RTM_DELQDISC, 0, ifindex, qi.parent, qi.handle, 0);
-	if (!msg || nla_put_string(msg, TCA_KIND, ARB_KIND) < 0) {
-		nlmsg_free(msg);
-		return arb_fail(h, -ENOMEM, "out of memory");
-	}
-	snprintf(what, sizeof(what), "delete arbtable qdisc %x: on %s",
-		 ARBTABLE_MAJOR(qi.handle), ifname);
-	err = arb_talk(h, msg, what, NULL, NULL);
-	nlmsg_free(msg);
-	return err;
+	err = arb_qdisc_msg(h, ifname, RTM_DELQDISC, &qi, &msg);
+	if (err)
+		return err;
+	return arb_request(h, msg, NULL, NULL, "delete arbtable qdisc %x: on %s",
+			   ARBTABLE_MAJOR(qi.handle), ifname);
 }
 
 /*
@@ -718,19 +741,15 @@ static int arb_qdisc_change_msg(struct arbtable *h, const char *ifname,
 				struct nl_msg **msg, struct nlattr **opts)
 {
 	struct arb_qinfo qi;
-	int ifindex;
+	int err;
 
-	ifindex = arb_find_qdisc(h, ifname, 0, &qi, NULL);
-	if (ifindex < 0)
-		return ifindex;
-	*msg = arb_nl_tcmsg(RTM_NEWQDISC, 0, ifindex, qi.parent, qi.handle, 0);
-	if (*msg && nla_put_string(*msg, TCA_KIND, ARB_KIND) >= 0) {
-		*opts = nla_nest_start(*msg, TCA_OPTIONS);
-		if (*opts)
-			return 0;
-	}
-	nlmsg_free(*msg);
-	return arb_fail(h, -ENOMEM, "out of memory");
+	err = arb_qdisc_msg(h, ifname, RTM_NEWQDISC, &qi, msg);
+	if (err)
+		return err;
+	*opts = nla_nest_start(*msg, TCA_OPTIONS);
+	if (!*opts)
+		return arb_nomem(h, *msg);
+	return 0;
 }
 
 ARB_EXPORT int arbtable_set_priomap(struct arbtable *h, const char *ifname,
@@ -738,7 +757,6 @@ ARB_EXPORT int arbtable_set_priomap(struct arbtable *h, const char *ifname,
 {
 	struct nlattr *opts, *nest;
 	struct nl_msg *msg = NULL;
-	char what[96];
 	int err, i;
 
 	if (!h)
@@ -751,19 +769,13 @@ ARB_EXPORT int arbtable_set_priomap(struct arbtable *h, const char *ifname,
 		return err;
 	nest = nla_nest_start(msg, TCA_ARBTABLE_PRIOMAP);
 	if (!nest)
-		goto nomem;
+		return arb_nomem(h, msg);
 	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
 		if (nla_put_u32(msg, TCA_ARBTABLE_PRIOMAP_BAND, priomap[i]) < 0)
-			goto nomem;
+			return arb_nomem(h, msg);
 	nla_nest_end(msg, nest);
 	nla_nest_end(msg, opts);
-	snprintf(what, sizeof(what), "set the priomap of %s", ifname);
-	err = arb_talk(h, msg, what, NULL, NULL);
-	nlmsg_free(msg);
-	return err;
-nomem:
-	nlmsg_free(msg);
-	return arb_fail(h, -ENOMEM, "out of memory");
+	return arb_request(h, msg, NULL, NULL, "set the priomap of %s", ifname);
 }
 
 ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
@@ -773,7 +785,6 @@ ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
 	struct nlattr *opts, *nest, *slot;
 	struct nl_msg *msg = NULL;
 	int err, i, last;
-	char what[96];
 
 	if (!h)
 		return -EINVAL;
@@ -786,7 +797,7 @@ ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
 	nest = nla_nest_start(msg, table == ARBTABLE_HIGH ?
 			      TCA_ARBTABLE_HIGH : TCA_ARBTABLE_LOW);
 	if (!nest)
-		goto nomem;
+		return arb_nomem(h, msg);
 	/* slots 0 to the last non-null one, a null one as an empty nest */
 	for (last = ARBTABLE_SLOTS; last > 0; last--)
 		if (slots[last - 1].minor && slots[last - 1].weight)
@@ -794,31 +805,25 @@ ARB_EXPORT int arbtable_set_table(struct arbtable *h, const char *ifname,
 	for (i = 0; i < last; i++) {
 		slot = nla_nest_start(msg, TCA_ARBTABLE_TBL_SLOT);
 		if (!slot)
-			goto nomem;
+			return arb_nomem(h, msg);
 		if (slots[i].minor && slots[i].weight &&
 		    (nla_put_u32(msg, TCA_ARBTABLE_SLOT_CLASS,
 				 slots[i].minor) < 0 ||
 		     nla_put_u32(msg, TCA_ARBTABLE_SLOT_WEIGHT,
 				 slots[i].weight) < 0))
-			goto nomem;
+			return arb_nomem(h, msg);
 		/* libnl's nla_nest_end() drops an empty nest: a null slot
 		 * must stay, or the slots after it would move up
 		 */
 		if (nla_nest_end_keep_empty(msg, slot) < 0)
-			goto nomem;
+			return arb_nomem(h, msg);
 	}
 	/* and an empty table is the request to clear it */
 	if (nla_nest_end_keep_empty(msg, nest) < 0)
-		goto nomem;
+		return arb_nomem(h, msg);
 	nla_nest_end(msg, opts);
-	snprintf(what, sizeof(what), "set the %s table of %s",
-		 table == ARBTABLE_HIGH ? "high" : "low", ifname);
-	err = arb_talk(h, msg, what, NULL, NULL);
-	nlmsg_free(msg);
-	return err;
-nomem:
-	nlmsg_free(msg);
-	return arb_fail(h, -ENOMEM, "out of memory");
+	return arb_request(h, msg, NULL, NULL, "set the %s table of %s",
+			   table == ARBTABLE_HIGH ? "high" : "low", ifname);
 }
 
 /* ------------------------------------------------------------ classes */
@@ -913,17 +918,13 @@ static int arb_class_op(struct arbtable *h, enum arb_cop op,
 	}
 	msg = arb_nl_tcmsg(type, flags, ifindex,
 			   op == ARB_ADMIT ? qi.handle : 0, classid, 0);
-	if (!msg)
-		return arb_fail(h, -ENOMEM, "out of memory");
-	if (op == ARB_RELEASE ? nla_put_string(msg, TCA_KIND, ARB_KIND) < 0 :
-	    arb_put_copts(msg, opts) < 0) {
-		nlmsg_free(msg);
-		return arb_fail(h, -ENOMEM, "out of memory");
-	}
+	if (!msg ||
+	    (op == ARB_RELEASE ? nla_put_string(msg, TCA_KIND, ARB_KIND) < 0 :
+	     arb_put_copts(msg, opts) < 0))
+		return arb_nomem(h, msg);
 	snprintf(what, sizeof(what), "%s class %x:%x on %s", verb[op],
 		 ARBTABLE_MAJOR(classid), ARBTABLE_MINOR(classid), ifname);
-	err = arb_talk(h, msg, what, NULL, NULL);
-	nlmsg_free(msg);
+	err = arb_request(h, msg, NULL, NULL, "%s", what);
 
 	/* The kernel says nothing more than the errno for these. */
 	if (err == -ENOENT && op != ARB_ADMIT && h->from_kernel &&
@@ -1006,7 +1007,6 @@ ARB_EXPORT int arbtable_read(struct arbtable *h, const char *ifname,
 {
 	struct timespec ts;
 	struct nl_msg *msg;
-	char what[96];
 	int ifindex, err;
 
 	if (!h)
@@ -1023,10 +1023,9 @@ ARB_EXPORT int arbtable_read(struct arbtable *h, const char *ifname,
 
 	msg = arb_nl_tcmsg(RTM_GETTCLASS, NLM_F_DUMP, ifindex, 0, 0, 0);
 	if (!msg)
-		return arb_fail(h, -ENOMEM, "out of memory");
-	snprintf(what, sizeof(what), "list the classes of %s", ifname);
-	err = arb_talk(h, msg, what, arb_class_cb, st);
-	nlmsg_free(msg);
+		return arb_nomem(h, msg);
+	err = arb_request(h, msg, arb_class_cb, st, "list the classes of %s",
+			  ifname);
 	if (err)
 		return err;
 	qsort(st->classes, st->q.nclasses, sizeof(st->classes[0]),
