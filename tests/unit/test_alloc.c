@@ -54,6 +54,14 @@ static void rel(struct arb_alloc *a, unsigned int cls, struct arb_moves *mv)
 	assert_int_equal(arb_alloc_check(a), 0);
 }
 
+/* Move @i of @mv swaps the slots labelled @la and @lb (bit-reversed) */
+static void assert_move(const struct arb_moves *mv, unsigned int i,
+			unsigned int la, unsigned int lb)
+{
+	assert_int_equal(mv->m[i].a, arb_rev6(la));
+	assert_int_equal(mv->m[i].b, arb_rev6(lb));
+}
+
 /* ---------------------------------------------------------------------- */
 /* Fixed vectors                                                           */
 
@@ -130,8 +138,7 @@ static void test_paper_examples_1_3(void **state)
 	/* Example 2: interchange E_{3,16} and E_{3,40}; E_{2,32} free. */
 	assert_int_equal(mv.n, 8);
 	for (k = 0; k < 8; k++) {
-		assert_int_equal(mv.m[k].a, arb_rev6(16 + k));
-		assert_int_equal(mv.m[k].b, arb_rev6(40 + k));
+		assert_move(&mv, k, 16 + k, 40 + k);
 	}
 	assert_int_equal(a.cls[5].set, 16);
 	assert_true(arb_alloc_free_sets(&a, 2) == (1ULL << 32));
@@ -164,10 +171,8 @@ static void test_paper_example5(void **state)
 	rel(&a, 0, &mv);		/* release E_{3,0} */
 	/* E_{3,0} <-> E_{3,24}, then E_{2,16} <-> E_{2,32}. */
 	assert_int_equal(mv.n, 8 + 16);
-	assert_int_equal(mv.m[0].a, arb_rev6(0));
-	assert_int_equal(mv.m[0].b, arb_rev6(24));
-	assert_int_equal(mv.m[8].a, arb_rev6(16));
-	assert_int_equal(mv.m[8].b, arb_rev6(32));
+	assert_move(&mv, 0, 0, 24);
+	assert_move(&mv, 8, 16, 32);
 	assert_int_equal(a.cls[3].set, 0);
 	assert_int_equal(a.cls[4].set, 16);
 	assert_int_equal(a.cls[5].set, 24);
@@ -202,8 +207,7 @@ static void test_eval_examples_1_2_10(void **state)
 	/* Example 2/10: release E_{2,0}; swap E_{2,0} and E_{2,8}. */
 	rel(&a, 0, &mv);
 	assert_int_equal(mv.n, 16);
-	assert_int_equal(mv.m[0].a, arb_rev6(0));
-	assert_int_equal(mv.m[0].b, arb_rev6(32));
+	assert_move(&mv, 0, 0, 32);
 	assert_int_equal(a.cls[3].set, 0);
 	/* Figure 26 / Example 3: E_{1,8} (scaled E_{1,32}) is free. */
 	assert_true(arb_alloc_singular_sets(&a, 1) == (1ULL << 32));
@@ -230,10 +234,8 @@ static void test_eval_example11(void **state)
 	rel(&a, 3, &mv);			/* E_{4,3} scaled: 12 */
 	/* E_{4,3}<->E_{4,4}, then E_{3,4}<->E_{3,8} (scaled x4). */
 	assert_int_equal(mv.n, 4 + 8);
-	assert_int_equal(mv.m[0].a, arb_rev6(12));
-	assert_int_equal(mv.m[0].b, arb_rev6(16));
-	assert_int_equal(mv.m[4].a, arb_rev6(16));
-	assert_int_equal(mv.m[4].b, arb_rev6(32));
+	assert_move(&mv, 0, 12, 16);
+	assert_move(&mv, 4, 16, 32);
 	assert_int_equal(a.cls[4].set, 12);
 	assert_int_equal(a.cls[8].set, 16);
 	/* Figure 29: the only singular set is E_{2,8} (scaled E_{2,32}). */

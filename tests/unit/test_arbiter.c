@@ -26,6 +26,21 @@ static s32 step_len(struct arb_sched *s, struct arb_pick *p, u32 len)
 	return arb_charge(s, p, len);
 }
 
+/*
+ * A deficit arbiter, no high limit, whose high table has class @c0 of
+ * weight @w0 at @slot and class @c1 of weight @w1 at @slot + 1, both
+ * eligible.
+ */
+static void high_pair(struct arb_sched *s, unsigned int slot, u8 c0, u8 w0,
+		      u8 c1, u8 w1)
+{
+	arb_init(s, ARB_HIGHLIMIT_INF, ARB_ACCT_DEFICIT);
+	arb_set_slot(s, ARB_HIGH, slot, c0, w0);
+	arb_set_slot(s, ARB_HIGH, slot + 1, c1, w1);
+	arb_set_eligible(s, c0, true);
+	arb_set_eligible(s, c1, true);
+}
+
 /* ------------------------------------------------------------------ */
 /* 1. IBA worked example (ib-vl-arbitration.txt, Figure 25-10)         */
 /* ------------------------------------------------------------------ */
@@ -472,11 +487,7 @@ static void test_skip_midvisit_drops_credit(void **state)
 	struct arb_pick p;
 
 	(void)state;
-	arb_init(&s, ARB_HIGHLIMIT_INF, ARB_ACCT_DEFICIT);
-	arb_set_slot(&s, ARB_HIGH, 0, 0, 100);
-	arb_set_slot(&s, ARB_HIGH, 1, 1, 10);
-	arb_set_eligible(&s, 0, true);
-	arb_set_eligible(&s, 1, true);
+	high_pair(&s, 0, 0, 100, 1, 10);
 	assert_int_equal(step_len(&s, &p, 1000), 5400);
 	assert_int_equal(p.cls, 0);
 	arb_set_eligible(&s, 0, false);
@@ -528,11 +539,7 @@ static void test_skip_keeps_debt(void **state)
 	unsigned int i, others;
 
 	(void)state;
-	arb_init(&s, ARB_HIGHLIMIT_INF, ARB_ACCT_DEFICIT);
-	arb_set_slot(&s, ARB_HIGH, 0, 0, 1);	/* 64-byte quantum */
-	arb_set_slot(&s, ARB_HIGH, 1, 1, 10);
-	arb_set_eligible(&s, 0, true);
-	arb_set_eligible(&s, 1, true);
+	high_pair(&s, 0, 0, 1, 1, 10);	/* class 0: a 64-byte quantum */
 	assert_int_equal(step_len(&s, &p, 1500), 64 - 1500);
 	assert_int_equal(p.cls, 0);
 	arb_set_eligible(&s, 0, false);
@@ -626,11 +633,7 @@ static void test_reprogram_set_slot_under_traffic(void **state)
 	struct arb_pick p;
 
 	(void)state;
-	arb_init(&s, ARB_HIGHLIMIT_INF, ARB_ACCT_DEFICIT);
-	arb_set_slot(&s, ARB_HIGH, 0, 0, 100);
-	arb_set_slot(&s, ARB_HIGH, 1, 1, 10);
-	arb_set_eligible(&s, 0, true);
-	arb_set_eligible(&s, 1, true);
+	high_pair(&s, 0, 0, 100, 1, 10);
 	arb_set_eligible(&s, 2, true);
 	assert_int_equal(step_len(&s, &p, 1000), 5400);
 	/* new occupant of the slot in visit: starts from zero credit */
@@ -660,11 +663,7 @@ static void test_reprogram_swap_moves_credit(void **state)
 	struct arb_pick p;
 
 	(void)state;
-	arb_init(&s, ARB_HIGHLIMIT_INF, ARB_ACCT_DEFICIT);
-	arb_set_slot(&s, ARB_HIGH, 2, 2, 10);
-	arb_set_slot(&s, ARB_HIGH, 3, 3, 10);
-	arb_set_eligible(&s, 2, true);
-	arb_set_eligible(&s, 3, true);
+	high_pair(&s, 2, 2, 10, 3, 10);
 	assert_int_equal(step_len(&s, &p, 1140), -500);
 	assert_int_equal(p.cls, 2);
 	assert_int_equal(step_len(&s, &p, 740), -100);
@@ -704,11 +703,7 @@ static void test_reprogram_swap_midvisit(void **state)
 	struct arb_pick p;
 
 	(void)state;
-	arb_init(&s, ARB_HIGHLIMIT_INF, ARB_ACCT_DEFICIT);
-	arb_set_slot(&s, ARB_HIGH, 0, 0, 100);
-	arb_set_slot(&s, ARB_HIGH, 1, 1, 10);
-	arb_set_eligible(&s, 0, true);
-	arb_set_eligible(&s, 1, true);
+	high_pair(&s, 0, 0, 100, 1, 10);
 	assert_int_equal(step_len(&s, &p, 1000), 5400);
 	arb_swap_slots(&s, ARB_HIGH, 0, 1);
 	assert_null(arb_check_masks(&s));
@@ -1309,11 +1304,7 @@ static void test_set_stalled(void **state)
 	struct arb_pick p;
 
 	(void)state;
-	arb_init(&s, ARB_HIGHLIMIT_INF, ARB_ACCT_DEFICIT);
-	arb_set_slot(&s, ARB_HIGH, 0, 1, 10);	/* 640 bytes */
-	arb_set_slot(&s, ARB_HIGH, 1, 2, 10);
-	arb_set_eligible(&s, 1, true);
-	arb_set_eligible(&s, 2, true);
+	high_pair(&s, 0, 1, 10, 2, 10);	/* quanta of 640 bytes */
 
 	/* class 1 sends 1000 bytes: 360 bytes of debt carried */
 	assert_int_equal(step_len(&s, &p, 1000), -360);
