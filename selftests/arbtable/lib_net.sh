@@ -45,6 +45,21 @@ veth_peer_del() {
 	ip link del "$1" 2>/dev/null
 	ip netns del "$2" 2>/dev/null
 }
+# veth_test_begin NAME TITLE [CLEANUP]: tap_begin TITLE for a test over
+# veth_peer $DEV $PEER $NS (the caller sets them): tmp, its directory; at
+# exit CLEANUP (shell code), then veth_peer_del $DEV $NS and tmp removed;
+# without the module and plugin the test ends there (a failed check
+# named NAME)
+veth_test_begin() {
+	tap_begin "$2"
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # CLEANUP now; DEV, NS and tmp at exit
+	trap "${3:+$3; }veth_peer_del \$DEV \$NS; rm -rf \"\$tmp\"" EXIT
+	if ! have_arbtable; then
+		tap_fail "$1: sch_arbtable module and tc plugin present"
+		tap_end; exit
+	fi
+}
 
 # net_nics: the virtio-net devices of the guest (vm.sh -n gives two)
 net_nics() {

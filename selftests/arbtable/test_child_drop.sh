@@ -15,11 +15,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
 . "$(dirname "$0")/lib_net.sh"
-tap_begin "arbtable: packets a child hands out after dropping the rest are charged"
 DEV=cd0
 PEER=cd1
 NS=cd-peer
-tmp=$(mktemp -d)
 TR=/sys/kernel/tracing
 cleanup() {
 	pg_stop
@@ -29,15 +27,8 @@ cleanup() {
 		echo 0 >$TR/tracing_on
 		: >$TR/trace
 	fi
-	veth_peer_del $DEV $NS
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-
-if ! have_arbtable; then
-	tap_fail "child_drop: sch_arbtable module and tc plugin present"
-	tap_end; exit
-fi
+veth_test_begin child_drop "arbtable: packets a child hands out after dropping the rest are charged" cleanup
 
 # no ARP (veth_peer's neighbours are permanent): an ARP reply would wait
 # in the unclassified queue, served only when no class has packets, i.e.

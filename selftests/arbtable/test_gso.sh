@@ -10,23 +10,14 @@
 # charged.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
-tap_begin "arbtable GSO segmentation, oversize frames, size tables"
 DEV=gv0
 PEER=gv1
 NS=gso-peer
-tmp=$(mktemp -d)
 TR=/sys/kernel/tracing
 cleanup() {
 	[ -d $TR/events/arbtable ] && echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
-	veth_peer_del $DEV $NS
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-
-if ! have_arbtable; then
-	tap_fail "gso: sch_arbtable module and tc plugin present"
-	tap_end; exit
-fi
+veth_test_begin gso "arbtable GSO segmentation, oversize frames, size tables" cleanup
 if ! command -v iperf3 >/dev/null; then
 	tap_fail "gso: iperf3 installed (scripts/setup.sh)"
 	tap_end; exit
