@@ -63,6 +63,30 @@ sim_get() { # python-expression over j
 	python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"
 }
 
+# tc_sim_agree WHAT TC SIM [UNIT]: tc sent TC and arbsim took the same
+tc_sim_agree() {
+	if [ -n "$2" ] && [ "$2" = "$3" ]; then
+		ok "$1: ${2% }${4:+ $4} in tc and arbsim"
+	else
+		ko "$1: tc '$2', arbsim '$3'"
+	fi
+}
+
+# refused_by_all WHAT OPTS...: the qdisc options OPTS, refused by tc,
+# arbtablectl create and arbsim
+refused_by_all() {
+	local what=$1 t c s
+	shift
+	t=$(request tc qdisc add dev lo root handle 1: arbtable "$@")
+	c=$(request "$CTL" create lo "$@")
+	s=$(sim_json "qdisc $*\n")
+	if [ "$t" = "no request" ] && [ "$c" = "no request" ] && [ -z "$s" ]; then
+		ok "$what refused by all three"
+	else
+		ko "$what: tc [$t], arbtablectl [$c], arbsim [${s:0:60}]"
+	fi
+}
+
 # ---- qdisc rate and burst
 for pair in "10mbit 30k" "10.5mbit 1514" "1gbit 64kbit" "15bit 1mb" \
 	    "125kBps 2047.9" "1.23456789gbit 0x800" "40GBIT 1M" "3mibit 16K" \
@@ -94,11 +118,7 @@ for ceil in 100mbit 40gbit 1.5Mbit 12345bit 1tibps; do
 	s=$(sim_json "qdisc manual rate 100tbit\nclass 1:10 ceil $ceil\n")
 	tc_v=$(field CEIL "$t")
 	sim_v=$([ -n "$s" ] && sim_get '[c.get("ceil", 0) for c in j["classes"]][0]' <<<"$s")
-	if [ -n "$tc_v" ] && [ "$tc_v" = "$sim_v" ]; then
-		ok "ceil $ceil: $tc_v bytes/s in tc and arbsim"
-	else
-		ko "ceil $ceil: tc '$tc_v', arbsim '$sim_v'"
-	fi
+	tc_sim_agree "ceil $ceil" "$tc_v" "$sim_v" bytes/s
 done
 
 # ---- table lists: tc's entries against arbsim's programmed slots
@@ -113,33 +133,15 @@ print("".join("%d:%x:%d " % (int(a), int(b, 16), int(c))
               for a, b, c in sorted(e, key=lambda x: int(x[0])) if int(c)), end="")')
 	s=$(sim_json "qdisc manual rate 10mbit\nhigh $list\n")
 	sim_v=$([ -n "$s" ] && sim_get '" ".join("%d:%s:%d" % (e["slot"], e["class"].split(":")[1], e["weight"]) for e in sorted(j["tables"]["high"], key=lambda e: e["slot"])) + " "' <<<"$s")
-	if [ -n "$tc_v" ] && [ "$tc_v" = "$sim_v" ]; then
-		ok "high $list: ${tc_v% } in tc and arbsim"
-	else
-		ko "high $list: tc '$tc_v', arbsim '$sim_v'"
-	fi
+	tc_sim_agree "high $list" "$tc_v" "$sim_v"
 done
 
 # ---- refused by every front end
 for rate in 1e20tbit inf -5mbit 10mbits "10 mbit" 5min; do
-	t=$(request tc qdisc add dev lo root handle 1: arbtable manual rate "$rate")
-	c=$(request "$CTL" create lo manual rate "$rate")
-	s=$(sim_json "qdisc manual rate $rate\n")
-	if [ "$t" = "no request" ] && [ "$c" = "no request" ] && [ -z "$s" ]; then
-		ok "rate '$rate' refused by all three"
-	else
-		ko "rate '$rate': tc [$t], arbtablectl [$c], arbsim [${s:0:60}]"
-	fi
+	refused_by_all "rate '$rate'" manual rate "$rate"
 done
 for burst in 4g -1 30kB/s nan; do
-	t=$(request tc qdisc add dev lo root handle 1: arbtable manual rate 10mbit burst "$burst")
-	c=$(request "$CTL" create lo manual rate 10mbit burst "$burst")
-	s=$(sim_json "qdisc manual rate 10mbit burst $burst\n")
-	if [ "$t" = "no request" ] && [ "$c" = "no request" ] && [ -z "$s" ]; then
-		ok "burst '$burst' refused by all three"
-	else
-		ko "burst '$burst': tc [$t], arbtablectl [$c], arbsim [${s:0:60}]"
-	fi
+	refused_by_all "burst '$burst'" manual rate 10mbit burst "$burst"
 done
 for list in "10=5" "10:5," "zz:5" "10:0x5" "10:5@x" ""; do
 	t=$(request tc qdisc add dev lo root handle 1: arbtable manual rate 10mbit high "$list")
