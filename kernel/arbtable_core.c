@@ -159,11 +159,11 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
  * arb_table_pick() after a round from @first in which every eligible slot
  * paid its quantum Q_p and stayed in debt D_p: slot p gets out on visit
  * floor(D_p / Q_p) + 1, so the r = min floor(D_p / Q_p) rounds that only
- * pay quanta are paid at once, then the last one is walked. Out of line
- * and filling @p itself, so the per-packet path keeps nothing live.
+ * pay quanta are paid at once, then the last one is walked. Returns the
+ * slot that gets out; out of line, as it is rare.
  */
-noinline void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
-				    unsigned int first, struct arb_pick *p)
+noinline unsigned int arb_table_skip_rounds(struct arb_sched *s,
+					    unsigned int t, unsigned int first)
 {
 	struct arb_table *tb = &s->tbl[t];
 	u64 m = tb->eligible;
@@ -200,11 +200,7 @@ noinline void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
 			tb->credit[i] = credit;
 		}
 	}
-	tb->cur = stop;
-	tb->in_visit = true;
-	p->table = t;
-	p->slot = stop;
-	p->cls = tb->cls[stop];
+	return stop;
 }
 
 void arb_set_strict(struct arb_sched *s, u8 cls)

@@ -111,8 +111,8 @@ void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
 void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 		    unsigned int b);
 void arb_set_strict(struct arb_sched *s, u8 cls);
-void arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
-			   unsigned int first, struct arb_pick *p);
+unsigned int arb_table_skip_rounds(struct arb_sched *s, unsigned int t,
+				   unsigned int first);
 u8 arb_select_slotless(struct arb_sched *s);
 
 static inline bool arb_class_eligible(const struct arb_sched *s,
@@ -294,8 +294,8 @@ static inline void arb_table_pick(struct arb_sched *s, unsigned int t,
 		do {
 			slot = arb_next_slot(m, (slot + 1) & (ARB_SLOTS - 1));
 			if (slot == first) {
-				arb_table_skip_rounds(s, t, first, p);
-				return;
+				slot = arb_table_skip_rounds(s, t, first);
+				break;
 			}
 		} while (arb_visit_credit(s, tb, slot) <= 0);
 	}
