@@ -450,13 +450,10 @@ static int arbtable_admission_stage(struct Qdisc *sch, unsigned int idx,
 	return 0;
 }
 
-struct arbtable_swap_ctx {
-	struct Qdisc	*sch;
-};
-
+/* @ctx is the qdisc: a slot pair moved by the defragmentation */
 static void arbtable_on_swap(void *ctx, unsigned int t, u8 a, u8 b)
 {
-	struct Qdisc *sch = ((struct arbtable_swap_ctx *)ctx)->sch;
+	struct Qdisc *sch = ctx;
 	struct arbtable_sched *q = qdisc_priv(sch);
 
 	q->swaps++;
@@ -470,7 +467,6 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	const struct arb_admission *adm = &pend->adm;
-	struct arbtable_swap_ctx ctx = { .sch = sch };
 
 	if (adm->old_table != ARB_NO_CLASS)
 		trace_arbtable_release(sch, cl->common.classid,
@@ -479,7 +475,7 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 						       cl->index),
 				       adm->mv.n);
 	arb_admit_commit(&q->arb, q->alloc, cl->index, adm, arbtable_on_swap,
-			 &ctx);
+			 sch);
 
 	cl->resv = adm->resv;
 	cl->table = adm->new_table;
