@@ -5,8 +5,8 @@ CHECKPATCH ?= $(CACHE)/checkpatch/checkpatch.pl
 LINT_FILES := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/pkt_sched_arbtable.h \
 	      include/trace/events/arbtable.h
 
-.PHONY: lint checkpatch kerneldoc sparse stack
-lint: checkpatch kerneldoc sparse stack
+.PHONY: lint checkpatch kerneldoc sparse stack rst
+lint: checkpatch kerneldoc sparse stack rst
 
 # --strict, as net/ maintainers run it. Ignored: CAMELCASE (the kernel's
 # own Qdisc types, which --no-tree cannot tell from ours), LONG_LINE_STRING
@@ -53,3 +53,10 @@ stack:
 		if [ -n "$$big" ]; then printf '%s\n' "$$big"; echo "stack: $$k: frames above $(STACK_MAX) bytes"; exit 1; fi; \
 		echo "stack: $$k: every frame <= $(STACK_MAX) bytes (largest: $$top)"; \
 	done
+
+# The documentation: Documentation/networking/*.rst and the selftests'
+# README parse without a docutils warning (python3-docutils, from setup).
+RST_FILES := $(wildcard Documentation/networking/*.rst selftests/arbtable/*.rst)
+rst:
+	@/usr/bin/python3 -c 'import docutils' 2>/dev/null || { echo "lint: python3-docutils missing: run scripts/setup.sh"; exit 1; }
+	@/usr/bin/python3 scripts/rst-check.py $(RST_FILES)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make lint` inside `make test` (issue 15): checkpatch on the kernel
 # sources and the uapi header, kernel-doc, sparse (C=2, W=1) against each kernel in
-# KVERS, and no stack frame above 256 bytes (-fstack-usage).  The W=1 -Werror module builds themselves are part of `make all`.
+# KVERS, no stack frame above 256 bytes (-fstack-usage), and .rst
+# documents that docutils parses without a warning.  The W=1 -Werror module builds themselves are part of `make all`.
 # Any new warning fails.  Ends with "N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,5 +24,6 @@ one "checkpatch --strict: kernel/*.[ch] and the uapi header have no error, warni
 one "kernel-doc -Wall: the uapi header's structs and enums fully described" kerneldoc
 one "sparse (C=2, W=1): no warning on any kernel in KVERS" sparse
 one "stack (-fstack-usage): no frame above 256 bytes on any kernel in KVERS" stack
+one "rst: every Documentation/networking/*.rst and selftests README parses without a docutils warning" rst
 echo "lint: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -70,7 +70,7 @@ apt-get install -y -qq --no-install-recommends \
 	libnl-3-dev libnl-route-3-dev libjson-c-dev libcmocka-dev libelf-dev \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
-	nftables libbpf-dev bpftool abigail-tools jq python3-yaml shellcheck \
+	nftables libbpf-dev bpftool abigail-tools jq python3-yaml python3-docutils shellcheck \
 	curl openssl runc strace >/dev/null
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 golang-1.23-go >/dev/null
