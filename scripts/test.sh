@@ -119,8 +119,10 @@ host_suite() { # name command...
 	rc=$?
 	printf '%s\n' "$out" >"$LOG/$name.log"
 	printf '%s\n' "$out" | grep -vE '^ok ' | tail -n 40
-	hp=$(printf '%s\n' "$out" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1/p' | tail -n1)
-	hf=$(printf '%s\n' "$out" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\2/p' | tail -n1)
+	# the suite's last "N passed, N failed", bare or after its name
+	# ("lint: 5 passed, 0 failed")
+	hp=$(printf '%s\n' "$out" | sed -nE 's/^([A-Za-z0-9_.-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/p' | tail -n1)
+	hf=$(printf '%s\n' "$out" | sed -nE 's/^([A-Za-z0-9_.-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/p' | tail -n1)
 	passed=$((passed + ${hp:-0}))
 	failed=$((failed + ${hf:-0}))
 	printf '%s\n' "$out" | grep -E '^(not ok|FAIL)' | sed "s/^/$name: /" >>"$LOG/failures.txt"
