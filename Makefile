@@ -9,7 +9,14 @@
 
 KVER_61   ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
 KVER_612  ?= $(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
-KVERS     ?= $(strip $(KVER_61) $(KVER_612))
+# Debian's own 7.2 image: its headers do not install on Debian 12, so the
+# module is built against the tree scripts/distro-kernel.sh prepares from
+# linux-source-7.2 with the image's config and Module.symvers
+K72_TREE  ?= /var/lib/arbtable/distro-7.2/src
+KVER_72   ?= $(shell cat $(K72_TREE)/include/config/kernel.release 2>/dev/null)
+KVERS     ?= $(strip $(KVER_61) $(KVER_612) $(KVER_72))
+# the tree a kernel's modules are built against
+kdir       = $(if $(and $(KVER_72),$(filter $(1),$(KVER_72))),$(K72_TREE),/lib/modules/$(1)/build)
 BUILD     ?= $(CURDIR)/build
 CACHE     ?= /var/cache/arbtable
 IPROUTE2  ?= $(CACHE)/iproute2

@@ -24,6 +24,21 @@
 #endif
 
 /*
+ * A segment of a GSO skb the qdisc split: its length, and since 7.x its
+ * segment count (qdisc_pkt_segs()), as tbf and cake reset them after
+ * their own split. A stale count of the whole skb makes a cake child
+ * segment the segment again (and drop it) and every parent's packet
+ * counters count it as that many. Kbuild says whether the field exists.
+ */
+static inline void arbtable_seg_cb_init(struct sk_buff *seg)
+{
+	qdisc_skb_cb(seg)->pkt_len = seg->len;
+#ifdef ARBTABLE_QDISC_PKT_SEGS
+	qdisc_skb_cb(seg)->pkt_segs = 1;
+#endif
+}
+
+/*
  * The link speed, under RTNL. Since 6.15 tc and netdevice notifiers also
  * hold the instance lock of a device whose ops take it, and
  * __ethtool_get_link_ksettings() takes it again: there the caller's lock

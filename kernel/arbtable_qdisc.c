@@ -29,6 +29,7 @@
 #include <linux/skbuff.h>
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
@@ -861,14 +862,18 @@ static int arbtable_drop_oversize(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /*
- * A frame the mtu (following the device) has not caught up with: the
- * device's new mtu is set before its change notifier runs.
+ * A frame the device takes while the mtu follows it: one the mtu has not
+ * caught up with (the device's new mtu is set before its change notifier
+ * runs), and a full-size frame carrying a VLAN tag, which the stack
+ * forwards up to mtu + link header + VLAN_HLEN (a VLAN-unaware bridge,
+ * AF_PACKET). A frame the device takes is never dropped here.
  */
 static bool arbtable_dev_takes(struct Qdisc *sch, const struct sk_buff *skb)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 
-	return !q->mtu_pinned && skb->len <= arbtable_dev_mtu(qdisc_dev(sch));
+	return !q->mtu_pinned &&
+	       skb->len <= arbtable_dev_mtu(qdisc_dev(sch)) + VLAN_HLEN;
 }
 
 /*
@@ -903,7 +908,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
 		/* as in tbf and cake: the root's size table is not reapplied */
-		qdisc_skb_cb(seg)->pkt_len = seg->len;
+		arbtable_seg_cb_init(seg);
 		if (unlikely(seg->len > q->mtu &&	/* mtu below gso_size */
 			     !arbtable_dev_takes(sch, seg))) {
 			arbtable_drop_oversize(seg, sch, to_free);

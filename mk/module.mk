@@ -15,7 +15,7 @@ $(BUILD)/$(1)/sch_arbtable.ko: $(MODULE_SRCS)
 	@cp kernel/*.c kernel/*.h kernel/Kbuild $(BUILD)/$(1)/src/kernel/
 	@cp -r include/uapi include/trace $(BUILD)/$(1)/src/include/
 	@cp VERSION $(BUILD)/$(1)/src/VERSION
-	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src/kernel \
+	$(MAKE) -C $(call kdir,$(1)) M=$(BUILD)/$(1)/src/kernel \
 		CONFIG_NET_SCH_ARBTABLE=m W=$(KBUILD_W) \
 		KCFLAGS="$(WERROR_FLAG) $(MODULE_KCFLAGS)" $(if $(C),C=$(C)) modules
 	@cp $(BUILD)/$(1)/src/kernel/sch_arbtable.ko $$@

@@ -5,7 +5,7 @@ set -euo pipefail
 
 CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
 K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
-STAMP=$CACHE/setup.v8.done
+STAMP=$CACHE/setup.v9.done
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup.sh: must run as root (apt-get)" >&2
@@ -24,6 +24,7 @@ link_checkpatch() { # where review tooling looks for it
 if [ -f "$STAMP" ] && [ -z "${ARBTABLE_FORCE_SETUP:-}" ] &&
    [ -f "${ARBTABLE_BPO:-/var/lib/arbtable/iproute2-bpo}/version" ] &&
    bash "$(dirname "$0")/runtimes-setup.sh" --check &&
+   bash "$(dirname "$0")/distro-kernel.sh" --check >/dev/null 2>&1 &&
    [ "$(cat "$STAMP")" = "$(dpkg-query -W -f='${Version}' iproute2 2>/dev/null)" ]; then
 	link_checkpatch
 	exit 0
@@ -62,6 +63,44 @@ pin=/etc/apt/preferences.d/arbtable-sid
 echo "setup: apt-get update"
 apt-get update -qq
 
+# Debian's own 7.2 image (trixie-backports; issue 35), booted by make
+# test with every VM test, Pre-Depends on trixie-backports' linux-base,
+# whose hook runner passes run-parts two directories
+# (/etc/kernel/postinst.d and /usr/share/kernel/postinst.d); bookworm's
+# run-parts (debianutils 5.7) takes one, and the image's postinst fails
+# ("run-parts: missing operand").  While setup runs apt, a run-parts
+# first on PATH runs the scripts of all of them in one order by name, as
+# trixie's does: the hooks (the legacy /boot copies, dkms, initramfs) run
+# as on trixie, and
+# nothing on the system changes beyond the packages.  A configuration
+# left half done by an earlier attempt is finished first.
+# scripts/distro-kernel.sh then prepares a tree to build the module for it.
+K72=${ARBTABLE_K72:-7.2.12+deb13-amd64}
+shim=$(mktemp -d)
+trap 'rm -rf "$shim"' EXIT
+cat >"$shim/run-parts" <<'SHIM'
+#!/bin/sh
+# run-parts of debianutils >= 5.21: the scripts of every directory in one
+# order by name, a name in an earlier directory hiding the later one's
+opts=
+dirs=
+for a in "$@"; do
+	case $a in -*) opts="$opts $a" ;; *) dirs="$a $dirs" ;; esac
+done
+merged=$(mktemp -d)
+for d in $dirs; do
+	[ -d "$d" ] || continue
+	for f in "$d"/*; do [ -e "$f" ] && ln -sfn "$f" "$merged/${f##*/}"; done
+done
+/bin/run-parts $opts "$merged"
+rc=$?
+rm -rf "$merged"
+exit $rc
+SHIM
+chmod +x "$shim/run-parts"
+export PATH=$shim:$PATH
+dpkg --configure -a >/dev/null
+
 echo "setup: installing packages (kernels 6.1 and $K612, linux-source 6.12 and 7.2, qemu, virtme-ng, libs)"
 apt-get install -y -qq --no-install-recommends \
 	build-essential pkg-config dpkg-dev kmod bc cpio flex bison \
@@ -80,6 +119,15 @@ apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
 # one package comes from trixie-backports (checked with apt-get -s,
 # 2026-11-25: one package installed, 7.2.12-1~bpo13+1)
 apt-get install -y -qq --no-install-recommends linux-source-7.2/trixie-backports >/dev/null
+# The newest kernel users run (issue 35): Debian's own 7.2 image
+# (installed below, after the packages the suite needs)
+if ! dpkg-query -W -f '${Status}' "linux-image-$K72" 2>/dev/null | grep -q 'ok installed' ||
+   [ ! -r "/boot/vmlinuz-$K72" ]; then
+	echo "setup: installing Debian's linux-image-$K72 (trixie-backports)"
+	apt-get install -y -qq --no-install-recommends "linux-image-$K72/trixie-backports" >/dev/null
+fi
+bash "$(dirname "$0")/distro-kernel.sh" >/dev/null
+
 # a real container engine for test_podman: podman 4.3 with its CNI
 # backend and the reference plugins (bridge, host-local) arbtable-cni
 # is chained after

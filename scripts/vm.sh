@@ -19,7 +19,8 @@
 # options; ARBT_* variables are exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
 # ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
-# or died before the command finished.  No tty or stdin needed.  The guest
+# or died before the command finished; 126 when the command finished but
+# the console shows a kernel splat.  No tty or stdin needed.  The guest
 # console (kernel messages at warning level and above) goes to a file in
 # build/vm/; on a timeout or a death its tail is printed and the file kept.
 set -u
@@ -120,7 +121,20 @@ chmod +x "$guest"
 
 args=(--run "$kimg" --user root --cpus "${ARBTABLE_VM_CPUS:-4}" --memory "${ARBTABLE_VM_MEM:-2G}")
 mode=TCG
-if [ "${ARBTABLE_KVM:-0}" = 1 ]; then mode=KVM; else args+=(--disable-kvm); fi
+# Under TCG every vCPU runs in one host thread (thread=single): with
+# multi-threaded TCG a vCPU could still run a translated block holding an
+# int3 the kernel had already patched away (6.12 guests died of "Oops:
+# int3" in ttwu_do_activate, on an idle CPU, with no arbtable frame: text
+# patching of a static key; make test from a fresh clone of bf2de82,
+# 2026-11-27).  ARBTABLE_VM_TCG_THREAD=multi restores multi-threaded TCG.
+tcg_opt=
+if [ "${ARBTABLE_KVM:-0}" = 1 ]; then
+	mode=KVM
+else
+	args+=(--disable-kvm)
+	mode="TCG ${ARBTABLE_VM_TCG_THREAD:-single}-threaded"
+	tcg_opt="-accel tcg,thread=${ARBTABLE_VM_TCG_THREAD:-single}"
+fi
 [ -n "$NET" ] && args+=(--network loop)
 # Kernel boot options for the guest (none by default).  Under TCG the
 # clocksource watchdog can mark the TSC unstable; the 6.12 guest then died
@@ -132,7 +146,10 @@ if [ "${ARBTABLE_KVM:-0}" = 1 ]; then mode=KVM; else args+=(--disable-kvm); fi
 # The console: ARBTABLE_VM_VERBOSE=1 shows all of it inline; otherwise
 # warnings and worse (loglevel=5: an oops, a splat's trace, a hung task, a
 # lockup) go to $console, so a guest that dies or hangs says why.
-append=${ARBTABLE_VM_APPEND:-}
+# log_buf_len: a ring buffer that holds a whole test's kernel log, so
+# that each test's window of it is read whole (run_all.sh; it fails a
+# window whose records were overwritten before they were read)
+append="log_buf_len=16M${ARBTABLE_VM_APPEND:+ $ARBTABLE_VM_APPEND}"
 console=
 args+=(--verbose)
 if [ "${ARBTABLE_VM_VERBOSE:-0}" != 1 ]; then
@@ -145,7 +162,7 @@ fi
 # init done" 268 s after boot, while a program blocked in getrandom()
 # left test_gso without a result for 20 minutes, 2026-11-25); with
 # virtio-rng (HW_RANDOM_VIRTIO in both kernels) it was seeded at 21 s.
-qopts="-device virtio-rng-pci${ARBTABLE_VM_QEMU_OPTS:+ $ARBTABLE_VM_QEMU_OPTS}"
+qopts="-device virtio-rng-pci${tcg_opt:+ $tcg_opt}${ARBTABLE_VM_QEMU_OPTS:+ $ARBTABLE_VM_QEMU_OPTS}"
 args+=("--qemu-opts=$qopts")
 cmd=$(printf '%q ' bash "$guest" "$@")
 args+=(--exec "$cmd")
@@ -187,6 +204,9 @@ while :; do
 	sleep 5
 done
 el=$(($(date +%s) - start))
+# what a kernel splat prints (selftests/arbtable/lib_debug.sh's list)
+SPLAT_PAT=$(sed -n "s/^_klog_pat='\(.*\)'\$/\1/p" "$ROOT/selftests/arbtable/lib_debug.sh")
+[ -n "$SPLAT_PAT" ] || SPLAT_PAT='BUG|WARNING|Oops|Kernel panic'
 # console_tail: the console's last lines, and its first splat on one line
 # ("[vm KVER] console: ...") for the caller's failure summary
 console_tail() {
@@ -194,7 +214,7 @@ console_tail() {
 	say "guest console, last 40 lines (all in $console):"
 	tail -n 40 "$console" | sed 's/^/    /'
 	local first
-	first=$(grep -v 'Command line:' "$console" | grep -m1 -E 'Oops|BUG|Kernel panic|WARNING|blocked for more than|soft lockup|hard LOCKUP|rcu_.*stall|general protection|Out of memory')
+	first=$(grep -v 'Command line:' "$console" | grep -m1 -E "$SPLAT_PAT|Out of memory")
 	say "console: ${first:-no oops, splat or lockup among $(wc -l <"$console") lines}"
 }
 if [ "$vrc" = 124 ] || [ "$vrc" = 137 ]; then
@@ -213,6 +233,18 @@ if [ -z "$finished" ]; then
 	say "guest died before the command finished (vng exit $vrc, ${el}s); kernel panic? rerun with ARBTABLE_VM_VERBOSE=1"
 	exit 125
 fi
-[ -n "$console" ] && rm -f "$console"
+# A clean exit is not a clean kernel: the console (warning level and
+# above, the whole run) is scanned on success too, and a splat on it
+# fails the run (exit 126) with its lines, whatever the command said.
 say "done in ${el}s (boot ${booted}s), command exit $grc"
+if [ -n "$console" ]; then
+	# (KCSAN reports: the guest's own check tells ours from the others)
+	splat=$(grep -v -e 'Command line:' -e 'BUG: KCSAN:' "$console" | grep -E "$SPLAT_PAT")
+	if [ -n "$splat" ]; then
+		console_tail
+		say "KERNEL SPLAT on the console of a run that finished (exit $grc): counted as a failure"
+		exit 126
+	fi
+	rm -f "$console"
+fi
 exit "$grc"

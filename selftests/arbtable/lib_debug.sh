@@ -7,11 +7,67 @@
 
 _klog_mark=0
 _kml=/sys/kernel/debug/kmemleak
-_klog_pat='BUG|WARNING|Oops|KASAN|UBSAN|general protection|RCU stall|refcount_t|list_(add|del) corruption|possible circular locking|inconsistent lock state|lock held when returning|sleeping function called from invalid context'
+# What a kernel splat prints, whatever its source: a WARN (cut here,
+# WARNING:), BUG: (KASAN, KCSAN, KFENCE, soft lockup, bad page, sleeping
+# in atomic), an oops (Oops:, general protection, int3), UBSAN, lockdep,
+# RCU stalls, hung tasks, hard lockups, panics, list and refcount checks
+_klog_pat='cut here|BUG|WARNING|Oops|KASAN|KFENCE|UBSAN|general protection|Kernel panic|detected stall|self-detected stall|blocked for more than|hard LOCKUP|soft lockup|refcount_t|list_(add|del) corruption|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|suspicious RCU usage|sleeping function called from invalid context|scheduling while atomic|stack-protector|stack guard page|double fault'
+
+# klog_read SEQ: the kernel log's records from sequence number SEQ on,
+# read from /dev/kmsg without clearing anything ("[seconds] text", as
+# dmesg prints them), then "@@next N" (the next record's number) and,
+# when records from SEQ on were overwritten before they were read,
+# "@@lost N".  The numbers, not line counts, delimit a window: the ring
+# buffer drops its oldest lines when it wraps, and dmesg -c would erase
+# what the next reader must see.
+klog_read() {
+	python3 -c '
+import os, sys
+start = int(sys.argv[1])
+top = 0
+fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+nxt, lost, first = start, 0, True
+while True:
+    try:
+        rec = os.read(fd, 65536)
+    except BlockingIOError:
+        break
+    except BrokenPipeError:     # overwritten under us: read on
+        continue
+    head, _, msg = rec.decode("utf-8", "replace").partition(";")
+    f = head.split(",")
+    seq = int(f[1])
+    top = max(top, seq + 1)
+    if start < 0 or seq < start:
+        continue
+    if first and seq > start:
+        lost = seq - start
+    first = False
+    nxt = seq + 1
+    ts = int(f[2])
+    text = msg.split("\n")[0].replace("\\x0a", " ")
+    print("[%5d.%06d] %s" % (ts // 1000000, ts % 1000000, text))
+print("@@next %d" % (top if start < 0 else max(nxt, start)))
+if lost:
+    print("@@lost %d" % lost)
+' "$1"
+}
+# klog_next: the number the kernel log's next record will have
+klog_next() { klog_read -1 | sed -n 's/^@@next //p'; }
+# klog_splats: a kernel log on stdin (as klog_read prints it): its splat
+# lines, KCSAN reports that name sch_arbtable, and "records lost" when
+# the window is not whole; nothing when it is clean
+klog_splats() {
+	local log
+	log=$(cat)
+	sed -n 's/^@@lost \(.*\)/kernel log: \1 records overwritten before they were read/p' <<<"$log"
+	kcsan_reports rest <<<"$log" | grep -v '^@@' | grep -E "$_klog_pat"
+	kcsan_reports ours <<<"$log"
+}
 
 # klog_mark: remember where the kernel log ends (without clearing it,
-# so the runner's final check still sees everything)
-klog_mark() { _klog_mark=$(dmesg 2>/dev/null | wc -l); }
+# so the runner's checks still see everything)
+klog_mark() { _klog_mark=$(klog_next); }
 
 # KCSAN (the KCSAN kernel, make check-kcsan; issue 27): a report runs
 # from its "BUG: KCSAN: ..." line to the "=====" line that closes it.  A
@@ -55,14 +111,12 @@ kcsan_watched() {
 # and the titles of other KCSAN reports as diagnostics
 klog_clean() {
 	local log s k
-	log=$(dmesg 2>/dev/null | tail -n +$((_klog_mark + 1)))
+	log=$(klog_read "$_klog_mark")
 	k=$(kcsan_reports others <<<"$log")
 	[ -z "$k" ] || diag "KCSAN reports outside sch_arbtable (not failures):"$'\n'"$(kcsan_titles <<<"$k")"
-	s=$(kcsan_reports rest <<<"$log" | grep -E "$_klog_pat")
-	k=$(kcsan_reports ours <<<"$log")
-	[ -z "$s$k" ] && return 0
-	[ -z "$s" ] || diag "$(head -n 20 <<<"$s")"
-	[ -z "$k" ] || diag "KCSAN reports involving sch_arbtable:"$'\n'"$(head -n 80 <<<"$k")"
+	s=$(klog_splats <<<"$log")
+	[ -z "$s" ] && return 0
+	diag "$(head -n 80 <<<"$s")"
 	return 1
 }
 

@@ -10,6 +10,7 @@
 # counts them and says so in the kernel log; mtu 0 follows again.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
+. "$(dirname "$0")/lib_debug.sh"
 tap_begin "mtu follows the device: jumbo frames, back, VLAN, pinned"
 tmp=$(mktemp -d)
 VLAN_OK=
@@ -147,17 +148,17 @@ tap_check "mtu 1500: still no oversize drop ($(xs oversize_drops))" test "$(xs o
 run tc qdisc change dev "$NET" root handle 1: arbtable mtu 1514
 tap_check "pinned: mtu 1514 given (${RUN_ERR:-ok}); tc qdisc show prints it" \
 	eval '[ "$RUN_RC" = 0 ] && tc qdisc show dev "$NET" | grep -q " mtu 1514 "'
-dmesg -c >/dev/null
+klog_mark
 ip link set "$NET" mtu 9000 && ip -n $NET_RX link set "$PEER" mtu 9000
 tap_check "pinned: the device's mtu 9000 leaves the qdisc's at 1514 ($(qmtu))" test "$(qmtu)" = 1514
 tap_check "pinned: the kernel log says frames above the pinned mtu will be dropped" \
-	eval 'dmesg | grep -q "$NET: arbtable 1: frames of up to 9014 bytes are now allowed, above the qdisc.s pinned mtu 1514"'
+	eval 'klog_read $_klog_mark | grep -q "$NET: arbtable 1: frames of up to 9014 bytes are now allowed, above the qdisc.s pinned mtu 1514"'
 d0=$(xs oversize_drops)
 udp $NET_RX_ADDR 8000 >/dev/null
 d1=$(xs oversize_drops)
 tap_check "pinned: 8000-byte datagrams dropped and counted (oversize_drops $d0 -> $d1)" fcmp "${d1:-0} > ${d0:-0}"
 tap_check "pinned: each drop is said, ratelimited, naming the device and the option" \
-	eval 'dmesg | grep -q "$NET: arbtable 1: dropped a 8042-byte frame above the qdisc.s mtu 1514 (pinned by its .mtu. option)"'
+	eval 'klog_read $_klog_mark | grep -q "$NET: arbtable 1: dropped a 8042-byte frame above the qdisc.s mtu 1514 (pinned by its .mtu. option)"'
 run tc qdisc change dev "$NET" root handle 1: arbtable mtu 0
 tap_check "mtu 0: follows the device again despite the admitted class (${RUN_ERR:-ok}; mtu $(qmtu))" \
 	eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = 9014 ]'
