@@ -3,11 +3,14 @@
 # Tagged full-size frames (issue 35, defect 2).  A device takes mtu +
 # link header + VLAN_HLEN for a tagged frame: 1518 bytes on a 1500-mtu
 # Ethernet device.  The qdisc's followed mtu is 1514 below 1gbit, and such
-# frames were dropped as oversize.  A frame the device takes is never
-# dropped: 100 tagged 1518-byte frames sent with AF_PACKET, and full-size
-# UDP over a VLAN through a VLAN-unaware bridge whose port carries
-# arbtable, all leave the qdisc (oversize_drops 0) and arrive.  A pinned
-# mtu still drops them (the user's choice).  On every kernel.
+# frames, tag inline, were dropped as oversize.  A frame the device takes
+# is never dropped: 100 tagged 1518-byte frames sent with AF_PACKET leave
+# the qdisc (no oversize drop, no ENOBUFS) and arrive.  Full-size UDP over
+# a VLAN through a VLAN-unaware bridge whose port carries arbtable
+# arrives too: there the stack carries the tag beside the frame (the
+# receive path untags, and it is put back after the qdisc), so that path
+# was never dropped; it stays checked.  A pinned mtu still drops inline
+# tagged frames (the user's choice).  On every kernel.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
 DEV=vf0
@@ -48,7 +51,10 @@ s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind((dev, 0))
 sent = 0
 for _ in range(count):
-    sent += s.send(hdr + b"\0" * (size - len(hdr))) == size
+    try:   # a frame the qdisc drops comes back as ENOBUFS
+        sent += s.send(hdr + b"\0" * (size - len(hdr))) == size
+    except OSError:
+        pass
 print(sent)
 EOF
 }
