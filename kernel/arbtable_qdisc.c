@@ -294,12 +294,21 @@ static void arbtable_auto_init(struct arbtable_sched *q)
  */
 static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 				     const struct arbtable_cfg *cfg,
+				     bool kernel_made,
 				     struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	unsigned int n = arbtable_admitted(q);
 	struct arb_params p;
 
+	/*
+	 * An instance the kernel makes without options (default_qdisc, a
+	 * queue of mq) on a device whose speed is unknown: refusing it would
+	 * leave the device without a qdisc, dropping everything. It runs
+	 * unshaped and admits no class until it is given a rate.
+	 */
+	if (!capacity && kernel_made)
+		return 0;
 	if (!capacity) {
 		NL_SET_ERR_MSG(extack,
 			       "auto mode needs a rate: the device's link speed is unknown; give 'rate'");
@@ -378,6 +387,19 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 	return 0;
 }
 
+/* An instance the kernel made without options on a device of unknown
+ * speed (arbtable_auto_check_qdisc()): nothing to admit against yet.
+ */
+static bool arbtable_no_capacity(const struct arbtable_sched *q,
+				 struct netlink_ext_ack *extack)
+{
+	if (q->capacity)
+		return false;
+	NL_SET_ERR_MSG(extack,
+		       "no rate to admit against: the device's link speed is unknown; give the qdisc 'rate' first");
+	return true;
+}
+
 /* The strict class of an auto-mode qdisc: served before the tables, it
  * is bounded by a ceil the admitted classes' guarantees count.
  */
@@ -391,6 +413,8 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 	u64 old = was ? cl->ceil.bps : 0;
 	u32 old_burst = was ? arb_strict_burst(old, q->mtu, cl->cburst) : 0;
 
+	if (arbtable_no_capacity(q, extack))
+		return -EINVAL;
 	if (!o->ceil) {
 		NL_SET_ERR_MSG(extack,
 			       "a strict class needs a ceil on an auto-mode qdisc, otherwise no admitted class keeps its guarantee");
@@ -433,6 +457,8 @@ static int arbtable_admission_stage(struct Qdisc *sch, unsigned int idx,
 	struct arb_params p;
 	int err;
 
+	if (arbtable_no_capacity(q, extack))
+		return -EINVAL;
 	pend = kzalloc(sizeof(*pend), GFP_KERNEL);
 	if (!pend) {
 		NL_SET_ERR_MSG(extack, "cannot allocate the admission");
@@ -1542,7 +1568,8 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 			goto out;
 	}
 	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
-		err = arbtable_auto_check_qdisc(sch, capacity, cfg, extack);
+		err = arbtable_auto_check_qdisc(sch, capacity, cfg,
+						create && !opt, extack);
 		if (err)
 			goto out;
 	}

@@ -93,7 +93,7 @@ bad "slot naming a missing class (high 99:5)" 'class|exist|unknown|no such' "${Q
 bad "deleting class 1:10 that high slot 5 names$(ext ' (message names the slot)' '')" "$(ext 'slot[^0-9]*5([^0-9]|$)' 'still named by table slots')" \
 	tc class del dev $DEV classid 1:10
 bad "highlimit 256 (tc names the range)" 'tc:highlimit.*0\.\.255' "${Q[@]}" highlimit 256
-bad "unknown accounting (tc rejects the word)" - "${Q[@]}" accounting bogus
+bad "unknown accounting (tc rejects the word)" 'tc:illegal "accounting" "bogus" \(deficit or iba\)' "${Q[@]}" accounting bogus
 # shellcheck disable=SC2086
 bad "priomap minor 0x10000 > 0xffff (tc names the range)" 'tc:priomap.*0\.\.ffff' "${Q[@]}" priomap 10000 $zeros15
 bad "duplicate classid 1:10 (EEXIST from the tc core)" EEXIST tc class add dev $DEV parent 1: classid 1:10 arbtable
@@ -123,13 +123,19 @@ bad "mtu 30000 above class 1:14's cburst 20k" "$(ext 'mtu is above a class.s cbu
 FUZZ=$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz
 if [ -x "$FUZZ" ]; then
 	out=$("$FUZZ" -d $DEV -R 2>&1)
+	frc=$?
+	nres=0
+	nbad=0
 	while IFS= read -r l; do
 		case $l in
-		"ok "*) tap_ok "${l#ok - }" ;;
-		"not ok "*) tap_fail "${l#not ok - }" ;;
+		"ok "*) tap_ok "${l#ok - }"; nres=$((nres + 1)) ;;
+		"not ok "*) tap_fail "${l#not ok - }"; nres=$((nres + 1)); nbad=$((nbad + 1)) ;;
 		*) diag "$l" ;;
 		esac
 	done <<<"$out"
+	# its exit says what its lines say: 0 with every refusal checked
+	tap_check "table refusals: arbt_nlfuzz -R exited 0 after $nres results ($nbad failed; exit $frc)" \
+		eval '[ "$frc" = 0 ] && [ "$nres" -gt 0 ] && [ "$nbad" = 0 ]'
 else
 	tap_fail "table refusals: $FUZZ built (make all)"
 fi

@@ -86,9 +86,18 @@ accounted() {
 	[ $((ok + err)) -gt 0 ] && [ $((ok + err)) = $((qp + dr)) ]
 }
 # batch FILE: tc -batch -force FILE; prints the number of failed commands
+# (tc exits 1 after failed commands; a crash, or a non-zero exit without
+# a failed command, is reported as such and is not 0 either)
 batch() {
+	local rc n
 	tc -force -batch "$1" >"$1.out" 2>&1
-	grep -c '^Command failed' "$1.out"
+	rc=$?
+	n=$(grep -c '^Command failed' "$1.out")
+	if [ "$rc" -gt 1 ] || { [ "$rc" != 0 ] && [ "$n" = 0 ]; }; then
+		echo "tc-exited-$rc-after-$n-failed"
+	else
+		echo "$n"
+	fi
 }
 
 # ------------------------------------------------------- 1. auto churn
