@@ -149,6 +149,7 @@ struct arbtable_cfg {
 	u32	burst;
 	bool	mtu_pinned;
 	bool	rate_given;	/* in this request: the capacity is set anew */
+	bool	sizes_given;	/* in this request: burst or mtu */
 	u8	mode;
 	u8	highlimit;
 	u8	accounting;
@@ -1331,12 +1332,9 @@ static int arbtable_parse_sizes(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	}
 	if (tb[TCA_ARBTABLE_BURST])
 		cfg->burst = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
-	if (cfg->burst && cfg->burst < cfg->mtu) {
-		arbtable_refuse(extack, tb[TCA_ARBTABLE_BURST],
-				"burst is below the mtu: one whole packet must fit",
-				": %u < %u", cfg->burst, cfg->mtu);
-		return -EINVAL;
-	}
+	/* burst against the mtu: arbtable_configure(), on the final mtu */
+	cfg->sizes_given = tb[TCA_ARBTABLE_BURST] || tb[TCA_ARBTABLE_MTU] ||
+			   tb[TCA_ARBTABLE_MTU_FOLLOW];
 	if (cfg->burst && !cfg->rate) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_BURST],
 				    "burst shapes the qdisc rate: give a rate too");
@@ -1562,6 +1560,18 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 		capacity = cfg->rate ? : link;
 	if (!cfg->mtu_pinned)
 		cfg->mtu = arbtable_follow_size(qdisc_dev(sch), capacity);
+	/* on the mtu that will be in force: a following mtu is a whole GSO
+	 * skb from 1gbit up. Checked when burst, mtu or rate is given; the
+	 * device's own changes are the notifier's (arbtable_follow_mtu()).
+	 */
+	if (cfg->burst && cfg->burst < cfg->mtu &&
+	    (create || cfg->sizes_given || cfg->rate_given)) {
+		arbtable_refuse(extack, NULL,
+				"burst is below the mtu: one whole packet must fit",
+				": %u < %u", cfg->burst, cfg->mtu);
+		err = -EINVAL;
+		goto out;
+	}
 	if (cfg->mtu != q->mtu) {
 		err = arbtable_check_cburst(sch, cfg->mtu, extack);
 		if (err)
@@ -1615,6 +1625,17 @@ static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event)
 		broken = arbtable_auto_recheck(sch);
 	q->broken = broken;
 	sch_tree_unlock(sch);
+	/* what a user's change is refused for (arbtable_configure(),
+	 * arbtable_check_cburst()) the device's change cannot be: said
+	 */
+	if (q->burst && q->burst < mtu)
+		netdev_warn(dev,
+			    "arbtable %x: mtu now %u, above the qdisc's burst %u: a whole packet overdraws its bucket; raise 'burst'\n",
+			    TC_H_MAJ(sch->handle) >> 16, mtu, q->burst);
+	if (arbtable_check_cburst(sch, mtu, NULL))
+		netdev_warn(dev,
+			    "arbtable %x: mtu now %u, above a class's cburst: a whole packet overdraws its ceil's bucket; raise its 'cburst' (tc -d class show)\n",
+			    TC_H_MAJ(sch->handle) >> 16, mtu);
 	if (broken)
 		netdev_warn(dev,
 			    "arbtable %x: mtu now %u: %u admitted classes no longer get the rate or latency they asked for (tc -s class show)\n",

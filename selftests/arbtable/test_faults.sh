@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Fault injection (issue 15, on the sanitizer kernel): failslab and
-# fail_page_alloc aimed at the tc process while it adds, changes and
-# deletes qdiscs and classes in both modes, grafts children and programs
-# tables.  Only allocations reached through sch_arbtable's own code fail
-# (the stack-trace filter spans the module's text), so every configuration
-# path of the module and of what it calls (child qdisc creation, the rate
-# estimator) meets a failed allocation, at a different point each trial.
+# Fault injection (issue 15, on the sanitizer kernel): every allocation
+# that sch_arbtable's configuration paths make, failed in turn, as
+# syzkaller does with fail-nth.  The fault attributes are armed at
+# probability 0 with a stack-trace filter spanning the module's text, so
+# that only allocations reached through the module's own code (and what
+# it calls: child qdisc creation, the rate estimator, the class hash)
+# count; /proc/self/fail-nth = N then fails the N-th of them in the tc
+# process that runs the operation.  N runs 1, 2, ... until an operation
+# runs with no fault injected: every failure point of that operation was
+# reached, and their number is printed and asserted above zero.
 #
-# Every operation runs first without injection (its reference result),
-# then ARBT_FAULT_TRIALS times (default 4) from the same starting state
-# with injection at probability 100, 50, 25 and 10 % (each operation
-# starts that cycle one step after the one before it).  Asserted for every
-# trial: a failed command printed an error message and left the dump
-# exactly as before; a command that succeeded left the dump its reference
-# left; a failure came with at least one injected fault.  After all of it:
-# no splat, and kmemleak finds nothing of ours.  The number of injected
-# faults survived is printed and asserted above zero.
+# Every operation runs first without injection (its reference result);
+# asserted for every N: the fault was injected (the attributes' times
+# count it); a failed command printed an error message and left the dump
+# exactly as before; a command that succeeded left the dump its
+# reference left.  Then the same under traffic: TCP through a GSO split
+# into an fq child, the N-th allocation of the sending task's enqueues
+# failed (the segmentation's, fq's flows), every packet accounted and the
+# qdisc drained after each.  After all of it: no splat, and kmemleak
+# finds nothing of ours.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_debug.sh"
+. "$(dirname "$0")/lib_net.sh"
 tap_begin "failslab / fail_page_alloc in the module's configuration paths"
-trap 'fi_disarm 2>/dev/null; dev_del $DEV' EXIT
+trap 'fi_disarm 2>/dev/null; dev_del $DEV; veth_peer_del fv0 fv-peer' EXIT
 
 DBG=/sys/kernel/debug
 [ -d $DBG/failslab ] || mount -t debugfs none $DBG 2>/dev/null
@@ -34,7 +38,6 @@ if ! have_arbtable; then
 	tap_fail "faults: sch_arbtable module and tc plugin present"
 	tap_end; exit
 fi
-TRIALS=${ARBT_FAULT_TRIALS:-4}
 
 # The module's text: its lowest and highest text symbols, plus the last
 # function's length at most (4 KiB is more than any function here).
@@ -113,11 +116,13 @@ st_man() {
 st_auto0() { st_batch "$q_auto"; }
 st_graft() { st_man && tc qdisc add dev $DEV parent 1:10 handle 10: fq_codel >/dev/null; }
 
+MAX_NTH=${ARBT_FAULT_MAX_NTH:-200}
 survived=0
-nop=0
-# op DESC STATE CMD...: the operation CMD (tc arguments) from state STATE
+points_all=
+# op DESC STATE CMD...: the operation CMD (tc arguments) from state STATE,
+# its N-th allocation through the module failed, for N = 1, 2, ...
 op() {
-	local desc=$1 state=$2 before ref after out rc i n p ps= bad=0 nfail=0 nok=0 inj=0
+	local desc=$1 state=$2 before ref after out rc n inj bad=0 nfail=0 nok=0 points=0
 	shift 2
 	$state || { tap_fail "faults: $desc: set up the starting state"; return; }
 	before=$(dump)
@@ -127,56 +132,56 @@ op() {
 		return
 	fi
 	ref=$(dump)
-	for ((i = 0; i < TRIALS; i++)); do
-		# each op starts the 100/50/25/10 % cycle one step further on,
-		# so that with fewer than 4 trials (make test: 1) the ops
-		# still meet failures at every depth between them
-		case $(((i + nop) % 4)) in 0) p=100 ;; 1) p=50 ;; 2) p=25 ;; *) p=10 ;; esac
-		ps="$ps $p"
-		$state || { bad=1; diag "trial $i: starting state not built"; break; }
+	for ((n = 1; n <= MAX_NTH; n++)); do
+		$state || { bad=1; diag "fail-nth $n: starting state not built"; break; }
 		after=$(dump)
-		[ "$after" = "$before" ] || { bad=1; diag "trial $i: starting state differs from the first build"; break; }
-		fi_arm $p || { bad=1; break; }
-		out=$(sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' sh tc "$@" 2>&1)
+		[ "$after" = "$before" ] || { bad=1; diag "fail-nth $n: starting state differs from the first build"; break; }
+		fi_arm 0 || { bad=1; break; }
+		out=$(sh -c 'echo "$1" >/proc/self/fail-nth && shift && exec "$@"' sh "$n" tc "$@" 2>&1)
 		rc=$?
-		n=$(fi_disarm)
-		inj=$((inj + n))
+		inj=$(fi_disarm)
 		after=$(dump)
+		if [ "$inj" = 0 ]; then
+			# past the last allocation: the operation ran whole
+			if [ "$rc" != 0 ] || [ "$after" != "$ref" ]; then
+				bad=1; diag "fail-nth $n: nothing injected, yet rc $rc or a result unlike the reference: $out"
+			fi
+			break
+		fi
+		points=$((points + 1))
 		if [ "$rc" != 0 ]; then
 			nfail=$((nfail + 1))
-			if [ "$n" = 0 ]; then
-				bad=1; diag "trial $i: failed with no fault injected: $out"
-			fi
 			if [ -z "$out" ]; then
-				bad=1; diag "trial $i: failed (rc $rc) without a message"
+				bad=1; diag "fail-nth $n: failed (rc $rc) without a message"
 			fi
 			if [ "$after" != "$before" ]; then
 				bad=1
-				diag "trial $i: failed ($out) but changed the configuration:"
+				diag "fail-nth $n: failed ($out) but changed the configuration:"
 				diag "$(diff <(echo "$before") <(echo "$after") | head -n 12)"
 			fi
 		else
 			nok=$((nok + 1))
 			if [ "$after" != "$ref" ]; then
 				bad=1
-				diag "trial $i: succeeded with $n fault(s) injected but the result differs from its reference:"
+				diag "fail-nth $n: succeeded past the failed allocation but the result differs from its reference:"
 				diag "$(diff <(echo "$ref") <(echo "$after") | head -n 12)"
 			fi
 		fi
 	done
-	survived=$((survived + inj))
-	nop=$((nop + 1))
-	ps=${ps# }
-	diag "$desc: $TRIALS trials (at ${ps// / %, } %), $inj faults injected, $nfail failed cleanly, $nok succeeded"
-	tap_check "faults: $desc: each failure has a message and leaves the dump as it was; each success matches the reference" test "$bad" = 0
+	[ "$n" -le "$MAX_NTH" ] || { bad=1; diag "more than $MAX_NTH allocation points: not all reached"; }
+	survived=$((survived + points))
+	points_all="$points_all, $desc $points"
+	diag "$desc: $points allocation points, each failed in turn: $nfail failed cleanly, $nok succeeded past it"
+	tap_check "faults: $desc: each of its $points allocation points failed in turn; each failure has a message and leaves the dump as it was, each success matches the reference" \
+		eval '[ "$bad" = 0 ] && [ "$points" -gt 0 ]'
 }
 
 dummy_up $DEV
 klog_mark
 # Only operations that allocate through the module: a class change of
 # ceil, a class delete and grafting a child the core created allocate
-# nothing there (measured: 0 faults in 4 trials each), so they are not
-# repeated here; test_config and test_stress cover them.
+# nothing there (each op's count of points is asserted above zero), so
+# they are not here; test_config and test_stress cover them.
 op "auto: qdisc add" st_none qdisc add dev $DEV root handle 1: arbtable rate 100mbit
 op "auto: class add with rate and latency (admission)" st_auto class add dev $DEV parent 1: classid 1:20 arbtable rate 5mbit latency 2ms
 op "auto: class add with a share" st_auto class add dev $DEV parent 1: classid 1:21 arbtable share 2
@@ -192,7 +197,74 @@ op "manual: program tables and priomap" st_man qdisc change dev $DEV root handle
 op "manual: delete a grafted child" st_graft qdisc del dev $DEV parent 1:10 handle 10:
 op "manual: qdisc delete" st_graft qdisc del dev $DEV root
 st_none
-diag "faults injected and survived: $survived"
-tap_check "faults: faults were injected ($survived survived)" test "$survived" -gt 0
+
+# ------------------------------------------------ under traffic
+# TCP from this namespace over a TSO veth, below 1gbit (the qdisc splits
+# every TSO skb) into an fq child (which allocates its flows at enqueue):
+# the sending task's N-th allocation through the module fails while it
+# sends 32 KB (each segment of a split is an allocation point); the
+# connection completes (TCP resends what was dropped),
+# the qdisc drains, the classes' counters sum to the qdisc's.
+tr_ok=0
+if veth_peer fv0 fv1 fv-peer 10.96.0 &&
+	tc qdisc add dev fv0 root handle 1: arbtable manual rate 100mbit &&
+	tc class add dev fv0 parent 1: classid 1:10 arbtable &&
+	tc qdisc add dev fv0 parent 1:10 handle 10: fq &&
+	tc filter add dev fv0 parent 1: protocol ip prio 1 matchall classid 1:10 &&
+	tc qdisc change dev fv0 root handle 1: arbtable high 10:16; then
+	ip netns exec fv-peer python3 -c '
+import socket, threading
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.96.0.2", 7000))
+s.listen(64)
+def sink(c):
+    while c.recv(65536):
+        pass
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=sink, args=(c,), daemon=True).start()' >/dev/null 2>&1 &
+	sleep 1
+	tr_ok=1
+fi
+tap_check "faults: traffic: TCP over veth fv0 into arbtable 1:10 with an fq child" test $tr_ok = 1
+tr_points=0
+tr_bad=0
+TR_MAX=${ARBT_FAULT_TRAFFIC_MAX:-100}
+for ((n = 1; tr_ok && n <= TR_MAX; n++)); do
+	fi_arm 0 || { tr_bad=1; break; }
+	left=$(timeout 60 python3 -c '
+import socket, sys
+c = socket.create_connection(("10.96.0.2", 7000), timeout=30)
+with open("/proc/thread-self/fail-nth", "w") as f:
+    f.write(sys.argv[1])
+c.sendall(b"\0" * 32768)
+with open("/proc/thread-self/fail-nth") as f:
+    left = f.read().strip()
+with open("/proc/thread-self/fail-nth", "w") as f:
+    f.write("0")
+c.close()
+print(left)' "$n" 2>&1)
+	rc=$?
+	inj=$(fi_disarm)
+	if [ "$rc" != 0 ]; then
+		tr_bad=1; diag "traffic, fail-nth $n: the sender failed (rc $rc): $left"; break
+	fi
+	drained fv0 1: arbtable 10 || { tr_bad=1; diag "traffic, fail-nth $n: not drained"; break; }
+	sums_match fv0 1: arbtable || { tr_bad=1; diag "traffic, fail-nth $n: class counters do not sum to the qdisc's"; break; }
+	[ "$inj" = 0 ] && break
+	tr_points=$((tr_points + 1))
+done
+read -r _ _ tr_drops _ < <(qd_stats fv0 1:)
+diag "traffic: $tr_points allocation points of the sender's enqueues failed in turn (qdisc drops $tr_drops, $(tc -s qdisc show dev fv0 | sed -nE 's/.* gso: split ([0-9]+).*/gso_split \1/p' | head -n1))"
+tap_check "faults: traffic: each of the sending task's $tr_points allocation points through the module failed in turn; the transfer completed, the qdisc drained, counters add up" \
+	eval '[ "$tr_bad" = 0 ] && [ "$tr_points" -gt 0 ] && [ "$n" -le "$TR_MAX" ]'
+veth_peer_del fv0 fv-peer
+survived=$((survived + tr_points))
+points_all="$points_all, traffic $tr_points"
+
+diag "allocation points failed in turn and survived: $survived (${points_all#, })"
+tap_check "faults: every configuration allocation point failed in turn ($survived survived)" test "$survived" -gt 0
 phase_checks "faults"
 tap_end

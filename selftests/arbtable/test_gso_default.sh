@@ -13,6 +13,7 @@
 # class broken; the frame below 1gbit.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
+. "$(dirname "$0")/lib_debug.sh"
 tap_begin "gso default: whole GSO skbs from 1gbit, split below, gso_max_size followed"
 tmp=$(mktemp -d)
 DEV=ag0
@@ -123,5 +124,30 @@ tc qdisc del dev $DEV root
 run tc qdisc add dev $DEV root handle 1: arbtable
 tap_check "gso: no rate, the veth's 10 Gbit/s: a whole skb ($(qmtu))" \
 	eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = "$want" ]'
+tc qdisc del dev $DEV root
+
+# ---- burst against the mtu in force (issue 35, defect 10): from 1gbit
+# the mtu is a whole GSO skb, so a burst of 10k no longer holds one
+# packet; it was checked against the frame before the mtu was set
+run tc qdisc add dev $DEV root handle 1: arbtable manual rate 2gbit burst 10k
+tap_check "gso: rate 2gbit burst 10k refused on the mtu in force, a whole skb ($want) (${RUN_ERR:-accepted})" \
+	eval '[ "$RUN_RC" != 0 ] && grep -q "burst is below the mtu" <<<"$RUN_ERR"'
+tc qdisc del dev $DEV root 2>/dev/null
+run tc qdisc add dev $DEV root handle 1: arbtable manual rate 2gbit burst 100k
+tap_check "gso: rate 2gbit burst 100k, above it, accepted (${RUN_ERR:-ok})" test "$RUN_RC" = 0
+tc qdisc del dev $DEV root
+# the device's own mtu change cannot be refused: said in the kernel log
+run tc qdisc add dev $DEV root handle 1: arbtable manual rate 100mbit burst 3000
+run tc class add dev $DEV parent 1: classid 1:10 arbtable ceil 10mbit cburst 3000
+m0=$(klog_next)
+ip link set $DEV mtu 4000
+sleep 0.5
+klog_read "$m0" >"$tmp/klog"
+diag "$(grep arbtable "$tmp/klog")"
+tap_check "gso: device mtu 4000 above burst 3000: the kernel log says so" \
+	grep -q "$DEV: arbtable 1: mtu now 4014, above the qdisc's burst 3000" "$tmp/klog"
+tap_check "gso: device mtu 4000 above class 1:10's cburst 3000: the kernel log says so" \
+	grep -q "$DEV: arbtable 1: mtu now 4014, above a class's cburst" "$tmp/klog"
+ip link set $DEV mtu 1500
 tc qdisc del dev $DEV root
 tap_end
