@@ -176,6 +176,7 @@ static struct netlink_range_validation arbtable_burst_range = {
 	.max = TC_ARBTABLE_BURST_MAX,
 };
 
+/* a ceil, or the qdisc's rate: 0 is none (the qdisc's: the link's) */
 static struct netlink_range_validation arbtable_ceil_range = {
 	.max = ARB_RATE_MAX,
 };
@@ -205,7 +206,7 @@ static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1
 
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MODE]	= NLA_POLICY_MAX(NLA_U8, __TC_ARBTABLE_MODE_MAX - 1),
-	[TCA_ARBTABLE_RATE]	= { .type = NLA_U64 },
+	[TCA_ARBTABLE_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_ceil_range),
 	[TCA_ARBTABLE_HIGHLIMIT] = NLA_POLICY_MAX(NLA_U32, TC_ARBTABLE_HIGHLIMIT_MAX),
 	[TCA_ARBTABLE_ACCOUNTING] = NLA_POLICY_MAX(NLA_U32, __TC_ARBTABLE_ACCT_MAX - 1),
 	[TCA_ARBTABLE_DEFAULT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_minor_range),

@@ -905,22 +905,59 @@ static void r_null_slots(struct msg *m)
 	put_slot_of(m, 0x10, 3);
 }
 
+/* Qdisc options outside the tables, as no tc sends them */
+static void put_u64(struct msg *m, uint16_t type, uint64_t v)
+{
+	put_attr(m, type, &v, sizeof(v));
+}
+
+static void r_rate_max(struct msg *m)
+{
+	put_u64(m, TCA_ARBTABLE_RATE, UINT64_MAX);
+}
+
+static void r_rate_above(struct msg *m)
+{
+	put_u64(m, TCA_ARBTABLE_RATE, (1ULL << 48) + 1);
+}
+
+static void r_mtu_small(struct msg *m)
+{
+	put_u32(m, TCA_ARBTABLE_MTU, 63);
+}
+
+static void r_maxweight_zero(struct msg *m)
+{
+	put_u32(m, TCA_ARBTABLE_MAXWEIGHT, 0);
+}
+
+static void r_highlimit_big(struct msg *m)
+{
+	put_u32(m, TCA_ARBTABLE_HIGHLIMIT, 256);
+}
+
 static const struct refusal {
 	const char *what;
 	const char *want;	/* in the extack; NULL: accepted */
 	int err;
 	void (*put)(struct msg *m);
+	bool top;		/* in the options, not in the HIGH nest */
 } refusals[] = {
-	{ "a weight without a class", "weight but no class", -EINVAL, r_weight_only },
-	{ "a class without a weight", "class but no weight", -EINVAL, r_class_only },
-	{ "65 slot nests", "more than 64 slots", -EINVAL, r_65_slots },
-	{ "class 0 (policy)", "integer out of range", -ERANGE, r_class_zero },
-	{ "class 0x10000 (policy)", "integer out of range", -ERANGE, r_class_big },
-	{ "weight 256 (policy)", "integer out of range", -ERANGE, r_weight_big },
-	{ "a slot nest without NLA_F_NESTED", "NLA_F_NESTED", -EINVAL, r_not_nested },
-	{ "an attribute of type 0 among the slots", "Unknown attribute type", -EINVAL, r_unspec },
-	{ "a slot naming a missing class", "does not exist", -ENOENT, r_missing_class },
-	{ "null slots: an empty nest and weight 0", NULL, 0, r_null_slots },
+	{ "qdisc rate 2^64-1 B/s (policy)", "integer out of range", -ERANGE, r_rate_max, true },
+	{ "qdisc rate 2^48+1 B/s (policy)", "integer out of range", -ERANGE, r_rate_above, true },
+	{ "mtu 63", "mtu out of range", -EINVAL, r_mtu_small, true },
+	{ "maxweight 0 (policy)", "integer out of range", -ERANGE, r_maxweight_zero, true },
+	{ "highlimit 256 (policy)", "integer out of range", -ERANGE, r_highlimit_big, true },
+	{ "a weight without a class", "weight but no class", -EINVAL, r_weight_only, false },
+	{ "a class without a weight", "class but no weight", -EINVAL, r_class_only, false },
+	{ "65 slot nests", "more than 64 slots", -EINVAL, r_65_slots, false },
+	{ "class 0 (policy)", "integer out of range", -ERANGE, r_class_zero, false },
+	{ "class 0x10000 (policy)", "integer out of range", -ERANGE, r_class_big, false },
+	{ "weight 256 (policy)", "integer out of range", -ERANGE, r_weight_big, false },
+	{ "a slot nest without NLA_F_NESTED", "NLA_F_NESTED", -EINVAL, r_not_nested, false },
+	{ "an attribute of type 0 among the slots", "Unknown attribute type", -EINVAL, r_unspec, false },
+	{ "a slot naming a missing class", "does not exist", -ENOENT, r_missing_class, false },
+	{ "null slots: an empty nest and weight 0", NULL, 0, r_null_slots, false },
 };
 
 /* The device's qdisc 1: changed to HIGH { @r's slots }: the errno */
@@ -931,9 +968,13 @@ static int send_high(int fd, const struct refusal *r, char *msg, size_t msglen)
 	struct nlattr *opts, *high;
 
 	opts = nest_start(&m, TCA_OPTIONS);
-	high = nest_start(&m, TCA_ARBTABLE_HIGH);
-	r->put(&m);
-	nest_end(&m, high);
+	if (r->top) {
+		r->put(&m);
+	} else {
+		high = nest_start(&m, TCA_ARBTABLE_HIGH);
+		r->put(&m);
+		nest_end(&m, high);
+	}
 	nest_end(&m, opts);
 	h->nlmsg_len = (uint32_t)m.len;
 	if (send(fd, m.buf, m.len, 0) < 0)
@@ -983,9 +1024,9 @@ static int refusal_checks(int fd)
 			       err ? (msg[0] ? msg : strerror(-err)) : "rc 0");
 		} else {
 			ok = err == r->err && strstr(msg, r->want) && kept;
-			printf("%s - table: %s refused (%s: '%s'), configuration %s\n",
-			       ok ? "ok" : "not ok", r->what,
-			       err ? strerror(-err) : "accepted", msg,
+			printf("%s - %s: %s refused (%s: '%s'), configuration %s\n",
+			       ok ? "ok" : "not ok", r->top ? "options" : "table",
+			       r->what, err ? strerror(-err) : "accepted", msg,
 			       kept ? "kept" : "changed");
 		}
 		nbad += !ok;
