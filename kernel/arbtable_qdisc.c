@@ -1650,6 +1650,8 @@ static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct arbtable_sched *q;
+	bool read = false;
+	u64 link = 0;
 
 	if (event != NETDEV_CHANGEMTU && event != NETDEV_UP &&
 	    event != NETDEV_CHANGE)
@@ -1659,8 +1661,13 @@ static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
 		if (qdisc_dev(q->sch) != dev)
 			continue;
 		if (event != NETDEV_CHANGEMTU) {
-			u64 link = arbtable_link_capacity(q->sch);
-
+			/* once per device and event, under RTNL: mq's
+			 * instances share one device (and its firmware)
+			 */
+			if (!read) {
+				link = arbtable_link_capacity(q->sch);
+				read = true;
+			}
 			sch_tree_lock(q->sch);
 			arbtable_link_seen(q, link);
 			sch_tree_unlock(q->sch);

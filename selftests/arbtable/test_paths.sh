@@ -135,11 +135,34 @@ if [ -n "$NIC" ]; then
 else
 	tap_fail "paths: default_qdisc: a virtio-net NIC (vm.sh -n) to take the default qdisc"
 fi
-ip link add dq2 numtxqueues 4 numrxqueues 4 type dummy && ip link set dq2 txqueuelen 1000 up &&
+ip link add dq2 numtxqueues 64 numrxqueues 64 type dummy && ip link set dq2 txqueuelen 1000 up &&
 	run tc qdisc add dev dq2 root handle 1: mq
 tc qdisc show dev dq2 >"$tmp/dq2"
-tap_check "paths: default_qdisc=arbtable: mq on a 4-queue dummy has arbtable on each queue (${RUN_ERR:-ok}; $(grep -c '^qdisc arbtable ' "$tmp/dq2"))" \
-	eval '[ "$RUN_RC" = 0 ] && [ "$(grep -c "^qdisc arbtable " "$tmp/dq2")" = 4 ]'
+tap_check "paths: default_qdisc=arbtable: mq on a 64-queue dummy has arbtable on each queue (${RUN_ERR:-ok}; $(grep -c '^qdisc arbtable ' "$tmp/dq2"))" \
+	eval '[ "$RUN_RC" = 0 ] && [ "$(grep -c "^qdisc arbtable " "$tmp/dq2")" = 64 ]'
+# The link settings under RTNL: once per device and event, not once per
+# instance (64 here; on a NIC each is a firmware query).  Counted with the
+# function tracer on the kernel's link-settings call, over the events of
+# one down and up of the device.
+TR=/sys/kernel/tracing
+[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+lfn=
+for f in netif_get_link_ksettings __ethtool_get_link_ksettings; do
+	grep -qx "$f" $TR/available_filter_functions 2>/dev/null && { lfn=$f; break; }
+done
+if [ -n "$lfn" ] && echo "$lfn" >$TR/set_ftrace_filter && echo 0 >$TR/tracing_on && : >$TR/trace &&
+	echo function >$TR/current_tracer; then
+	echo 1 >$TR/tracing_on
+	ip link set dq2 down && ip link set dq2 up
+	echo 0 >$TR/tracing_on
+	calls=$(grep -c " $lfn" $TR/trace)
+	echo nop >$TR/current_tracer
+	: >$TR/set_ftrace_filter
+	tap_check "paths: a down and up of the 64-queue device reads its link settings once per event, not per instance ($calls calls of $lfn)" \
+		eval '[ "$calls" -ge 1 ] && [ "$calls" -le 4 ]'
+else
+	tap_fail "paths: the function tracer on the kernel's link-settings call (${lfn:-none found})"
+fi
 n=$(send_bcast dq2 50)
 tap_check "paths: default_qdisc: 50 frames through mq's default arbtables (sent $n; the queues $(arb_sent dq2))" \
 	eval '[ "$n" = 50 ] && [ "$(arb_sent dq2)" -ge 50 ]'
