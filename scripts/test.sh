@@ -19,8 +19,11 @@
 #
 #   scripts/test.sh [--vm-only] [--no-setup]
 #   ARBT_TESTS="deficit"     restrict the full run's VM tests (names without
-#                            test_/.sh); no subset runs then
-#   ARBT_SUBSET_TESTS="..."  the tests on the 6.1 and 6.12 distro kernels
+#                            test_/.sh); no subset runs then, unless
+#   ARBT_SUBSET_TESTS="..."  names the tests on the 6.1 and 6.12 distro kernels
+#   ARBT_LANES=1             every VM run one after the other (default 2:
+#                            the subsets and a built sanitizer kernel's run
+#                            beside the full run)
 #   ARBT_FULL_KVER=<kver>    the distro kernel that runs every VM test
 #                            (default Debian's 7.2 image)
 #   ARBT_DISTRO=0            no distro-kernel VM run
@@ -299,19 +302,22 @@ vm_failure() {
 	esac
 	echo "vm.sh exit $2 ($why${last:+, $last}${con:+; console: $con})"
 }
-# distro_run KVER TESTS: one boot of a distro kernel, the out-of-tree
-# module built for it, run_all.sh numbering TESTS into one TAP stream.  A
-# guest that dies, times out or shows a splat on its console fails the
-# run; nothing is booted again.
+# distro_vm KVER TESTS: one boot of a distro kernel, the out-of-tree
+# module built for it, run_all.sh numbering TESTS into one TAP stream;
+# distro_account KVER counts its results.  A guest that dies, times out
+# or shows a splat on its console fails the run; nothing is booted again.
 # The VM's own limit is not what bounds make test (CI's 90 minutes do):
 # 4800 s lets a slow machine's full run end and report; a test that hangs
 # costs its own limit (run_all.sh), not the VM's.
-distro_run() {
-	local k=$1 tests=$2 log vrc p s f plan
+distro_vm() { # KVER TESTS: the boot; its log in $LOG/vm-KVER.tap, its exit in .rc
+	ARBT_TESTS=$2 \
+		bash scripts/vm.sh -n -k "$1" -t "${ARBT_VM_TIMEOUT:-4800}" -- selftests/arbtable/run_all.sh
+	echo $? >"$LOG/vm-$1.rc"
+}
+distro_account() { # KVER: the counts of its run
+	local k=$1 log vrc p s f plan
 	log=$LOG/vm-$k.tap
-	ARBT_TESTS=$tests \
-		bash scripts/vm.sh -n -k "$k" -t "${ARBT_VM_TIMEOUT:-4800}" -- selftests/arbtable/run_all.sh 2>&1 | tee "$log"
-	vrc=${PIPESTATUS[0]}
+	vrc=$(cat "$LOG/vm-$k.rc" 2>/dev/null || echo 125)
 	p=$(grep -E '^ok [0-9]+' "$log" | grep -cv '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$log" | grep -c '# SKIP')
 	grep -E '^ok [0-9]+.*# SKIP' "$log" | sed -E 's/^ok [0-9]+ - //; s/ # SKIP.*//' >"$LOG/skips-$k.txt"
@@ -335,29 +341,6 @@ distro_run() {
 	skip_record "$k" "$LOG/skips-$k.txt"
 	echo "VM suite on $k: $p passed, $f failed, $s skipped (log: $log)"
 }
-if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
-	step "VM suite on $FULL_KVER (distro kernel, one boot, out-of-tree module, run_all.sh)"
-	distro_run "$FULL_KVER" "$full_tests"
-fi
-
-host_wait
-
-# ---- 6.1 (Debian 12's own) and 6.12 (bookworm-backports): the
-# kernel-facing subset, so the module those kernels load is run, not only
-# built: netlink configuration and refusals, the arbiter beside shaped
-# children, the mtu following the device under UDP and TCP, link speed
-# changes on virtio-net, the children behind a GSO split and tagged
-# full-size frames (issue 35: each of the defects on every kernel).
-# make check-full adds auto_admit, deficit, ceil and strict.
-SUBSET_TESTS=${ARBT_SUBSET_TESTS:-config auto_config stalled mtu_follow link_change gso_default gso_children vlan_frames}
-[ "${ARBT_FULL:-0}" = 1 ] && SUBSET_TESTS=${ARBT_SUBSET_TESTS:-$SUBSET_TESTS auto_admit deficit ceil strict}
-for k in $(pick 6.1) $(pick 6.12); do
-	if [ "${ARBT_DISTRO:-1}" = 1 ] && [ "$k" != "$FULL_KVER" ] && [ -z "${ARBT_TESTS:-}" ]; then
-		step "VM suite on $k (distro kernel, one boot, out-of-tree module: $SUBSET_TESTS)"
-		distro_run "$k" "$SUBSET_TESTS"
-	fi
-done
-
 # ---- 7.2 sanitizer kernel (KASAN, lockdep, kmemleak, UBSAN, debug
 # objects, failslab): built from linux-source-7.2 with sch_arbtable in
 # net/sched when not cached (scripts/sanitizer-kernel.sh), the module
@@ -370,84 +353,174 @@ done
 # 900+ (its root replace phase alone 230 s); boot 194-210), so make test
 # runs there what only that kernel can check and what touches the most
 # allocation and locking per second: fault injection on every
-# configuration path (one trial per operation), GSO segmentation of TCP
+# configuration path (every allocation point in turn), GSO segmentation of TCP
 # traffic, and netlink fuzzing under traffic (qdisc create/delete, class
 # add/change/delete while every class is backlogged), then kernel_log.sh.
 # child_drop, classify, auto_reserve, mq and stress run on 6.1 (stress at
 # full size).  make check-debug runs every test there at full size.
 SAN_TESTS=${ARBT_SAN_TESTS:-gso faults nlfuzz}
-if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
-	if [ -n "$san_bg" ]; then
-		step "waiting for the background sanitizer kernel build (started $(($(date +%s) - san_t0)) s ago)"
-		while kill -0 "$san_bg" 2>/dev/null; do
-			echo "  $(date +%T) $(tail -n1 "$LOG/sanitizer-build.log")"
-			sleep 60
-		done
-		wait "$san_bg"
-		echo "background build exited $? after $(($(date +%s) - san_t0)) s; $(grep 'built in' "$LOG/sanitizer-build.log" | tail -n1)"
-	fi
-	step "sanitizer kernel: build when not cached, module rebuilt in its tree (scripts/sanitizer-kernel.sh)"
-	ts=$(date +%s)
+# san_prepare: the sanitizer kernel built when not cached and the module
+# rebuilt in its tree; its path in $LOG/sanitizer-ready (empty: failed)
+san_prepare() {
+	local ts=$(date +%s) krc src
+	: >"$LOG/sanitizer-ready"
 	bash scripts/sanitizer-kernel.sh 2>&1 >"$LOG/sanitizer-path" | tee "$LOG/sanitizer-kernel.log"
 	krc=${PIPESTATUS[0]}
 	src=$(tail -n1 "$LOG/sanitizer-path")
 	if [ "$krc" = 0 ] && [ -d "$src/tools/testing/selftests/arbtable" ]; then
 		echo "sanitizer kernel ready in $(($(date +%s) - ts)) s: $src"
-		progs=$(for t in $SAN_TESTS; do printf 'test_%s.sh ' "$t"; done)kernel_log.sh
-		nprogs=$(wc -w <<<"$progs")
-		step "VM suite on the sanitizer kernel (one boot, in-tree module, kselftest runner, $nprogs programs)"
-		log=$LOG/vm-sanitizer.tap
-		# KASAN under TCG: timing checks run at rates the slowed guest
-		# keeps backlogged (ARBT_SLOW_KERNEL scales them, lib.sh).
-		# Sizes that keep make test inside CI's 90 minutes on a slow
-		# machine (stress when asked for by ARBT_SAN_TESTS: 2 root
-		# replaces and 1 down/up), fault injection once per operation (the ops take turns at 100, 50,
-		# 25 and 10 %); test_tcp_tenants runs on 6.1 only
-		# (both phases; here the KASAN guest kept ~5 of its 50 Mbit/s
-		# busy, and test_gso runs the segmentation path under KASAN);
-		# make check-debug runs every test at full size.
-		ARBT_SLOW_KERNEL=1 ARBT_STRESS_CYCLES=${ARBT_SAN_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_SAN_STRESS_MANUAL:-30} \
-			ARBT_STRESS_DOWNUP=${ARBT_SAN_STRESS_DOWNUP:-1} ARBT_STRESS_REPLACE=${ARBT_SAN_STRESS_REPLACE:-2} \
-			ARBT_FAULT_TRIALS=${ARBT_SAN_FAULT_TRIALS:-1} ARBT_TCP_FAST=${ARBT_SAN_TCP_FAST:-0} \
-			ARBT_NLFUZZ_MSGS=${ARBT_SAN_NLFUZZ_MSGS:-10000} ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} \
-			bash scripts/vm.sh -n -K "$src" -t "${ARBT_SAN_VM_TIMEOUT:-3000}" -- \
-			make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests 2>&1 | tee "$log"
-		vrc=${PIPESTATUS[0]}
-		# kselftest output: each program's own TAP is indented as "# ok N"
-		# / "# not ok N"; the runner's line per program is "ok N
-		# selftests: arbtable: PROG".  Inner results count; a program
-		# that failed without a failed inner result (timeout, crash, no
-		# results) counts once more.
-		read -r p f s outer extra < <(awk '
-			/^# ok [0-9]+/ { if (/# SKIP/) s++; else p++; inner++; next }
-			/^# not ok [0-9]+/ { f++; inner++; ifail++; next }
-			/^(not )?ok [0-9]+ selftests: arbtable: / {
-				outer++
-				if ((/^not ok/ || inner == 0) && ifail == 0) extra++
-				inner = 0; ifail = 0
-			}
-			END { printf "%d %d %d %d %d\n", p, f, s, outer, extra }' "$log")
-		grep -E '^# ok [0-9]+.*# SKIP' "$log" | sed -E 's/^# ok [0-9]+ - //; s/ # SKIP.*//' >"$LOG/skips-sanitizer.txt"
-		grep -E '^(not ok [0-9]+ selftests: arbtable: .*)' "$log" | sed 's/^/    /'
-		grep -E '^(# )?not ok [0-9]+' "$log" | sed 's/^/vm sanitizer: /' >>"$LOG/failures.txt"
-		[ "$vrc" = 0 ] || fail_note "vm sanitizer: $(vm_failure "$log" "$vrc")"
-		passed=$((passed + p))
-		failed=$((failed + f + extra))
-		skipped=$((skipped + s))
-		if [ "$outer" != "$nprogs" ]; then
-			echo "sanitizer run: $outer of $nprogs programs reported (vm.sh exit $vrc): counted as a failure"
-			failed=$((failed + 1))
-		elif [ "$vrc" != 0 ] && [ "$f" = 0 ] && [ "$extra" = 0 ]; then
-			echo "sanitizer run: vm.sh exit $vrc with no failed test: counted as a failure"
-			failed=$((failed + 1))
-		fi
-		skip_record sanitizer "$LOG/skips-sanitizer.txt"
-		echo "VM suite on the sanitizer kernel: $p passed, $((f + extra)) failed, $s skipped (log: $log)"
-	else
+		echo "$src" >"$LOG/sanitizer-ready"
+	fi
+}
+san_progs() { echo "$(for t in $SAN_TESTS; do printf 'test_%s.sh ' "$t"; done)kernel_log.sh"; }
+# san_vm: one boot of the sanitizer kernel, the kselftest runner
+san_vm() {
+	local src progs
+	src=$(cat "$LOG/sanitizer-ready")
+	progs=$(san_progs)
+	# KASAN under TCG: timing checks run at rates the slowed guest
+	# keeps backlogged (ARBT_SLOW_KERNEL scales them, lib.sh).
+	# Sizes that keep make test inside CI's 90 minutes on a slow
+	# machine (stress when asked for by ARBT_SAN_TESTS: 2 root
+	# replaces and 1 down/up); test_faults fails every allocation
+	# point of each operation in turn; test_tcp_tenants runs on the
+	# full run's kernel only (here the KASAN guest kept ~5 of its 50
+	# Mbit/s busy, and test_gso runs the segmentation path under
+	# KASAN); make check-debug runs every test at full size.
+	ARBT_SLOW_KERNEL=1 ARBT_STRESS_CYCLES=${ARBT_SAN_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_SAN_STRESS_MANUAL:-30} \
+		ARBT_STRESS_DOWNUP=${ARBT_SAN_STRESS_DOWNUP:-1} ARBT_STRESS_REPLACE=${ARBT_SAN_STRESS_REPLACE:-2} \
+		ARBT_TCP_FAST=${ARBT_SAN_TCP_FAST:-0} \
+		ARBT_NLFUZZ_MSGS=${ARBT_SAN_NLFUZZ_MSGS:-10000} ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} \
+		bash scripts/vm.sh -n -K "$src" -t "${ARBT_SAN_VM_TIMEOUT:-3000}" -- \
+		make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests
+	echo $? >"$LOG/vm-sanitizer.rc"
+}
+# san_account: the counts of the sanitizer run (or its failed build)
+san_account() {
+	local log=$LOG/vm-sanitizer.tap vrc p f s outer extra nprogs
+	if [ ! -s "$LOG/sanitizer-ready" ]; then
 		echo "sanitizer kernel build failed (log: $LOG/sanitizer-kernel.log): counted as a failure"
 		fail_note "sanitizer kernel build (log: $LOG/sanitizer-kernel.log)"
 		failed=$((failed + 1))
+		return
 	fi
+	nprogs=$(san_progs | wc -w)
+	vrc=$(cat "$LOG/vm-sanitizer.rc" 2>/dev/null || echo 125)
+	# kselftest output: each program's own TAP is indented as "# ok N"
+	# / "# not ok N"; the runner's line per program is "ok N
+	# selftests: arbtable: PROG".  Inner results count; a program
+	# that failed without a failed inner result (timeout, crash, no
+	# results) counts once more.
+	read -r p f s outer extra < <(awk '
+		/^# ok [0-9]+/ { if (/# SKIP/) s++; else p++; inner++; next }
+		/^# not ok [0-9]+/ { f++; inner++; ifail++; next }
+		/^(not )?ok [0-9]+ selftests: arbtable: / {
+			outer++
+			if ((/^not ok/ || inner == 0) && ifail == 0) extra++
+			inner = 0; ifail = 0
+		}
+		END { printf "%d %d %d %d %d\n", p, f, s, outer, extra }' "$log" 2>/dev/null)
+	grep -E '^# ok [0-9]+.*# SKIP' "$log" 2>/dev/null | sed -E 's/^# ok [0-9]+ - //; s/ # SKIP.*//' >"$LOG/skips-sanitizer.txt"
+	grep -E '^(not ok [0-9]+ selftests: arbtable: .*)' "$log" 2>/dev/null | sed 's/^/    /'
+	grep -E '^(# )?not ok [0-9]+' "$log" 2>/dev/null | sed 's/^/vm sanitizer: /' >>"$LOG/failures.txt"
+	[ "$vrc" = 0 ] || fail_note "vm sanitizer: $(vm_failure "$log" "$vrc")"
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0} + ${extra:-0}))
+	skipped=$((skipped + ${s:-0}))
+	if [ "${outer:-0}" != "$nprogs" ]; then
+		echo "sanitizer run: ${outer:-0} of $nprogs programs reported (vm.sh exit $vrc): counted as a failure"
+		failed=$((failed + 1))
+	elif [ "$vrc" != 0 ] && [ "${f:-0}" = 0 ] && [ "${extra:-0}" = 0 ]; then
+		echo "sanitizer run: vm.sh exit $vrc with no failed test: counted as a failure"
+		failed=$((failed + 1))
+	fi
+	skip_record sanitizer "$LOG/skips-sanitizer.txt"
+	echo "VM suite on the sanitizer kernel: ${p:-0} passed, $((${f:-0} + ${extra:-0})) failed, ${s:-0} skipped (log: $log)"
+}
+
+# ---- 6.1 (Debian 12's own) and 6.12 (bookworm-backports): the
+# kernel-facing subset, so the module those kernels load is run, not only
+# built: netlink configuration and refusals, the arbiter beside shaped
+# children, the mtu following the device under UDP and TCP, link speed
+# changes on virtio-net, the children behind a GSO split and tagged
+# full-size frames (issue 35: each of the defects on every kernel).
+# make check-full adds auto_admit, deficit, ceil and strict.
+SUBSET_TESTS=${ARBT_SUBSET_TESTS:-config auto_config stalled mtu_follow link_change gso_default gso_children vlan_frames}
+[ "${ARBT_FULL:-0}" = 1 ] && SUBSET_TESTS=${ARBT_SUBSET_TESTS:-$SUBSET_TESTS auto_admit deficit ceil strict}
+subset_kvers=
+for k in $(pick 6.1) $(pick 6.12); do
+	[ "${ARBT_DISTRO:-1}" = 1 ] && [ "$k" != "$FULL_KVER" ] &&
+		{ [ -z "${ARBT_TESTS:-}" ] || [ -n "${ARBT_SUBSET_TESTS:-}" ]; } &&
+		subset_kvers="$subset_kvers $k"
+done
+
+# Two lanes.  A TCG guest runs its vCPUs in one host thread (vm.sh), so
+# it keeps one core busy: the full run takes one, and the subsets (and,
+# when its kernel is already built, the sanitizer run) take the other,
+# one after the other, beside it.  Their output is printed when the full
+# run is done.  The host checks and a background kernel build, at idle
+# priority, take what the two leave.
+san_lane=
+if [ "${ARBT_SANITIZER:-1}" = 1 ] && [ -z "$san_bg" ] && [ "${ARBT_LANES:-2}" = 2 ]; then
+	san_lane=1
+fi
+lane_bg=
+if [ "${ARBT_LANES:-2}" = 2 ] && { [ -n "$subset_kvers" ] || [ -n "$san_lane" ]; }; then
+	step "second lane in the background:${subset_kvers:+ subsets on$subset_kvers}${san_lane:+, then the sanitizer kernel} (output below when the full run is done)"
+	(
+		for k in $subset_kvers; do distro_vm "$k" "$SUBSET_TESTS" >"$LOG/vm-$k.tap" 2>&1; done
+		[ -n "$san_lane" ] && san_prepare >"$LOG/sanitizer-lane.out" 2>&1 && san_vm >"$LOG/vm-sanitizer.tap" 2>&1
+	) &
+	lane_bg=$!
+fi
+
+if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
+	step "VM suite on $FULL_KVER (distro kernel, one boot, out-of-tree module, run_all.sh)"
+	distro_vm "$FULL_KVER" "$full_tests" 2>&1 | tee "$LOG/vm-$FULL_KVER.tap"
+	distro_account "$FULL_KVER"
+fi
+
+host_wait
+
+if [ -n "$lane_bg" ]; then
+	step "second lane: waiting for it"
+	wait "$lane_bg"
+	for k in $subset_kvers; do
+		step "VM suite on $k (distro kernel, one boot, out-of-tree module: $SUBSET_TESTS; second lane)"
+		cat "$LOG/vm-$k.tap"
+		distro_account "$k"
+	done
+else
+	for k in $subset_kvers; do
+		step "VM suite on $k (distro kernel, one boot, out-of-tree module: $SUBSET_TESTS)"
+		distro_vm "$k" "$SUBSET_TESTS" 2>&1 | tee "$LOG/vm-$k.tap"
+		distro_account "$k"
+	done
+fi
+
+if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
+	if [ -n "$san_lane" ]; then
+		step "VM suite on the sanitizer kernel (second lane; log: $LOG/vm-sanitizer.tap)"
+		cat "$LOG/sanitizer-lane.out"
+		cat "$LOG/vm-sanitizer.tap" 2>/dev/null
+	else
+		if [ -n "$san_bg" ]; then
+			step "waiting for the background sanitizer kernel build (started $(($(date +%s) - san_t0)) s ago)"
+			while kill -0 "$san_bg" 2>/dev/null; do
+				echo "  $(date +%T) $(tail -n1 "$LOG/sanitizer-build.log")"
+				sleep 60
+			done
+			wait "$san_bg"
+			echo "background build exited $? after $(($(date +%s) - san_t0)) s; $(grep 'built in' "$LOG/sanitizer-build.log" | tail -n1)"
+		fi
+		step "sanitizer kernel: build when not cached, module rebuilt in its tree (scripts/sanitizer-kernel.sh)"
+		san_prepare
+		if [ -s "$LOG/sanitizer-ready" ]; then
+			step "VM suite on the sanitizer kernel (one boot, in-tree module, kselftest runner)"
+			san_vm 2>&1 | tee "$LOG/vm-sanitizer.tap"
+		fi
+	fi
+	san_account
 fi
 if [ ${#skip_runs[@]} -ge 2 ]; then
 	both=$(for r in "${skip_runs[@]}"; do sort -u "$LOG/skips-$r.txt"; done | sort | uniq -d)
