@@ -39,6 +39,38 @@ static inline void arbtable_seg_cb_init(struct sk_buff *seg)
 }
 
 /*
+ * The root's qlen and backlog, which 7.x dumps read without the qdisc
+ * lock: written with the kernel's WRITE_ONCE helpers where it has them
+ * (Kbuild tells), with the same stores where it does not.
+ */
+#ifdef ARBTABLE_QLEN_HELPERS
+#define arbtable_qlen_inc(sch)		qdisc_qlen_inc(sch)
+#define arbtable_qlen_dec(sch)		qdisc_qlen_dec(sch)
+#define arbtable_backlog_add(sch, len)	qstats_backlog_add(sch, len)
+#define arbtable_backlog_sub(sch, len)	qstats_backlog_sub(sch, len)
+#else
+static inline void arbtable_qlen_inc(struct Qdisc *sch)
+{
+	WRITE_ONCE(sch->q.qlen, sch->q.qlen + 1);
+}
+
+static inline void arbtable_qlen_dec(struct Qdisc *sch)
+{
+	WRITE_ONCE(sch->q.qlen, sch->q.qlen - 1);
+}
+
+static inline void arbtable_backlog_add(struct Qdisc *sch, u32 len)
+{
+	WRITE_ONCE(sch->qstats.backlog, sch->qstats.backlog + len);
+}
+
+static inline void arbtable_backlog_sub(struct Qdisc *sch, u32 len)
+{
+	WRITE_ONCE(sch->qstats.backlog, sch->qstats.backlog - len);
+}
+#endif
+
+/*
  * The link speed, under RTNL. Since 6.15 tc and netdevice notifiers also
  * hold the instance lock of a device whose ops take it, and
  * __ethtool_get_link_ksettings() takes it again: there the caller's lock

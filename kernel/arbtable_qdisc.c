@@ -833,7 +833,7 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 		*len = qdisc_pkt_len(skb);
 		__qdisc_enqueue_tail(skb, &q->unclassified);
 		qdisc_qstats_backlog_inc(sch, skb);
-		sch->q.qlen++;
+		arbtable_qlen_inc(sch);
 		trace_arbtable_enqueue(sch, 0, *len,
 				       q->unclassified.qlen);
 		return NET_XMIT_SUCCESS;
@@ -868,8 +868,8 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 			arb_set_eligible(&q->arb, cl->index, true);
 	}
 
-	sch->qstats.backlog += *len;
-	sch->q.qlen++;
+	arbtable_backlog_add(sch, *len);
+	arbtable_qlen_inc(sch);
 	trace_arbtable_enqueue(sch, cl->common.classid, *len,
 			       cl->qdisc->q.qlen);
 	return NET_XMIT_SUCCESS;
@@ -1118,8 +1118,8 @@ out:
 	if (q->shaper.bps)
 		arbtable_bucket_charge(&q->shaper, len);
 	_bstats_update(&sch->bstats, len, segs);
-	sch->qstats.backlog -= len;
-	sch->q.qlen--;
+	arbtable_backlog_sub(sch, len);
+	arbtable_qlen_dec(sch);
 	return skb;
 }
 
