@@ -181,8 +181,8 @@ static __always_inline void arb_class_drop(struct arb_sched *s,
 }
 
 /* The caller's view of @cls: backlogged and allowed to send, or not. */
-static inline void arb_set_eligible(struct arb_sched *s, unsigned int cls,
-				    bool eligible)
+static __always_inline void arb_set_eligible(struct arb_sched *s,
+					     unsigned int cls, bool eligible)
 {
 	u64 bit = BIT_ULL(cls);
 
@@ -274,8 +274,8 @@ static inline s32 arb_visit_credit(const struct arb_sched *s,
  * exceeds its quantum pays it and passes, as in DRR; after a whole round
  * of those, arb_table_skip_rounds() ends the walk in bounded steps.
  */
-static inline void arb_table_pick(struct arb_sched *s, unsigned int t,
-				  struct arb_pick *p)
+static __always_inline void arb_table_pick(struct arb_sched *s,
+					   unsigned int t, struct arb_pick *p)
 {
 	struct arb_table *tb = &s->tbl[t];
 	u64 m = tb->eligible;
