@@ -132,10 +132,17 @@ op() {
 		return
 	fi
 	ref=$(dump)
+	# the starting state is built again only when the last run changed
+	# it (a failure that left the dump as it was needs none): under
+	# KASAN in TCG every tc process costs seconds
+	rebuild=1
 	for ((n = 1; n <= MAX_NTH; n++)); do
-		$state || { bad=1; diag "fail-nth $n: starting state not built"; break; }
-		after=$(dump)
-		[ "$after" = "$before" ] || { bad=1; diag "fail-nth $n: starting state differs from the first build"; break; }
+		if [ "$rebuild" = 1 ]; then
+			$state || { bad=1; diag "fail-nth $n: starting state not built"; break; }
+			after=$(dump)
+			[ "$after" = "$before" ] || { bad=1; diag "fail-nth $n: starting state differs from the first build"; break; }
+		fi
+		rebuild=1
 		fi_arm 0 || { bad=1; break; }
 		out=$(sh -c 'echo "$1" >/proc/self/fail-nth && shift && exec "$@"' sh "$n" tc "$@" 2>&1)
 		rc=$?
@@ -158,6 +165,8 @@ op() {
 				bad=1
 				diag "fail-nth $n: failed ($out) but changed the configuration:"
 				diag "$(diff <(echo "$before") <(echo "$after") | head -n 12)"
+			else
+				rebuild=0
 			fi
 		else
 			nok=$((nok + 1))
@@ -202,7 +211,7 @@ st_none
 # TCP from this namespace over a TSO veth, below 1gbit (the qdisc splits
 # every TSO skb) into an fq child (which allocates its flows at enqueue):
 # the sending task's N-th allocation through the module fails while it
-# sends 32 KB (each segment of a split is an allocation point); the
+# sends 16 KB (each segment of a split is an allocation point); the
 # connection completes (TCP resends what was dropped),
 # the qdisc drains, the classes' counters sum to the qdisc's.
 tr_ok=0
@@ -239,7 +248,7 @@ import socket, sys
 c = socket.create_connection(("10.96.0.2", 7000), timeout=30)
 with open("/proc/thread-self/fail-nth", "w") as f:
     f.write(sys.argv[1])
-c.sendall(b"\0" * 32768)
+c.sendall(b"\0" * 16384)
 with open("/proc/thread-self/fail-nth") as f:
     left = f.read().strip()
 with open("/proc/thread-self/fail-nth", "w") as f:
