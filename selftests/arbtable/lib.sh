@@ -26,6 +26,9 @@ tap_begin() {
 		local th
 		for th in /proc/net/pktgen/kpktgend_*; do [ -e "$th" ] && echo rem_device_all >"$th" 2>/dev/null; done
 		ip link del d0 2>/dev/null
+		# this file's window of the kernel log, read at tap_end
+		# (run_all.sh reads each file's window itself)
+		_tap_kseq=$(klog_next)
 	fi
 }
 diag() { local l; while IFS= read -r l; do echo "# $l"; done <<<"$*"; }
@@ -63,7 +66,18 @@ kbit() { echo "$(($1 * 1000 / ARBT_RATE_DIV))kbit"; }
 bps() { echo $(($1 * 1000000 / ARBT_RATE_DIV)); }
 # win SECONDS: a measurement window after scaling
 win() { echo $(($1 * ARBT_WIN_MUL)); }
+# _tap_klog_clean: no splat in the kernel log since tap_begin
+_tap_klog_clean() {
+	local bad
+	bad=$(klog_read "${_tap_kseq:-0}" | klog_splats)
+	[ -z "$bad" ] && return 0
+	diag "$(head -n 80 <<<"$bad")"
+	return 1
+}
 tap_end() {
+	if [ -z "${ARBT_RUNNER:-}" ] && [ -n "${_tap_kseq:-}" ]; then
+		tap_check "$(basename "$0"): kernel log clean while it ran" _tap_klog_clean
+	fi
 	diag "$(basename "$0"): done in ${SECONDS} s"
 	[ -n "${ARBT_RUNNER:-}" ] || echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]
@@ -514,3 +528,7 @@ bad() {
 		tap_fail "bad input: $desc: $why"
 	fi
 }
+
+# the kernel log's windows (klog_read, klog_splats), for tap_begin/tap_end
+# shellcheck source=lib_debug.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib_debug.sh"
