@@ -847,10 +847,8 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 	idle = !sch->q.qlen;
 	err = qdisc_enqueue(skb, cl->qdisc, to_free);
 	if (unlikely(err != NET_XMIT_SUCCESS)) {
-		if (net_xmit_drop_count(err)) {
-			cl->qstats.drops++;
+		if (net_xmit_drop_count(err))
 			qdisc_qstats_drop(sch);
-		}
 		return err;
 	}
 
@@ -2366,6 +2364,7 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	struct tc_arbtable_class_xstats xs = {
 		.type = TCA_ARBTABLE_XSTATS_CLASS,
 	};
+	struct gnet_stats_queue qs = {};
 	unsigned int t, i;
 	__u32 qlen;
 
@@ -2388,12 +2387,20 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	xs.throttled = cl->throttled;
 	xs.broken = cl->broken;
 	xs.stalls = cl->stalls;
-	qdisc_qstats_qlen_backlog(cl->qdisc, &qlen, &cl->qstats.backlog);
+	/*
+	 * The child's queue, as drr reports it: its drops are every drop of
+	 * the class (those it refused at enqueue, and its AQM's at dequeue,
+	 * which arbtable never sees), its backlog and requeues; the class's
+	 * overlimits are its ceil's throttles and the child's own.
+	 */
+	qlen = qdisc_qlen_sum(cl->qdisc);
+	gnet_stats_add_queue(&qs, cl->qdisc->cpu_qstats, &cl->qdisc->qstats);
+	qs.overlimits += cl->qstats.overlimits;
 	sch_tree_unlock(sch);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_rate_est(d, &cl->rate_est) < 0 ||
-	    gnet_stats_copy_queue(d, NULL, &cl->qstats, qlen) < 0)
+	    gnet_stats_copy_queue(d, NULL, &qs, qlen) < 0)
 		return -EMSGSIZE;
 	return gnet_stats_copy_app(d, &xs, sizeof(xs));
 }

@@ -94,6 +94,12 @@ big=$(awk '/arbtable_dequeue: .*class=1:10 / { l = $0; sub(/.* len=/, "", l); if
 diag "1:10 dequeued $big GSO skbs longer than 1514 B; TCP: $(grep -E 'sender|receiver' "$tmp/iperf" | tail -n1)"
 tap_check "child_drop: fq_codel dropped inside its dequeue (${drops:-?} drops) while 1:10 sent GSO skbs ($big)" \
 	fcmp "${drops:-0} > 0 && ${empties:-0} > 0 && $big > 0"
+# tc -s class shows the class's drops, its child's AQM drops among them
+# (issue 35, defect 8: they showed only arbtable's own refusals)
+cdrops=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $4 }')
+drops_now=$(tc -s qdisc show dev $DEV | awk '/qdisc fq_codel 10:/ { on = 1 } on && /Sent/ { d = $7; sub(/,/, "", d); print d; exit }')
+tap_check "child_drop: tc -s class shows 1:10's drops as its fq_codel child counts them (class ${cdrops:-?}, child ${drops_now:-?})" \
+	eval '[ "${drops_now:-0}" -gt 0 ] && [ "$cdrops" = "$drops_now" ]'
 tap_check "child_drop: trace complete (${pairs:-0} dequeue pairs, ${lost:-?} events lost)" \
 	fcmp "${pairs:-0} > 500 && ${lost:-1} == 0"
 tap_check "child_drop: highlimit 0 held: never two HIGH packets in a row while LOW had packets (${hh:-?} times)" \
