@@ -218,7 +218,8 @@ st_none
 # TCP from this namespace over a TSO veth, below 1gbit (the qdisc splits
 # every TSO skb) into an fq child (which allocates its flows at enqueue):
 # the sending task's N-th allocation through the module fails while it
-# sends 16 KB (each segment of a split is an allocation point); the
+# sends ARBT_FAULT_TRAFFIC_BYTES (16 KB; each segment of a split is an
+# allocation point); the
 # connection completes (TCP resends what was dropped),
 # the qdisc drains, the classes' counters sum to the qdisc's.
 tr_ok=0
@@ -255,13 +256,13 @@ import socket, sys
 c = socket.create_connection(("10.96.0.2", 7000), timeout=30)
 with open("/proc/thread-self/fail-nth", "w") as f:
     f.write(sys.argv[1])
-c.sendall(b"\0" * 16384)
+c.sendall(b"\0" * int(sys.argv[2]))
 with open("/proc/thread-self/fail-nth") as f:
     left = f.read().strip()
 with open("/proc/thread-self/fail-nth", "w") as f:
     f.write("0")
 c.close()
-print(left)' "$n" 2>&1)
+print(left)' "$n" "${ARBT_FAULT_TRAFFIC_BYTES:-16384}" 2>&1)
 	rc=$?
 	inj=$(fi_disarm)
 	if [ "$rc" != 0 ]; then
