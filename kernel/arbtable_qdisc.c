@@ -296,7 +296,7 @@ static void arbtable_auto_init(struct arbtable_sched *q)
  */
 static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 				     const struct arbtable_cfg *cfg,
-				     bool kernel_made,
+				     bool no_rate_ok,
 				     struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
@@ -304,12 +304,13 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 	struct arb_params p;
 
 	/*
-	 * An instance the kernel makes without options (default_qdisc, a
-	 * queue of mq) on a device whose speed is unknown: refusing it would
-	 * leave the device without a qdisc, dropping everything. It runs
-	 * unshaped and admits no class until it is given a rate.
+	 * An instance made without options (default_qdisc, a queue of mq)
+	 * on a device whose speed is unknown: refusing it would leave the
+	 * device without a qdisc, dropping everything. It runs unshaped and
+	 * admits no class until it is given a rate; a change that gives none
+	 * leaves it so.
 	 */
-	if (!capacity && kernel_made)
+	if (!capacity && no_rate_ok)
 		return 0;
 	if (!capacity) {
 		NL_SET_ERR_MSG(extack,
@@ -1577,8 +1578,13 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 			goto out;
 	}
 	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
+		/* no rate, and none to have: made without options, or such
+		 * an instance changed without a rate (its dump sent back)
+		 */
 		err = arbtable_auto_check_qdisc(sch, capacity, cfg,
-						create && !opt, extack);
+						create ? !opt :
+						!q->capacity && !cfg->rate,
+						extack);
 		if (err)
 			goto out;
 	}
