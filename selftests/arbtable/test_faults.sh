@@ -9,7 +9,8 @@
 # count; /proc/self/fail-nth = N then fails the N-th of them in the tc
 # process that runs the operation.  N runs 1, 2, ... until an operation
 # runs with no fault injected: every failure point of that operation was
-# reached, and their number is printed and asserted above zero.
+# reached.  Each operation's count is printed (one with none says so),
+# and the total is asserted above zero.
 #
 # Every operation runs first without injection (its reference result);
 # asserted for every N: the fault was injected (the attributes' times
@@ -196,7 +197,7 @@ dummy_up $DEV
 klog_mark
 # Only operations that allocate through the module: a class change of
 # ceil, a class delete and grafting a child the core created allocate
-# nothing there (each op's count of points is asserted above zero), so
+# nothing there (measured with the earlier probabilistic injection), so
 # they are not here; test_config and test_stress cover them.
 op "auto: qdisc add" st_none qdisc add dev $DEV root handle 1: arbtable rate 100mbit
 op "auto: class add with rate and latency (admission)" st_auto class add dev $DEV parent 1: classid 1:20 arbtable rate 5mbit latency 2ms
