@@ -66,17 +66,9 @@ kbit() { echo "$(($1 * 1000 / ARBT_RATE_DIV))kbit"; }
 bps() { echo $(($1 * 1000000 / ARBT_RATE_DIV)); }
 # win SECONDS: a measurement window after scaling
 win() { echo $(($1 * ARBT_WIN_MUL)); }
-# _tap_klog_clean: no splat in the kernel log since tap_begin
-_tap_klog_clean() {
-	local bad
-	bad=$(klog_read "${_tap_kseq:-0}" | klog_splats)
-	[ -z "$bad" ] && return 0
-	diag "$(head -n 80 <<<"$bad")"
-	return 1
-}
 tap_end() {
 	if [ -z "${ARBT_RUNNER:-}" ] && [ -n "${_tap_kseq:-}" ]; then
-		tap_check "$(basename "$0"): kernel log clean while it ran" _tap_klog_clean
+		tap_check "$(basename "$0"): kernel log clean while it ran" klog_clean "$_tap_kseq"
 	fi
 	diag "$(basename "$0"): done in ${SECONDS} s"
 	[ -n "${ARBT_RUNNER:-}" ] || echo "1..$_tap_n"

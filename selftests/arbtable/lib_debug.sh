@@ -106,12 +106,13 @@ kcsan_watched() {
 		END { exit !(e == 1 && w > 0) }' /sys/kernel/debug/kcsan
 }
 
-# klog_clean: no splat in the kernel log since the last klog_mark and no
+# klog_clean [SEQ]: no splat in the kernel log since the last klog_mark (or
+# record SEQ) and no
 # KCSAN report that involves sch_arbtable; prints the offending lines,
 # and the titles of other KCSAN reports as diagnostics
-klog_clean() {
+klog_clean() { # [SEQ]: since SEQ instead of the mark
 	local log s k
-	log=$(klog_read "$_klog_mark")
+	log=$(klog_read "${1:-$_klog_mark}")
 	k=$(kcsan_reports others <<<"$log")
 	[ -z "$k" ] || diag "KCSAN reports outside sch_arbtable (not failures):"$'\n'"$(kcsan_titles <<<"$k")"
 	s=$(klog_splats <<<"$log")
