@@ -21,6 +21,8 @@
 #   scripts/runtimes-setup.sh --check  exit 0 when everything is current
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/oci-image.sh
+. "$ROOT/scripts/oci-image.sh"
 RT=${ARBTABLE_RUNTIMES:-/var/lib/arbtable/containerd-2}
 GO=${ARBTABLE_GO:-/usr/lib/go-1.23/bin/go}
 SUITE=sid
@@ -38,7 +40,7 @@ client_key() {
 image_key() {
 	local p
 	for p in $IMG_PKGS; do echo "$p $(hostver "$p")"; done
-	echo "src $(sed -n '/^build_image()/,/^}/p' "$0" | sha256sum | cut -d' ' -f1)"
+	echo "src $(sed -n '/^build_image()/,/^}/p' "$0" | cat - "$ROOT/scripts/oci-image.sh" | sha256sum | cut -d' ' -f1)"
 }
 current() {
 	local p
@@ -93,8 +95,8 @@ fi
 
 # ---- the image
 build_image() { # DIR: an OCI image layout archive at DIR/tenant.oci.tar
-	local d=$1 r=$1/rootfs l=$1/layout f lib a
-	mkdir -p "$r"/{bin,etc,tmp,proc,sys,dev,run,usr/bin} "$l/blobs/sha256"
+	local d=$1 r=$1/rootfs lib a
+	mkdir -p "$r"/{bin,etc,tmp,proc,sys,dev,run,usr/bin}
 	chmod 1777 "$r/tmp"
 	cp /bin/busybox "$r/bin/busybox"
 	for a in sh sleep true false cat ls ip echo test kill wc; do ln -s busybox "$r/bin/$a"; done
@@ -105,26 +107,8 @@ build_image() { # DIR: an OCI image layout archive at DIR/tenant.oci.tar
 	done
 	printf 'root:x:0:0:root:/:/bin/sh\n' >"$r/etc/passwd"
 	printf 'root:x:0:\n' >"$r/etc/group"
-	# one uncompressed layer, reproducible: sorted, owned by root, epoch
-	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$r" -cf "$d/layer.tar" .
-	blob() { # FILE: into the layout; prints "sha256:HEX SIZE"
-		local h
-		h=$(sha256sum "$1" | cut -d' ' -f1)
-		cp "$1" "$l/blobs/sha256/$h"
-		echo "sha256:$h $(stat -c %s "$1")"
-	}
-	read -r ld ls <<<"$(blob "$d/layer.tar")"
-	printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/bin:/bin"],"Cmd":["/bin/sh"]},"rootfs":{"type":"layers","diff_ids":["%s"]},"history":[{"created_by":"sch_arbtable scripts/runtimes-setup.sh: busybox-static, iperf3"}]}' \
-		"$ld" >"$d/config.json"
-	read -r cd cs <<<"$(blob "$d/config.json")"
-	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"%s","size":%s}]}' \
-		"$cd" "$cs" "$ld" "$ls" >"$d/manifest.json"
-	read -r md ms <<<"$(blob "$d/manifest.json")"
-	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"%s","size":%s,"platform":{"architecture":"amd64","os":"linux"},"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}]}' \
-		"$md" "$ms" "$IMAGE_NAME" "${IMAGE_NAME##*:}" >"$l/index.json"
-	printf '{"imageLayoutVersion":"1.0.0"}' >"$l/oci-layout"
-	f=$d/tenant.oci.tar
-	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$l" -cf "$f" oci-layout index.json blobs
+	oci_archive "$r" "$IMAGE_NAME" '["/bin/sh"]' \
+		"sch_arbtable scripts/runtimes-setup.sh: busybox-static, iperf3" "$d/tenant.oci.tar"
 }
 if [ "$(image_key)" != "$(cat "$RT/image/.key" 2>/dev/null)" ] || [ ! -f "$RT/image/tenant.oci.tar" ]; then
 	echo "runtimes-setup: building the tenant image $IMAGE_NAME (busybox-static $(hostver busybox-static), iperf3 $(hostver iperf3))"
