@@ -19,7 +19,7 @@ if [ "${1:-}" = --print ]; then
 	echo "$out"
 	exit 0
 fi
-bins="kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl etcd"
+bins="kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl etcd"
 have=1
 for b in $bins; do [ -x "$out/bin/$b" ] || have=0; done
 [ -f "$out/images/pause.oci.tar" ] || have=0

@@ -14,7 +14,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-cmd=$1 dir=$2
+cmd=$1
+mkdir -p "$2"
+dir=$(cd "$2" && pwd)
 node=${ARBT_K8S_NODE:-arbt-node}
 bin=$("$root/scripts/k8s-build.sh" --print)/bin
 
@@ -68,6 +70,32 @@ start kube-apiserver "$bin/kube-apiserver" \
 	--service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
 	--authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
 	--allow-privileged=true --endpoint-reconciler-type lease --profiling=false
+k() { "$bin/kubectl" --kubeconfig "$p/admin.kubeconfig" "$@"; }
+SECONDS=0
+while [ $SECONDS -lt 300 ]; do
+	if k get --raw /readyz >/dev/null 2>&1; then
+		printf 'control plane: apiserver ready after %.1f s (%s)\n' \
+			"$(echo "$(date +%s.%N) - $t0" | bc)" "$(k version -o json | sed -n 's/.*"gitVersion": "\(.*\)".*/\1/p' | tail -n1)"
+		break
+	fi
+	for n in etcd kube-apiserver; do
+		kill -0 "$(cat "$dir/pid/$n")" 2>/dev/null && continue
+		echo "control plane: $n exited; its log:" >&2
+		tail -n 30 "$dir/log/$n.log" >&2
+		down
+		exit 1
+	done
+	sleep 0.2
+done
+if [ $SECONDS -ge 300 ]; then
+	echo "control plane: apiserver not ready in 300 s" >&2
+	tail -n 30 "$dir/log/kube-apiserver.log" >&2
+	down
+	exit 1
+fi
+# the controllers once the apiserver has made its bootstrap RBAC roles
+# (started earlier, kube-controller-manager cannot read
+# extension-apiserver-authentication and exits)
 start kube-controller-manager "$bin/kube-controller-manager" \
 	--kubeconfig "$p/kube-controller-manager.kubeconfig" \
 	--authentication-kubeconfig "$p/kube-controller-manager.kubeconfig" \
@@ -81,23 +109,23 @@ start kube-scheduler "$bin/kube-scheduler" \
 	--authentication-kubeconfig "$p/kube-scheduler.kubeconfig" \
 	--authorization-kubeconfig "$p/kube-scheduler.kubeconfig" \
 	--bind-address 127.0.0.1 --secure-port 10259 --leader-elect=false
-k() { "$bin/kubectl" --kubeconfig "$p/admin.kubeconfig" "$@"; }
-for _ in $(seq 600); do
-	if k get --raw /readyz >/dev/null 2>&1; then
-		printf 'control plane: apiserver ready after %.1f s (%s)\n' \
-			"$(echo "$(date +%s.%N) - $t0" | bc)" "$(k version -o json | sed -n 's/.*"gitVersion": "\(.*\)".*/\1/p' | tail -n1)"
+# the default service account: pods are refused until the service
+# account controller has made it
+for _ in $(seq 300); do
+	if k -n default get serviceaccount default >/dev/null 2>&1; then
+		printf 'control plane: controllers up after %.1f s\n' "$(echo "$(date +%s.%N) - $t0" | bc)"
 		exit 0
 	fi
-	for n in etcd kube-apiserver; do
+	for n in kube-controller-manager kube-scheduler; do
 		kill -0 "$(cat "$dir/pid/$n")" 2>/dev/null && continue
 		echo "control plane: $n exited; its log:" >&2
 		tail -n 30 "$dir/log/$n.log" >&2
 		down
 		exit 1
 	done
-	sleep 0.2
+	sleep 0.5
 done
-echo "control plane: apiserver not ready in 120 s" >&2
-tail -n 30 "$dir/log/kube-apiserver.log" >&2
+echo "control plane: no default service account in 150 s" >&2
+tail -n 30 "$dir/log/kube-controller-manager.log" >&2
 down
 exit 1

@@ -151,6 +151,16 @@ node_kubelet() {
 	KUBELET_PID=$!
 }
 
+# kube-proxy (nftables mode): the kubernetes service (10.96.0.1:443) that
+# in-cluster clients such as the DRA driver use leads to the apiserver
+node_proxy() {
+	"$K8S_BIN/kube-proxy" --kubeconfig "$RUN/pki/kube-proxy.kubeconfig" \
+		--hostname-override "$NODE" --proxy-mode nftables \
+		--cluster-cidr 10.88.200.0/24 --metrics-bind-address 127.0.0.1:10249 \
+		--healthz-bind-address 127.0.0.1:10256 >/var/log/kube-proxy.log 2>&1 &
+	PROXY_PID=$!
+}
+
 # node_ready SECONDS
 node_ready() {
 	local i
@@ -165,18 +175,25 @@ node_ready() {
 node_up() {
 	RUN=$1
 	K8S_IMAGES=$RUN/images
+	local t0=$SECONDS
+	_step() { echo "# node: $1 after $((SECONDS - t0)) s"; }
 	node_mounts || { echo "node: mounts"; return 1; }
 	node_cgroups || { echo "node: cgroup v2 with memory delegated"; return 1; }
 	node_net || return 1
 	node_containerd || { echo "node: containerd did not start"; return 1; }
+	_step "containerd up"
 	node_images || { echo "node: image import"; return 1; }
+	_step "images imported"
 	node_kubelet
-	node_ready 300 || { echo "node: not Ready in 300 s"; tail -n 40 /var/log/kubelet.log; return 1; }
+	node_proxy
+	node_ready 600 || { echo "node: not Ready in 600 s"; tail -n 40 /var/log/kubelet.log; return 1; }
+	_step "Ready"
 }
 
 node_down() {
 	k delete pods --all --all-namespaces --wait=false >/dev/null 2>&1
 	[ -n "${KUBELET_PID:-}" ] && kill "$KUBELET_PID" 2>/dev/null
+	[ -n "${PROXY_PID:-}" ] && kill "$PROXY_PID" 2>/dev/null
 	sleep 1
 	ctr_k8s tasks ls -q 2>/dev/null | while read -r t; do ctr_k8s tasks kill -s KILL "$t" >/dev/null 2>&1; done
 	[ -n "${CTD_PID:-}" ] && kill "$CTD_PID" 2>/dev/null

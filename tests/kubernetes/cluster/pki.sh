@@ -12,11 +12,13 @@
 # DIR/<who>.kubeconfig      admin (system:masters), kube-controller-manager,
 #                           kube-scheduler, the node's kubelet
 #                           (system:node:NODE, group system:nodes: Node
-#                           authorization and NodeRestriction apply)
+#                           authorization and NodeRestriction apply),
+#                           kube-proxy (system:kube-proxy)
 # DIR/kubelet-serving.{crt,key}, DIR/apiserver-kubelet-client.{crt,key}
 set -euo pipefail
-dir=$1 url=$2 node=$3
-mkdir -p "$dir"
+url=$2 node=$3
+mkdir -p "$1"
+dir=$(cd "$1" && pwd)
 cd "$dir"
 umask 077
 days=2
@@ -48,6 +50,8 @@ cert admin "/O=system:masters/CN=arbtable-test-admin" "$client"
 cert kube-controller-manager "/CN=system:kube-controller-manager" "$client"
 cert kube-scheduler "/CN=system:kube-scheduler" "$client"
 cert kubelet "/O=system:nodes/CN=system:node:$node" "$client"
+# the user the default binding system:node-proxier names
+cert kube-proxy "/CN=system:kube-proxy" "$client"
 openssl genrsa -out sa.key 2048 2>/dev/null
 openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
 # kubeconfig WHO URL
@@ -75,6 +79,7 @@ for who in admin kube-controller-manager kube-scheduler; do
 	kubeconfig $who https://127.0.0.1:6443
 done
 kubeconfig kubelet "$url"
+kubeconfig kube-proxy "$url"
 # the guest's admin kubeconfig: the apiserver through QEMU's user network
 sed "s|https://127.0.0.1:6443|$url|" admin.kubeconfig >admin-guest.kubeconfig
 chmod 644 ./*.crt ./*.kubeconfig
