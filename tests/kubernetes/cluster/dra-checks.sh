@@ -1,0 +1,381 @@
+#!/usr/bin/env bash
+# arbtable-dra on the real cluster (issue 36), sourced by guest.sh once the
+# node is Ready: deploy/kubernetes/dra applied with kubectl, the driver's
+# image imported into containerd (no registry), two arbtable NICs of
+# different rates, then the scenarios users meet.  Uses lib.sh (tap_*),
+# lib_net.sh (net_setup) and node.sh (k, NODE, ctr_k8s).
+DRA_DIR=$ARBT_ROOT/deploy/kubernetes/dra
+NIC2=arbt-n2
+RX2=arbt-rx2
+# the NICs' rates: the egress NIC crosses QEMU's hub (~500 Mbit/s under
+# TCG), so both stay well below what the emulated CPUs carry
+NIC1_RATE=${ARBT_K8S_NIC1_RATE:-200mbit}
+NIC2_RATE=${ARBT_K8S_NIC2_RATE:-100mbit}
+
+# the second NIC: a veth whose peer is a receiver namespace (10.79.0.2)
+dra_nic2() {
+	ip netns add $RX2 &&
+		ip link add $NIC2 type veth peer name arbt-n2p &&
+		ip link set arbt-n2p netns $RX2 || return 1
+	ip addr add 10.79.0.1/24 dev $NIC2 && ip link set $NIC2 txqueuelen 1000 up &&
+		ip -n $RX2 addr add 10.79.0.2/24 dev arbt-n2p && ip -n $RX2 link set arbt-n2p up &&
+		ip -n $RX2 link set lo up && ip -n $RX2 route add 10.88.0.0/16 via 10.79.0.1
+}
+
+# iperf3 servers: ports 5201..5210 in both receivers
+dra_servers() {
+	local p
+	for p in $(seq 5201 5210); do
+		ip netns exec "$NET_RX" iperf3 -s -D -p "$p" >/dev/null 2>&1
+		ip netns exec $RX2 iperf3 -s -D -p "$p" >/dev/null 2>&1
+	done
+}
+
+dra_setup() {
+	net_setup || return 1
+	dra_nic2 || return 1
+	dra_servers
+	tc qdisc replace dev "$NET" root handle 1: arbtable rate "$NIC1_RATE" || return 1
+	tc qdisc replace dev $NIC2 root handle 1: arbtable rate "$NIC2_RATE" || return 1
+	ctr_k8s images import "$RUN/images/arbtable-dra.oci.tar" >/dev/null || return 1
+	k label node "$NODE" arbtable.dev/nics=true --overwrite >/dev/null || return 1
+	local f
+	for f in rbac deviceclass admission-policy; do
+		[ -f "$DRA_DIR/$f.yaml" ] || continue
+		k apply -f "$DRA_DIR/$f.yaml" >/dev/null || { echo "dra: kubectl apply $f.yaml failed"; return 1; }
+	done
+	# the DaemonSet as deploy/ has it, its NIC list set to this node's
+	sed "s|value: \"eth0\"|value: \"$NET,$NIC2\"|" "$DRA_DIR/daemonset.yaml" | k apply -f - >/dev/null || return 1
+	k -n kube-system rollout status ds/arbtable-dra --timeout=600s
+}
+
+# dra_devices NIC: how many devices the driver publishes for NIC
+dra_devices() {
+	k get resourceslices -o json |
+		jq --arg n "$1" '[.items[].spec.devices // [] | .[] | select(.attributes["arbtable.dev/nic"].string == $n or .attributes["nic"].string == $n)] | length'
+}
+
+# claim_pod NAME RATE_BITS BOUND_NS [DST [PORT [SECONDS]]]: a pod whose
+# claim template asks for RATE_BITS and BOUND_NS, running iperf3 to DST
+# for SECONDS (no DST: sleep)
+claim_pod() {
+	local name=$1 rate=$2 bound=$3 dst=${4:-} port=${5:-5201} secs=${6:-15} cmd
+	if [ -n "$dst" ]; then
+		cmd="[\"sh\", \"-c\", \"sleep 5; iperf3 -c $dst -p $port -t $secs -f m; sleep 3600\"]"
+	else
+		cmd='["sleep", "3600"]'
+	fi
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaimTemplate
+	metadata: {name: $name}
+	spec:
+	  spec:
+	    devices:
+	      requests:
+	      - name: net
+	        exactly:
+	          deviceClassName: arbtable.dev
+	          selectors:
+	          - cel:
+	              expression: >-
+	                device.attributes["arbtable.dev"].rateBits >= $rate &&
+	                device.attributes["arbtable.dev"].boundNs <= $bound
+	      config:
+	      - requests: ["net"]
+	        opaque:
+	          driver: arbtable.dev
+	          parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, rateBits: $rate}
+	---
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: $name, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:
+	  - {name: net, resourceClaimTemplateName: $name}
+	  containers:
+	  - name: c
+	    image: localhost/arbtable/tenant:1
+	    imagePullPolicy: Never
+	    command: $cmd
+	    resources: {claims: [{name: net}]}
+	YAML
+}
+
+# plain_pod NAME [CMD_JSON]: a pod without a claim
+plain_pod() {
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: $1, labels: {arbt-test: plain}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  containers:
+	  - name: c
+	    image: localhost/arbtable/tenant:1
+	    imagePullPolicy: Never
+	    command: ${2:-[\"sleep\", \"3600\"]}
+	YAML
+}
+
+# pod_claim_status POD: the driver's status data of the pod's claim (JSON)
+pod_claim_status() {
+	local c
+	c=$(k get pod "$1" -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
+	[ -n "$c" ] || return 1
+	k get resourceclaim "$c" -o json | jq -c '.status.devices[0].data // empty'
+}
+
+# pod_log POD: the container's output, read from the kubelet's log files
+pod_log() {
+	cat /var/log/pods/default_"$1"_*/c/*.log 2>/dev/null | sed -E 's/^[^ ]+ std(out|err) [FP] //'
+}
+
+# kclass NIC CLASSID: the class's tc JSON (xstats included)
+kclass() {
+	tc -s -j class show dev "$1" | jq -c --arg h "$2" '.[] | select(.handle == $h)'
+}
+
+# wait_pods_settled SECONDS NAME...: each pod Running, or Pending with
+# the scheduler's Unschedulable reason
+wait_pods_settled() {
+	local t=$1 p ph r left
+	shift
+	for _ in $(seq "$t"); do
+		left=0
+		for p in "$@"; do
+			ph=$(k get pod "$p" -o jsonpath='{.status.phase}' 2>/dev/null)
+			r=$(k get pod "$p" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}' 2>/dev/null)
+			[ "$ph" = Running ] || [ "$r" = Unschedulable ] || left=$((left + 1))
+		done
+		[ $left = 0 ] && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# ------------------------------------------------------------------ scenarios
+
+dra_check_publish() {
+	local n1 n2
+	n1=$(dra_devices "$NET")
+	n2=$(dra_devices $NIC2)
+	diag "published devices: $NET $n1, $NIC2 $n2"
+	tap_check "the driver publishes both NICs' blocks (127 each, less what the system class holds)" \
+		test "$n1" -gt 0 -a "$n2" -gt 0 -a "$n1" -le 127 -a "$n2" -le 127
+}
+
+# Reserved pods (two latencies, two rates) beside a best-effort flood
+dra_check_goodput() {
+	local p rate ok=1 st cid bound kb got
+	claim_pod res-a 40000000 2000000 10.77.0.2 5202 15
+	claim_pod res-b 20000000 400000 10.77.0.2 5203 15
+	plain_pod flood '["sh", "-c", "sleep 5; iperf3 -u -b 400M -c 10.77.0.2 -p 5204 -t 25 -l 1400; sleep 3600"]'
+	if ! k wait --for=condition=Ready pod/res-a pod/res-b pod/flood --timeout=600s >/dev/null; then
+		tap_fail "reserved pods and the flood run"
+		k get pods -o wide | diag "$(cat)"
+		return
+	fi
+	sleep 30
+	for p in res-a:40 res-b:20; do
+		rate=${p#*:}
+		p=${p%%:*}
+		got=$(pod_log "$p" | awk '/receiver/ { print $7 }' | tail -n1)
+		st=$(pod_claim_status "$p")
+		diag "$p: goodput ${got:-?} Mbit/s for $rate reserved; claim status $st"
+		fcmp "${got:-0} >= 0.97 * $rate" || ok=
+		cid=$(jq -r .classID <<<"$st")
+		bound=$(jq -r .boundNs <<<"$st")
+		kb=$(kclass "$NET" "$cid" | jq -r '.xstats.guaranteed_bound // empty')
+		tap_check "$p: the bound in the claim's status ($bound ns) is the kernel's ($kb ns)" test -n "$kb" -a "$bound" = "$kb"
+	done
+	if [ -n "$ok" ]; then
+		tap_ok "reserved pods' TCP goodput >= 97% of their rates beside a UDP flood"
+	else
+		tap_fail "reserved pods' TCP goodput >= 97% of their rates beside a UDP flood"
+	fi
+	k delete pod res-a res-b flood --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate res-a res-b >/dev/null 2>&1
+}
+
+# kfree NIC: the HIGH table's free slots as the kernel has them
+kfree() {
+	tc -j qdisc show dev "$1" root | jq -r '64 - (.[0].xstats.used[0] // .[0].xstats.high_used // 0)'
+}
+
+# need_slots NIC RATE BOUND: the smallest published block on NIC meeting
+# both (what the kernel's allocator would take), 0 when none does
+need_slots() {
+	k get resourceslices -o json | jq --arg n "$1" --argjson r "$2" --argjson b "$3" '
+		[.items[].spec.devices // [] | .[] | .attributes |
+		 select(.nic.string == $n and .rateBits.int >= $r and .boundNs.int <= $b) | .slots.int] |
+		 (min // 0)'
+}
+
+# Exactness: random claims and deletions on one NIC; every pod the
+# scheduler places is admitted (Running, its class in the kernel), and a
+# pod left Pending could not be admitted (no block fits the free slots);
+# no pod stays in ContainerCreating for capacity.
+dra_check_exact() {
+	local steps=${ARBT_K8S_EXACT_STEPS:-16} i=0 live=() p r b ph reason cid bad=0 placed=0 pending=0 need free
+	local rates=(5000000 10000000 20000000 40000000 80000000) bounds=(300000 1000000 5000000 50000000)
+	RANDOM=${ARBT_K8S_SEED:-7}
+	while [ $i -lt "$steps" ]; do
+		i=$((i + 1))
+		if [ ${#live[@]} -gt 0 ] && [ $((RANDOM % 3)) = 0 ]; then
+			p=${live[$((RANDOM % ${#live[@]}))]}
+			k delete pod "$p" --wait=true --timeout=120s >/dev/null 2>&1
+			k delete resourceclaimtemplate "$p" >/dev/null 2>&1
+			local keep=()
+			for r in "${live[@]}"; do [ "$r" = "$p" ] || keep+=("$r"); done
+			live=("${keep[@]}")
+			diag "step $i: deleted $p"
+			continue
+		fi
+		p=ex-$i
+		r=${rates[$((RANDOM % ${#rates[@]}))]}
+		b=${bounds[$((RANDOM % ${#bounds[@]}))]}
+		# only NIC1: the selector pins it
+		need=$(need_slots "$NET" "$r" "$b")
+		free=$(kfree "$NET")
+		claim_pod "$p" "$r" "$b"
+		k patch resourceclaimtemplate "$p" --type=json -p "[{\"op\":\"replace\",\"path\":\"/spec/spec/devices/requests/0/exactly/selectors/0/cel/expression\",\"value\":\"device.attributes[\\\"arbtable.dev\\\"].nic == \\\"$NET\\\" && device.attributes[\\\"arbtable.dev\\\"].rateBits >= $r && device.attributes[\\\"arbtable.dev\\\"].boundNs <= $b\"}]" >/dev/null 2>&1
+		if ! wait_pods_settled 300 "$p"; then
+			bad=$((bad + 1))
+			diag "step $i: $p ($r bit/s, $b ns) neither Running nor Unschedulable: $(k get pod "$p" --no-headers)"
+			live+=("$p")
+			continue
+		fi
+		ph=$(k get pod "$p" -o jsonpath='{.status.phase}')
+		if [ "$ph" = Running ]; then
+			placed=$((placed + 1))
+			cid=$(pod_claim_status "$p" | jq -r .classID)
+			if [ -z "$cid" ] || [ -z "$(kclass "$NET" "$cid")" ]; then
+				bad=$((bad + 1)); diag "step $i: $p Running but no class in the kernel"
+			fi
+			if [ "$need" = 0 ] || [ "$need" -gt "$free" ]; then
+				bad=$((bad + 1)); diag "step $i: $p placed though it needs $need slots of $free free"
+			fi
+			live+=("$p")
+		else
+			pending=$((pending + 1))
+			reason=$(k get pod "$p" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+			if [ "$need" != 0 ] && [ "$need" -le "$free" ]; then
+				bad=$((bad + 1)); diag "step $i: $p Pending though $need slots of $free free would take it: $reason"
+			fi
+			diag "step $i: $p ($r bit/s, $b ns) Pending: $reason"
+			k delete pod "$p" --wait=false >/dev/null 2>&1
+			k delete resourceclaimtemplate "$p" >/dev/null 2>&1
+		fi
+	done
+	diag "exactness: $steps steps, $placed placed and admitted, $pending left Pending, $bad wrong"
+	tap_check "exactness: every placed pod admitted, every admissible pod placed ($placed placed, $pending Pending, seed ${ARBT_K8S_SEED:-7})" test $bad = 0 -a $placed -gt 0
+	[ ${#live[@]} -gt 0 ] && k delete pod "${live[@]}" --wait=true --timeout=180s >/dev/null 2>&1
+	k delete resourceclaimtemplate -l arbt-test!=none --all >/dev/null 2>&1
+}
+
+# Two NICs of different rates: a request only the faster NIC meets goes
+# there; one both meet takes the smallest block on either; each bound is
+# that NIC's own
+dra_check_two_nics() {
+	local st nic bound kb cid
+	# 120 Mbit/s: above NIC2's whole rate, so only NIC1 has a block
+	claim_pod two-a 120000000 50000000
+	if ! k wait --for=condition=Ready pod/two-a --timeout=300s >/dev/null; then
+		tap_fail "a pod asking for more than the slower NIC has runs on the faster"
+		return
+	fi
+	st=$(pod_claim_status two-a)
+	nic=$(jq -r .nic <<<"$st")
+	cid=$(jq -r .classID <<<"$st")
+	bound=$(jq -r .boundNs <<<"$st")
+	kb=$(kclass "$nic" "$cid" | jq -r '.xstats.guaranteed_bound // empty')
+	diag "two-a: $st; kernel bound $kb"
+	tap_check "120 Mbit/s goes to the 200 Mbit/s NIC ($NET), with that NIC's bound ($bound = $kb ns)" \
+		test "$nic" = "$NET" -a "$bound" = "${kb:-x}"
+	k delete pod two-a --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate two-a >/dev/null 2>&1
+}
+
+# 110 pods on the node (the kubelet's maxPods), most without a claim
+dra_check_110() {
+	local n=${ARBT_K8S_PODS:-110} have claimed=4 i names=() running
+	have=$(k get pods -A --field-selector spec.nodeName="$NODE" --no-headers 2>/dev/null | wc -l)
+	for i in $(seq 1 $claimed); do
+		claim_pod many-c$i 5000000 50000000
+		names+=("many-c$i")
+	done
+	for i in $(seq 1 $((n - have - claimed))); do
+		plain_pod many-p$i &
+		names+=("many-p$i")
+		[ $((i % 10)) = 0 ] && wait
+	done
+	wait
+	for _ in $(seq 1800); do
+		running=$(k get pods -A --field-selector spec.nodeName="$NODE",status.phase=Running --no-headers 2>/dev/null | wc -l)
+		[ "$running" -ge "$n" ] && break
+		sleep 2
+	done
+	diag "$running of $n pods Running on $NODE ($claimed with a claim); node $(k get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')"
+	tap_check "$n pods run on the node ($claimed with claims), the node Ready" \
+		test "$running" -ge "$n" -a "$(k get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True
+	k delete pods -l arbt-test --wait=true --timeout=900s >/dev/null 2>&1
+	k delete resourceclaimtemplate --all >/dev/null 2>&1
+}
+
+# kclasses NIC: the driver's tenant classes on NIC (sorted "classid slots")
+kclasses() {
+	tc -j -s class show dev "$1" | jq -r '.[] | select(.xstats.high_slot_count > 0) | "\(.handle) \(.xstats.high_slot_count)"' | sort
+}
+
+# A full table: the node stays Ready; driver restart and rollout withdraw
+# and leak nothing; a kubelet restart keeps pods admitted; pod deletion
+# releases the class
+dra_check_full() {
+	local before after i free ready
+	# 64-slot blocks are the whole table: fill it with two 32-slot pods
+	# (rate above a 16-slot block's on the 200 Mbit/s NIC)
+	for i in 1 2; do
+		claim_pod full-$i 60000000 50000000
+	done
+	k wait --for=condition=Ready pod/full-1 pod/full-2 --timeout=300s >/dev/null
+	claim_pod full-3 60000000 50000000
+	wait_pods_settled 120 full-3
+	free=$(kfree "$NET")
+	diag "full table: $NET free slots $free; full-3 $(k get pod full-3 -o jsonpath='{.status.phase}: {.status.conditions[?(@.type=="PodScheduled")].message}')"
+	tap_check "a claim that does not fit stays Pending with the scheduler's reason" \
+		test "$(k get pod full-3 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable
+	sleep 20
+	ready=$(k get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')
+	tap_check "the node stays Ready with a full table" test "$ready" = True
+	before=$(kclasses "$NET")
+	k -n kube-system delete pod -l app.kubernetes.io/name=arbtable-dra --wait=true --timeout=120s >/dev/null
+	k -n kube-system rollout status ds/arbtable-dra --timeout=600s >/dev/null
+	sleep 10
+	after=$(kclasses "$NET")
+	tap_check "a driver restart keeps every class (nothing withdrawn, nothing leaked)" test "$before" = "$after" -a -n "$before"
+	k -n kube-system rollout restart ds/arbtable-dra >/dev/null
+	k -n kube-system rollout status ds/arbtable-dra --timeout=600s >/dev/null
+	sleep 10
+	after=$(kclasses "$NET")
+	tap_check "a DaemonSet rollout keeps every class" test "$before" = "$after"
+	kill "$KUBELET_PID" 2>/dev/null
+	wait "$KUBELET_PID" 2>/dev/null
+	node_kubelet
+	node_ready 300 >/dev/null
+	sleep 10
+	after=$(kclasses "$NET")
+	tap_check "a kubelet restart keeps running pods admitted" \
+		test "$before" = "$after" -a "$(k get pod full-1 -o jsonpath='{.status.phase}')" = Running
+	k delete pod full-1 --wait=true --timeout=120s >/dev/null
+	sleep 5
+	after=$(kclasses "$NET")
+	tap_check "deleting a pod releases its class ($(echo "$before" | wc -l) -> $(echo "$after" | grep -c .))" \
+		test "$(echo "$after" | grep -c .)" -eq "$(($(echo "$before" | wc -l) - 1))"
+	wait_pods_settled 300 full-3
+	tap_check "the Pending pod is placed once the class is released" \
+		k wait --for=condition=Ready pod/full-3 --timeout=300s
+	k delete pod full-2 full-3 --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate --all >/dev/null 2>&1
+}
