@@ -269,7 +269,8 @@ static const struct qx_counter {
 	QX(LINK_CHANGES, "link_changes", "link_changes", 1, QX_U64,
 	   link_changes),
 	QX(MTU_CHANGES, "mtu_changes", "mtu_changes", 1, QX_U64, mtu_changes),
-	QX(BROKEN, "broken", "broken", 1, QX_U32, broken),
+	/* a count of classes; a class's "broken" is a bool */
+	QX(BROKEN, "broken_classes", "broken", 1, QX_U32, broken),
 #undef QX
 };
 
