@@ -136,6 +136,27 @@ print("".join("%d:%x:%d " % (int(a), int(b, 16), int(c))
 	tc_sim_agree "high $list" "$tc_v" "$sim_v"
 done
 
+# ---- a bare time is microseconds (tc(8) TIMES) in every front end:
+# tc's request, arbsim's class, arbtablectl request's cost (arbtable-cni
+# parses with the same arbt_parse_time, pinned by tests/unit/test_parse)
+for pair in "5000 5ms 5000000" "2500.5 2500500ns 2500500" "20000 20ms 20000000" \
+	    "1e4 10ms 10000000"; do
+	set -- $pair
+	t=$(request tc class add dev lo parent 1: classid 1:10 arbtable rate 1mbit latency "$1")
+	tc_v=$(field LATENCY "$t")
+	s=$(sim_json "qdisc auto rate 1gbit mtu 1514\nclass 1:10 rate 1mbit latency $1\n")
+	sim_v=$([ -n "$s" ] && sim_get '[c.get("latency", 0) for c in j["classes"]][0]' <<<"$s")
+	[ "$tc_v" = "$3" ] || tc_v="$tc_v (not $3)"
+	tc_sim_agree "latency $1 (bare: us)" "$tc_v" "$sim_v" ns
+	c1=$("$CTL" -j request rate 1gbit latency "$1" 2>&1)
+	c2=$("$CTL" -j request rate 1gbit latency "$2" 2>&1)
+	if [ "$c1" = "$c2" ] && grep -q '"valid":true' <<<"$c1"; then
+		ok "arbtablectl request: latency $1 is latency $2"
+	else
+		ko "arbtablectl request: latency $1 [$c1], latency $2 [$c2]"
+	fi
+done
+
 # ---- refused by every front end
 for rate in 1e20tbit inf -5mbit 10mbits "10 mbit" 5min; do
 	refused_by_all "rate '$rate'" manual rate "$rate"
