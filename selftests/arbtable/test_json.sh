@@ -9,7 +9,7 @@
 #  - no key names a configured value in one place and a measured or
 #    allocated one in the other;
 #  - the xstats the kernel added later (GSO, oversize drops, capacity,
-#    link, mtu changes, broken, stalls; mtu_follows_device in the
+#    link, mtu changes, broken classes, stalls; mtu_follows_device in the
 #    options) are among the keys compared, with counts made non-zero
 #    first: a UDP GSO send on $DEV, a frame above $DEV2's pinned mtu, and
 #    a third device whose mtu grows under a class admitted with a latency
@@ -167,20 +167,20 @@ CLASS_CTL_ONLY = {"table"}
 # the xstats the kernel appended after libarbtable's first release: each
 # must be among the keys compared, on every device
 NEW_QDISC = {"gso_split", "gso_segs", "oversize_drops", "stalls", "capacity",
-             "link_rate", "link_changes", "mtu_changes", "broken"}
+             "link_rate", "link_changes", "mtu_changes", "broken_classes"}
 NEW_CLASS = {"stalls", "broken"}
 # and what the shell made of them before the dumps (tc's values, which
 # arbtablectl's must equal): device -> (options, qdisc, class stats)
 EXPECT = {
     devs[0]: ({"mtu_follows_device": True},
               {"gso_split": 1, "gso_segs": 4, "capacity": 1250000,
-               "link_rate": 0, "mtu_changes": 0, "broken": 0},
+               "link_rate": 0, "mtu_changes": 0, "broken_classes": 0},
               ("1:10", {"broken": False, "stalls": 0})),
     devs[1]: ({"mtu_follows_device": False, "mtu": 1500},
               {"oversize_drops": 1, "gso_split": 0, "capacity": 2500000},
               ("2:10", {"broken": False})),
     devs[2]: ({"mtu_follows_device": True, "mtu": 9014},
-              {"mtu_changes": 1, "broken": 1, "capacity": 5000000},
+              {"mtu_changes": 1, "broken_classes": 1, "capacity": 5000000},
               ("3:10", {"broken": True, "stalls": 0})),
 }
 
@@ -248,6 +248,15 @@ for dev in devs:
             if (set(c) - {"stats"}) & set(c["stats"])]
     check("%s: no class key is both an option (configured) and a stat (measured or allocated)" % dev,
           not over, over)
+
+# ---- one JSON type per key across qdisc and class output, tc -j and
+# arbtablectl --json, every device (tests/plugin/json-types.py)
+files = ["%s/%s.%s" % (tmp, w, d) for d in devs for w in ("q61", "q", "c", "ctl")]
+r = subprocess.run([sys.executable, os.path.join(os.environ["ARBT_ROOT"],
+                    "tests/plugin/json-types.py")] + files,
+                   capture_output=True, text=True)
+check("one JSON type per key in the qdisc and class output of tc -j and arbtablectl (%s)"
+      % r.stdout.strip().splitlines()[-1:], r.returncode == 0, r.stdout)
 
 # ---- round trip through tc 6.15: every class re-added from its JSON
 dev = devs[0]
@@ -357,7 +366,7 @@ while IFS= read -r line; do
 	DIAG) diag "$rest" ;;
 	*) diag "$line" ;;
 	esac
-done < <(python3 "$tmp/cmp.py" "$tmp" "$TC15" "$PL15" $DEV $DEV2 $DEV3 2>&1)
+done < <(ARBT_ROOT=$ARBT_ROOT python3 "$tmp/cmp.py" "$tmp" "$TC15" "$PL15" $DEV $DEV2 $DEV3 2>&1)
 [ $ended = 1 ] || tap_fail "json: the comparison script ran to its end"
 
 tap_end

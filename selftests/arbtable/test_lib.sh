@@ -180,7 +180,7 @@ jcheck "$js" \
 	"show --json: every rate class's guaranteed_rate >= reserved_rate, with reserved_weight = its weight" \
 	'all(x["guaranteed_rate"] >= x["reserved_rate"] > 0 and x["reserved_weight"] == x["high_weight"] + x["low_weight"] for c in d["classes"] for x in [c["stats"]] if "rate" in c)' \
 	"show --json: the mtu follows the device, capacity 1250000 B/s, link unknown, every class unbroken with 0 stalls" \
-	'd["options"]["mtu_follows_device"] is True and d["options"]["mtu"] == 1514 and (d["capacity"], d["link_rate"], d["broken"], d["stalls"]) == (1250000, 0, 0, 0) and all((c["stats"]["broken"], c["stats"]["stalls"]) == (False, 0) for c in d["classes"])' \
+	'd["options"]["mtu_follows_device"] is True and d["options"]["mtu"] == 1514 and (d["capacity"], d["link_rate"], d["broken_classes"], d["stalls"]) == (1250000, 0, 0, 0) and all((c["stats"]["broken"], c["stats"]["stalls"]) == (False, 0) for c in d["classes"])' \
 	"show --json: 1:10 reserves 125000 B/s with latency 50ms; 1:12 ceil 625000 B/s" \
 	'[(c["stats"]["reserved_rate"], c["latency"]) for c in d["classes"] if c["handle"] == "1:10"] == [(125000, 50000000)] and [c["ceil"] for c in d["classes"] if c["handle"] == "1:12"] == [625000]' \
 	=high_before 'd["tables"]["high"]["used"]' \
