@@ -160,7 +160,7 @@ def norm_opts(o, major):
 # keys of tc's own (the qdisc's refcount)
 TC_ONLY = {"refcnt"}
 # tc leaves "dev" out when asked about one device
-CTL_ONLY = {"tables", "classes", "dev"}
+CTL_ONLY = {"high_table", "low_table", "classes", "dev"}
 CLASS_TC_ONLY = {"class", "dev", "leaf"}
 CLASS_STATS_TC_ONLY = set()
 CLASS_CTL_ONLY = {"table"}
@@ -325,16 +325,21 @@ q = arb(load("%s/q.%s" % (tmp, dev2)))[0]
 o = q["options"]
 
 
+def minor(ref):
+    # a class of the options, "2:30" as tc prints it: the option takes 30
+    return ref.split(":")[-1]
+
+
 def tlist(entries):
-    return ",".join("%s:%d@%d" % (e["class"].lstrip(":"), e["weight"], e["slot"])
+    return ",".join("%s:%d@%d" % (minor(e["class"]), e["weight"], e["slot"])
                     for e in entries) or "none"
 
 
 args = ["rate", "%dbps" % o["rate"], "highlimit", str(o["highlimit"]),
         "accounting", o["accounting"], "mtu", str(o["mtu"]),
         "maxweight", str(o["maxweight"]),
-        "default", o["default"].lstrip(":") or "0",
-        "priomap"] + [x.lstrip(":") or "0" for x in o["priomap"]] + \
+        "default", minor(o["default"]) or "0",
+        "priomap"] + [minor(x) or "0" for x in o["priomap"]] + \
        ["high", tlist(o["high"]), "low", tlist(o["low"])]
 if "burst" in o:
     args += ["burst", "%db" % o["burst"]]

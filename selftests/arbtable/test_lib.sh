@@ -176,14 +176,14 @@ jcheck "$js" \
 	"show --json: table slots agree with every class's slot lists" \
 	'all(sorted(s["slot"] for s in d["options"][t] if s["class"] == c["handle"]) == c["stats"][t + "_slots"] for c in d["classes"] for t in ("high", "low"))' \
 	"show --json: used + free = 64 per table; HIGH classes have a bound" \
-	'all(d["tables"][t]["used"] + len(d["tables"][t]["free"]) == 64 == d[t + "_used"] + len(d["tables"][t]["free"]) for t in ("high", "low")) and all(c["stats"]["guaranteed_bound"] > 0 for c in d["classes"] if c["stats"]["high_slots"])' \
+	'all(d[t + "_table"]["used"] + len(d[t + "_table"]["free"]) == 64 == d[t + "_used"] + len(d[t + "_table"]["free"]) for t in ("high", "low")) and all(c["stats"]["guaranteed_bound"] > 0 for c in d["classes"] if c["stats"]["high_slots"])' \
 	"show --json: every rate class's guaranteed_rate >= reserved_rate, with reserved_weight = its weight" \
 	'all(x["guaranteed_rate"] >= x["reserved_rate"] > 0 and x["reserved_weight"] == x["high_weight"] + x["low_weight"] for c in d["classes"] for x in [c["stats"]] if "rate" in c)' \
 	"show --json: the mtu follows the device, capacity 1250000 B/s, link unknown, every class unbroken with 0 stalls" \
 	'd["options"]["mtu_follows_device"] is True and d["options"]["mtu"] == 1514 and (d["capacity"], d["link_rate"], d["broken_classes"], d["stalls"]) == (1250000, 0, 0, 0) and all((c["stats"]["broken"], c["stats"]["stalls"]) == (False, 0) for c in d["classes"])' \
 	"show --json: 1:10 reserves 125000 B/s with latency 50ms; 1:12 ceil 625000 B/s" \
 	'[(c["stats"]["reserved_rate"], c["latency"]) for c in d["classes"] if c["handle"] == "1:10"] == [(125000, 50000000)] and [c["ceil"] for c in d["classes"] if c["handle"] == "1:12"] == [625000]' \
-	=high_before 'd["tables"]["high"]["used"]' \
+	=high_before 'd["high_table"]["used"]' \
 	=n11 '[len(c["stats"]["high_slots"]) for c in d["classes"] if c["handle"] == "1:11"][0]' \
 	=o10 '[c["stats"]["high_slots"] for c in d["classes"] if c["handle"] == "1:10"][0]' \
 	=w10 '[c["stats"]["reserved_weight"] for c in d["classes"] if c["handle"] == "1:10"][0]'
@@ -237,7 +237,7 @@ fi
 expect "release 1:11" 0 "" "$CTL" release $DEV 1:11
 run "$CTL" --json show $DEV
 jcheck "$RUN_OUT" "release: 1:11 gone, its $n11 HIGH slots free" \
-	"all(c['handle'] != '1:11' for c in d['classes']) and d['tables']['high']['used'] == $high_before - $n11"
+	"all(c['handle'] != '1:11' for c in d['classes']) and d['high_table']['used'] == $high_before - $n11"
 expect "release: again is refused (no such class)" 4 "rejected by the kernel" "$CTL" release $DEV 1:11
 expect "release: --json acknowledgement" 0 '{"ok":true,"command":"release","dev":"'$DEV'","handle":":30"}' "$CTL" --json release $DEV 30
 
