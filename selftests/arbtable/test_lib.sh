@@ -257,15 +257,19 @@ jcheck "$RUN_OUT" "priomap: show --json gives its 16 class ids" \
 tap_check "priomap: tc shows the same map" \
 	grep -q "priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 11" <<<"$(tc qdisc show dev $DEV2)"
 expect "priomap: 3 minors is a usage error" 64 "16 class minors" "$CTL" priomap $DEV2 1 2 3
-expect "priomap: a minor above 0xffff is refused by the kernel" 4 "rejected by the kernel" \
+expect "priomap: a minor above 0xffff is refused before the kernel, naming the range" 64 "0..ffff" \
 	"$CTL" priomap $DEV2 10000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 expect "change DEV rate 20mbit burst 40k: the qdisc's own options" 0 "" \
 	"$CTL" change $DEV2 rate 20mbit burst 40k highlimit 8
 run "$CTL" --json show $DEV2
 jcheck "$RUN_OUT" "change: rate, burst and highlimit changed, tables kept" \
 	'd["options"]["rate"] == 2500000 and d["options"]["burst"] == 40960 and d["options"]["highlimit"] == 8 and len(d["options"]["high"]) == 2'
-expect "change: a qdisc option the kernel refuses (highlimit 300)" 4 "rejected by the kernel" \
-	"$CTL" change $DEV2 highlimit 300
+expect "change: a qdisc option out of range is refused before the kernel (highlimit 300)" 64 \
+	'bad highlimit "300" (4096-byte blocks, 0..255)' "$CTL" change $DEV2 highlimit 300
+expect "change: a repeated qdisc option is refused" 64 'change: duplicate "rate"' \
+	"$CTL" change $DEV2 rate 20mbit rate 30mbit
+expect "change: a qdisc option the kernel refuses (burst below the mtu)" 4 "rejected by the kernel" \
+	"$CTL" change $DEV2 burst 100
 expect "manual: unknown class in a table is refused with the kernel's reason" 4 "rejected by the kernel" \
 	"$CTL" table $DEV2 low 99:5
 expect "manual: rate on a manual qdisc is refused" 4 "need an auto-mode qdisc" \
