@@ -143,7 +143,8 @@ def arb(objs):
 
 
 def full(major, ref):
-    # tc names a class inside the qdisc's options by its minor (":10")
+    # a class inside the qdisc's options: "1:10" as tc prints class ids
+    # (a minor-only ":10" is completed with the qdisc's major)
     return major.rstrip(":") + ref if ref.startswith(":") else ref
 
 
