@@ -4,7 +4,7 @@
 #   make unit       userspace unit tests of the core (cmocka, ASan+UBSan)
 #   make test       unit tests + VM selftests (what .ci/run runs)
 #   make demo       the VM demo
-#   make lint       checkpatch + sparse
+#   make lint       checkpatch, sparse, kernel-doc, stack, rst, man pages (groff warnings)
 #   make bench      benchmarks (not part of the tests)
 
 KVER_61   ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)

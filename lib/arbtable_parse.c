@@ -40,9 +40,13 @@ static const struct arbt_unit arbt_size_units[] = {
 	{ NULL, 0 }
 };
 
-/* tc(8) TIMES, to nanoseconds */
+/*
+ * tc(8) TIMES, to nanoseconds: a bare number is microseconds, as tc(8)
+ * says and get_time() (tbf's latency, codel's target) takes it; "ns" is
+ * get_time64()'s unit word for what needs finer steps.
+ */
 static const struct arbt_unit arbt_time_units[] = {
-	{ "", 1. }, { "ns", 1. }, { "nsec", 1. }, { "nsecs", 1. },
+	{ "", 1e3 }, { "ns", 1. }, { "nsec", 1. }, { "nsecs", 1. },
 	{ "us", 1e3 }, { "usec", 1e3 }, { "usecs", 1e3 },
 	{ "ms", 1e6 }, { "msec", 1e6 }, { "msecs", 1e6 },
 	{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },

@@ -4,7 +4,9 @@
  * the tc plugin (tc/q_arbtable.c), arbtablectl and arbsim, so that the
  * three front ends accept the same words and mean the same numbers.
  *
- * Units follow tc(8) (iproute2's get_rate64, get_size, get_time64):
+ * Units follow tc(8) (iproute2's get_rate64, get_size, get_time; the
+ * time words of get_time64, but a bare time is microseconds as tc(8)
+ * says, not get_time64's nanoseconds):
  * a number, optionally followed by a unit matched without regard to
  * case, converted and truncated toward zero.  Unlike tc, a value that
  * does not fit the result, a sign, "inf" or "nan" is an error instead of
@@ -30,8 +32,8 @@ int arbt_parse_rate(const char *s, uint64_t *bytes_per_sec);
  */
 int arbt_parse_size(const char *s, uint32_t *bytes);
 
-/* TIME ("50us", "2ms", "1s"; a bare number is nanoseconds) into ns,
- * at most INT64_MAX as in tc.
+/* TIME ("50us", "2ms", "1s", "500ns"; a bare number is microseconds,
+ * as tc(8) says) into ns, at most INT64_MAX as in tc.
  */
 int arbt_parse_time(const char *s, uint64_t *ns);
 

@@ -5,8 +5,8 @@ CHECKPATCH ?= $(CACHE)/checkpatch/checkpatch.pl
 LINT_FILES := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/pkt_sched_arbtable.h \
 	      include/trace/events/arbtable.h
 
-.PHONY: lint checkpatch kerneldoc sparse stack rst
-lint: checkpatch kerneldoc sparse stack rst
+.PHONY: lint checkpatch kerneldoc sparse stack rst man-lint
+lint: checkpatch kerneldoc sparse stack rst man-lint
 
 # --strict, as net/ maintainers run it. Ignored: CAMELCASE (the kernel's
 # own Qdisc types, which --no-tree cannot tell from ours), LONG_LINE_STRING
@@ -60,3 +60,14 @@ RST_FILES := $(wildcard Documentation/networking/*.rst selftests/arbtable/*.rst)
 rst:
 	@/usr/bin/python3 -c 'import docutils' 2>/dev/null || { echo "lint: python3-docutils missing: run scripts/setup.sh"; exit 1; }
 	@/usr/bin/python3 scripts/rst-check.py $(RST_FILES)
+
+# The man pages: each rendered by man(1) with every groff warning on
+# (--warnings=w); any warning fails (man itself exits 0 on them).
+MAN_PAGES := $(wildcard Documentation/*.[1-8])
+man-lint:
+	@command -v man >/dev/null || { echo "lint: man missing (apt-get install man-db)"; exit 1; }
+	@rc=0; for p in $(MAN_PAGES); do \
+		w=$$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l $$p 2>&1 >/dev/null); \
+		if [ -n "$$w" ]; then printf '%s\n' "$$w" | sed "s|^|$$p: |"; rc=1; \
+		else echo "man: $$p: no warning"; fi; \
+	done; exit $$rc

@@ -8,11 +8,14 @@
  * Built as q_arbtable.so and loaded by tc from TC_LIB_DIR. The netlink
  * contract is include/uapi/linux/pkt_sched_arbtable.h.
  *
- * A value outside its attribute's plain range is refused here, naming
- * the option and the range: the kernel refuses it too, by netlink policy,
- * but tc then prints only "integer out of range".  Rules across options
- * and the allocator's refusals are the kernel's alone, said in its
- * extack message.
+ * Units are tc(8)'s (a bare time is microseconds, a bare rate bits/s,
+ * a bare size bytes), through the parser arbtablectl, arbsim and
+ * arbtable-cni share. An option given twice is refused, as q_ets's
+ * "Duplicate" and q_htb's "Double" are. A value outside its attribute's
+ * plain range is refused here, naming the option and the range: the
+ * kernel refuses it too, by netlink policy, but tc then prints only
+ * "integer out of range".  Rules across options and the allocator's
+ * refusals are the kernel's alone, said in its extack message.
  */
 
 #include <stdio.h>
@@ -28,8 +31,11 @@
 
 #include "arbtable_parse.h"
 
-/* Largest class rate and ceil the module takes, bytes/s (its policy) */
+/* Largest rate and ceil the module takes, bytes/s (its policy) */
 #define ARB_RATE_MAX	(1ULL << 48)
+/* mtu: 0 (follow the device) or this range, bytes (ARB_MTU_MIN/MAX) */
+#define ARB_MTU_MIN	64
+#define ARB_MTU_MAX	(1024 * 1024)
 
 /* Space tc gives us: tc_qdisc.c sends from a TCA_BUF_MAX (64 KiB) buffer,
  * tc_class.c from a 4 KiB one.
@@ -67,8 +73,9 @@ static void explain_full(void)
 		"  manual|auto  who programs the tables: the administrator (high/low\n"
 		"               lists) or the in-kernel allocator (class rate/latency);\n"
 		"               fixed when the qdisc is created (default auto)\n"
-		"  rate         capacity in bits/s with tc units (10mbit, 1gbit, 5%%);\n"
-		"               0 or absent = link speed; below line rate it shapes\n"
+		"  rate         capacity, tc rate (10mbit, 1gbit, 5%%; bare: bit/s),\n"
+		"               at most 2^48 bytes/s; 0 or absent = link speed;\n"
+		"               below line rate it shapes\n"
 		"  burst        bytes the rate may send back to back after a pause\n"
 		"               (tc sizes: 30k, 1mb); at least mtu; 0 or absent =\n"
 		"               max(2 x mtu, 10 ms at the rate)\n"
@@ -79,8 +86,9 @@ static void explain_full(void)
 		"  default      class minor (hex) for unclassified traffic, 0 = none\n"
 		"  priomap      16 class minors (hex) indexed by skb->priority & 15,\n"
 		"               0 = unmapped\n"
-		"  mtu          largest packet in bytes, used for bounds and the LOW share;\n"
-		"               0 or absent = the device's frame, followed when it changes\n"
+		"  mtu          largest packet, tc size (1514, 9k), 64..1048576 bytes,\n"
+		"               used for bounds and the LOW share; 0 or absent =\n"
+		"               the device's frame, followed when it changes\n"
 		"  maxweight    auto mode cap of every slot's weight, 1..255 (default 255)\n"
 		"  high, low    the 64-slot tables (manual mode): MINOR is a class minor\n"
 		"               in hex as in classids (10 = class 1:10), WEIGHT in\n"
@@ -105,8 +113,8 @@ static void cexplain_full(void)
 		"  cburst     bytes the ceil may send back to back after a pause\n"
 		"             (30k); at least mtu; 0 = max(2 x mtu, 10 ms at the ceil)\n"
 		"  rate       auto mode: guaranteed rate to reserve in the HIGH table\n"
-		"  latency    auto mode: head-of-line wait bound (50us, 1ms; a bare\n"
-		"             number is nanoseconds); picks the slot distance\n"
+		"  latency    auto mode: head-of-line wait bound, tc time (50us, 1ms;\n"
+		"             a bare number is microseconds); picks the slot distance\n"
 		"  distance   auto mode: slot spacing instead of latency, power of two\n"
 		"             1..64 (64/D slots)\n"
 		"  share      auto mode: best-effort weight in the LOW table, 1..255\n");
@@ -126,6 +134,20 @@ static void cexplain(void)
 }
 
 /* --- parsing ----------------------------------------------------------- */
+
+/* An option given twice is refused (q_ets: Duplicate "bands"); @seen is
+ * set for the next time.
+ */
+static int arb_once(bool *seen, const char *name, void (*usage)(void))
+{
+	if (*seen) {
+		fprintf(stderr, "arbtable: duplicate \"%s\"\n", name);
+		usage();
+		return -1;
+	}
+	*seen = true;
+	return 0;
+}
 
 /* Values go through the parser arbtablectl and arbsim use
  * (lib/arbtable_parse.c: tc's units, overflow refused); only a percent
@@ -189,6 +211,7 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 			 struct nlmsghdr *n, const char *dev)
 {
 	const char *table_arg[TC_ARBTABLE_NTABLES] = {};
+	bool have_table[TC_ARBTABLE_NTABLES] = {};
 	__u32 priomap[TC_ARBTABLE_PRIO_BANDS];
 	bool have_mode = false, have_rate = false, have_highlimit = false;
 	bool have_acct = false, have_default = false, have_priomap = false;
@@ -211,18 +234,23 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				explain();
 				return -1;
 			}
+			if (arb_once(&have_mode, *argv, explain))
+				return -1;
 			mode = m;
-			have_mode = true;
 		} else if (strcmp(*argv, "rate") == 0) {
+			if (arb_once(&have_rate, *argv, explain))
+				return -1;
 			NEXT_ARG();
-			if (arb_get_rate(&rate, *argv, dev)) {
-				fprintf(stderr, "arbtable: illegal \"rate\" \"%s\"\n",
+			if (arb_get_rate(&rate, *argv, dev) || rate > ARB_RATE_MAX) {
+				fprintf(stderr,
+					"arbtable: illegal \"rate\" \"%s\" (0 = link speed, at most 2^48 bytes/s)\n",
 					*argv);
 				explain();
 				return -1;
 			}
-			have_rate = true;
 		} else if (strcmp(*argv, "highlimit") == 0) {
+			if (arb_once(&have_highlimit, *argv, explain))
+				return -1;
 			NEXT_ARG();
 			if (arb_get_dec(&highlimit, *argv) ||
 			    highlimit > TC_ARBTABLE_HIGHLIMIT_MAX) {
@@ -232,8 +260,9 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				explain();
 				return -1;
 			}
-			have_highlimit = true;
 		} else if (strcmp(*argv, "accounting") == 0) {
+			if (arb_once(&have_acct, *argv, explain))
+				return -1;
 			NEXT_ARG();
 			if (strcmp(*argv, "deficit") == 0) {
 				acct = TC_ARBTABLE_ACCT_DEFICIT;
@@ -246,8 +275,9 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				explain();
 				return -1;
 			}
-			have_acct = true;
 		} else if (strcmp(*argv, "default") == 0) {
+			if (arb_once(&have_default, *argv, explain))
+				return -1;
 			NEXT_ARG();
 			if (arbt_parse_u32(*argv, 16, &defcls) ||
 			    defcls > TC_H_MIN_MASK) {
@@ -257,8 +287,9 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				explain();
 				return -1;
 			}
-			have_default = true;
 		} else if (strcmp(*argv, "priomap") == 0) {
+			if (arb_once(&have_priomap, *argv, explain))
+				return -1;
 			for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++) {
 				if (argc <= 1 ||
 				    arbt_parse_u32(argv[1], 16, &priomap[i]) ||
@@ -275,17 +306,21 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				argc--;
 				argv++;
 			}
-			have_priomap = true;
 		} else if (strcmp(*argv, "mtu") == 0) {
+			if (arb_once(&have_mtu, *argv, explain))
+				return -1;
 			NEXT_ARG();
-			if (arb_get_dec(&mtu, *argv)) {
-				fprintf(stderr, "arbtable: illegal \"mtu\" \"%s\" (bytes)\n",
+			if (arbt_parse_size(*argv, &mtu) ||
+			    (mtu && (mtu < ARB_MTU_MIN || mtu > ARB_MTU_MAX))) {
+				fprintf(stderr,
+					"arbtable: illegal \"mtu\" \"%s\" (0 = the device's, or 64..1048576 bytes)\n",
 					*argv);
 				explain();
 				return -1;
 			}
-			have_mtu = true;
 		} else if (strcmp(*argv, "burst") == 0) {
+			if (arb_once(&have_burst, *argv, explain))
+				return -1;
 			NEXT_ARG();
 			if (arbt_parse_size(*argv, &burst) ||
 			    burst > TC_ARBTABLE_BURST_MAX) {
@@ -295,8 +330,9 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				explain();
 				return -1;
 			}
-			have_burst = true;
 		} else if (strcmp(*argv, "maxweight") == 0) {
+			if (arb_once(&have_maxweight, *argv, explain))
+				return -1;
 			NEXT_ARG();
 			if (arb_get_dec(&maxweight, *argv) || !maxweight ||
 			    maxweight > TC_ARBTABLE_WEIGHT_MAX) {
@@ -306,11 +342,12 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				explain();
 				return -1;
 			}
-			have_maxweight = true;
 		} else if (strcmp(*argv, "high") == 0 || strcmp(*argv, "low") == 0) {
 			int t = strcmp(*argv, "high") == 0 ?
 				TC_ARBTABLE_HIGH : TC_ARBTABLE_LOW;
 
+			if (arb_once(&have_table[t], *argv, explain))
+				return -1;
 			NEXT_ARG();
 			table_arg[t] = *argv;
 		} else if (strcmp(*argv, "help") == 0) {
@@ -376,13 +413,22 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 	__u8 strict = 0;
 
 	while (argc > 0) {
-		if (strcmp(*argv, "strict") == 0) {
-			strict = 1;
-			have_strict = true;
-		} else if (strcmp(*argv, "nostrict") == 0) {
-			strict = 0;
-			have_strict = true;
+		if (strcmp(*argv, "strict") == 0 ||
+		    strcmp(*argv, "nostrict") == 0) {
+			__u8 st = strcmp(*argv, "strict") == 0;
+
+			if (have_strict && st != strict) {
+				fprintf(stderr,
+					"arbtable: \"strict\" and \"nostrict\" are exclusive\n");
+				cexplain();
+				return -1;
+			}
+			if (arb_once(&have_strict, *argv, cexplain))
+				return -1;
+			strict = st;
 		} else if (strcmp(*argv, "ceil") == 0) {
+			if (arb_once(&have_ceil, *argv, cexplain))
+				return -1;
 			NEXT_ARG();
 			if (arb_get_rate(&ceil, *argv, dev) || ceil > ARB_RATE_MAX) {
 				fprintf(stderr,
@@ -391,8 +437,9 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 				cexplain();
 				return -1;
 			}
-			have_ceil = true;
 		} else if (strcmp(*argv, "cburst") == 0) {
+			if (arb_once(&have_cburst, *argv, cexplain))
+				return -1;
 			NEXT_ARG();
 			if (arbt_parse_size(*argv, &cburst) ||
 			    cburst > TC_ARBTABLE_BURST_MAX) {
@@ -402,8 +449,9 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 				cexplain();
 				return -1;
 			}
-			have_cburst = true;
 		} else if (strcmp(*argv, "rate") == 0) {
+			if (arb_once(&have_rate, *argv, cexplain))
+				return -1;
 			NEXT_ARG();
 			if (arb_get_rate(&rate, *argv, dev) || !rate ||
 			    rate > ARB_RATE_MAX) {
@@ -413,10 +461,11 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 				cexplain();
 				return -1;
 			}
-			have_rate = true;
 		} else if (strcmp(*argv, "latency") == 0) {
 			uint64_t t;
 
+			if (arb_once(&have_latency, *argv, cexplain))
+				return -1;
 			NEXT_ARG();
 			if (arbt_parse_time(*argv, &t) || !t) {
 				fprintf(stderr,
@@ -426,8 +475,9 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 				return -1;
 			}
 			latency = t;
-			have_latency = true;
 		} else if (strcmp(*argv, "distance") == 0) {
+			if (arb_once(&have_distance, *argv, cexplain))
+				return -1;
 			NEXT_ARG();
 			if (arb_get_dec(&distance, *argv) || !distance ||
 			    distance > TC_ARBTABLE_SLOTS) {
@@ -437,8 +487,9 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 				cexplain();
 				return -1;
 			}
-			have_distance = true;
 		} else if (strcmp(*argv, "share") == 0) {
+			if (arb_once(&have_share, *argv, cexplain))
+				return -1;
 			NEXT_ARG();
 			if (arb_get_dec(&share, *argv) || !share ||
 			    share > TC_ARBTABLE_WEIGHT_MAX) {
@@ -448,7 +499,6 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 				cexplain();
 				return -1;
 			}
-			have_share = true;
 		} else if (strcmp(*argv, "help") == 0) {
 			cexplain_full();
 			return -1;
@@ -548,17 +598,43 @@ static void arb_print_table_line(const char *name, const struct arb_table *t)
 }
 
 /*
+ * The qdisc's major, for the classes its options name. The options carry
+ * only minors and tc hands print_qopt the TCA_OPTIONS attribute alone,
+ * but always inside the message it received: the kernel's dump
+ * (tc_fill_qdisc) is the tcmsg, TCA_KIND, then the qdisc's TCA_OPTIONS.
+ * When TCA_KIND "arbtable" is right before @opt the tcmsg before it has
+ * the handle; otherwise 0.
+ */
+static __u32 arb_msg_major(const struct rtattr *opt)
+{
+	static const char kind[] = "arbtable";
+	const struct rtattr *k;
+	const struct tcmsg *t;
+
+	k = (const void *)((const char *)opt -
+			   RTA_ALIGN(RTA_LENGTH(sizeof(kind))));
+	if (k->rta_type != TCA_KIND ||
+	    k->rta_len != RTA_LENGTH(sizeof(kind)) ||
+	    memcmp(RTA_DATA(k), kind, sizeof(kind)))
+		return 0;
+	t = (const void *)((const char *)k - NLMSG_ALIGN(sizeof(*t)));
+	return TC_H_MAJ(t->tcm_handle);
+}
+
+static __u32 arb_major;	/* of the qdisc being printed, 0 if unknown */
+
+/*
  * JSON: a class the qdisc's options name (default, priomap, table slots)
- * as a tc class id string. The options carry only its minor, and tc does
- * not hand the qdisc's handle to the plugin, so it is ":10", tc's own
- * spelling of a minor-only class id ("handle" beside it gives the major);
- * "" for none.
+ * as tc prints a class id: "1:10"; ":10" (tc's minor-only spelling) if
+ * the major could not be found; "" for none.
  */
 static void arb_print_class_ref(const char *key, __u32 minor)
 {
 	char b[16] = "";
 
-	if (minor)
+	if (minor && arb_major)
+		snprintf(b, sizeof(b), "%x:%x", arb_major >> 16, minor);
+	else if (minor)
 		snprintf(b, sizeof(b), ":%x", minor);
 	print_string(PRINT_JSON, key, NULL, b);
 }
@@ -684,6 +760,7 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 		return 0;
 
 	parse_rtattr_nested(tb, TCA_ARBTABLE_MAX, opt);
+	arb_major = arb_msg_major(opt);
 
 	if (tb[TCA_ARBTABLE_MODE] && RTA_PAYLOAD(tb[TCA_ARBTABLE_MODE]) >= 1) {
 		__u8 mode = rta_getattr_u8(tb[TCA_ARBTABLE_MODE]);
@@ -694,7 +771,11 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 		} else if (mode == TC_ARBTABLE_MODE_MANUAL) {
 			print_string(PRINT_ANY, "mode", "%s ", "manual");
 		} else {
-			print_uint(PRINT_ANY, "mode", "mode %u ", mode);
+			char b[8];
+
+			/* a string still: one JSON type per key */
+			snprintf(b, sizeof(b), "%u", mode);
+			print_string(PRINT_ANY, "mode", "mode %s ", b);
 		}
 	}
 
@@ -729,9 +810,13 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 		else if (acct == TC_ARBTABLE_ACCT_IBA)
 			print_string(PRINT_ANY, "accounting", "accounting %s ",
 				     "iba");
-		else
-			print_uint(PRINT_ANY, "accounting", "accounting %u ",
-				   acct);
+		else {
+			char b[12];
+
+			snprintf(b, sizeof(b), "%u", acct);
+			print_string(PRINT_ANY, "accounting", "accounting %s ",
+				     b);
+		}
 	}
 
 	if (tb[TCA_ARBTABLE_DEFAULT] &&
@@ -988,7 +1073,8 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 		  (uint64_t)st->link_changes);
 	print_u64(PRINT_ANY, "mtu_changes", " mtu_changes %" PRIu64,
 		  (uint64_t)st->mtu_changes);
-	print_uint(PRINT_ANY, "broken", " broken %u", st->broken);
+	/* a count of classes; a class's own "broken" is a bool */
+	print_uint(PRINT_ANY, "broken_classes", " broken %u", st->broken);
 }
 
 /*

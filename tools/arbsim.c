@@ -87,7 +87,7 @@ static void usage(FILE *f)
 "        [offered RATE]   backlogged unless offered (CBR into a 1000-packet\n"
 "                         FIFO); idle-after: stop after N packets\n"
 "  ID: MAJ:MIN or MIN (hex). RATE: tc units (kbit, mbit, gbit, bit, Bps, ...).\n"
-"  TIME: ns, us, ms, s (bare = ns). Defaults: auto, highlimit 16, deficit,\n"
+"  TIME: ns, us, ms, s (bare = us, as tc). Defaults: auto, highlimit 16, deficit,\n"
 "  maxweight 255, size = mtu; mtu as the module follows an Ethernet NIC at\n"
 "  mtu 1500: 1514, from rate 1gbit up 69646 (a 64 KiB GSO skb kept whole).\n"
 "\n"

@@ -24,7 +24,7 @@
  *       tc class add: ID is MAJ:MIN or MIN (hex). rate/latency/distance/
  *       share are auto mode only (admitted through the allocator, in
  *       order); strict/ceil work in both modes. TIME takes s, ms, us, ns
- *       (a bare number is ns).
+ *       (a bare number is us, as in tc).
  *   change ID [options as for class]   tc class change
  *   del ID                              tc class del
  *   traffic ID [size S[,S...]] [mix alternate|random] [idle-after N]

@@ -55,7 +55,7 @@ static void usage_text(FILE *f)
 		"          highlimit N (16), strictceil RATE, strictcburst BYTES)\n"
 		"CLASSID is MAJOR:MINOR in hex (1:10) or a bare minor; RATE in tc units\n"
 		"(10mbit, 500kbit, 1gbit; a bare number is bit/s); TIME 50us, 2ms, 1s\n"
-		"(a bare number is ns).  Exit codes: 2 no such device, 3 not an\n"
+		"(a bare number is us).  Exit codes: 2 no such device, 3 not an\n"
 		"arbtable qdisc, 4 rejected by the kernel, 64 usage.\n",
 		arbt_prog);
 }

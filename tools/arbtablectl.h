@@ -67,6 +67,11 @@ struct ctl_opt {
 	/* a bad value: "CMD: bad WHAT \"VALUE\"HINT"; WHAT NULL: the name */
 	const char		*what;
 	const char		*hint;
+	/* the value's range (bytes/s, ns, bytes, the number), checked
+	 * before sending; hi 0: none. zero: 0 is taken too (none, default)
+	 */
+	uint64_t		lo, hi;
+	int			zero;
 };
 
 /* the entry of @opts (ended by a NULL name) for @k, NULL if none */
@@ -74,7 +79,9 @@ const struct ctl_opt *ctl_find_opt(const struct ctl_opt *opts, const char *k);
 /*
  * The option words of @cmd into @o by @opts; a word with a value that
  * @opts does not have goes to @other (NULL: none), which returns 0 when
- * it took it. A bad or unknown word is a usage error.
+ * it took it. A bad, unknown or repeated word (the pair of a CTL_OPT_WORD,
+ * strict and nostrict, counts as one) and a value out of its range are
+ * usage errors.
  */
 void ctl_parse_opts(const char *cmd, int argc, char **argv,
 		    const struct ctl_opt *opts, void *o,

@@ -11,6 +11,7 @@
  *   release DEV CLASSID
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,21 +23,28 @@
 #include "arbtable_request.h"
 #include "arbtablectl.h"
 
-/* the option words of admit and change */
-#define C_OPT(name, kind, field, flag, hint) \
+/* the option words of admit and change; the ranges of ceil and cburst
+ * here, those of rate, latency, distance and share in the request check
+ * all front ends share (check_class_opts), in the module's words
+ */
+#define C_OPT(name, kind, field, flag, hint, lo, hi, zero) \
 	{ name, CTL_OPT_##kind, offsetof(struct arbtable_class_opts, field), \
-	  ARBTABLE_C_##flag, 0, NULL, hint }
+	  ARBTABLE_C_##flag, 0, NULL, hint, lo, hi, zero }
 static const struct ctl_opt class_opts[] = {
 	{ "strict", CTL_OPT_WORD, offsetof(struct arbtable_class_opts, strict),
-	  ARBTABLE_C_STRICT, 1, NULL, NULL },
+	  ARBTABLE_C_STRICT, 1, NULL, NULL, 0, 0, 0 },
 	{ "nostrict", CTL_OPT_WORD, offsetof(struct arbtable_class_opts, strict),
-	  ARBTABLE_C_STRICT, 0, NULL, NULL },
-	C_OPT("rate", RATE, rate, RATE, " (e.g. 500kbit, 10mbit)"),
-	C_OPT("ceil", RATE, ceil, CEIL, " (e.g. 100mbit)"),
-	C_OPT("cburst", SIZE, cburst, CBURST, " (bytes, tc sizes: 30k)"),
-	C_OPT("latency", TIME, latency_ns, LATENCY, " (e.g. 50us, 2ms)"),
-	C_OPT("distance", DEC, distance, DISTANCE, " (1, 2, 4 ... 64)"),
-	C_OPT("share", DEC, share, SHARE, " (1..255)"),
+	  ARBTABLE_C_STRICT, 0, NULL, NULL, 0, 0, 0 },
+	C_OPT("rate", RATE, rate, RATE, " (a tc rate: 500kbit)", 0, 0, 0),
+	C_OPT("ceil", RATE, ceil, CEIL,
+	      " (a tc rate: 100mbit; 0 = none, at most 2^48 bytes/s)",
+	      0, 1ULL << 48, 1),
+	C_OPT("cburst", SIZE, cburst, CBURST,
+	      " (a tc size: 30k; 0 = default, at most 256 MiB)", 0, 1U << 28, 1),
+	C_OPT("latency", TIME, latency_ns, LATENCY,
+	      " (a tc time: 50us, 2ms; a bare number is us)", 0, 0, 0),
+	C_OPT("distance", DEC, distance, DISTANCE, " (1, 2, 4 ... 64)", 0, 0, 0),
+	C_OPT("share", DEC, share, SHARE, " (1..255)", 0, 0, 0),
 	{ NULL },
 };
 #undef C_OPT

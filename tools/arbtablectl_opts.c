@@ -53,18 +53,60 @@ static int opt_value(const struct ctl_opt *opt, const char *v, void *o)
 	return err;
 }
 
+/* the value @opt stored in @o; 1, or 0 for a word */
+static int opt_get(const struct ctl_opt *opt, const void *o, uint64_t *v)
+{
+	const char *field = (const char *)o + opt->off;
+	uint32_t v32;
+
+	switch (opt->kind) {
+	case CTL_OPT_WORD:
+		return 0;
+	case CTL_OPT_RATE:
+	case CTL_OPT_TIME:
+		memcpy(v, field, sizeof(*v));
+		return 1;
+	default:
+		memcpy(&v32, field, sizeof(v32));
+		*v = v32;
+		return 1;
+	}
+}
+
 void ctl_parse_opts(const char *cmd, int argc, char **argv,
 		    const struct ctl_opt *opts, void *o,
 		    int (*other)(const char *cmd, const char *k,
 				 const char *v, void *ctx), void *ctx)
 {
+	const char *seen[32] = { NULL };	/* by flag bit: the word */
+	const char *other_seen[8];
 	uint32_t *set = o;
-	int i;
+	int i, j, nother = 0;
+	uint64_t val;
 
 	for (i = 0; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		const struct ctl_opt *opt = ctl_find_opt(opts, k);
 
+		/* a repeated option is refused (tc's q_ets: Duplicate "bands");
+		 * strict and nostrict, auto and manual, are one option
+		 */
+		if (opt && opt->flag) {
+			const char **w = &seen[__builtin_ctz(opt->flag)];
+
+			if (*w && strcmp(*w, k))
+				ctl_usage("%s: \"%s\" and \"%s\" are exclusive",
+					  cmd, *w, k);
+			if (*w)
+				ctl_usage("%s: duplicate \"%s\"", cmd, k);
+			*w = k;
+		} else if (!opt) {
+			for (j = 0; j < nother; j++)
+				if (!strcmp(other_seen[j], k))
+					ctl_usage("%s: duplicate \"%s\"", cmd, k);
+			if (nother < (int)(sizeof(other_seen) / sizeof(other_seen[0])))
+				other_seen[nother++] = k;
+		}
 		if (opt && opt->kind == CTL_OPT_WORD) {
 			opt_value(opt, NULL, o);
 			*set |= opt->flag;
@@ -78,7 +120,9 @@ void ctl_parse_opts(const char *cmd, int argc, char **argv,
 				ctl_usage("%s: unknown option \"%s\"", cmd, k);
 			continue;
 		}
-		if (opt_value(opt, v, o))
+		if (opt_value(opt, v, o) ||
+		    (opt->hi && opt_get(opt, o, &val) &&
+		     !(val == 0 && opt->zero) && (val < opt->lo || val > opt->hi)))
 			ctl_usage("%s: bad %s \"%s\"%s", cmd,
 				  opt->what ? opt->what : opt->name, v,
 				  opt->hint ? opt->hint : "");

@@ -22,21 +22,31 @@ struct qdisc_words {
 	uint32_t			*handle;
 };
 
-/* the option words of create and change (but accounting and handle) */
-#define Q_OPT(name, kind, field, flag, what, hint) \
+/* the option words of create and change (but accounting and handle),
+ * with the ranges the module's netlink policy has
+ */
+#define Q_OPT(name, kind, field, flag, what, hint, lo, hi, zero) \
 	{ name, CTL_OPT_##kind, offsetof(struct arbtable_qdisc_opts, field), \
-	  ARBTABLE_Q_##flag, 0, what, hint }
+	  ARBTABLE_Q_##flag, 0, what, hint, lo, hi, zero }
 static const struct ctl_opt qdisc_opts[] = {
 	{ "auto", CTL_OPT_WORD, offsetof(struct arbtable_qdisc_opts, mode),
-	  ARBTABLE_Q_MODE, ARBTABLE_MODE_AUTO, NULL, NULL },
+	  ARBTABLE_Q_MODE, ARBTABLE_MODE_AUTO, NULL, NULL, 0, 0, 0 },
 	{ "manual", CTL_OPT_WORD, offsetof(struct arbtable_qdisc_opts, mode),
-	  ARBTABLE_Q_MODE, ARBTABLE_MODE_MANUAL, NULL, NULL },
-	Q_OPT("rate", RATE, rate, RATE, NULL, NULL),
-	Q_OPT("highlimit", DEC, highlimit, HIGHLIMIT, NULL, NULL),
-	Q_OPT("mtu", DEC, mtu, MTU, NULL, NULL),
-	Q_OPT("burst", SIZE, burst, BURST, NULL, " (bytes, tc sizes: 30k)"),
-	Q_OPT("maxweight", DEC, maxweight, MAXWEIGHT, NULL, NULL),
-	Q_OPT("default", HEX, default_minor, DEFAULT, "default minor", NULL),
+	  ARBTABLE_Q_MODE, ARBTABLE_MODE_MANUAL, NULL, NULL, 0, 0, 0 },
+	Q_OPT("rate", RATE, rate, RATE, NULL,
+	      " (a tc rate: 10gbit; 0 = link speed, at most 2^48 bytes/s)",
+	      0, 1ULL << 48, 1),
+	Q_OPT("highlimit", DEC, highlimit, HIGHLIMIT, NULL,
+	      " (4096-byte blocks, 0..255)", 0, 255, 1),
+	Q_OPT("mtu", SIZE, mtu, MTU, NULL,
+	      " (a tc size: 0 = the device's, or 64..1048576 bytes)",
+	      64, 1024 * 1024, 1),
+	Q_OPT("burst", SIZE, burst, BURST, NULL,
+	      " (a tc size: 30k; 0 = default, at most 256 MiB)", 0, 1U << 28, 1),
+	Q_OPT("maxweight", DEC, maxweight, MAXWEIGHT, NULL, " (1..255)",
+	      1, 255, 0),
+	Q_OPT("default", HEX, default_minor, DEFAULT, "default minor",
+	      " (class minor in hex, 0..ffff)", 0, 0xffff, 1),
 	{ NULL },
 };
 #undef Q_OPT
@@ -62,7 +72,8 @@ static int other_opt(const char *cmd, const char *k, const char *val,
 		else if (!strcmp(val, "iba"))
 			w->o->accounting = ARBTABLE_ACCT_IBA;
 		else
-			ctl_usage("%s: accounting is deficit or iba", cmd);
+			ctl_usage("%s: bad accounting \"%s\" (deficit or iba)",
+				  cmd, val);
 		w->o->set |= ARBTABLE_Q_ACCOUNTING;
 		return 0;
 	}

@@ -74,9 +74,9 @@ static void parse_param(const char *k, const char *v,
 		if (arbt_parse_rate(v, &p->rate) || !p->rate)
 			ctl_usage("request: bad link \"%s\" (a rate: 10gbit)", v);
 	} else if (!strcmp(k, "mtu")) {
-		if (arbt_parse_u32(v, 10, &p->mtu) || p->mtu < MTU_MIN ||
+		if (arbt_parse_size(v, &p->mtu) || p->mtu < MTU_MIN ||
 		    p->mtu > MTU_MAX)
-			ctl_usage("request: bad mtu \"%s\" (%u..%u bytes)", v,
+			ctl_usage("request: bad mtu \"%s\" (a tc size, %u..%u bytes)", v,
 				  MTU_MIN, MTU_MAX);
 	} else if (!strcmp(k, "maxweight")) {
 		if (arbt_parse_u32(v, 10, &u) || !u || u > 255)
@@ -131,6 +131,12 @@ static void parse_args(int argc, char **argv, int devless,
 
 	for (i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int j;
+
+		/* a repeated option is refused, as tc's q_ets does */
+		for (j = 0; j < i; j += 2)
+			if (!strcmp(argv[j], k))
+				ctl_usage("request: duplicate \"%s\"", k);
 
 		if (in(req_keys, k)) {
 			if (!v)

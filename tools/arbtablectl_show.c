@@ -269,7 +269,8 @@ static const struct qx_counter {
 	QX(LINK_CHANGES, "link_changes", "link_changes", 1, QX_U64,
 	   link_changes),
 	QX(MTU_CHANGES, "mtu_changes", "mtu_changes", 1, QX_U64, mtu_changes),
-	QX(BROKEN, "broken", "broken", 1, QX_U32, broken),
+	/* a count of classes; a class's "broken" is a bool */
+	QX(BROKEN, "broken_classes", "broken", 1, QX_U32, broken),
 #undef QX
 };
 
@@ -303,7 +304,7 @@ static void json_qdisc_xstats(struct json_object *q,
 
 static void show_json(const struct ctl_snap *st)
 {
-	struct json_object *q = arbt_jobj(), *u, *tabs, *a;
+	struct json_object *q = arbt_jobj(), *u, *a;
 	unsigned int i, cnt[7];
 	int t, k;
 
@@ -323,14 +324,17 @@ static void show_json(const struct ctl_snap *st)
 	arbt_jput_u64(q, "class_count", st->nclasses);
 	json_qdisc_xstats(q, &st->q);
 
-	/* arbtablectl's own: free slots and free sets per distance */
-	tabs = arbt_jobj();
-	arbt_jput(q, "tables", tabs);
+	/* arbtablectl's own: free slots and free sets per distance, as
+	 * "high_table" and "low_table" ("high" and "low" are the options'
+	 * slot lists: one JSON type per key)
+	 */
 	for (t = 0; t < ARBTABLE_NTABLES; t++) {
 		uint64_t used = used_mask(st, t);
 		struct json_object *tj = arbt_jobj(), *fs = arbt_jobj();
+		char key[16];
 
-		arbt_jput(tabs, table_name[t], tj);
+		snprintf(key, sizeof(key), "%s_table", table_name[t]);
+		arbt_jput(q, key, tj);
 		arbt_jput_int(tj, "used", __builtin_popcountll(used));
 		arbt_jput(tj, "free", arbt_jslots(~used));
 		arbt_jput(tj, "free_sets", fs);

@@ -52,8 +52,9 @@ int ctl_priomap(struct arbtable *h, int argc, char **argv)
 		ctl_usage("priomap: expected DEV and %d class minors (hex, 0 = none), %d given",
 			  ARBTABLE_PRIO_BANDS, argc - 1 < 0 ? 0 : argc - 1);
 	for (i = 0; i < ARBTABLE_PRIO_BANDS; i++)
-		if (arbt_parse_u32(argv[1 + i], 16, &map[i]))
-			ctl_usage("priomap: bad class minor \"%s\" (hex, 0 = none)",
+		if (arbt_parse_u32(argv[1 + i], 16, &map[i]) ||
+		    map[i] > 0xffff)
+			ctl_usage("priomap: bad class minor \"%s\" (hex, 0..ffff, 0 = none)",
 				  argv[1 + i]);
 	snprintf(what, sizeof(what), "priomap on %s", argv[0]);
 	err = arbtable_set_priomap(h, argv[0], map);

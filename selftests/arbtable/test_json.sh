@@ -9,7 +9,7 @@
 #  - no key names a configured value in one place and a measured or
 #    allocated one in the other;
 #  - the xstats the kernel added later (GSO, oversize drops, capacity,
-#    link, mtu changes, broken, stalls; mtu_follows_device in the
+#    link, mtu changes, broken classes, stalls; mtu_follows_device in the
 #    options) are among the keys compared, with counts made non-zero
 #    first: a UDP GSO send on $DEV, a frame above $DEV2's pinned mtu, and
 #    a third device whose mtu grows under a class admitted with a latency
@@ -143,7 +143,8 @@ def arb(objs):
 
 
 def full(major, ref):
-    # tc names a class inside the qdisc's options by its minor (":10")
+    # a class inside the qdisc's options: "1:10" as tc prints class ids
+    # (a minor-only ":10" is completed with the qdisc's major)
     return major.rstrip(":") + ref if ref.startswith(":") else ref
 
 
@@ -160,27 +161,27 @@ def norm_opts(o, major):
 # keys of tc's own (the qdisc's refcount)
 TC_ONLY = {"refcnt"}
 # tc leaves "dev" out when asked about one device
-CTL_ONLY = {"tables", "classes", "dev"}
+CTL_ONLY = {"high_table", "low_table", "classes", "dev"}
 CLASS_TC_ONLY = {"class", "dev", "leaf"}
 CLASS_STATS_TC_ONLY = set()
 CLASS_CTL_ONLY = {"table"}
 # the xstats the kernel appended after libarbtable's first release: each
 # must be among the keys compared, on every device
 NEW_QDISC = {"gso_split", "gso_segs", "oversize_drops", "stalls", "capacity",
-             "link_rate", "link_changes", "mtu_changes", "broken"}
+             "link_rate", "link_changes", "mtu_changes", "broken_classes"}
 NEW_CLASS = {"stalls", "broken"}
 # and what the shell made of them before the dumps (tc's values, which
 # arbtablectl's must equal): device -> (options, qdisc, class stats)
 EXPECT = {
     devs[0]: ({"mtu_follows_device": True},
               {"gso_split": 1, "gso_segs": 4, "capacity": 1250000,
-               "link_rate": 0, "mtu_changes": 0, "broken": 0},
+               "link_rate": 0, "mtu_changes": 0, "broken_classes": 0},
               ("1:10", {"broken": False, "stalls": 0})),
     devs[1]: ({"mtu_follows_device": False, "mtu": 1500},
               {"oversize_drops": 1, "gso_split": 0, "capacity": 2500000},
               ("2:10", {"broken": False})),
     devs[2]: ({"mtu_follows_device": True, "mtu": 9014},
-              {"mtu_changes": 1, "broken": 1, "capacity": 5000000},
+              {"mtu_changes": 1, "broken_classes": 1, "capacity": 5000000},
               ("3:10", {"broken": True, "stalls": 0})),
 }
 
@@ -249,6 +250,15 @@ for dev in devs:
     check("%s: no class key is both an option (configured) and a stat (measured or allocated)" % dev,
           not over, over)
 
+# ---- one JSON type per key across qdisc and class output, tc -j and
+# arbtablectl --json, every device (tests/plugin/json-types.py)
+files = ["%s/%s.%s" % (tmp, w, d) for d in devs for w in ("q61", "q", "c", "ctl")]
+r = subprocess.run([sys.executable, os.path.join(os.environ["ARBT_ROOT"],
+                    "tests/plugin/json-types.py")] + files,
+                   capture_output=True, text=True)
+check("one JSON type per key in the qdisc and class output of tc -j and arbtablectl (%s)"
+      % r.stdout.strip().splitlines()[-1:], r.returncode == 0, r.stdout)
+
 # ---- round trip through tc 6.15: every class re-added from its JSON
 dev = devs[0]
 cls = arb(load("%s/c.%s" % (tmp, dev)))
@@ -316,16 +326,21 @@ q = arb(load("%s/q.%s" % (tmp, dev2)))[0]
 o = q["options"]
 
 
+def minor(ref):
+    # a class of the options, "2:30" as tc prints it: the option takes 30
+    return ref.split(":")[-1]
+
+
 def tlist(entries):
-    return ",".join("%s:%d@%d" % (e["class"].lstrip(":"), e["weight"], e["slot"])
+    return ",".join("%s:%d@%d" % (minor(e["class"]), e["weight"], e["slot"])
                     for e in entries) or "none"
 
 
 args = ["rate", "%dbps" % o["rate"], "highlimit", str(o["highlimit"]),
         "accounting", o["accounting"], "mtu", str(o["mtu"]),
         "maxweight", str(o["maxweight"]),
-        "default", o["default"].lstrip(":") or "0",
-        "priomap"] + [x.lstrip(":") or "0" for x in o["priomap"]] + \
+        "default", minor(o["default"]) or "0",
+        "priomap"] + [minor(x) or "0" for x in o["priomap"]] + \
        ["high", tlist(o["high"]), "low", tlist(o["low"])]
 if "burst" in o:
     args += ["burst", "%db" % o["burst"]]
@@ -357,7 +372,7 @@ while IFS= read -r line; do
 	DIAG) diag "$rest" ;;
 	*) diag "$line" ;;
 	esac
-done < <(python3 "$tmp/cmp.py" "$tmp" "$TC15" "$PL15" $DEV $DEV2 $DEV3 2>&1)
+done < <(ARBT_ROOT=$ARBT_ROOT python3 "$tmp/cmp.py" "$tmp" "$TC15" "$PL15" $DEV $DEV2 $DEV3 2>&1)
 [ $ended = 1 ] || tap_fail "json: the comparison script ran to its end"
 
 tap_end

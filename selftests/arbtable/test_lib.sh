@@ -176,14 +176,14 @@ jcheck "$js" \
 	"show --json: table slots agree with every class's slot lists" \
 	'all(sorted(s["slot"] for s in d["options"][t] if s["class"] == c["handle"]) == c["stats"][t + "_slots"] for c in d["classes"] for t in ("high", "low"))' \
 	"show --json: used + free = 64 per table; HIGH classes have a bound" \
-	'all(d["tables"][t]["used"] + len(d["tables"][t]["free"]) == 64 == d[t + "_used"] + len(d["tables"][t]["free"]) for t in ("high", "low")) and all(c["stats"]["guaranteed_bound"] > 0 for c in d["classes"] if c["stats"]["high_slots"])' \
+	'all(d[t + "_table"]["used"] + len(d[t + "_table"]["free"]) == 64 == d[t + "_used"] + len(d[t + "_table"]["free"]) for t in ("high", "low")) and all(c["stats"]["guaranteed_bound"] > 0 for c in d["classes"] if c["stats"]["high_slots"])' \
 	"show --json: every rate class's guaranteed_rate >= reserved_rate, with reserved_weight = its weight" \
 	'all(x["guaranteed_rate"] >= x["reserved_rate"] > 0 and x["reserved_weight"] == x["high_weight"] + x["low_weight"] for c in d["classes"] for x in [c["stats"]] if "rate" in c)' \
 	"show --json: the mtu follows the device, capacity 1250000 B/s, link unknown, every class unbroken with 0 stalls" \
-	'd["options"]["mtu_follows_device"] is True and d["options"]["mtu"] == 1514 and (d["capacity"], d["link_rate"], d["broken"], d["stalls"]) == (1250000, 0, 0, 0) and all((c["stats"]["broken"], c["stats"]["stalls"]) == (False, 0) for c in d["classes"])' \
+	'd["options"]["mtu_follows_device"] is True and d["options"]["mtu"] == 1514 and (d["capacity"], d["link_rate"], d["broken_classes"], d["stalls"]) == (1250000, 0, 0, 0) and all((c["stats"]["broken"], c["stats"]["stalls"]) == (False, 0) for c in d["classes"])' \
 	"show --json: 1:10 reserves 125000 B/s with latency 50ms; 1:12 ceil 625000 B/s" \
 	'[(c["stats"]["reserved_rate"], c["latency"]) for c in d["classes"] if c["handle"] == "1:10"] == [(125000, 50000000)] and [c["ceil"] for c in d["classes"] if c["handle"] == "1:12"] == [625000]' \
-	=high_before 'd["tables"]["high"]["used"]' \
+	=high_before 'd["high_table"]["used"]' \
 	=n11 '[len(c["stats"]["high_slots"]) for c in d["classes"] if c["handle"] == "1:11"][0]' \
 	=o10 '[c["stats"]["high_slots"] for c in d["classes"] if c["handle"] == "1:10"][0]' \
 	=w10 '[c["stats"]["reserved_weight"] for c in d["classes"] if c["handle"] == "1:10"][0]'
@@ -237,7 +237,7 @@ fi
 expect "release 1:11" 0 "" "$CTL" release $DEV 1:11
 run "$CTL" --json show $DEV
 jcheck "$RUN_OUT" "release: 1:11 gone, its $n11 HIGH slots free" \
-	"all(c['handle'] != '1:11' for c in d['classes']) and d['tables']['high']['used'] == $high_before - $n11"
+	"all(c['handle'] != '1:11' for c in d['classes']) and d['high_table']['used'] == $high_before - $n11"
 expect "release: again is refused (no such class)" 4 "rejected by the kernel" "$CTL" release $DEV 1:11
 expect "release: --json acknowledgement" 0 '{"ok":true,"command":"release","dev":"'$DEV'","handle":":30"}' "$CTL" --json release $DEV 30
 
@@ -257,15 +257,19 @@ jcheck "$RUN_OUT" "priomap: show --json gives its 16 class ids" \
 tap_check "priomap: tc shows the same map" \
 	grep -q "priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 11" <<<"$(tc qdisc show dev $DEV2)"
 expect "priomap: 3 minors is a usage error" 64 "16 class minors" "$CTL" priomap $DEV2 1 2 3
-expect "priomap: a minor above 0xffff is refused by the kernel" 4 "rejected by the kernel" \
+expect "priomap: a minor above 0xffff is refused before the kernel, naming the range" 64 "0..ffff" \
 	"$CTL" priomap $DEV2 10000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 expect "change DEV rate 20mbit burst 40k: the qdisc's own options" 0 "" \
 	"$CTL" change $DEV2 rate 20mbit burst 40k highlimit 8
 run "$CTL" --json show $DEV2
 jcheck "$RUN_OUT" "change: rate, burst and highlimit changed, tables kept" \
 	'd["options"]["rate"] == 2500000 and d["options"]["burst"] == 40960 and d["options"]["highlimit"] == 8 and len(d["options"]["high"]) == 2'
-expect "change: a qdisc option the kernel refuses (highlimit 300)" 4 "rejected by the kernel" \
-	"$CTL" change $DEV2 highlimit 300
+expect "change: a qdisc option out of range is refused before the kernel (highlimit 300)" 64 \
+	'bad highlimit "300" (4096-byte blocks, 0..255)' "$CTL" change $DEV2 highlimit 300
+expect "change: a repeated qdisc option is refused" 64 'change: duplicate "rate"' \
+	"$CTL" change $DEV2 rate 20mbit rate 30mbit
+expect "change: a qdisc option the kernel refuses (burst below the mtu)" 4 "rejected by the kernel" \
+	"$CTL" change $DEV2 burst 100
 expect "manual: unknown class in a table is refused with the kernel's reason" 4 "rejected by the kernel" \
 	"$CTL" table $DEV2 low 99:5
 expect "manual: rate on a manual qdisc is refused" 4 "need an auto-mode qdisc" \

@@ -136,6 +136,70 @@ print("".join("%d:%x:%d " % (int(a), int(b, 16), int(c))
 	tc_sim_agree "high $list" "$tc_v" "$sim_v"
 done
 
+# ---- a bare time is microseconds (tc(8) TIMES) in every front end:
+# tc's request, arbsim's class, arbtablectl request's cost (arbtable-cni
+# parses with the same arbt_parse_time, pinned by tests/unit/test_parse)
+for pair in "5000 5ms 5000000" "2500.5 2500500ns 2500500" "20000 20ms 20000000" \
+	    "1e4 10ms 10000000"; do
+	set -- $pair
+	t=$(request tc class add dev lo parent 1: classid 1:10 arbtable rate 1mbit latency "$1")
+	tc_v=$(field LATENCY "$t")
+	s=$(sim_json "qdisc auto rate 1gbit mtu 1514\nclass 1:10 rate 1mbit latency $1\n")
+	sim_v=$([ -n "$s" ] && sim_get '[c.get("latency", 0) for c in j["classes"]][0]' <<<"$s")
+	[ "$tc_v" = "$3" ] || tc_v="$tc_v (not $3)"
+	tc_sim_agree "latency $1 (bare: us)" "$tc_v" "$sim_v" ns
+	c1=$("$CTL" -j request rate 1gbit latency "$1" 2>&1)
+	c2=$("$CTL" -j request rate 1gbit latency "$2" 2>&1)
+	if [ "$c1" = "$c2" ] && grep -q '"valid":true' <<<"$c1"; then
+		ok "arbtablectl request: latency $1 is latency $2"
+	else
+		ko "arbtablectl request: latency $1 [$c1], latency $2 [$c2]"
+	fi
+done
+
+# ---- arbtablectl: a repeated option and a value out of its range are
+# usage errors (exit 64) before anything is sent, as in the tc plugin
+# (tests/plugin/parse-check.sh)
+ctl_refuses() { # WANT ARGS...
+	local want=$1 out rc
+	shift
+	out=$(unshare -n "$CTL" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" = 64 ] && grep -qF -- "$want" <<<"$out"; then
+		ok "arbtablectl $*: refused ($want)"
+	else
+		ko "arbtablectl $*: rc $rc [$out], want 64 and '$want'"
+	fi
+}
+for o in "rate 1mbit" "burst 30k" "highlimit 4" "mtu 1500" "maxweight 9" "default 10" \
+	 "accounting iba"; do
+	set -- $o
+	ctl_refuses "create: duplicate \"$1\"" create lo $o $o
+done
+ctl_refuses 'create: duplicate "auto"' create lo auto auto
+ctl_refuses '"auto" and "manual" are exclusive' create lo auto manual
+for o in "rate 1mbit" "ceil 1mbit" "cburst 30k" "latency 1ms" "distance 8" "share 4"; do
+	set -- $o
+	ctl_refuses "admit: duplicate \"$1\"" admit lo 1:10 $o $o
+done
+ctl_refuses 'admit: duplicate "strict"' admit lo 1:10 strict strict
+ctl_refuses '"strict" and "nostrict" are exclusive' admit lo 1:10 strict nostrict
+ctl_refuses 'request: duplicate "latency"' request rate 1mbit latency 1ms latency 2ms
+ctl_refuses '0 = link speed, at most 2^48 bytes/s' create lo rate 3000tbit
+ctl_refuses '0 = the device'"'"'s, or 64..1048576 bytes' create lo mtu 63
+ctl_refuses '0 = the device'"'"'s, or 64..1048576 bytes' create lo mtu 1048577
+ctl_refuses '(4096-byte blocks, 0..255)' create lo highlimit 256
+ctl_refuses '(1..255)' create lo maxweight 0
+ctl_refuses 'at most 256 MiB' create lo burst 300mb
+ctl_refuses '0..ffff' create lo default 10000
+ctl_refuses '0 = none, at most 2^48 bytes/s' admit lo 1:10 ceil 3000tbit
+ctl_refuses 'at most 256 MiB' admit lo 1:10 cburst 300mb
+ctl_refuses 'share out of range 1..255' admit lo 1:10 share 256
+ctl_refuses 'distance out of range 1..64' admit lo 1:10 rate 1mbit distance 65
+ctl_refuses 'rate above the largest rate, 2^48 bytes/s' admit lo 1:10 rate 3000tbit
+ctl_refuses 'latency must be greater than 0' admit lo 1:10 rate 1mbit latency 0
+ctl_refuses '0..ffff' priomap lo 10000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+
 # ---- refused by every front end
 for rate in 1e20tbit inf -5mbit 10mbits "10 mbit" 5min; do
 	refused_by_all "rate '$rate'" manual rate "$rate"

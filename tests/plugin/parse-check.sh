@@ -103,6 +103,17 @@ good "priomap 16 hex minors" \
 	"PRIOMAPN=[0x10,0x10,0x0,0x0,0x11,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x12]" \
 	$Q priomap 10 10 0 0 11 0 0 0 0 0 0 0 0 0 0 12
 good "mtu" "MTU=9000" $Q mtu 9000
+good "mtu as a tc size (9k)" "MTU=9216" $Q mtu 9k
+good "mtu 0 (follow the device)" "MTU=0" $Q mtu 0
+range_bad "mtu 63" "64..1048576" $Q mtu 63
+range_bad "mtu 1048577" "64..1048576" $Q mtu 1048577
+good "mtu 1048576" "MTU=1048576" $Q mtu 1m
+range_bad "qdisc rate 3000tbit" "2^48 bytes/s" $Q rate 3000tbit
+good "qdisc rate 2000tbit" "RATE=250000000000000" $Q rate 2000tbit
+good "qdisc rate 0 (link speed)" "RATE=0" $Q rate 0
+# a bare rate is bit/s, a bare size bytes (tc(8), get_rate64/get_size)
+good "bare rate = bit/s" "RATE=1000" $Q rate 8000
+good "bare burst = bytes" "BURST=3000" $Q burst 3000
 good "burst with tc size units" "RATE=1250000 BURST=30720" $Q rate 10mbit burst 30k
 good "burst in bytes" "BURST=4000" $Q burst 4000
 # a plain range (the kernel's netlink policy) is refused here, naming it
@@ -148,7 +159,7 @@ bad "bad accounting" $Q accounting fair
 bad "bad default" $Q default zz
 bad "priomap with 15 minors" $Q priomap 1 2 3 4 5 6 7 8 9 a b c d e f
 bad "priomap element not hex" $Q priomap 1 2 3 4 5 6 7 8 9 a b c d e f rate
-bad "bad mtu" $Q mtu 1.5k
+bad "bad mtu" $Q mtu lots
 bad "bad maxweight" $Q maxweight x
 bad "bad burst" $Q burst lots
 bad "negative burst" $Q burst -1k
@@ -172,12 +183,53 @@ good "rate truncated as tc does (15bit = 1 byte/s)" "RATE=1" $Q rate 15bit
 good "rate in IEC bytes" "RATE=131072" $Q rate 128kibps
 good "burst in kbit (tc size)" "BURST=8192" $Q burst 64kbit
 
+# ---- qdisc: a repeated option is refused (q_ets: Duplicate "bands") ----
+dup() {
+	local what=$1
+	shift
+	run "$@"
+	if [ "$RC" -ne 0 ] && [ "$NL" = "no request" ] && grep -qF "duplicate \"$what\"" <<<"$ERR" &&
+	   [ "$(wc -l <<<"$ERR")" -le 2 ]; then
+		ok "duplicate $what refused"
+	else
+		ko "duplicate $what: rc $RC, request [$NL], stderr [$(echo "$ERR" | head -n2 | tr '\n' ' ')]"
+	fi
+}
+PRIO="1 2 3 4 5 6 7 8 9 a b c d e f 10"
+dup manual $Q manual manual
+dup auto $Q auto auto
+dup rate $Q rate 1mbit rate 2mbit
+dup burst $Q burst 30k burst 40k
+dup highlimit $Q highlimit 1 highlimit 2
+dup accounting $Q accounting iba accounting deficit
+dup default $Q default 10 default 11
+# shellcheck disable=SC2086
+dup priomap $Q priomap $PRIO priomap $PRIO
+dup mtu $Q mtu 1500 mtu 9000
+dup maxweight $Q maxweight 1 maxweight 2
+dup high $Q high 10:1 high 11:1
+dup low $Q low 10:1 low none
+bad "manual and auto" $Q auto manual
+dup strict $C strict strict
+dup nostrict $C nostrict nostrict
+bad "class strict and nostrict" $C strict nostrict
+dup ceil $C ceil 1mbit ceil 2mbit
+dup cburst $C cburst 30k cburst 30k
+dup rate $C rate 1mbit rate 1mbit
+dup latency $C latency 1ms latency 2ms
+dup distance $C distance 2 distance 4
+dup share $C share 1 share 2
+
 # ---- class: valid ----
 good "class all options" \
 	"OPTIONSN STRICT=1 CEIL=125000000 RATE=250000000 LATENCY=50000 DISTANCE=8 SHARE=3" \
 	$C strict ceil 1gbit rate 2gbit latency 50us distance 8 share 3
 good "class nostrict" "STRICT=0" $C nostrict
 good "class latency 1ms" "LATENCY=1000000" $C latency 1ms
+# a bare time is microseconds (tc(8) TIMES), as tbf's latency
+good "class latency 50 = 50us" "LATENCY=50000" $C latency 50
+good "class latency 2.5 = 2.5us" "LATENCY=2500" $C latency 2.5
+good "class latency 500ns" "LATENCY=500" $C latency 500ns
 good "class 64-bit ceil" "CEIL=5000000000" $C ceil 40gbit
 good "class distance 3 (the module rounds it)" "DISTANCE=3" $C distance 3
 good "class distance 64" "DISTANCE=64" $C distance 64
@@ -267,11 +319,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 m, a = d[0], d[1]
 o = m["options"]
-assert o["mode"] == "manual" and o["rate"] == 1250000 and o["default"] == ":30"
+assert o["mode"] == "manual" and o["rate"] == 1250000 and o["default"] == "1:30"
 assert o["burst"] == 30720 and "burst" not in a["options"]
-assert o["priomap"][:5] == [":10", ":10", "", "", ":11"] and len(o["priomap"]) == 16
-assert o["high"][2] == {"slot": 3, "class": ":12", "weight": 5}
-assert o["low"] == [{"slot": 0, "class": ":30", "weight": 2}]
+# class references as tc prints class ids, with the qdisc's major
+assert o["priomap"][:5] == ["1:10", "1:10", "", "", "1:11"] and len(o["priomap"]) == 16
+assert o["high"][2] == {"slot": 3, "class": "1:12", "weight": 5}
+assert o["low"] == [{"slot": 0, "class": "1:30", "weight": 2}]
 assert a["options"]["default"] == "" and "priomap" not in a["options"]
 assert m["unclassified"]["packets"] == 7
 assert not {"high_cur", "low_cur", "hp_counter", "high_credit", "low_credit"} & set(m)
@@ -279,6 +332,7 @@ assert (m["gso_split"], m["gso_segs"], m["oversize_drops"]) == (5, 40, 1)
 assert a["options"]["mode"] == "auto" and len(a["options"]["high"]) == 4
 EOF2
 	then ok "json: qdisc options and xstats"; else ko "json: $(head -c 300 "$TMP/qq.json")"; fi
+	JSONS="$TMP/qq.json"
 	tcver=$("$TC" -V | sed -n 's/.*iproute2-\([0-9]*\.[0-9]*\).*/\1/p')
 	if [ "$tcver" = 6.1 ]; then
 		echo "info: tc $tcver prints classes as text in -j: class JSON is checked with tc 6.15 (make plugin-check)"
@@ -304,6 +358,14 @@ for x in (c, s):
     assert not (set(x) - {"stats"}) & set(x["stats"]), set(x) & set(x["stats"])
 EOF2
 		then ok "json: class options and xstats (tc $tcver)"; else ko "json: classes: $(head -c 600 "$TMP/cc.json")"; fi
+		JSONS="$JSONS $TMP/cc.json"
+	fi
+	# one JSON type per key across the qdisc and class output
+	# shellcheck disable=SC2086
+	if out=$(python3 "$HERE/json-types.py" $JSONS); then
+		ok "json: one type per key ($([ -n "${JSONS#* }" ] && [ "$JSONS" != "${JSONS#* }" ] && echo "qdisc and class" || echo qdisc): $(tail -n1 <<<"$out"))"
+	else
+		ko "json: a key with two types: $(tr '\n' ' ' <<<"$out")"
 	fi
 else
 	ko "json: cannot build the preload helper"

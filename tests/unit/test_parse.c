@@ -3,7 +3,8 @@
  * Unit tests of the one parser the tc plugin, arbtablectl and arbsim share
  * (lib/arbtable_parse.c): rates and sizes give what tc gives (compared
  * with iproute2's own get_rate64()/get_size(), built from the source tc
- * was built from), times what tc's get_time64() documents, overflow,
+ * was built from), times as tc(8) says (a bare number is microseconds,
+ * with get_time64()'s "ns" words besides), overflow,
  * signs, "inf" and unknown units are refused; table lists, walked and
  * put in slot order.
  */
@@ -119,7 +120,9 @@ static void test_time(void **state)
 		const char *s;
 		uint64_t ns;
 	} ok[] = {
-		{ "0", 0 }, { "1", 1 }, { "999", 999 }, { "1ns", 1 },
+		/* a bare number is microseconds (tc(8) TIMES) */
+		{ "0", 0 }, { "1", 1000 }, { "50", 50000 }, { "999", 999000 },
+		{ "2.5", 2500 }, { "0.0019", 1 }, { "1ns", 1 },
 		{ "5nsec", 5 }, { "5nsecs", 5 }, { "50us", 50000 },
 		{ "50usec", 50000 }, { "2usecs", 2000 }, { "2.5ms", 2500000 },
 		{ "1msec", 1000000 }, { "3msecs", 3000000 },
@@ -130,7 +133,7 @@ static void test_time(void **state)
 	};
 	static const char *const bad[] = {
 		"", "-1", "-1ms", "+1ms", "1min", "5m", "1 ms", "inf", "nan",
-		"9223372037s", "1e19", "ms",
+		"9223372037s", "1e19", "9223372036855000", "ms",
 	};
 	uint64_t v;
 	size_t i;
