@@ -452,9 +452,6 @@ func (d *Driver) PodUp(ctx context.Context, podUID, hostIf string, ifErr error) 
 	return nil
 }
 
-func (d *Driver) classID(r *checkpoint.Record) uint32 {
-	return d.cfg.Root.Handle | (d.cfg.MinorBase + r.Mark)
-}
 
 func (d *Driver) status0(r *checkpoint.Record, c kernel.Class, hostIf string) DeviceStatus {
 	return DeviceStatus{
@@ -472,8 +469,14 @@ func (d *Driver) upLocked(r *checkpoint.Record, podUID, hostIf string) (DeviceSt
 		if err != nil {
 			return DeviceStatus{}, err
 		}
+		q, err := d.k.Read(r.NIC)
+		if err != nil {
+			return DeviceStatus{}, err
+		}
+		// the root's own handle: an existing root keeps its major
+		handle := q.Handle
 		r.Mark = v
-		r.ClassID = d.classID(r)
+		r.ClassID = handle | (d.cfg.MinorBase + v)
 		// the intent first: a crash after the admission leaves a record
 		// that owns the class, not a leak
 		if err := d.saveLocked(); err != nil {
@@ -490,7 +493,7 @@ func (d *Driver) upLocked(r *checkpoint.Record, podUID, hostIf string) (DeviceSt
 			r.Mark, r.ClassID = 0, 0
 			return DeviceStatus{}, fmt.Errorf("the kernel admitted %d slots on %s, the scheduler counted %d", c.HighSlots, r.NIC, r.Slots)
 		}
-		if err := d.k.AddFw(r.NIC, d.cfg.Root.Handle, d.cfg.FwPrio, mark(r.Mark), d.cfg.MarkMask, r.ClassID); err != nil {
+		if err := d.k.AddFw(r.NIC, handle, d.cfg.FwPrio, mark(r.Mark), d.cfg.MarkMask, r.ClassID); err != nil {
 			_ = d.k.Release(r.NIC, r.ClassID)
 			r.Mark, r.ClassID = 0, 0
 			return DeviceStatus{}, err
@@ -534,7 +537,7 @@ func (d *Driver) teardownLocked(r *checkpoint.Record, podUID string) error {
 	if len(r.Ifaces) > 0 || !r.Admitted() {
 		return nil
 	}
-	if err := d.k.DelFw(r.NIC, d.cfg.Root.Handle, d.cfg.FwPrio, r.Mark<<d.markShift()); err != nil {
+	if err := d.k.DelFw(r.NIC, r.ClassID&0xffff0000, d.cfg.FwPrio, r.Mark<<d.markShift()); err != nil {
 		return err
 	}
 	if err := d.k.Release(r.NIC, r.ClassID); err != nil {
