@@ -32,9 +32,9 @@ import (
 
 type options struct {
 	node, nics, checkpoint, child, nriSocket, nriIndex, pluginDir, registrarDir string
-	markMask, minorBase, rootMajor, systemMinor, systemShare, systemDistance     uint64
-	markPrio, fwPrio                                                             uint64
-	systemRate                                                                   uint64
+	markMask, minorBase, rootMajor, systemMinor, systemShare, systemDistance    uint64
+	markPrio, fwPrio                                                            uint64
+	systemRate                                                                  uint64
 }
 
 func parseFlags() (options, error) {

@@ -34,7 +34,7 @@ func Entry(rec checkpoint.Record, st driver.DeviceStatus) (resourceapi.Allocated
 		return resourceapi.AllocatedDeviceStatus{}, fmt.Errorf("device status of claim %s/%s: %w", rec.Namespace, rec.Name, err)
 	}
 	cond := metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "ClassAdmitted",
-		Message: fmt.Sprintf("class %s on %s: %d slots, %d bit/s guaranteed, bound %d ns", st.ClassID, st.NIC, st.Slots, st.GuaranteedRateBits, st.BoundNs),
+		Message:            fmt.Sprintf("class %s on %s: %d slots, %d bit/s guaranteed, bound %d ns", st.ClassID, st.NIC, st.Slots, st.GuaranteedRateBits, st.BoundNs),
 		LastTransitionTime: metav1.Now()}
 	e := resourceapi.AllocatedDeviceStatus{
 		Driver: slices.DriverName, Pool: rec.Pool, Device: rec.Device,

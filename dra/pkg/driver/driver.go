@@ -452,7 +452,6 @@ func (d *Driver) PodUp(ctx context.Context, podUID, hostIf string, ifErr error) 
 	return nil
 }
 
-
 func (d *Driver) status0(r *checkpoint.Record, c kernel.Class, hostIf string) DeviceStatus {
 	return DeviceStatus{
 		NIC: r.NIC, ClassID: fmt.Sprintf("%x:%x", c.ClassID>>16, c.ClassID&0xffff),

@@ -41,7 +41,9 @@ func (nopPub) PublishResources(context.Context, resourceslice.DriverResources) e
 
 type nopStatus struct{}
 
-func (nopStatus) WriteStatus(context.Context, checkpoint.Record, driver.DeviceStatus) error { return nil }
+func (nopStatus) WriteStatus(context.Context, checkpoint.Record, driver.DeviceStatus) error {
+	return nil
+}
 
 func pod(uid, ns string) *api.PodSandbox {
 	return &api.PodSandbox{Uid: uid, Name: "p-" + uid, Namespace: "default",
