@@ -35,6 +35,7 @@ type options struct {
 	markMask, minorBase, rootMajor, systemMinor, systemShare, systemDistance    uint64
 	markPrio, fwPrio                                                            uint64
 	systemRate                                                                  uint64
+	republish                                                                   time.Duration
 }
 
 func parseFlags() (options, error) {
@@ -56,6 +57,7 @@ func parseFlags() (options, error) {
 	flag.Uint64Var(&o.systemDistance, "system-distance", 64, "distance of the system class's HIGH rate")
 	flag.Uint64Var(&o.markPrio, "mark-prio", 0xa7b, "prio of the mark filter on pods' host-side interfaces")
 	flag.Uint64Var(&o.fwPrio, "fw-prio", 0xa7b, "prio of the fw filters on the roots")
+	flag.DurationVar(&o.republish, "republish", 30*time.Second, "period of re-reading the roots and re-publishing")
 	klog.InitFlags(nil)
 	flag.Parse()
 	if o.node == "" {
@@ -175,6 +177,23 @@ func run() error {
 		return err
 	}
 	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}})
+	// re-read the roots now and then: classes admitted outside claims, a
+	// changed rate or mtu change the counters and the blocks' numbers
+	// (the helper updates slices only when they differ)
+	go func() {
+		t := time.NewTicker(o.republish)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := d.Publish(ctx); err != nil {
+					logger.Error(err, "re-publishing resource slices")
+				}
+			}
+		}
+	}()
 	logger.Info("arbtable-dra running", "node", o.node, "nics", nics, "markMask", strconv.FormatUint(o.markMask, 16))
 	<-ctx.Done()
 	// nothing is released on the way out: a restart or rollout withdraws
