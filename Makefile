@@ -6,6 +6,8 @@
 #   make demo       the VM demo
 #   make lint       checkpatch, sparse, kernel-doc, stack, rst, man pages (groff warnings)
 #   make bench      benchmarks (not part of the tests)
+#   make dra        arbtable-dra, the Kubernetes DRA driver (Go, mk/dra.mk);
+#                   make check-dra its offline tests, make dra-image its image
 
 KVER_61   ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
 KVER_612  ?= $(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n1)

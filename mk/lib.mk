@@ -29,6 +29,10 @@ LIB_SRCS       := lib/libarbtable.c lib/arbtable_state.c lib/arbtable_abi.c \
 		  lib/arbtable_nl.c
 LIB_PRIV_HDRS  := lib/arbtable_abi.h lib/arbtable_state.h lib/arbtable_nl.h
 LIB_MAP        := lib/libarbtable.map
+# the sizing and allocator exports (LIBARBTABLE_0.2): the core built as
+# userspace builds it (tests/core), position independent, hidden
+LIB_PLAN_SRCS  := lib/arbtable_plan.c
+LIB_PLAN_OBJS  := $(LIB_OUT)/obj/arbtable_plan.o $(LIB_OUT)/obj/arbtable_core.o
 LIB_EXAMPLE    := $(LIB_OUT)/libarbtable-example
 ARBTABLECTL    := $(TOOLS_OUT)/arbtablectl
 # the same program without the build tree's rpath: what make install copies
@@ -45,13 +49,21 @@ LIB_CFLAGS     ?= -O2 -g -std=gnu11 -D_GNU_SOURCE $(LIB_WARN)
 LIB_LDFLAGS    ?=
 # PREFIX, LIBDIR, INCLUDEDIR, ...: mk/install.mk
 
-$(LIB_REAL): $(LIB_SRCS) $(LIB_PRIV_HDRS) $(LIB_HDR) $(LIB_MAP) include/uapi/linux/pkt_sched_arbtable.h mk/lib.mk VERSION
+$(LIB_OUT)/obj/arbtable_plan.o: $(LIB_PLAN_SRCS) $(LIB_HDR) $(CORE_HDRS) mk/lib.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -Ilib/include -c -o $@ $<
+
+$(LIB_OUT)/obj/arbtable_core.o: $(CORE_SRCS) $(CORE_HDRS) mk/lib.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(LIB_REAL): $(LIB_SRCS) $(LIB_PLAN_OBJS) $(LIB_PRIV_HDRS) $(LIB_HDR) $(LIB_MAP) include/uapi/linux/pkt_sched_arbtable.h mk/lib.mk VERSION
 	@test -n "$(NL_LIBS)" || { echo "libnl-3 / libnl-route-3 not found (apt install libnl-3-dev libnl-route-3-dev)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -fPIC -fvisibility=hidden -Ilib/include -Iinclude/uapi $(NL_CFLAGS) \
 		-DARBTABLE_VERSION='"$(ARBTABLE_VERSION)"' \
 		-shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) -Wl,-z,defs \
-		$(LIB_LDFLAGS) -o $@ $(LIB_SRCS) $(NL_LIBS)
+		$(LIB_LDFLAGS) -o $@ $(LIB_SRCS) $(LIB_PLAN_OBJS) $(NL_LIBS)
 
 $(LIB_SO_LINKS): $(LIB_REAL)
 	ln -sf $(notdir $(LIB_REAL)) $@
@@ -112,7 +124,7 @@ lib-check: lib
 	@set -e; nm -D --defined-only $(LIB_REAL) | awk '$$2 == "T" { print $$3 }' | sort >$(LIB_OUT)/symbols.now; \
 		if ! diff -u lib/libarbtable.symbols $(LIB_OUT)/symbols.now; then \
 			echo "exported symbols differ from lib/libarbtable.symbols (a new symbol needs a new version node)"; exit 1; fi; \
-		for f in $$(sed -n '/^ARB_EXPORT/{N;p}' $(LIB_SRCS) | grep -o 'arbtable_[a-z_]*(' | tr -d '('); do \
+		for f in $$(sed -n '/^ARB_EXPORT/{N;p}' $(LIB_SRCS) $(LIB_PLAN_SRCS) | grep -o 'arbtable_[a-z_]*(' | tr -d '('); do \
 			grep -q "^$$f@@" lib/libarbtable.symbols || { echo "ARB_EXPORT $$f is not exported"; exit 1; }; done; \
 		echo "exported: $$(wc -l <lib/libarbtable.symbols) symbols, as lib/libarbtable.symbols lists them"
 	@readelf -d $(LIB_REAL) | grep -q 'SONAME.*$(LIB_SONAME)' && echo "soname $(LIB_SONAME)"

@@ -18,6 +18,22 @@ link_checkpatch() { # where review tooling looks for it
 		ln -sfn "$CACHE/checkpatch" "$HOME/.cache/arbtable/checkpatch"
 	fi
 }
+# arbtable-dra's Go modules (dra/go.sum pins them), fetched here and never
+# at test time (make check-dra runs with GOPROXY=off); cheap when they are
+# in the module cache, so a set-up machine runs it too. Go from PATH or
+# /usr/local/go (dra/go.mod states the version it needs).
+dra_modules() {
+	local d
+	d="$(cd "$(dirname "$0")/.." && pwd)/dra"
+	[ -f "$d/go.mod" ] || return 0
+	PATH=$PATH:/usr/local/go/bin
+	if ! command -v go >/dev/null; then
+		echo "setup: no Go toolchain: arbtable-dra (make dra) cannot be built" >&2
+		return 0
+	fi
+	(cd "$d" && go mod download) || { echo "setup: go mod download in $d failed" >&2; return 1; }
+}
+dra_modules
 # the stamp records the tc it was made for: a tc upgrade re-runs setup
 # (the plugin needs that tc's source); so does a missing backports tc
 # (below: a setup that could not fetch it tries again)

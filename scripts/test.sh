@@ -176,6 +176,10 @@ host_suites() {
 	# request and admit, and arbsim
 	host_suite request-check bash tests/request/validator-check.sh
 	host_suite kubernetes bash tests/kubernetes/check.sh
+	# arbtable-dra (dra/): go vet, gofmt, go test offline (slices against
+	# the core through libarbtable, checkpoint, restart reconcile, NRI
+	# handlers, the scheduler-vs-allocator exactness property)
+	host_suite check-dra make --no-print-directory check-dra
 	# the per-packet functions of the built modules: no division, no
 	# calls outside the clock/trace/thunk/watchdog allow-list
 	host_suite hotpath-check bash scripts/hotpath-check.sh

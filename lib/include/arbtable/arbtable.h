@@ -416,6 +416,88 @@ int arbtable_state_class_opts(const struct arbtable_state *st,
 int arbtable_state_find_class(const struct arbtable_state *st,
 			      uint32_t classid);
 
+/* ------------------------------------------------------------ sizing */
+
+/*
+ * What an admission costs and whether a set of them fits, decided in
+ * userspace by the module's own code (its sizing, arb_admit_prepare(),
+ * and its allocator), without a qdisc: for schedulers and capacity
+ * planners that must count as the kernel admits (Theorem 4: on the
+ * allocator's normalized tables a request at a power-of-two distance is
+ * admitted if and only if its sizing succeeds and its slots are free).
+ * Added in LIBARBTABLE_0.2.
+ */
+
+/* The qdisc parameters a cost depends on. Extensible (see above). */
+struct arbtable_cost_params {
+	uint64_t	rate;		/* qdisc rate C, bytes/s */
+	uint64_t	strict_ceil;	/* bytes/s, 0 = no strict class */
+	uint32_t	mtu;		/* bytes */
+	uint32_t	maxweight;	/* 1..255 */
+	uint32_t	highlimit;	/* 4096-byte blocks, 0..255 */
+	uint32_t	strict_cburst;	/* bytes, 0 = the kernel's default */
+	uint32_t	reserved;	/* 0 */
+	uint32_t	reserved1;	/* 0 */
+};
+#define ARBTABLE_COST_PARAMS_SIZE_VER0	40
+
+/* One request's cost. A record the library fills (see above). */
+struct arbtable_cost {
+	uint32_t	table;		/* enum arbtable_table */
+	uint32_t	distance;	/* effective, power of two */
+	uint32_t	slots;		/* 64 / distance */
+	uint32_t	units;		/* weight units reserved */
+	uint64_t	units_rate;	/* HIGH: the rate they guarantee, B/s */
+	uint64_t	bound_ns;	/* HIGH: guaranteed HOL-wait bound,
+					 * placement independent
+					 */
+};
+#define ARBTABLE_COST_SIZE_VER0		32
+
+/* C_high, the rate the HIGH table is guaranteed, bytes/s; 0 for bad
+ * parameters.
+ */
+uint64_t arbtable_cost_high_capacity(const struct arbtable_cost_params *p,
+				     size_t size);
+/* The rate @units HIGH weight units guarantee: units * C_high / (64 *
+ * maxweight), bytes/s; 0 for bad parameters.
+ */
+uint64_t arbtable_cost_units_rate(const struct arbtable_cost_params *p,
+				  size_t size, uint32_t units);
+/* Size a request (rate with latency or distance, or share with distance,
+ * in @o; other options are refused): bytes filled in @c, or -EINVAL with
+ * the module's reason in @why (what the kernel would say on any table).
+ */
+int arbtable_cost_request(const struct arbtable_cost_params *p, size_t size,
+			  const struct arbtable_class_opts *o,
+			  struct arbtable_cost *c, size_t c_size,
+			  char *why, size_t len);
+
+/* A plan: both tables of one qdisc as the core's allocator keeps them,
+ * empty at first; class indexes 0..63. NULL with errno set on failure.
+ */
+struct arbtable_plan;
+struct arbtable_plan *arbtable_plan_new(uint32_t maxweight);
+void arbtable_plan_free(struct arbtable_plan *pl);
+/* Admit class @idx as the module would: bytes filled in @c, -ENOSPC
+ * when the table cannot hold it, -EINVAL for a request no table can,
+ * -EEXIST for an index in use; the reason in @why.
+ */
+int arbtable_plan_admit(struct arbtable_plan *pl,
+			const struct arbtable_cost_params *p, size_t size,
+			uint32_t idx, const struct arbtable_class_opts *o,
+			struct arbtable_cost *c, size_t c_size,
+			char *why, size_t len);
+/* Release class @idx (and defragment, as the module does); -ENOENT. */
+int arbtable_plan_release(struct arbtable_plan *pl, uint32_t idx);
+/* Free slots of @table. */
+int arbtable_plan_free_slots(const struct arbtable_plan *pl,
+			     enum arbtable_table table);
+/* 0 when the allocator's invariants hold (normalized tables), else
+ * -EUCLEAN.
+ */
+int arbtable_plan_check(const struct arbtable_plan *pl);
+
 /* Library version string, e.g. "0.1.0". */
 const char *arbtable_version(void);
 

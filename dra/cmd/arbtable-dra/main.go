@@ -1,0 +1,209 @@
+// Command arbtable-dra is the arbtable DRA driver: a kubelet plugin that
+// publishes the node's arbtable NICs as ResourceSlices and an NRI plugin
+// that admits a pod's class when its network exists.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/containerd/nri/pkg/stub"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/dynamic-resource-allocation/kubeletplugin"
+	"k8s.io/dynamic-resource-allocation/resourceslice"
+	"k8s.io/klog/v2"
+
+	"arbtable.dev/dra/pkg/claimstatus"
+	"arbtable.dev/dra/pkg/driver"
+	"arbtable.dev/dra/pkg/kernel"
+	"arbtable.dev/dra/pkg/nriplugin"
+	"arbtable.dev/dra/pkg/podnet"
+	"arbtable.dev/dra/pkg/slices"
+)
+
+type options struct {
+	node, nics, checkpoint, child, nriSocket, nriIndex, pluginDir, registrarDir string
+	markMask, minorBase, rootMajor, systemMinor, systemShare, systemDistance    uint64
+	markPrio, fwPrio                                                            uint64
+	systemRate                                                                  uint64
+	republish                                                                   time.Duration
+}
+
+func parseFlags() (options, error) {
+	var o options
+	flag.StringVar(&o.node, "node-name", os.Getenv("NODE_NAME"), "this node's name (NODE_NAME)")
+	flag.StringVar(&o.nics, "nics", os.Getenv("ARBTABLE_NICS"), "comma-separated arbtable NICs (ARBTABLE_NICS)")
+	flag.StringVar(&o.checkpoint, "checkpoint", "/var/lib/kubelet/plugins/arbtable.dev/checkpoint.json", "checkpoint file")
+	flag.StringVar(&o.pluginDir, "plugin-dir", "/var/lib/kubelet/plugins/arbtable.dev", "kubelet plugin data directory")
+	flag.StringVar(&o.registrarDir, "registrar-dir", "/var/lib/kubelet/plugins_registry", "kubelet plugin registration directory")
+	flag.StringVar(&o.child, "child", "fq_codel", "child qdisc of the classes: fq_codel, fq, pfifo")
+	flag.StringVar(&o.nriSocket, "nri-socket", "/var/run/nri/nri.sock", "NRI socket")
+	flag.StringVar(&o.nriIndex, "nri-index", "90", "NRI plugin index (after the network plugins)")
+	flag.Uint64Var(&o.markMask, "mark-mask", 0x7f, "packet mark bits the driver owns (default avoids Cilium 16-31 and 0xf00, Calico 0xffff0000/0x1ff00000, kube-proxy 0x4000/0x8000)")
+	flag.Uint64Var(&o.minorBase, "minor-base", 0x100, "class minors are minor-base + mark value")
+	flag.Uint64Var(&o.rootMajor, "root-major", 1, "major of the arbtable root the driver creates")
+	flag.Uint64Var(&o.systemMinor, "system-minor", 0xfffe, "minor of the system class (the root's default)")
+	flag.Uint64Var(&o.systemShare, "system-share", 64, "LOW-table share of the system class when --system-rate is 0")
+	flag.Uint64Var(&o.systemRate, "system-rate", 0, "HIGH rate, bytes/s, reserved for the node's own traffic (0: a LOW share)")
+	flag.Uint64Var(&o.systemDistance, "system-distance", 64, "distance of the system class's HIGH rate")
+	flag.Uint64Var(&o.markPrio, "mark-prio", 0xa7b, "prio of the mark filter on pods' host-side interfaces")
+	flag.Uint64Var(&o.fwPrio, "fw-prio", 0xa7b, "prio of the fw filters on the roots")
+	flag.DurationVar(&o.republish, "republish", 30*time.Second, "period of re-reading the roots and re-publishing")
+	klog.InitFlags(nil)
+	flag.Parse()
+	if o.node == "" {
+		return o, errors.New("no node name (--node-name or NODE_NAME)")
+	}
+	if o.nics == "" {
+		return o, errors.New("no NICs (--nics or ARBTABLE_NICS)")
+	}
+	if o.markMask == 0 || o.markMask > 0xffffffff {
+		return o, fmt.Errorf("--mark-mask %#x: a 32-bit mask", o.markMask)
+	}
+	if o.markMask&0xffff0000 != 0 || o.markMask&0x1ff00000 != 0 {
+		klog.Warningf("--mark-mask %#x overlaps Cilium's identity bits (16-31) or Calico's 0x1ff00000", o.markMask)
+	}
+	return o, nil
+}
+
+func (o options) config() driver.Config {
+	h := uint32(o.rootMajor) << 16
+	return driver.Config{
+		NodeName: o.node, NICs: strings.Split(o.nics, ","),
+		Root: kernel.RootConfig{Handle: h, SystemMinor: uint32(o.systemMinor), SystemRate: o.systemRate,
+			SystemDistance: uint32(o.systemDistance), SystemShare: uint32(o.systemShare), Child: o.child},
+		MarkMask: uint32(o.markMask), MarkPrio: uint16(o.markPrio), FwPrio: uint16(o.fwPrio),
+		MinorBase: uint32(o.minorBase), Child: o.child, Checkpoint: o.checkpoint,
+	}
+}
+
+// publisher is set once the kubelet plugin helper runs.
+type publisher struct{ h *kubeletplugin.Helper }
+
+func (p *publisher) PublishResources(ctx context.Context, res resourceslice.DriverResources) error {
+	if p.h == nil {
+		return errors.New("kubelet plugin helper not started")
+	}
+	return p.h.PublishResources(ctx, res)
+}
+
+func runNRI(ctx context.Context, o options, p *nriplugin.Plugin) {
+	logger := klog.FromContext(ctx)
+	for ctx.Err() == nil {
+		s, err := stub.New(p, stub.WithPluginName("arbtable-dra"), stub.WithPluginIdx(o.nriIndex),
+			stub.WithSocketPath(o.nriSocket))
+		if err == nil {
+			err = s.Run(ctx)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		// the runtime restarted or NRI is off: pods without claims are
+		// unaffected; pods with claims wait in RunPodSandbox's absence
+		logger.Error(err, "NRI connection ended; reconnecting", "socket", o.nriSocket)
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+func run() error {
+	o, err := parseFlags()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
+	logger := klog.FromContext(ctx)
+
+	rc, err := rest.InClusterConfig()
+	if err != nil {
+		return fmt.Errorf("in-cluster config: %w", err)
+	}
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	k, err := kernel.OpenLinux()
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+
+	cfg := o.config()
+	// a NIC whose root cannot be made is left out, not fatal: the node and
+	// its pods keep working
+	var nics []string
+	for _, nic := range cfg.NICs {
+		if err := k.EnsureRoot(nic, cfg.Root); err != nil {
+			logger.Error(err, "NIC left out", "nic", nic)
+			continue
+		}
+		nics = append(nics, nic)
+	}
+	cfg.NICs = nics
+	pub := &publisher{}
+	d, err := driver.New(cfg, k, pub, &claimstatus.Writer{Client: client})
+	if err != nil {
+		return err
+	}
+	if err := d.ReconcileKernel(ctx); err != nil {
+		logger.Error(err, "reconciling the checkpoint with the kernel")
+	}
+	h, err := kubeletplugin.Start(ctx, d,
+		kubeletplugin.KubeClient(client),
+		kubeletplugin.NodeName(o.node),
+		kubeletplugin.DriverName(slices.DriverName),
+		kubeletplugin.PluginDataDirectoryPath(o.pluginDir),
+		kubeletplugin.RegistrarDirectoryPath(o.registrarDir),
+		kubeletplugin.HealthService(false),
+	)
+	if err != nil {
+		return fmt.Errorf("starting the kubelet plugin: %w", err)
+	}
+	defer h.Stop()
+	pub.h = h
+	if err := d.Publish(ctx); err != nil {
+		return err
+	}
+	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}})
+	// re-read the roots now and then: classes admitted outside claims, a
+	// changed rate or mtu change the counters and the blocks' numbers
+	// (the helper updates slices only when they differ)
+	go func() {
+		t := time.NewTicker(o.republish)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := d.Publish(ctx); err != nil {
+					logger.Error(err, "re-publishing resource slices")
+				}
+			}
+		}
+	}()
+	logger.Info("arbtable-dra running", "node", o.node, "nics", nics, "markMask", strconv.FormatUint(o.markMask, 16))
+	<-ctx.Done()
+	// nothing is released on the way out: a restart or rollout withdraws
+	// nothing, the next instance reconciles
+	return nil
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "arbtable-dra:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,390 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/dynamic-resource-allocation/kubeletplugin"
+	"k8s.io/dynamic-resource-allocation/resourceslice"
+
+	"arbtable.dev/dra/pkg/arbcore"
+	"arbtable.dev/dra/pkg/checkpoint"
+	"arbtable.dev/dra/pkg/kernel"
+	drslices "arbtable.dev/dra/pkg/slices"
+)
+
+var (
+	fast = arbcore.Params{Rate: 1250000000, MTU: 9000, MaxWeight: 255, HighLimit: 16}
+	slow = arbcore.Params{Rate: 125000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}
+)
+
+type fakePub struct {
+	last  resourceslice.DriverResources
+	count int
+}
+
+func (p *fakePub) PublishResources(_ context.Context, res resourceslice.DriverResources) error {
+	p.last = res
+	p.count++
+	return nil
+}
+
+type fakeStatus struct {
+	got map[string]DeviceStatus
+}
+
+func (s *fakeStatus) WriteStatus(_ context.Context, rec checkpoint.Record, st DeviceStatus) error {
+	s.got[rec.ClaimUID] = st
+	return nil
+}
+
+type env struct {
+	k      *kernel.Fake
+	pub    *fakePub
+	status *fakeStatus
+	cfg    Config
+	d      *Driver
+}
+
+func testConfig(t *testing.T) Config {
+	return Config{
+		NodeName: "node1", NICs: []string{"eth0", "eth1"},
+		Root:     kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemRate: 1000000, SystemDistance: 16, Child: "fq_codel"},
+		MarkMask: 0x7f, MarkPrio: 0xa7b, FwPrio: 0xa7b, MinorBase: 0x100,
+		Checkpoint: filepath.Join(t.TempDir(), "checkpoint.json"),
+	}
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{k: kernel.NewFake(map[string]arbcore.Params{"eth0": fast, "eth1": slow}),
+		pub: &fakePub{}, status: &fakeStatus{got: map[string]DeviceStatus{}}, cfg: testConfig(t)}
+	e.start(t)
+	return e
+}
+
+// start runs a (new) driver instance on the env's kernel and checkpoint.
+func (e *env) start(t *testing.T) {
+	t.Helper()
+	d, err := New(e.cfg, e.k, e.pub, e.status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.d = d
+}
+
+func claim(uid, nic string, n, k int, pods ...string) *resourceapi.ResourceClaim {
+	c := &resourceapi.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "claim-" + uid, UID: types.UID(uid)},
+		Status: resourceapi.ResourceClaimStatus{Allocation: &resourceapi.AllocationResult{
+			Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
+				Request: "net", Driver: drslices.DriverName, Pool: drslices.PoolName("node1", nic),
+				Device: drslices.DeviceName(nic, n, k)}}}}},
+	}
+	for _, p := range pods {
+		c.Status.ReservedFor = append(c.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: p, UID: types.UID(p)})
+	}
+	return c
+}
+
+func withConfig(c *resourceapi.ResourceClaim, raw string) *resourceapi.ResourceClaim {
+	c.Status.Allocation.Devices.Config = []resourceapi.DeviceAllocationConfiguration{{
+		Source: resourceapi.AllocationConfigSourceClaim,
+		DeviceConfiguration: resourceapi.DeviceConfiguration{Opaque: &resourceapi.OpaqueDeviceConfiguration{
+			Driver: drslices.DriverName, Parameters: runtime.RawExtension{Raw: []byte(raw)}}}}}
+	return c
+}
+
+func (e *env) prepare(t *testing.T, c *resourceapi.ResourceClaim) error {
+	t.Helper()
+	res, err := e.d.PrepareResourceClaims(context.Background(), []*resourceapi.ResourceClaim{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res[c.UID].Err
+}
+
+func (e *env) unprepare(t *testing.T, uid string) {
+	t.Helper()
+	res, err := e.d.UnprepareResourceClaims(context.Background(), []kubeletplugin.NamespacedObject{{UID: types.UID(uid)}})
+	if err != nil || res[types.UID(uid)] != nil {
+		t.Fatalf("unprepare %s: %v, %v", uid, err, res[types.UID(uid)])
+	}
+}
+
+func block(t *testing.T, p arbcore.Params, n int) drslices.Block {
+	t.Helper()
+	bs, err := drslices.Blocks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bs {
+		if b.Slots == n {
+			return b
+		}
+	}
+	t.Fatalf("no block of %d", n)
+	return drslices.Block{}
+}
+
+func TestPrepare(t *testing.T) {
+	tests := []struct {
+		name     string
+		claim    *resourceapi.ResourceClaim
+		wantErr  string
+		wantRate func(t *testing.T) uint64
+	}{
+		{name: "block rate", claim: claim("a", "eth0", 4, 1, "pod-a"),
+			wantRate: func(t *testing.T) uint64 { return block(t, fast, 4).RateBytes }},
+		{name: "exact rate from ClassConfig", claim: withConfig(claim("b", "eth1", 8, 0, "pod-b"),
+			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":100000000}`),
+			wantRate: func(t *testing.T) uint64 { return 100000000 / 8 }},
+		{name: "ClassConfig above the block keeps the block's rate", claim: withConfig(claim("c", "eth1", 1, 0, "pod-c"),
+			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":900000000}`),
+			wantRate: func(t *testing.T) uint64 { return block(t, slow, 1).RateBytes }},
+		{name: "wrong config kind", claim: withConfig(claim("d", "eth1", 1, 0, "pod-d"), `{"kind":"Other"}`), wantErr: "want ClassConfig"},
+		{name: "foreign pool", claim: func() *resourceapi.ResourceClaim {
+			c := claim("e", "eth0", 1, 0)
+			c.Status.Allocation.Devices.Results[0].Pool = "node2-eth0"
+			return c
+		}(), wantErr: "not one of this node's NICs"},
+		{name: "two devices", claim: func() *resourceapi.ResourceClaim {
+			c := claim("f", "eth0", 1, 0)
+			r := c.Status.Allocation.Devices.Results
+			c.Status.Allocation.Devices.Results = append(r, r[0])
+			return c
+		}(), wantErr: "one per claim"},
+		{name: "not allocated", claim: &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{UID: "g"}}, wantErr: "not allocated"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			err := e.prepare(t, tc.claim)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				if len(e.d.Records()) != 0 {
+					t.Fatal("a refused claim left a record")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := e.d.Records()[string(tc.claim.UID)]
+			if r.RateBytes != tc.wantRate(t) {
+				t.Errorf("rate %d, want %d", r.RateBytes, tc.wantRate(t))
+			}
+			// idempotent: again, and after a restart
+			if err := e.prepare(t, tc.claim); err != nil {
+				t.Fatal(err)
+			}
+			e.start(t)
+			if err := e.prepare(t, tc.claim); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.d.Records()[string(tc.claim.UID)]; got.RateBytes != r.RateBytes || got.Device != r.Device {
+				t.Errorf("after restart %+v, was %+v", got, r)
+			}
+			e.unprepare(t, string(tc.claim.UID))
+			e.unprepare(t, string(tc.claim.UID))
+			if len(e.d.Records()) != 0 {
+				t.Fatal("record left after unprepare")
+			}
+		})
+	}
+}
+
+func TestPodUpDown(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	free0 := e.k.FreeSlots("eth0")
+	if free0 != 64-4 {
+		t.Fatalf("system class at distance 16: %d free", free0)
+	}
+	// a pod without a claim is never touched, whatever its interface
+	if err := e.d.PodUp(ctx, "nobody", "", errors.New("ipvlan")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.prepare(t, claim("a", "eth0", 8, 0, "pod-a")); err != nil {
+		t.Fatal(err)
+	}
+	// a pod with a claim on an unclassifiable interface fails clearly
+	if err := e.d.PodUp(ctx, "pod-a", "", errors.New("eth0 is a ipvlan")); err == nil || !strings.Contains(err.Error(), "cannot be classified") {
+		t.Fatalf("unclassifiable: %v", err)
+	}
+	if e.k.FreeSlots("eth0") != free0 {
+		t.Fatal("a failed pod holds slots")
+	}
+	for i := 0; i < 2; i++ { // twice: idempotent
+		if err := e.d.PodUp(ctx, "pod-a", "vethA", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := e.k.FreeSlots("eth0"); got != free0-8 {
+		t.Fatalf("free %d after an 8-slot admission from %d", got, free0)
+	}
+	r := e.d.Records()["a"]
+	if !r.Admitted() || r.Ifaces["pod-a"] != "vethA" || e.k.Marks["vethA"] != r.Mark || e.k.Fws["eth0"][r.Mark] != r.ClassID {
+		t.Fatalf("record %+v, marks %v, fws %v", r, e.k.Marks, e.k.Fws)
+	}
+	st := e.status.got["a"]
+	b := block(t, fast, 8)
+	if st.Slots != 8 || st.BoundNs != b.BoundNs || st.GuaranteedRateBits < b.RateBytes*8 || st.Distance != 8 {
+		t.Errorf("status %+v, block %+v", st, b)
+	}
+	for i := 0; i < 2; i++ {
+		if err := e.d.PodDown(ctx, "pod-a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.k.FreeSlots("eth0") != free0 || len(e.k.Marks) != 0 || len(e.k.Fws["eth0"]) != 0 {
+		t.Fatalf("not released: free %d, marks %v, fws %v", e.k.FreeSlots("eth0"), e.k.Marks, e.k.Fws)
+	}
+	// up again, then unprepare releases what is still admitted
+	if err := e.d.PodUp(ctx, "pod-a", "vethA", nil); err != nil {
+		t.Fatal(err)
+	}
+	e.unprepare(t, "a")
+	if e.k.FreeSlots("eth0") != free0 {
+		t.Fatal("unprepare did not release")
+	}
+}
+
+func TestRestartReconcile(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		between func(t *testing.T, e *env) // while the driver is down
+		running []Sandbox
+		want    func(t *testing.T, e *env, free0 int)
+	}{
+		{
+			name:    "nothing changed: nothing withdrawn, nothing leaked",
+			running: []Sandbox{{PodUID: "pod-a", HostIf: "vethA"}},
+			want: func(t *testing.T, e *env, free0 int) {
+				if e.k.FreeSlots("eth0") != free0-2 || !e.d.Records()["a"].Admitted() {
+					t.Fatalf("free %d, record %+v", e.k.FreeSlots("eth0"), e.d.Records()["a"])
+				}
+			},
+		},
+		{
+			name: "a leaked class in the driver's range is released",
+			between: func(t *testing.T, e *env) {
+				if _, err := e.k.Admit("eth0", 0x10000|0x100+0x50, 1000, 64, ""); err != nil {
+					t.Fatal(err)
+				}
+			},
+			running: []Sandbox{{PodUID: "pod-a", HostIf: "vethA"}},
+			want: func(t *testing.T, e *env, free0 int) {
+				if e.k.FreeSlots("eth0") != free0-2 {
+					t.Fatalf("free %d, want %d", e.k.FreeSlots("eth0"), free0-2)
+				}
+			},
+		},
+		{
+			name: "a class gone from the kernel is admitted again for the running pod",
+			between: func(t *testing.T, e *env) {
+				r := e.d.Records()["a"]
+				if err := e.k.Release("eth0", r.ClassID); err != nil {
+					t.Fatal(err)
+				}
+			},
+			running: []Sandbox{{PodUID: "pod-a", HostIf: "vethA"}},
+			want: func(t *testing.T, e *env, free0 int) {
+				if e.k.FreeSlots("eth0") != free0-2 || !e.d.Records()["a"].Admitted() {
+					t.Fatalf("free %d, record %+v", e.k.FreeSlots("eth0"), e.d.Records()["a"])
+				}
+			},
+		},
+		{
+			name:    "a pod that stopped while the driver was down is released",
+			running: nil,
+			want: func(t *testing.T, e *env, free0 int) {
+				if e.k.FreeSlots("eth0") != free0 || e.d.Records()["a"].Admitted() || len(e.k.Marks) != 0 {
+					t.Fatalf("free %d, record %+v", e.k.FreeSlots("eth0"), e.d.Records()["a"])
+				}
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			free0 := e.k.FreeSlots("eth0")
+			if err := e.prepare(t, claim("a", "eth0", 2, 0, "pod-a")); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.d.PodUp(ctx, "pod-a", "vethA", nil); err != nil {
+				t.Fatal(err)
+			}
+			if tc.between != nil {
+				tc.between(t, e)
+			}
+			e.start(t)
+			// published counters: 64 minus what is held outside claims
+			for _, nic := range []string{"eth0", "eth1"} {
+				pool := e.pub.last.Pools[drslices.PoolName("node1", nic)]
+				v := pool.Slices[0].SharedCounters[0].Counters[drslices.CounterSlots].Value
+				if v.Value() != 60 {
+					t.Fatalf("%s: published %d slots, want 60 (the system class holds 4)", nic, v.Value())
+				}
+			}
+			if err := e.d.Synchronize(ctx, tc.running); err != nil {
+				t.Fatal(err)
+			}
+			tc.want(t, e, free0)
+		})
+	}
+}
+
+func TestCountersExcludeForeignClasses(t *testing.T) {
+	e := newEnv(t)
+	// someone else's class (not in the driver's minor range) holds 16
+	if _, err := e.k.Admit("eth1", 0x10000|0x20, 1000, 4, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.d.Publish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pool := e.pub.last.Pools[drslices.PoolName("node1", "eth1")]
+	c := pool.Slices[0].SharedCounters[0].Counters
+	s, k := c[drslices.CounterSlots].Value, c[drslices.CounterClasses].Value
+	if s.Value() != 64-4-16 || k.Value() != 64-2 {
+		t.Fatalf("slots %d classes %d", s.Value(), k.Value())
+	}
+	// and the driver never releases it
+	e.start(t)
+	if err := e.d.Synchronize(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := e.k.Read("eth1")
+	if _, ok := q.Find(0x20); !ok {
+		t.Fatal("a foreign class was released")
+	}
+}
+
+func TestOnePerPod(t *testing.T) {
+	e := newEnv(t)
+	for _, uid := range []string{"a", "b"} {
+		if err := e.prepare(t, claim(uid, "eth0", 1, map[string]int{"a": 0, "b": 1}[uid], "pod-x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := e.d.PodUp(context.Background(), "pod-x", "vethX", nil)
+	if err == nil || !strings.Contains(err.Error(), "one per pod") {
+		t.Fatalf("two claims on one pod: %v", err)
+	}
+	_ = fmt.Sprint()
+}

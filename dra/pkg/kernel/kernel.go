@@ -1,0 +1,91 @@
+// Package kernel is what arbtable-dra asks of the kernel, behind a small
+// interface: the arbtable root of a NIC, its classes, the fw filters that
+// send a mark to a class, and the mark set on a pod's host-side interface.
+// Linux implements it with libarbtable and rtnetlink; Fake is a model for
+// tests whose admissions are the module's allocator (arbcore.Plan).
+package kernel
+
+import (
+	"errors"
+
+	"arbtable.dev/dra/pkg/arbcore"
+)
+
+// ErrNoQdisc means the NIC has no arbtable root.
+var ErrNoQdisc = errors.New("no arbtable qdisc")
+
+// ErrRefused wraps the kernel's refusal of an admission.
+var ErrRefused = errors.New("refused by the kernel")
+
+// Class is one class of an arbtable root.
+type Class struct {
+	ClassID        uint32
+	High           bool   // holds HIGH slots
+	HighSlots      int    // HIGH slots it holds
+	Distance       uint32 // effective distance, 0 when not auto
+	GuaranteedRate uint64 // bytes/s
+	BoundNs        uint64 // guaranteed bound, placement independent
+}
+
+// Qdisc is a NIC's arbtable root as read.
+type Qdisc struct {
+	Handle  uint32
+	Params  arbcore.Params
+	Default uint32 // default class minor
+	Classes []Class
+}
+
+// FreeSlots returns the HIGH slots no class holds.
+func (q Qdisc) FreeSlots() int {
+	used := 0
+	for _, c := range q.Classes {
+		used += c.HighSlots
+	}
+	return arbcore.Slots - used
+}
+
+// Find returns the class with classid's minor.
+func (q Qdisc) Find(classid uint32) (Class, bool) {
+	for _, c := range q.Classes {
+		if c.ClassID&0xffff == classid&0xffff {
+			return c, true
+		}
+	}
+	return Class{}, false
+}
+
+// RootConfig is the root the driver ensures on a NIC that has none: an
+// auto-mode arbtable whose default class (the system class) carries the
+// node's own traffic and every pod without a claim.
+type RootConfig struct {
+	Handle      uint32 // e.g. 1:0
+	SystemMinor uint32
+	// SystemRate reserves HIGH bandwidth for the system class, bytes/s at
+	// distance SystemDistance; 0 makes it a LOW-table class of SystemShare.
+	SystemRate     uint64
+	SystemDistance uint32
+	SystemShare    uint32
+	Child          string // child qdisc of classes: fq_codel, fq, pfifo, "" = kernel default
+}
+
+// Kernel is the driver's view of the kernel.
+type Kernel interface {
+	// Read returns the NIC's arbtable root; ErrNoQdisc when it has none.
+	Read(nic string) (Qdisc, error)
+	// EnsureRoot creates the root with its system class when the NIC has
+	// no arbtable root; an existing root is left as it is.
+	EnsureRoot(nic string, cfg RootConfig) error
+	// Admit admits class classid at rate bytes/s and distance (HIGH).
+	Admit(nic string, classid uint32, rate uint64, distance uint32, child string) (Class, error)
+	// Release deletes the class; nil when it does not exist.
+	Release(nic string, classid uint32) error
+	// AddFw sends packets whose mark&mask is mark to classid.
+	AddFw(nic string, handle uint32, prio uint16, mark, mask, classid uint32) error
+	// DelFw deletes that filter; nil when it does not exist.
+	DelFw(nic string, handle uint32, prio uint16, mark uint32) error
+	// Mark sets mark under mask on packets entering the host from
+	// ifname (the pod's host-side interface).
+	Mark(ifname string, prio uint16, mark, mask uint32) error
+	// Unmark removes it; nil when the interface or the filter is gone.
+	Unmark(ifname string, prio uint16) error
+}

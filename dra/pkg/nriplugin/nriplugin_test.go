@@ -1,0 +1,137 @@
+package nriplugin
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/containerd/nri/pkg/api"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/dynamic-resource-allocation/resourceslice"
+
+	"arbtable.dev/dra/pkg/arbcore"
+	"arbtable.dev/dra/pkg/checkpoint"
+	"arbtable.dev/dra/pkg/driver"
+	"arbtable.dev/dra/pkg/kernel"
+	"arbtable.dev/dra/pkg/podnet"
+	drslices "arbtable.dev/dra/pkg/slices"
+)
+
+// finder answers from a table: netns path -> host interface or error.
+type finder struct {
+	ifs   map[string]string
+	calls int
+}
+
+func (f *finder) HostInterface(ns string) (string, error) {
+	f.calls++
+	if h, ok := f.ifs[ns]; ok {
+		return h, nil
+	}
+	return "", errors.New("eth0 in " + ns + " is a ipvlan: " + podnet.ErrUnclassifiable.Error())
+}
+
+type nopPub struct{}
+
+func (nopPub) PublishResources(context.Context, resourceslice.DriverResources) error { return nil }
+
+type nopStatus struct{}
+
+func (nopStatus) WriteStatus(context.Context, checkpoint.Record, driver.DeviceStatus) error {
+	return nil
+}
+
+func pod(uid, ns string) *api.PodSandbox {
+	return &api.PodSandbox{Uid: uid, Name: "p-" + uid, Namespace: "default",
+		Linux: &api.LinuxPodSandbox{Namespaces: []*api.LinuxNamespace{{Type: "ipc", Path: "/x"}, {Type: "network", Path: ns}}}}
+}
+
+func setup(t *testing.T) (*Plugin, *kernel.Fake, *finder) {
+	t.Helper()
+	k := kernel.NewFake(map[string]arbcore.Params{"eth0": {Rate: 125000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}})
+	cfg := driver.Config{NodeName: "n", NICs: []string{"eth0"},
+		Root:     kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemShare: 64},
+		MarkMask: 0x7f, MarkPrio: 1, FwPrio: 1, MinorBase: 0x100,
+		Checkpoint: filepath.Join(t.TempDir(), "cp.json")}
+	d, err := driver.New(cfg, k, nopPub{}, nopStatus{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c", UID: "claim1"},
+		Status: resourceapi.ResourceClaimStatus{
+			Allocation: &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
+				Request: "net", Driver: drslices.DriverName, Pool: drslices.PoolName("n", "eth0"), Device: drslices.DeviceName("eth0", 4, 0)}}}},
+			ReservedFor: []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: types.UID("withclaim")}},
+		}}
+	res, err := d.PrepareResourceClaims(context.Background(), []*resourceapi.ResourceClaim{c})
+	if err != nil || res["claim1"].Err != nil {
+		t.Fatal(err, res["claim1"].Err)
+	}
+	f := &finder{ifs: map[string]string{"/run/netns/a": "vethA"}}
+	return &Plugin{D: d, Net: f}, k, f
+}
+
+func TestRunPodSandbox(t *testing.T) {
+	tests := []struct {
+		name      string
+		pod       *api.PodSandbox
+		wantErr   string
+		wantFree  int
+		wantLooks int // netns lookups
+	}{
+		{"pod without claim on ipvlan: untouched", pod("noclaim", "/run/netns/ipvlan"), "", 64, 0},
+		{"pod without claim, host network: untouched", &api.PodSandbox{Uid: "hostnet"}, "", 64, 0},
+		{"pod with claim on veth: admitted", pod("withclaim", "/run/netns/a"), "", 60, 1},
+		{"pod with claim on ipvlan: fails clearly", pod("withclaim", "/run/netns/ipvlan"), "cannot be classified", 64, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, k, f := setup(t)
+			err := p.RunPodSandbox(context.Background(), tc.pod)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("err %v, want %q", err, tc.wantErr)
+			}
+			if got := k.FreeSlots("eth0"); got != tc.wantFree {
+				t.Fatalf("free %d, want %d", got, tc.wantFree)
+			}
+			if f.calls != tc.wantLooks {
+				t.Fatalf("%d netns lookups, want %d", f.calls, tc.wantLooks)
+			}
+			// stop and remove release, twice is fine
+			for _, fn := range []func(context.Context, *api.PodSandbox) error{p.StopPodSandbox, p.RemovePodSandbox} {
+				if err := fn(context.Background(), tc.pod); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := k.FreeSlots("eth0"); got != 64 || len(k.Marks) != 0 {
+				t.Fatalf("after stop: free %d, marks %v", got, k.Marks)
+			}
+		})
+	}
+}
+
+func TestSynchronize(t *testing.T) {
+	p, k, _ := setup(t)
+	// the runtime reports the pod running after a driver restart: the
+	// class is admitted; a pod without a claim is not looked at
+	if _, err := p.Synchronize(context.Background(), []*api.PodSandbox{pod("withclaim", "/run/netns/a"), pod("other", "/run/netns/ipvlan")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if k.FreeSlots("eth0") != 60 || k.Marks["vethA"] == 0 {
+		t.Fatalf("free %d marks %v", k.FreeSlots("eth0"), k.Marks)
+	}
+	// then it is gone
+	if _, err := p.Synchronize(context.Background(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if k.FreeSlots("eth0") != 64 {
+		t.Fatalf("free %d", k.FreeSlots("eth0"))
+	}
+}

@@ -1,0 +1,207 @@
+// Package slices builds the ResourceSlices arbtable-dra publishes: per
+// arbtable NIC one pool with a counter set (the HIGH table's free slots and
+// the qdisc's free classes) and, for each block size n = 1, 2, 4, ..., 64,
+// 64/n devices that consume n slots, smallest blocks first.
+package slices
+
+import (
+	"fmt"
+	"strings"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/dynamic-resource-allocation/resourceslice"
+	"k8s.io/utils/ptr"
+
+	"arbtable.dev/dra/pkg/arbcore"
+)
+
+// DriverName is the driver's name and its attributes' domain.
+const DriverName = "arbtable.dev"
+
+// Counter names of a NIC's counter set.
+const (
+	CounterSlots   = "slots"
+	CounterClasses = "classes"
+)
+
+// Attribute names (domain DriverName).
+const (
+	AttrNIC      = "nic"
+	AttrSlots    = "slots"
+	AttrDistance = "distance"
+	AttrRateBits = "rateBits"
+	AttrBoundNs  = "boundNs"
+	AttrLinkBits = "linkBits"
+	AttrMTU      = "mtu"
+)
+
+// BlockSizes are the slot counts a device can hold: 64/d for the
+// power-of-two distances d the allocator admits.
+var BlockSizes = []int{1, 2, 4, 8, 16, 32, 64}
+
+// NIC is one arbtable NIC of the node as the driver publishes it.
+type NIC struct {
+	Name        string         // interface name
+	Params      arbcore.Params // the qdisc's parameters
+	FreeSlots   int            // HIGH slots not held outside claims
+	FreeClasses int            // classes not held outside claims
+}
+
+// Block is what a device of n slots guarantees on a NIC.
+type Block struct {
+	Slots     int
+	Distance  int
+	RateBytes uint64 // largest rate n slots guarantee, bytes/s
+	BoundNs   uint64 // guaranteed head-of-line wait bound at distance 64/n
+}
+
+// Blocks computes, with the module's formulas, what each block size
+// guarantees on a NIC with parameters p: a class at n slots holds at most
+// n*maxweight units, the rate arbcore.UnitsRate gives for them, and its
+// bound is the module's at distance 64/n for that rate.
+func Blocks(p arbcore.Params) ([]Block, error) {
+	out := make([]Block, 0, len(BlockSizes))
+	for _, n := range BlockSizes {
+		d := arbcore.Slots / n
+		rate, err := arbcore.UnitsRate(p, uint32(n)*p.MaxWeight)
+		if err != nil {
+			return nil, fmt.Errorf("rate of %d slots: %w", n, err)
+		}
+		c, err := arbcore.RateCost(p, rate, uint32(d))
+		if err != nil {
+			return nil, fmt.Errorf("block of %d slots: %w", n, err)
+		}
+		if int(c.Slots) != n || !c.High {
+			return nil, fmt.Errorf("block of %d slots: the core sizes rate %d B/s at distance %d as %d slots", n, rate, d, c.Slots)
+		}
+		out = append(out, Block{Slots: n, Distance: d, RateBytes: rate, BoundNs: c.BoundNs})
+	}
+	return out, nil
+}
+
+// Label turns an interface name into a DNS label part.
+func Label(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+// PoolName is the pool of a NIC on a node.
+func PoolName(node, nic string) string {
+	return node + "-" + Label(nic)
+}
+
+// DeviceName is the k-th device of n slots on a NIC.
+func DeviceName(nic string, n, k int) string {
+	return fmt.Sprintf("%s-s%02d-%02d", Label(nic), n, k)
+}
+
+// ParseDevice returns the slot count encoded in a device name.
+func ParseDevice(name string) (int, error) {
+	i := strings.LastIndex(name, "-s")
+	if i < 0 {
+		return 0, fmt.Errorf("device %q: not an arbtable device name", name)
+	}
+	var n, k int
+	if _, err := fmt.Sscanf(name[i:], "-s%02d-%02d", &n, &k); err != nil {
+		return 0, fmt.Errorf("device %q: %w", name, err)
+	}
+	for _, b := range BlockSizes {
+		if b == n {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("device %q: %d slots is not a block size", name, n)
+}
+
+func intAttr(v int64) resourceapi.DeviceAttribute {
+	return resourceapi.DeviceAttribute{IntValue: ptr.To(v)}
+}
+
+// Devices are a NIC's devices, smallest blocks first; blocks larger than
+// the free slots are left out (they could never be allocated).
+func Devices(nic NIC, blocks []Block) []resourceapi.Device {
+	set := Label(nic.Name)
+	var devs []resourceapi.Device
+	for _, b := range blocks {
+		if b.Slots > nic.FreeSlots {
+			continue
+		}
+		for k := 0; k < arbcore.Slots/b.Slots; k++ {
+			devs = append(devs, resourceapi.Device{
+				Name: DeviceName(nic.Name, b.Slots, k),
+				Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
+					AttrNIC:      {StringValue: ptr.To(nic.Name)},
+					AttrSlots:    intAttr(int64(b.Slots)),
+					AttrDistance: intAttr(int64(b.Distance)),
+					AttrRateBits: intAttr(int64(b.RateBytes * 8)),
+					AttrBoundNs:  intAttr(int64(b.BoundNs)),
+					AttrLinkBits: intAttr(int64(nic.Params.Rate * 8)),
+					AttrMTU:      intAttr(int64(nic.Params.MTU)),
+				},
+				ConsumesCounters: []resourceapi.DeviceCounterConsumption{{
+					CounterSet: set,
+					Counters: map[string]resourceapi.Counter{
+						CounterSlots:   {Value: *resource.NewQuantity(int64(b.Slots), resource.DecimalSI)},
+						CounterClasses: {Value: *resource.NewQuantity(1, resource.DecimalSI)},
+					},
+				}},
+			})
+		}
+	}
+	return devs
+}
+
+// Build returns the driver's resources for the NICs of a node: one pool
+// per NIC, its first slice the counter set alone (the API keeps shared
+// counters out of device slices), then its devices in slices of at most
+// resourceapi.ResourceSliceMaxDevicesWithAdvancedFeatures, in order (the
+// slice controller names slices by their index, and the allocator walks
+// pools by name, slices by name and devices in order: first fit takes the
+// smallest matching block).
+func Build(node string, nics []NIC) (resourceslice.DriverResources, error) {
+	res := resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{}}
+	for _, nic := range nics {
+		blocks, err := Blocks(nic.Params)
+		if err != nil {
+			return res, fmt.Errorf("NIC %s: %w", nic.Name, err)
+		}
+		free := nic.FreeSlots
+		if free < 0 {
+			free = 0
+		}
+		classes := nic.FreeClasses
+		if classes < 0 {
+			classes = 0
+		}
+		pool := resourceslice.Pool{Slices: []resourceslice.Slice{{
+			SharedCounters: []resourceapi.CounterSet{{
+				Name: Label(nic.Name),
+				Counters: map[string]resourceapi.Counter{
+					CounterSlots:   {Value: *resource.NewQuantity(int64(free), resource.DecimalSI)},
+					CounterClasses: {Value: *resource.NewQuantity(int64(classes), resource.DecimalSI)},
+				},
+			}},
+		}}}
+		devs := Devices(nic, blocks)
+		for len(devs) > 0 {
+			k := min(len(devs), resourceapi.ResourceSliceMaxDevicesWithAdvancedFeatures)
+			pool.Slices = append(pool.Slices, resourceslice.Slice{Devices: devs[:k]})
+			devs = devs[k:]
+		}
+		name := PoolName(node, nic.Name)
+		if _, dup := res.Pools[name]; dup {
+			return res, fmt.Errorf("NIC %s: pool %s twice (interface names that differ only in punctuation)", nic.Name, name)
+		}
+		res.Pools[name] = pool
+	}
+	return res, nil
+}

@@ -1,0 +1,202 @@
+package slices
+
+import (
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+
+	"arbtable.dev/dra/pkg/arbcore"
+)
+
+// Two NICs of different rates, as the module sizes them: 10gbit and
+// 1gbit, mtu as the module follows a 1500-byte Ethernet device.
+var (
+	fast = arbcore.Params{Rate: 1250000000, MTU: 65536, MaxWeight: 255, HighLimit: 4}
+	slow = arbcore.Params{Rate: 125000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}
+)
+
+func TestBlocksAreTheCoresNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    arbcore.Params
+	}{{"10gbit", fast}, {"1gbit", slow}, {"maxweight 16", arbcore.Params{Rate: 125000000, MTU: 1514, MaxWeight: 16, HighLimit: 0}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			blocks, err := Blocks(tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(blocks) != len(BlockSizes) {
+				t.Fatalf("%d blocks", len(blocks))
+			}
+			ch, err := arbcore.HighCapacity(tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, b := range blocks {
+				if b.Slots != BlockSizes[i] || b.Distance*b.Slots != 64 {
+					t.Fatalf("block %d: %+v", i, b)
+				}
+				// the rate n slots guarantee: n*maxweight of the
+				// 64*maxweight units of C_high
+				want := ch * uint64(b.Slots) / 64
+				if d := int64(b.RateBytes) - int64(want); d < -1 || d > 1 {
+					t.Errorf("n=%d: rate %d, n/64*C_high = %d", b.Slots, b.RateBytes, want)
+				}
+				// the core sizes that rate at that distance as n slots
+				// with that bound, and one byte/s more needs more slots
+				c, err := arbcore.RateCost(tc.p, b.RateBytes, uint32(b.Distance))
+				if err != nil || int(c.Slots) != b.Slots || c.BoundNs != b.BoundNs {
+					t.Errorf("n=%d: core cost %+v, %v; block %+v", b.Slots, c, err, b)
+				}
+				if b.Slots < 64 {
+					if c, err := arbcore.RateCost(tc.p, b.RateBytes+1, uint32(b.Distance)); err == nil && int(c.Slots) == b.Slots {
+						t.Errorf("n=%d: rate+1 still fits %d slots: the published rate is not the largest", b.Slots, b.Slots)
+					}
+				}
+				// fewer slots (longer distance) never bound better
+				if i > 0 && b.BoundNs > blocks[i-1].BoundNs {
+					t.Errorf("n=%d: bound %d above n=%d's %d", b.Slots, b.BoundNs, blocks[i-1].Slots, blocks[i-1].BoundNs)
+				}
+			}
+		})
+	}
+}
+
+func intOf(t *testing.T, d resourceapi.Device, name resourceapi.QualifiedName) int64 {
+	t.Helper()
+	a, ok := d.Attributes[name]
+	if !ok || a.IntValue == nil {
+		t.Fatalf("device %s: no int attribute %s", d.Name, name)
+	}
+	return *a.IntValue
+}
+
+func TestBuildTwoNICs(t *testing.T) {
+	tests := []struct {
+		name      string
+		nics      []NIC
+		wantDevs  map[string]int // per pool
+		wantSlots map[string]int64
+	}{
+		{
+			name: "two NICs, empty tables",
+			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 64, FreeClasses: 64},
+				{Name: "eth1", Params: slow, FreeSlots: 64, FreeClasses: 64}},
+			wantDevs:  map[string]int{"node1-eth0": 127, "node1-eth1": 127},
+			wantSlots: map[string]int64{"node1-eth0": 64, "node1-eth1": 64},
+		},
+		{
+			name: "a system class holds 8 slots on one",
+			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 56, FreeClasses: 63},
+				{Name: "enp0s4.100", Params: slow, FreeSlots: 64, FreeClasses: 63}},
+			// the 64-slot block can never be allocated on eth0
+			wantDevs:  map[string]int{"node1-eth0": 126, "node1-enp0s4-100": 127},
+			wantSlots: map[string]int64{"node1-eth0": 56, "node1-enp0s4-100": 64},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Build("node1", tc.nics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Pools) != len(tc.nics) {
+				t.Fatalf("%d pools", len(res.Pools))
+			}
+			for _, nic := range tc.nics {
+				pname := PoolName("node1", nic.Name)
+				pool, ok := res.Pools[pname]
+				if !ok {
+					t.Fatalf("no pool %s", pname)
+				}
+				// counters alone in the first slice
+				cs := pool.Slices[0]
+				if len(cs.Devices) != 0 || len(cs.SharedCounters) != 1 || cs.SharedCounters[0].Name != Label(nic.Name) {
+					t.Fatalf("pool %s: first slice %+v", pname, cs)
+				}
+				if v := cs.SharedCounters[0].Counters[CounterSlots].Value; v.Value() != tc.wantSlots[pname] {
+					t.Errorf("pool %s: slots counter %s", pname, v.String())
+				}
+				if v := cs.SharedCounters[0].Counters[CounterClasses].Value; v.Value() != int64(nic.FreeClasses) {
+					t.Errorf("pool %s: classes counter %s", pname, v.String())
+				}
+				blocks, _ := Blocks(nic.Params)
+				byN := map[int]Block{}
+				for _, b := range blocks {
+					byN[b.Slots] = b
+				}
+				var all []resourceapi.Device
+				for i, s := range pool.Slices[1:] {
+					if len(s.SharedCounters) != 0 || len(s.Devices) == 0 ||
+						len(s.Devices) > resourceapi.ResourceSliceMaxDevicesWithAdvancedFeatures {
+						t.Fatalf("pool %s: device slice %d has %d devices, %d counter sets", pname, i, len(s.Devices), len(s.SharedCounters))
+					}
+					all = append(all, s.Devices...)
+				}
+				if len(all) != tc.wantDevs[pname] {
+					t.Fatalf("pool %s: %d devices, want %d", pname, len(all), tc.wantDevs[pname])
+				}
+				count := map[int]int{}
+				names := map[string]bool{}
+				prev := 0
+				for _, d := range all {
+					n := int(intOf(t, d, AttrSlots))
+					if n < prev {
+						t.Fatalf("pool %s: device %s (%d slots) after a %d-slot one: smallest first", pname, d.Name, n, prev)
+					}
+					prev = n
+					count[n]++
+					if names[d.Name] {
+						t.Fatalf("device name %s twice", d.Name)
+					}
+					names[d.Name] = true
+					if got, err := ParseDevice(d.Name); err != nil || got != n {
+						t.Errorf("ParseDevice(%s) = %d, %v", d.Name, got, err)
+					}
+					b := byN[n]
+					if intOf(t, d, AttrDistance) != int64(64/n) || intOf(t, d, AttrRateBits) != int64(b.RateBytes*8) ||
+						intOf(t, d, AttrBoundNs) != int64(b.BoundNs) || intOf(t, d, AttrLinkBits) != int64(nic.Params.Rate*8) ||
+						intOf(t, d, AttrMTU) != int64(nic.Params.MTU) || *d.Attributes[AttrNIC].StringValue != nic.Name {
+						t.Errorf("device %s: attributes %v, block %+v", d.Name, d.Attributes, b)
+					}
+					cc := d.ConsumesCounters
+					if len(cc) != 1 {
+						t.Fatalf("device %s: consumes %+v", d.Name, cc)
+					}
+					vs, vc := cc[0].Counters[CounterSlots].Value, cc[0].Counters[CounterClasses].Value
+					if cc[0].CounterSet != Label(nic.Name) || vs.Value() != int64(n) || vc.Value() != 1 || d.AllowMultipleAllocations != nil {
+						t.Errorf("device %s: consumes %+v", d.Name, cc)
+					}
+				}
+				for _, n := range BlockSizes {
+					want := 64 / n
+					if n > nic.FreeSlots {
+						want = 0
+					}
+					if count[n] != want {
+						t.Errorf("pool %s: %d devices of %d slots, want %d", pname, count[n], n, want)
+					}
+				}
+			}
+			// each NIC's own numbers: the two NICs' blocks differ
+			fb, _ := Blocks(tc.nics[0].Params)
+			sb, _ := Blocks(tc.nics[1].Params)
+			if fb[0].RateBytes == sb[0].RateBytes || fb[0].BoundNs == sb[0].BoundNs {
+				t.Errorf("NICs of different rates publish the same block: %+v %+v", fb[0], sb[0])
+			}
+		})
+	}
+}
+
+func TestLabelAndParse(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{{"eth0", "eth0"}, {"enp0s4.100", "enp0s4-100"}, {"Br_0", "br-0"}} {
+		if got := Label(tc.in); got != tc.want {
+			t.Errorf("Label(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"eth0", "eth0-s03-00", "eth0-sxx-00"} {
+		if _, err := ParseDevice(bad); err == nil {
+			t.Errorf("ParseDevice(%q) accepted", bad)
+		}
+	}
+}
