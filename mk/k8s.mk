@@ -10,5 +10,5 @@
 k8s-cluster:
 	@bash scripts/k8s-build.sh
 check-k8s:
-	@bash scripts/setup.sh && $(MAKE) --no-print-directory all && \
+	@bash scripts/setup.sh && $(MAKE) --no-print-directory all dra-image && \
 		bash scripts/k8s-build.sh && bash tests/kubernetes/cluster/check-k8s.sh

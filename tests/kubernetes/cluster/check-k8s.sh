@@ -18,6 +18,13 @@ run=$root/build/k8s/run
 rm -rf "$run"
 mkdir -p "$run/images"
 cp "$cache/images/pause.oci.tar" "$run/images/"
+# the driver's image, built by make dra-image (check-k8s's make target)
+if [ ! -f "$root/build/dra/arbtable-dra.oci.tar" ]; then
+	echo "check-k8s: no build/dra/arbtable-dra.oci.tar (make dra-image)"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+cp "$root/build/dra/arbtable-dra.oci.tar" "$run/images/"
 t0=$(date +%s)
 "$here/control-plane.sh" up "$run" || {
 	echo "0 passed, 1 failed, 0 skipped"
@@ -25,7 +32,7 @@ t0=$(date +%s)
 }
 trap '"$here/control-plane.sh" down "$run"' EXIT
 out=$run/tap.log
-ARBT_K8S_BIN=$cache/bin ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-4G} \
+ARBT_K8S_BIN=$cache/bin ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-6G} \
 	ARBTABLE_VM_QEMU_OPTS="-netdev user,id=k8s,net=10.0.2.0/24,host=10.0.2.2,restrict=off -device virtio-net-pci,netdev=k8s,mac=52:54:00:a7:b1:e0" \
 	"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_TIMEOUT:-3000}" -- \
 	unshare -m --propagation private bash "$here/guest.sh" "$run" 2>&1 | tee "$out"

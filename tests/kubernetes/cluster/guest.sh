@@ -26,13 +26,14 @@ fi
 tap_ok "the node joins and is Ready ($(fcalc "$(now) - $t0") s from guest start)"
 diag "$(k get nodes -o wide 2>&1)"
 
-# one pod, the way every scenario starts them
+# one pod without a claim, before the driver exists
 t1=$(now)
 k apply -f - >/dev/null <<POD
 apiVersion: v1
 kind: Pod
 metadata: {name: hello}
 spec:
+  terminationGracePeriodSeconds: 1
   containers:
   - name: c
     image: localhost/arbtable/tenant:1
@@ -42,5 +43,24 @@ POD
 tap_check "a pod without a claim runs" k wait --for=condition=Ready pod/hello --timeout=300s
 diag "pod Ready after $(fcalc "$(now) - $t1") s: $(k get pod hello -o wide --no-headers 2>&1)"
 k delete pod hello --wait=true --timeout=120s >/dev/null 2>&1
+
+# shellcheck source=tests/kubernetes/cluster/dra-checks.sh
+. "$here/dra-checks.sh"
+t1=$(now)
+if dra_setup; then
+	tap_ok "arbtable-dra deployed from deploy/kubernetes/dra with kubectl, its image imported ($(fcalc "$(now) - $t1") s)"
+	for s in ${ARBT_K8S_SCENARIOS:-publish goodput two_nics exact full 110}; do
+		t1=$(now)
+		"dra_check_$s"
+		diag "scenario $s: $(fcalc "$(now) - $t1") s"
+	done
+else
+	tap_fail "arbtable-dra deployed from deploy/kubernetes/dra with kubectl, its image imported"
+	k -n kube-system get pods -o wide 2>&1 | diag "$(cat)"
+	k -n kube-system describe ds arbtable-dra 2>&1 | tail -n 20 | diag "$(cat)"
+	tail -n 30 /var/log/kubelet.log | diag "$(cat)"
+fi
+# the driver's own log, from the kubelet's files
+diag "arbtable-dra log (tail): $(cat /var/log/pods/kube-system_arbtable-dra-*/*/*.log 2>/dev/null | tail -n 15)"
 node_down
 tap_end
