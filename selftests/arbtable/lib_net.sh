@@ -61,12 +61,17 @@ veth_test_begin() {
 	fi
 }
 
-# net_nics: the virtio-net devices of the guest (vm.sh -n gives two)
+# net_nics: the virtio-net devices of the guest (vm.sh -n gives two),
+# but for those whose MAC is in ARBT_NET_SKIP_MAC (the Kubernetes node's
+# NIC to the host, tests/kubernetes/cluster/node.sh)
 net_nics() {
 	local n d
 	for n in /sys/class/net/*; do
 		n=${n##*/}
 		[ "$n" = lo ] && continue
+		case " ${ARBT_NET_SKIP_MAC:-} " in
+		*" $(cat "/sys/class/net/$n/address" 2>/dev/null) "*) continue ;;
+		esac
 		d=$(readlink -f "/sys/class/net/$n/device/driver" 2>/dev/null)
 		[ "${d##*/}" = virtio_net ] && echo "$n"
 	done

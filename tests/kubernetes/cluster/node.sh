@@ -13,6 +13,8 @@
 #
 # Sets: KUBECTL (a function k), NODE, POD_CIDR.
 K8S_MAC=52:54:00:a7:b1:e0
+# lib_net.sh's net_setup leaves it alone
+export ARBT_NET_SKIP_MAC=$K8S_MAC
 NODE=${ARBT_K8S_NODE:-arbt-node}
 POD_CIDR=10.88.200.0/24
 RT=${ARBT_RUNTIMES:-/var/lib/arbtable/containerd-2}
