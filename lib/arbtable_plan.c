@@ -9,7 +9,7 @@
  * The core is kernel/arbtable_core.c compiled for userspace
  * (tests/core), linked into the library with hidden visibility: only the
  * functions below are exported.  It is GPL-2.0 code; see
- * Documentation/networking/arbtable-kubernetes-dra.rst on what that
+ * Documentation/networking/arbtable-kubernetes.rst on what that
  * means for the library.
  */
 #include <errno.h>

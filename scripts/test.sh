@@ -168,14 +168,12 @@ host_suites() {
 	# with the uapi layout, the kernel's answers (errno decisions,
 	# extack) in a network namespace of its own
 	host_suite cni-tcnl make --no-print-directory cni-tcnl-check
-	# arbtablectl request without a device against arbsim; the Kubernetes
-	# manifests, node agent and installer on fixtures (issue 17 item 3)
+	# arbtablectl request without a device against arbsim
 	host_suite request-devless python3 tests/request/devless-check.py
 	# the one reservation request check (lib/arbtable_request.c): every
 	# bad combination, the same words from arbtable-cni, arbtablectl
 	# request and admit, and arbsim
 	host_suite request-check bash tests/request/validator-check.sh
-	host_suite kubernetes bash tests/kubernetes/check.sh
 	# arbtable-dra (dra/): go vet, gofmt, go test offline (slices against
 	# the core through libarbtable, checkpoint, restart reconcile, NRI
 	# handlers, the scheduler-vs-allocator exactness property)
