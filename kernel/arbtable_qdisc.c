@@ -731,7 +731,9 @@ static bool arbtable_retry_stalled(struct arbtable_sched *q, bool all)
 		struct arbtable_class *cl = q->classes[i];
 
 		m &= m - 1;
-		if (!cl->qdisc->q.qlen || cl->qdisc->ops->peek(cl->qdisc)) {
+		/* a peek may empty the child (its dequeue drops) */
+		if (!cl->qdisc->q.qlen || cl->qdisc->ops->peek(cl->qdisc) ||
+		    !cl->qdisc->q.qlen) {
 			q->stalled &= ~BIT_ULL(i);
 			arbtable_update_eligible(q, cl);
 			any |= arb_class_eligible(&q->arb, i);
@@ -1071,6 +1073,11 @@ again:
 		cl = q->classes[pick.cls];
 		skb = qdisc_dequeue_peeked(cl->qdisc);
 		if (unlikely(!skb)) {
+			/* emptied by its own drops: not stalled, no debt */
+			if (!cl->qdisc->q.qlen) {
+				arb_set_emptied(&q->arb, &pick);
+				continue;
+			}
 			/* skipped until its peek has a packet; no spinning */
 			arbtable_stall(q, cl, &pick);
 			continue;
