@@ -217,6 +217,7 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_LOW]	= NLA_POLICY_NESTED(arbtable_tbl_policy),
 	[TCA_ARBTABLE_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
 	[TCA_ARBTABLE_MTU_FOLLOW] = { .type = NLA_FLAG },
+	[TCA_ARBTABLE_RATE_LINK] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -1350,7 +1351,24 @@ static int arbtable_parse_sizes(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	return 0;
 }
 
-/* The slots a manual-mode qdisc is given */
+/* @cfg's table @t is the one in force, slot for slot */
+static bool arbtable_cfg_tbl_in_force(struct Qdisc *sch,
+				      const struct arbtable_cfg *cfg,
+				      unsigned int t)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	const struct arb_table *tb = &q->arb.tbl[t];
+	unsigned int i;
+
+	for (i = 0; i < ARB_SLOTS; i++) {
+		if (cfg->weight[t][i] != tb->weight[i] ||
+		    (tb->weight[i] && cfg->cls[t][i] != tb->cls[i]))
+			return false;
+	}
+	return true;
+}
+
+/* The slots a manual-mode qdisc is given; an auto-mode one takes its own */
 static int arbtable_parse_tables(struct Qdisc *sch, struct arbtable_cfg *cfg,
 				 struct nlattr **tb,
 				 struct netlink_ext_ack *extack)
@@ -1363,17 +1381,21 @@ static int arbtable_parse_tables(struct Qdisc *sch, struct arbtable_cfg *cfg,
 
 	if (!tb[TCA_ARBTABLE_HIGH] && !tb[TCA_ARBTABLE_LOW])
 		return 0;
-	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
-		NL_SET_ERR_MSG(extack,
-			       "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
-		return -EINVAL;
-	}
 	for (t = 0; t < ARB_NTABLES; t++) {
 		if (!tb[attr[t]])
 			continue;
 		err = arbtable_parse_table(sch, cfg, t, tb[attr[t]], extack);
 		if (err)
 			return err;
+		if (cfg->mode != TC_ARBTABLE_MODE_AUTO)
+			continue;
+		/* the allocator's table, as dumped, sent back: no change */
+		if (!arbtable_cfg_tbl_in_force(sch, cfg, t)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[attr[t]],
+					    "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
+			return -EINVAL;
+		}
+		cfg->set_tbl[t] = false;
 	}
 	return 0;
 }
@@ -1394,9 +1416,22 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	err = arbtable_parse_mode(cfg, tb, create, extack);
 	if (err)
 		return err;
-	if (tb[TCA_ARBTABLE_RATE]) {
-		cfg->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
-		cfg->rate_given = true;
+	if (tb[TCA_ARBTABLE_RATE] || tb[TCA_ARBTABLE_RATE_LINK]) {
+		u64 rate = tb[TCA_ARBTABLE_RATE] ?
+			   nla_get_u64(tb[TCA_ARBTABLE_RATE]) : 0;
+
+		if (rate && tb[TCA_ARBTABLE_RATE_LINK]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_RATE_LINK],
+					    "rate_link (the capacity is the link's) goes with rate 0 or none");
+			return -EINVAL;
+		}
+		/* a dump sent back keeps the link speed in force (cfg->rate
+		 * is the one in force); a rate given reads the link anew
+		 */
+		if (create || !tb[TCA_ARBTABLE_RATE_LINK] || cfg->rate) {
+			cfg->rate = rate;
+			cfg->rate_given = true;
+		}
 	}
 	if (tb[TCA_ARBTABLE_HIGHLIMIT])
 		cfg->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
@@ -1819,7 +1854,8 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_ARBTABLE_MTU, q->mtu) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_MAXWEIGHT, q->maxweight) ||
 	    (q->burst && nla_put_u32(skb, TCA_ARBTABLE_BURST, q->burst)) ||
-	    (!q->mtu_pinned && nla_put_flag(skb, TCA_ARBTABLE_MTU_FOLLOW)))
+	    (!q->mtu_pinned && nla_put_flag(skb, TCA_ARBTABLE_MTU_FOLLOW)) ||
+	    (!q->shaper.bps && nla_put_flag(skb, TCA_ARBTABLE_RATE_LINK)))
 		goto nla_put_failure;
 
 	prio = nla_nest_start(skb, TCA_ARBTABLE_PRIOMAP);

@@ -22,8 +22,8 @@
  *   d apart;
  * - the dump round-trips: the qdisc's dumped options, sent back as a
  *   change (strict parsing, so nested tables must carry NLA_F_NESTED),
- *   are accepted and dump the same bytes again (auto mode leaves the
- *   tables out: the allocator owns them).
+ *   are accepted and dump the same bytes again (auto mode's tables
+ *   too: the kernel takes the tables in force).
  *
  *   arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]
  *
@@ -44,6 +44,12 @@
  * errno and extack, the qdisc's dump unchanged.
  *
  *   arbt_nlfuzz -d DEV -R
+ *
+ * With -T WHAT it makes one round trip of the qdisc as it is (WHAT names
+ * the case in the output): its dump sent back whole must be accepted and
+ * leave the dump and the capacity unchanged (issue 35, defect 4).
+ *
+ *   arbt_nlfuzz -d DEV -T WHAT
  * Exit status: 0 all checks held, 1 a check failed, 2 usage/setup error.
  */
 #include <errno.h>
@@ -785,8 +791,9 @@ static bool consistent(struct dumpstate *d)
 }
 
 /*
- * Send the dumped options back as a change of the qdisc (auto mode: all
- * but the tables). 0 accepted, else the errno, *msg the extack.
+ * Send the dumped options back, whole, as a change of the qdisc (auto
+ * mode's tables too: the kernel takes the tables in force). 0 accepted,
+ * else the errno, *msg the extack.
  */
 static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 {
@@ -800,13 +807,9 @@ static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 	opts = nest_start(&m, TCA_OPTIONS);
 	while (len >= (int)NLA_HDRLEN) {
 		const struct nlattr *a = (const struct nlattr *)p;
-		int type = a->nla_type & NLA_TYPE_MASK;
 
-		if (d->mode != TC_ARBTABLE_MODE_AUTO ||
-		    (type != TCA_ARBTABLE_HIGH && type != TCA_ARBTABLE_LOW)) {
-			memcpy(m.buf + m.len, a, NLA_ALIGN(a->nla_len));
-			m.len += NLA_ALIGN(a->nla_len);
-		}
+		memcpy(m.buf + m.len, a, NLA_ALIGN(a->nla_len));
+		m.len += NLA_ALIGN(a->nla_len);
 		len -= NLA_ALIGN(a->nla_len);
 		p += NLA_ALIGN(a->nla_len);
 	}
@@ -1034,12 +1037,53 @@ static int refusal_checks(int fd)
 	return nbad ? 1 : 0;
 }
 
+/*
+ * -T: one round trip of the qdisc 1: on the device as it is: its dumped
+ * options sent back whole (a change) must be accepted and leave the dump,
+ * the capacity and the classes' reservations as they were.
+ */
+static int roundtrip_check(int fd, const char *what)
+{
+	static struct dumpstate before, after;
+	bool same, cap;
+	char msg[512] = "";
+	int err;
+
+	memset(&before, 0, sizeof(before));
+	memset(&after, 0, sizeof(after));
+	if (!dump(fd, &before, RTM_GETQDISC) || !before.have_qdisc ||
+	    !before.have_xs) {
+		printf("not ok - round trip %s: a qdisc 1: on the device (%s)\n",
+		       what, before.why[0] ? before.why : "none");
+		return 1;
+	}
+	err = replay(fd, &before, msg, sizeof(msg));
+	if (!dump(fd, &after, RTM_GETQDISC) || !after.have_xs) {
+		printf("not ok - round trip %s: no dump after (%s)\n", what,
+		       after.why);
+		return 1;
+	}
+	same = after.optlen == before.optlen &&
+	       !memcmp(after.opts, before.opts, before.optlen);
+	cap = after.xs.capacity == before.xs.capacity &&
+	      after.xs.nclasses == before.xs.nclasses;
+	printf("%s - round trip %s: the dump sent back is %s (%s), dump %s, capacity %llu -> %llu\n",
+	       !err && same && cap ? "ok" : "not ok", what,
+	       err ? "refused" : "accepted",
+	       err ? (msg[0] ? msg : strerror(-err)) : "rc 0",
+	       same ? "the same" : "changed",
+	       (unsigned long long)before.xs.capacity,
+	       (unsigned long long)after.xs.capacity);
+	return !err && same && cap ? 0 : 1;
+}
+
 /* ------------------------------------------------------------ main */
 static void usage(void)
 {
 	fprintf(stderr, "usage: arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]\n"
 			"       arbt_nlfuzz -d DEV -D SECONDS\n"
-			"       arbt_nlfuzz -d DEV -R\n");
+			"       arbt_nlfuzz -d DEV -R\n"
+			"       arbt_nlfuzz -d DEV -T WHAT\n");
 	exit(2);
 }
 
@@ -1120,14 +1164,16 @@ int main(int argc, char **argv)
 	unsigned long replays = 0, replay_bad = 0;
 	static struct dumpstate d2;
 	bool verbose = false, refuse = false;
+	const char *trip = NULL;
 	double loop_secs = 0;
 	struct timespec t0, t1;
 	int fd, c, rc = 0;
 
 	rng = 0x9e3779b97f4a7c15ULL;
-	while ((c = getopt(argc, argv, "d:n:b:s:vD:R")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:b:s:vD:RT:")) != -1) {
 		switch (c) {
 		case 'R': refuse = true; break;
+		case 'T': trip = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'D': loop_secs = strtod(optarg, NULL); if (loop_secs <= 0) usage(); break;
 		case 'n': total = strtoul(optarg, NULL, 0); break;
@@ -1148,6 +1194,11 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		perror("arbt_nlfuzz: netlink socket");
 		return 2;
+	}
+	if (trip) {
+		rc = roundtrip_check(fd, trip);
+		close(fd);
+		return rc;
 	}
 	if (loop_secs > 0 || refuse) {
 		rc = refuse ? refusal_checks(fd) : dump_loop(fd, loop_secs);

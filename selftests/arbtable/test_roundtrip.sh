@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# What the kernel dumps, sent back, is accepted and changes nothing
+# (issue 35, defect 4), at the netlink level, not through tc:
+# build/nlfuzz/arbt_nlfuzz -T sends the qdisc's dumped TCA_OPTIONS back
+# whole as a change and compares the dump and the capacity after.
+# On a virtio-net NIC (vm.sh -n) whose speed `ethtool -s` sets:
+# - auto mode without a rate (the capacity is the link's), no class: the
+#   tables dump as empty nests;
+# - the same with a class admitted (its slots in the HIGH table);
+# - after the link's speed changed (a rate given would read it again and
+#   is refused with classes admitted: EBUSY);
+# - with the link down (a rate given would find no speed);
+# - manual mode at the link speed with a table, and with a rate.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_net.sh"
+tap_begin "dumps sent back at the netlink level change nothing"
+NIC=$(net_nics | sed -n 2p)
+cleanup() {
+	[ -n "$NIC" ] || return
+	tc qdisc del dev "$NIC" root 2>/dev/null
+	ip link set "$NIC" up 2>/dev/null
+	ethtool -s "$NIC" speed 1000 duplex full 2>/dev/null
+}
+trap cleanup EXIT
+have_arbtable || { tap_fail "roundtrip: module and plugin present"; tap_end; exit; }
+FUZZ=$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz
+[ -x "$FUZZ" ] || { tap_fail "roundtrip: $FUZZ built (make all)"; tap_end; exit; }
+[ -n "$NIC" ] || { tap_fail "roundtrip: two virtio-net NICs (vm.sh -n)"; tap_end; exit; }
+# trip WHAT: one round trip, its TAP line renumbered as ours
+trip() {
+	local out rc
+	out=$("$FUZZ" -d "$NIC" -T "$1" 2>&1); rc=$?
+	diag "$(tc -d qdisc show dev "$NIC" | head -n 3)"
+	diag "$out"
+	tap_check "roundtrip: $1: accepted, dump and capacity unchanged" test "$rc" = 0
+}
+setq() { tc qdisc del dev "$NIC" root 2>/dev/null; run tc qdisc add dev "$NIC" root handle 1: arbtable "$@" || diag "qdisc add $*: $RUN_ERR"; }
+
+ip link set "$NIC" up
+run ethtool -s "$NIC" speed 1000 duplex full
+tap_check "roundtrip: ethtool -s $NIC speed 1000 ($RUN_ERR)" test "$RUN_RC" = 0
+
+setq auto
+trip "auto, capacity from the link, no class (empty tables)"
+run tc class add dev "$NIC" parent 1: classid 1:10 arbtable rate 10mbit distance 8
+tap_check "roundtrip: class 1:10 admitted (${RUN_ERR:-ok})" test "$RUN_RC" = 0
+trip "auto, capacity from the link, class 1:10 in HIGH"
+ethtool -s "$NIC" speed 100 duplex full
+trip "auto, the link's speed changed to 100 since"
+ip link set "$NIC" down
+trip "auto, the link down"
+ip link set "$NIC" up
+ethtool -s "$NIC" speed 1000 duplex full
+
+setq manual
+run tc class add dev "$NIC" parent 1: classid 1:10 arbtable &&
+	run tc qdisc change dev "$NIC" root handle 1: arbtable high 10:4,10:4
+tap_check "roundtrip: manual qdisc with class 1:10 in HIGH (${RUN_ERR:-ok})" test "$RUN_RC" = 0
+ethtool -s "$NIC" speed 100 duplex full
+trip "manual, capacity from the link, its speed changed since"
+setq manual rate 40mbit
+trip "manual, rate 40mbit"
+tap_end
