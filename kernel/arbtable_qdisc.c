@@ -205,7 +205,7 @@ static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1
 };
 
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
-	[TCA_ARBTABLE_MODE]	= NLA_POLICY_MAX(NLA_U8, __TC_ARBTABLE_MODE_MAX - 1),
+	[TCA_ARBTABLE_MODE]	= NLA_POLICY_MAX(NLA_U32, __TC_ARBTABLE_MODE_MAX - 1),
 	[TCA_ARBTABLE_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_ceil_range),
 	[TCA_ARBTABLE_HIGHLIMIT] = NLA_POLICY_MAX(NLA_U32, TC_ARBTABLE_HIGHLIMIT_MAX),
 	[TCA_ARBTABLE_ACCOUNTING] = NLA_POLICY_MAX(NLA_U32, __TC_ARBTABLE_ACCT_MAX - 1),
@@ -221,7 +221,7 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
-	[TCA_ARBTABLE_C_STRICT]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_ARBTABLE_C_STRICT]	= NLA_POLICY_MAX(NLA_U32, 1),
 	[TCA_ARBTABLE_C_CEIL]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_ceil_range),
 	[TCA_ARBTABLE_C_CBURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
 	[TCA_ARBTABLE_C_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_rate_range),
@@ -1304,7 +1304,7 @@ static int arbtable_parse_mode(struct arbtable_cfg *cfg, struct nlattr **tb,
 			cfg->mode = TC_ARBTABLE_MODE_MANUAL;
 		return 0;
 	}
-	mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
+	mode = nla_get_u32(tb[TCA_ARBTABLE_MODE]);
 	if (!create && mode != cfg->mode) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
 				    "the mode (manual/auto) is fixed at creation; delete and re-add the qdisc to change it");
@@ -1845,7 +1845,7 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!opts)
 		goto nla_put_failure;
-	if (nla_put_u8(skb, TCA_ARBTABLE_MODE, q->mode) ||
+	if (nla_put_u32(skb, TCA_ARBTABLE_MODE, q->mode) ||
 	    nla_put_u64_64bit(skb, TCA_ARBTABLE_RATE, q->shaper.bps,
 			      TCA_ARBTABLE_PAD) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_HIGHLIMIT, q->arb.highlimit) ||
@@ -1921,7 +1921,7 @@ static int arbtable_class_parse_shaping(struct Qdisc *sch, struct nlattr **tb,
 	struct arbtable_sched *q = qdisc_priv(sch);
 
 	if (tb[TCA_ARBTABLE_C_STRICT])
-		o->strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
+		o->strict = nla_get_u32(tb[TCA_ARBTABLE_C_STRICT]);
 	if (tb[TCA_ARBTABLE_C_CEIL]) {
 		/* 0 removes the ceil, and with it the depth it had */
 		o->ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
@@ -2376,7 +2376,7 @@ static int arbtable_dump_class(struct Qdisc *sch, unsigned long arg,
 	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!nest)
 		goto nla_put_failure;
-	if (cl->strict && nla_put_u8(skb, TCA_ARBTABLE_C_STRICT, 1))
+	if (cl->strict && nla_put_u32(skb, TCA_ARBTABLE_C_STRICT, 1))
 		goto nla_put_failure;
 	if (cl->ceil.bps &&
 	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_CEIL, cl->ceil.bps,

@@ -24,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 have_arbtable || { tap_fail "roundtrip: module and plugin present"; tap_end; exit; }
-FUZZ=$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz
+FUZZ=${ARBT_NLFUZZ:-$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz}
 [ -x "$FUZZ" ] || { tap_fail "roundtrip: $FUZZ built (make all)"; tap_end; exit; }
 [ -n "$NIC" ] || { tap_fail "roundtrip: two virtio-net NICs (vm.sh -n)"; tap_end; exit; }
 # trip WHAT: one round trip, its TAP line renumbered as ours

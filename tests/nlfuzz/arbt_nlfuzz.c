@@ -257,7 +257,7 @@ static void put_qdisc_opts(struct msg *m, bool create)
 	struct nlattr *o = nest_start(m, TCA_OPTIONS);
 
 	if (create || chance(10))
-		put_int(m, TCA_ARBTABLE_MODE, 1, rnd_below(2) ^ chance(3));
+		put_int(m, TCA_ARBTABLE_MODE, 4, rnd_below(2) ^ chance(3));
 	if (chance(40))
 		put_int(m, TCA_ARBTABLE_RATE, 8,
 			chance(80) ? 125000 * (1 + rnd_below(1000)) : 0);
@@ -309,7 +309,7 @@ static void put_class_opts(struct msg *m)
 			put_int(m, TCA_ARBTABLE_C_DISTANCE, 4, rnd_below(70));
 		break;
 	case 3:	/* strict + ceil */
-		put_int(m, TCA_ARBTABLE_C_STRICT, 1, rnd_below(3));
+		put_int(m, TCA_ARBTABLE_C_STRICT, 4, rnd_below(3));
 		put_int(m, TCA_ARBTABLE_C_CEIL, 8, 12500 * rnd_below(400));
 		break;
 	case 4:	/* ceil only, or nothing */
@@ -317,7 +317,7 @@ static void put_class_opts(struct msg *m)
 			put_int(m, TCA_ARBTABLE_C_CEIL, 8, 12500 * rnd_below(400));
 		break;
 	default: /* everything at once */
-		put_int(m, TCA_ARBTABLE_C_STRICT, 1, rnd_below(2));
+		put_int(m, TCA_ARBTABLE_C_STRICT, 4, rnd_below(2));
 		put_int(m, TCA_ARBTABLE_C_CEIL, 8, edge_value());
 		put_int(m, TCA_ARBTABLE_C_RATE, 8, edge_value());
 		put_int(m, TCA_ARBTABLE_C_LATENCY, 8, edge_value());
@@ -621,6 +621,7 @@ static bool on_qdisc(struct dumpstate *d, struct nlmsghdr *h)
 	struct nlattr *tca[TCA_MAX + 1] = { 0 };
 	struct nlattr *o[TCA_ARBTABLE_MAX + 1] = { 0 };
 	int len = (int)h->nlmsg_len - (int)NLMSG_SPACE(sizeof(*t));
+	uint32_t mode;
 
 	if (!attrs_ok(d, (uint8_t *)t + NLMSG_ALIGN(sizeof(*t)), len, tca, TCA_MAX))
 		return false;
@@ -637,11 +638,12 @@ static bool on_qdisc(struct dumpstate *d, struct nlmsghdr *h)
 	if (!attrs_ok(d, ADATA(tca[TCA_OPTIONS]), ALEN(tca[TCA_OPTIONS]), o,
 		      TCA_ARBTABLE_MAX))
 		return false;
-	if (!o[TCA_ARBTABLE_MODE] || ALEN(o[TCA_ARBTABLE_MODE]) != 1)
+	if (!o[TCA_ARBTABLE_MODE] || ALEN(o[TCA_ARBTABLE_MODE]) != 4)
 		return bad(d, "qdisc: no mode");
-	d->mode = *ADATA(o[TCA_ARBTABLE_MODE]);
-	if (d->mode >= __TC_ARBTABLE_MODE_MAX)
-		return bad(d, "qdisc: mode %u", d->mode);
+	memcpy(&mode, ADATA(o[TCA_ARBTABLE_MODE]), sizeof(mode));
+	if (mode >= __TC_ARBTABLE_MODE_MAX)
+		return bad(d, "qdisc: mode %u", mode);
+	d->mode = (uint8_t)mode;
 	if (o[TCA_ARBTABLE_HIGH] && !parse_table(d, o[TCA_ARBTABLE_HIGH], 0))
 		return false;
 	if (o[TCA_ARBTABLE_LOW] && !parse_table(d, o[TCA_ARBTABLE_LOW], 1))
@@ -939,6 +941,25 @@ static void r_highlimit_big(struct msg *m)
 	put_u32(m, TCA_ARBTABLE_HIGHLIMIT, 256);
 }
 
+/* the mode as the u8 it was before issue 35 */
+static void r_mode_u8(struct msg *m)
+{
+	uint8_t v = TC_ARBTABLE_MODE_MANUAL;
+
+	put_attr(m, TCA_ARBTABLE_MODE, &v, sizeof(v));
+}
+
+static void r_mode_big(struct msg *m)
+{
+	put_u32(m, TCA_ARBTABLE_MODE, __TC_ARBTABLE_MODE_MAX);
+}
+
+static void r_rate_link_rate(struct msg *m)
+{
+	put_u64(m, TCA_ARBTABLE_RATE, 5000000);
+	put_attr(m, TCA_ARBTABLE_RATE_LINK, NULL, 0);
+}
+
 static const struct refusal {
 	const char *what;
 	const char *want;	/* in the extack; NULL: accepted */
@@ -951,6 +972,9 @@ static const struct refusal {
 	{ "mtu 63", "mtu out of range", -EINVAL, r_mtu_small, true },
 	{ "maxweight 0 (policy)", "integer out of range", -ERANGE, r_maxweight_zero, true },
 	{ "highlimit 256 (policy)", "integer out of range", -ERANGE, r_highlimit_big, true },
+	{ "mode as a u8 (policy)", "invalid attribute length", -EINVAL, r_mode_u8, true },
+	{ "mode 2 (policy)", "integer out of range", -ERANGE, r_mode_big, true },
+	{ "rate_link with rate 40mbit", "rate_link", -EINVAL, r_rate_link_rate, true },
 	{ "a weight without a class", "weight but no class", -EINVAL, r_weight_only, false },
 	{ "a class without a weight", "class but no weight", -EINVAL, r_class_only, false },
 	{ "65 slot nests", "more than 64 slots", -EINVAL, r_65_slots, false },

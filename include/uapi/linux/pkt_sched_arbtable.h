@@ -67,7 +67,7 @@ enum tc_arbtable_mode {
 /* Qdisc options */
 enum {
 	TCA_ARBTABLE_UNSPEC,
-	TCA_ARBTABLE_MODE,		/* u8, enum tc_arbtable_mode; create only */
+	TCA_ARBTABLE_MODE,		/* u32, enum tc_arbtable_mode; create only */
 	TCA_ARBTABLE_RATE,		/* u64 bytes/s, 0 = link speed */
 	TCA_ARBTABLE_HIGHLIMIT,		/* u32, 0..255 */
 	TCA_ARBTABLE_ACCOUNTING,	/* u32, enum tc_arbtable_accounting */
@@ -145,7 +145,7 @@ enum {
 /* Class options */
 enum {
 	TCA_ARBTABLE_C_UNSPEC,
-	TCA_ARBTABLE_C_STRICT,		/* u8 0/1: served before both tables */
+	TCA_ARBTABLE_C_STRICT,		/* u32 0/1: served before both tables */
 	TCA_ARBTABLE_C_CEIL,		/* u64 bytes/s, per-class limit */
 	TCA_ARBTABLE_C_RATE,		/* u64 bytes/s, auto mode reservation */
 	TCA_ARBTABLE_C_LATENCY,		/* u64 ns, auto mode bound */
