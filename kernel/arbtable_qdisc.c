@@ -71,7 +71,9 @@ struct arbtable_class {
 	u32				cburst;		/* ceil depth, bytes;
 							 * 0: the default
 							 */
-	u32				filter_cnt;
+#ifndef ARBTABLE_CLASS_REFS
+	u32				filter_cnt;	/* arbtable_class_get() */
+#endif
 	u8				index;		/* arbiter class index */
 	bool				strict;
 
@@ -2250,10 +2252,10 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	struct arb_resv none = {};
 	int err;
 
-	if (cl->filter_cnt) {
+	if (arbtable_class_in_use(cl)) {
 		arbtable_refuse(extack, NULL,
 				"filters still point at the class",
-				": %u at %x:%x", cl->filter_cnt,
+				": %u at %x:%x", arbtable_class_refs(cl),
 				TC_H_MAJ(cl->common.classid) >> 16,
 				TC_H_MIN(cl->common.classid));
 		return -EBUSY;
@@ -2338,7 +2340,7 @@ static unsigned long arbtable_bind_tcf(struct Qdisc *sch, unsigned long parent,
 	struct arbtable_class *cl = arbtable_find_class(sch, classid);
 
 	if (cl)
-		cl->filter_cnt++;
+		arbtable_class_get(cl);
 	return (unsigned long)cl;
 }
 
@@ -2346,7 +2348,7 @@ static void arbtable_unbind_tcf(struct Qdisc *sch, unsigned long arg)
 {
 	struct arbtable_class *cl = (struct arbtable_class *)arg;
 
-	cl->filter_cnt--;
+	arbtable_class_put(cl);
 }
 
 static struct tcf_block *arbtable_tcf_block(struct Qdisc *sch,
