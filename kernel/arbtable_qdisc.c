@@ -669,9 +669,10 @@ static void arbtable_throttle(struct arbtable_sched *q,
 			      struct arbtable_class *cl, u64 now, u64 wait)
 {
 	cl->unthrottle_at = now + wait;
-	cl->throttled++;
-	cl->qstats.overlimits++;
-	q->nthrottled++;
+	/* counters the dumps read without the root lock */
+	WRITE_ONCE(cl->throttled, cl->throttled + 1);
+	WRITE_ONCE(cl->qstats.overlimits, cl->qstats.overlimits + 1);
+	WRITE_ONCE(q->nthrottled, q->nthrottled + 1);
 	q->throttled |= BIT_ULL(cl->index);
 	if (q->throttled == BIT_ULL(cl->index) ||
 	    cl->unthrottle_at < q->next_unthrottle)
@@ -706,8 +707,8 @@ static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl,
 			   const struct arb_pick *pick)
 {
 	q->stalled |= BIT_ULL(cl->index);
-	cl->stalls++;
-	q->stalls++;
+	WRITE_ONCE(cl->stalls, cl->stalls + 1);
+	WRITE_ONCE(q->stalls, q->stalls + 1);
 	arb_set_stalled(&q->arb, pick);
 }
 
@@ -833,7 +834,8 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 
 	if (cl == ARBTABLE_UNCLASSIFIED) {
 		if (unlikely(q->unclassified.qlen >= READ_ONCE(sch->limit))) {
-			q->unclassified_drops++;
+			WRITE_ONCE(q->unclassified_drops,
+				   q->unclassified_drops + 1);
 			return qdisc_drop(skb, sch, to_free);
 		}
 		*len = qdisc_pkt_len(skb);
@@ -885,7 +887,7 @@ static int arbtable_drop_oversize(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 
-	q->oversize_drops++;
+	WRITE_ONCE(q->oversize_drops, q->oversize_drops + 1);
 	net_warn_ratelimited("%s: arbtable %x: dropped a %u-byte frame above the qdisc's mtu %u%s\n",
 			     qdisc_dev(sch)->name, TC_H_MAJ(sch->handle) >> 16,
 			     skb->len, q->mtu,
@@ -936,7 +938,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
 	if (IS_ERR_OR_NULL(segs))
 		return arbtable_drop_oversize(skb, sch, to_free);
-	q->gso_split++;
+	WRITE_ONCE(q->gso_split, q->gso_split + 1);
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
 		/* as in tbf and cake: the root's size table is not reapplied */
@@ -948,7 +950,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 		}
 		if (arbtable_enqueue_one(seg, sch, cl, &seglen, to_free) ==
 		    NET_XMIT_SUCCESS) {
-			q->gso_segs++;
+			WRITE_ONCE(q->gso_segs, q->gso_segs + 1);
 			bytes += seglen;
 			n++;
 		}
@@ -993,7 +995,7 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
 	skb = __qdisc_dequeue_head(&q->unclassified);
 	if (!skb)
 		return NULL;
-	q->unclassified_pkts++;
+	WRITE_ONCE(q->unclassified_pkts, q->unclassified_pkts + 1);
 	trace_arbtable_dequeue(sch, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0, 0,
 			       q->arb.hp_counter, qdisc_pkt_len(skb), 0);
 	return skb;
@@ -1029,7 +1031,7 @@ static u64 arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
 	if (start) {
 		wait = *now - start;
 		if (wait > cl->max_hol_ns)
-			cl->max_hol_ns = wait;
+			WRITE_ONCE(cl->max_hol_ns, wait);
 	}
 	cl->head_since = *now;	/* for the class's next head, if any */
 	if (!q->busy_since)
@@ -1878,7 +1880,11 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-/* RTNL held, not the tree lock: the snapshot is taken under it */
+/*
+ * RTNL held, not the root lock, which the dump no longer takes: the
+ * configuration (classes, tables, capacity, mtu) changes only under RTNL;
+ * the datapath's counters are written with WRITE_ONCE and read once here.
+ */
 static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
@@ -1886,25 +1892,23 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.type = TCA_ARBTABLE_XSTATS_QDISC,
 	};
 
-	sch_tree_lock(sch);
 	xs.nclasses = hweight64(q->cls_used);
-	xs.unclassified_pkts = q->unclassified_pkts;
-	xs.unclassified_drops = q->unclassified_drops;
-	xs.unclassified_qlen = q->unclassified.qlen;
+	xs.unclassified_pkts = READ_ONCE(q->unclassified_pkts);
+	xs.unclassified_drops = READ_ONCE(q->unclassified_drops);
+	xs.unclassified_qlen = READ_ONCE(q->unclassified.qlen);
 	xs.swaps = q->swaps;
-	xs.throttled = q->nthrottled;
+	xs.throttled = READ_ONCE(q->nthrottled);
 	xs.high_used = hweight64(q->arb.tbl[ARB_HIGH].used);
 	xs.low_used = hweight64(q->arb.tbl[ARB_LOW].used);
 	xs.broken = q->broken;
-	xs.gso_split = q->gso_split;
-	xs.gso_segs = q->gso_segs;
-	xs.oversize_drops = q->oversize_drops;
+	xs.gso_split = READ_ONCE(q->gso_split);
+	xs.gso_segs = READ_ONCE(q->gso_segs);
+	xs.oversize_drops = READ_ONCE(q->oversize_drops);
 	xs.capacity = q->capacity;
 	xs.link_rate = q->link_rate;
 	xs.link_changes = q->link_changes;
 	xs.mtu_changes = q->mtu_changes;
-	xs.stalls = q->stalls;
-	sch_tree_unlock(sch);
+	xs.stalls = READ_ONCE(q->stalls);
 	return gnet_stats_copy_app(d, &xs, sizeof(xs));
 }
 
@@ -2419,7 +2423,7 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	unsigned int t, i;
 	__u32 qlen;
 
-	sch_tree_lock(sch);
+	/* RTNL held, not the root lock: as arbtable_dump_stats() */
 	xs.high_slots = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
 	xs.low_slots = arb_class_slots(&q->arb, ARB_LOW, cl->index);
 	for (t = 0; t < ARB_NTABLES; t++) {
@@ -2434,10 +2438,10 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 			xs.low_weight = sum;
 	}
 	arbtable_auto_fill_xstats(sch, cl, &xs);
-	xs.max_hol_ns = cl->max_hol_ns;
-	xs.throttled = cl->throttled;
+	xs.max_hol_ns = READ_ONCE(cl->max_hol_ns);
+	xs.throttled = READ_ONCE(cl->throttled);
 	xs.broken = cl->broken;
-	xs.stalls = cl->stalls;
+	xs.stalls = READ_ONCE(cl->stalls);
 	/*
 	 * The child's queue, as drr reports it: its drops are every drop of
 	 * the class (those it refused at enqueue, and its AQM's at dequeue,
@@ -2446,8 +2450,7 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	 */
 	qlen = qdisc_qlen_sum(cl->qdisc);
 	gnet_stats_add_queue(&qs, cl->qdisc->cpu_qstats, &cl->qdisc->qstats);
-	qs.overlimits += cl->qstats.overlimits;
-	sch_tree_unlock(sch);
+	qs.overlimits += READ_ONCE(cl->qstats.overlimits);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_rate_est(d, &cl->rate_est) < 0 ||
