@@ -8,8 +8,12 @@
 # took the root lock stalled every dequeue on the device for as long as
 # it ran, once per class. Checked with the function_graph tracer rooted
 # at both callbacks, over `tc -s qdisc/class show` of a qdisc with 8
-# classes carrying traffic: both callbacks ran, and no spin lock was
-# taken inside them; the counters read agree with the traffic.
+# classes carrying traffic: both callbacks ran, and took no spin lock;
+# the counters still add up after the traffic. In auto mode a HIGH
+# class's guaranteed rate and current bound (128-bit divisions) are
+# computed once per change of the allocation or its parameters, not per
+# class per dump: repeated dumps make no arb_muldiv() call, and a
+# neighbour's admission still moves the current bound.
 . "$(dirname "$0")/lib.sh"
 TR=/sys/kernel/tracing
 cleanup_tr() {
@@ -39,35 +43,98 @@ sleep "$(win 2)"
 
 fns="arbtable_dump_stats arbtable_dump_class_stats"
 have=1
-for f in $fns; do
+for f in $fns arb_muldiv; do
 	grep -q "^$f\b" $TR/available_filter_functions 2>/dev/null || have=
 done
 if [ -z "$have" ] || ! grep -qw function_graph $TR/available_tracers; then
-	tap_fail "dump_lock: function_graph tracer and both callbacks traceable"
+	tap_fail "dump_lock: function_graph tracer, both callbacks and arb_muldiv traceable"
 	tap_end; exit
 fi
-echo 0 >$TR/tracing_on
-echo nop >$TR/current_tracer
-: >$TR/trace
-echo "$fns" >$TR/set_graph_function
-echo function_graph >$TR/current_tracer
-echo 1 >$TR/tracing_on
-for _ in 1 2 3; do
-	tc -s qdisc show dev $DEV >/dev/null
-	tc -s class show dev $DEV >/dev/null
-done
-echo 0 >$TR/tracing_on
-cat $TR/trace >"$tmp/graph"
-cleanup_tr
+# graph CMD...: CMD run three times under function_graph rooted at the
+# callbacks (interrupts left out), the trace in $tmp/graph
+graph() {
+	echo 0 >$TR/tracing_on
+	echo nop >$TR/current_tracer
+	: >$TR/trace
+	echo 0 >$TR/options/funcgraph-irqs 2>/dev/null
+	echo "$fns" >$TR/set_graph_function
+	echo function_graph >$TR/current_tracer
+	echo 1 >$TR/tracing_on
+	for _ in 1 2 3; do "$@" >/dev/null; done
+	echo 0 >$TR/tracing_on
+	cat $TR/trace >"$tmp/graph"
+	cleanup_tr
+	echo 1 >$TR/options/funcgraph-irqs 2>/dev/null
+}
+# in_cb PATTERN: calls matching PATTERN made by the callbacks themselves
+# (one level below them: the lock sch_tree_lock() takes), or at any
+# depth with -a; an interrupt's functions nest deeper and are not counted
+in_cb() {
+	local any=0
+	[ "$1" = -a ] && { any=1; shift; }
+	awk -v pat="$1" -v any=$any '
+	index($0, "|") {
+		l = $0; sub(/^[^|]*\|/, "", l); match(l, /^ */); d = RLENGTH; f = substr(l, d + 1)
+		if (f ~ /^arbtable_dump_(class_)?stats/) { depth = d; on = 1; next }
+		if (on && d <= depth) on = 0
+		if (on && (any || d == depth + 2) && f ~ pat) n++
+	}
+	END { print n + 0 }' "$tmp/graph"
+}
+graph eval 'tc -s qdisc show dev $DEV; tc -s class show dev $DEV'
 nq=$(grep -c 'arbtable_dump_stats' "$tmp/graph")
 nc=$(grep -c 'arbtable_dump_class_stats' "$tmp/graph")
-nl=$(grep -c '_raw_spin_lock\|queued_spin_lock' "$tmp/graph")
-diag "traced: $nq qdisc dump_stats, $nc class dump_class_stats, $nl spin lock calls inside them"
-[ "$nl" = 0 ] || diag "$(grep -B3 '_raw_spin_lock\|queued_spin_lock' "$tmp/graph" | head -n 20)"
+nl=$(in_cb 'spin_lock')
+diag "manual, 8 classes: traced $nq qdisc dump_stats, $nc class dump_class_stats, $nl spin locks taken by them"
+[ "$nl" = 0 ] || diag "$(grep -B2 -A1 'spin_lock' "$tmp/graph" | head -n 12)"
 tap_check "dump_lock: the callbacks ran under the tracer (qdisc $nq >= 3, classes $nc >= 24)" \
 	eval '[ "$nq" -ge 3 ] && [ "$nc" -ge 24 ]'
-tap_check "dump_lock: no spin lock taken in dump_stats or dump_class_stats ($nl)" [ "$nl" = 0 ]
-
+tap_check "dump_lock: no spin lock taken by dump_stats or dump_class_stats ($nl)" [ "$nl" = 0 ]
 pg_stop
 arb_after_stop dump_lock
+
+# auto mode: a HIGH class's guaranteed rate and current bound (128-bit
+# divisions, arb_muldiv) are computed once per change, not per dump, and
+# follow the changes: a neighbour admitted moves 1:10's current bound
+cur_bound() { # MINOR: class 1:MINOR's current_bound (ns) from tc -j
+	tc -s -j class show dev $DEV | python3 -c '
+import json, sys
+def find(o):
+    if isinstance(o, dict):
+        if "current_bound" in o:
+            return o["current_bound"]
+        for v in o.values():
+            r = find(v)
+            if r is not None:
+                return r
+    return None
+for c in json.load(sys.stdin):
+    if c.get("handle") == "1:" + sys.argv[1]:
+        r = find(c)
+        print("" if r is None else r)
+        break' "$1"
+}
+tc qdisc del dev $DEV root 2>/dev/null
+auto_ok=1
+run tc qdisc add dev $DEV root handle 1: arbtable auto rate "$(kbit 10)" || auto_ok=
+for m in 10 11; do
+	run tc class add dev $DEV parent 1: classid 1:$m arbtable rate "$(kbit 1)" distance 8 || auto_ok=
+done
+if [ -z "$auto_ok" ]; then
+	tap_fail "dump_lock: auto qdisc with 1:10 and 1:11 in HIGH ($RUN_ERR)"
+else
+	b1=$(cur_bound 10)
+	graph tc -s class show dev $DEV
+	nm=$(in_cb -a 'arb_muldiv')
+	nc=$(grep -c 'arbtable_dump_class_stats' "$tmp/graph")
+	diag "auto, 2 HIGH classes, the dumps after a first: $nc class dumps, $nm arb_muldiv calls in them"
+	tap_check "dump_lock: repeated class dumps make no 128-bit division ($nm arb_muldiv in $nc dumps)" \
+		eval '[ "$nc" -ge 6 ] && [ "$nm" = 0 ]'
+	run tc class add dev $DEV parent 1: classid 1:12 arbtable rate "$(kbit 2)" distance 2
+	b2=$(cur_bound 10)
+	diag "1:10's current bound: $b1 ns, after 1:12 (distance 2) was admitted $b2 ns (${RUN_ERR:-admitted})"
+	tap_check "dump_lock: 1:10's current bound follows a neighbour's admission ($b1 -> $b2 ns)" \
+		eval '[ "$RUN_RC" = 0 ] && [ -n "$b1" ] && [ -n "$b2" ] && [ "$b2" -gt "$b1" ]'
+fi
+
 tap_end
