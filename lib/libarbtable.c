@@ -375,9 +375,15 @@ static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 		o->mode = nla_get_u32(tb[TCA_ARBTABLE_MODE]);
 		o->set |= ARBTABLE_Q_MODE;
 	}
+	/* a rate that is the link's, or an mtu that follows the device,
+	 * was not set: left out of .set, the options sent back as a change
+	 * keep them as they are instead of reading the link anew or pinning
+	 * the mtu
+	 */
 	if (tb[TCA_ARBTABLE_RATE]) {
 		o->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
-		o->set |= ARBTABLE_Q_RATE;
+		if (!tb[TCA_ARBTABLE_RATE_LINK])
+			o->set |= ARBTABLE_Q_RATE;
 	}
 	if (tb[TCA_ARBTABLE_HIGHLIMIT]) {
 		o->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
@@ -393,7 +399,8 @@ static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 	}
 	if (tb[TCA_ARBTABLE_MTU]) {
 		o->mtu = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
-		o->set |= ARBTABLE_Q_MTU;
+		if (!tb[TCA_ARBTABLE_MTU_FOLLOW])
+			o->set |= ARBTABLE_Q_MTU;
 	}
 	/* absent from older kernels, whose mtu never followed the device */
 	st->q.mtu_follows_device = !!tb[TCA_ARBTABLE_MTU_FOLLOW];

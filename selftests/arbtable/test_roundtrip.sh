@@ -3,7 +3,8 @@
 # What the kernel dumps, sent back, is accepted and changes nothing
 # (issue 35, defect 4), at the netlink level, not through tc:
 # build/nlfuzz/arbt_nlfuzz -T sends the qdisc's dumped TCA_OPTIONS back
-# whole as a change and compares the dump and the capacity after.
+# whole as a change and compares the dump and the capacity after; then
+# the options libarbtable reads are given back to arbtable_qdisc_change().
 # On a virtio-net NIC (vm.sh -n) whose speed `ethtool -s` sets:
 # - auto mode without a rate (the capacity is the link's), no class: the
 #   tables dump as empty nests;
@@ -15,8 +16,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
 tap_begin "dumps sent back at the netlink level change nothing"
+tmp=$(mktemp -d)
 NIC=$(net_nics | sed -n 2p)
 cleanup() {
+	rm -rf "$tmp"
 	[ -n "$NIC" ] || return
 	tc qdisc del dev "$NIC" root 2>/dev/null
 	ip link set "$NIC" up 2>/dev/null
@@ -27,13 +30,61 @@ have_arbtable || { tap_fail "roundtrip: module and plugin present"; tap_end; exi
 FUZZ=${ARBT_NLFUZZ:-$ARBT_ROOT/build/nlfuzz/arbt_nlfuzz}
 [ -x "$FUZZ" ] || { tap_fail "roundtrip: $FUZZ built (make all)"; tap_end; exit; }
 [ -n "$NIC" ] || { tap_fail "roundtrip: two virtio-net NICs (vm.sh -n)"; tap_end; exit; }
-# trip WHAT: one round trip, its TAP line renumbered as ours
+# the same through libarbtable: the options arbtable_read() reports,
+# given back to arbtable_qdisc_change() (built here as test_lib builds
+# the library's example)
+LIBRT=
+if command -v gcc >/dev/null && [ -e "$ARBT_ROOT/build/lib/libarbtable.so" ]; then
+	cat >"$tmp/librt.c" <<'CEOF'
+#include <stdio.h>
+#include <arbtable/arbtable.h>
+
+int main(int argc, char **argv)
+{
+	struct arbtable *h = arbtable_open();
+	struct arbtable_state *st = arbtable_state_new();
+	struct arbtable_qdisc_opts o = { 0 };
+	int err;
+
+	if (!h || !st || argc < 2)
+		return 2;
+	err = arbtable_read(h, argv[1], st);
+	if (!err && arbtable_state_qdisc_opts(st, &o, sizeof(o)) < 0)
+		err = -1;
+	if (!err)
+		err = arbtable_qdisc_change(h, argv[1], &o, sizeof(o));
+	printf("set 0x%x rate %llu mtu %u: rc %d %s\n", o.set,
+	       (unsigned long long)o.rate, o.mtu, err,
+	       err ? arbtable_errmsg(h) : "");
+	return err ? 1 : 0;
+}
+CEOF
+	gcc -O2 -Wall -I"$ARBT_ROOT/lib/include" -o "$tmp/librt" "$tmp/librt.c" \
+		-L"$ARBT_ROOT/build/lib" -larbtable 2>"$tmp/librt.log" && LIBRT=$tmp/librt
+	[ -n "$LIBRT" ] || diag "$(cat "$tmp/librt.log")"
+fi
+# xs KEY: the qdisc's xstats value after KEY
+xs() { tc -s qdisc show dev "$NIC" | tr ' ' '\n' | awk -v k="$1" 'p { print; exit } $1 == k { p = 1 }'; }
+# trip WHAT: one round trip at the netlink level, then one through the
+# library, their TAP lines renumbered as ours
 trip() {
-	local out rc
+	local out rc before after c1 c2
 	out=$("$FUZZ" -d "$NIC" -T "$1" 2>&1); rc=$?
 	diag "$(tc -d qdisc show dev "$NIC" | head -n 3)"
 	diag "$out"
 	tap_check "roundtrip: $1: accepted, dump and capacity unchanged" test "$rc" = 0
+	if [ -z "$LIBRT" ]; then
+		tap_fail "roundtrip: $1, through libarbtable: a program built against build/lib (gcc)"
+		return
+	fi
+	before=$(tc -d qdisc show dev "$NIC"); c1=$(xs capacity)
+	out=$(LD_LIBRARY_PATH=$ARBT_ROOT/build/lib "$LIBRT" "$NIC" 2>&1); rc=$?
+	after=$(tc -d qdisc show dev "$NIC"); c2=$(xs capacity)
+	diag "libarbtable: $out; capacity $c1 -> $c2"
+	[ "$before" = "$after" ] || diag "before: $before
+after: $after"
+	tap_check "roundtrip: $1, through libarbtable: accepted, options and capacity unchanged" \
+		eval '[ "$rc" = 0 ] && [ "$before" = "$after" ] && [ "$c1" = "$c2" ]'
 }
 setq() { tc qdisc del dev "$NIC" root 2>/dev/null; run tc qdisc add dev "$NIC" root handle 1: arbtable "$@" || diag "qdisc add $*: $RUN_ERR"; }
 
