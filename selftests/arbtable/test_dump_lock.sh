@@ -12,8 +12,9 @@
 # the counters still add up after the traffic. In auto mode a HIGH
 # class's guaranteed rate and current bound (128-bit divisions) are
 # computed once per change of the allocation or its parameters, not per
-# class per dump: repeated dumps make no arb_muldiv() call, and a
-# neighbour's admission still moves the current bound.
+# class per dump: repeated dumps call neither arb_weight_rate() nor
+# arb_alloc_current_bound_ns(), and a neighbour's admission still moves
+# the current bound (read through arbtablectl --json).
 . "$(dirname "$0")/lib.sh"
 TR=/sys/kernel/tracing
 cleanup_tr() {
@@ -43,11 +44,11 @@ sleep "$(win 2)"
 
 fns="arbtable_dump_stats arbtable_dump_class_stats"
 have=1
-for f in $fns arb_muldiv; do
+for f in $fns arb_weight_rate arb_alloc_current_bound_ns; do
 	grep -q "^$f\b" $TR/available_filter_functions 2>/dev/null || have=
 done
 if [ -z "$have" ] || ! grep -qw function_graph $TR/available_tracers; then
-	tap_fail "dump_lock: function_graph tracer, both callbacks and arb_muldiv traceable"
+	tap_fail "dump_lock: function_graph tracer, the callbacks and the guarantee computations traceable"
 	tap_end; exit
 fi
 # graph CMD...: CMD run three times under function_graph rooted at the
@@ -96,8 +97,9 @@ arb_after_stop dump_lock
 # auto mode: a HIGH class's guaranteed rate and current bound (128-bit
 # divisions, arb_muldiv) are computed once per change, not per dump, and
 # follow the changes: a neighbour admitted moves 1:10's current bound
-cur_bound() { # MINOR: class 1:MINOR's current_bound (ns) from tc -j
-	tc -s -j class show dev $DEV | python3 -c '
+CTL=$ARBT_ROOT/build/tools/arbtablectl
+cur_bound() { # MINOR: class 1:MINOR's current_bound (ns), arbtablectl --json
+	"$CTL" --json show $DEV | python3 -c '
 import json, sys
 def find(o):
     if isinstance(o, dict):
@@ -108,11 +110,11 @@ def find(o):
             if r is not None:
                 return r
     return None
-for c in json.load(sys.stdin):
-    if c.get("handle") == "1:" + sys.argv[1]:
+for c in json.load(sys.stdin).get("classes", []):
+    if str(c.get("handle", "")).endswith(":" + sys.argv[1]):
         r = find(c)
         print("" if r is None else r)
-        break' "$1"
+        break' "$1" 2>/dev/null
 }
 tc qdisc del dev $DEV root 2>/dev/null
 auto_ok=1
@@ -125,10 +127,10 @@ if [ -z "$auto_ok" ]; then
 else
 	b1=$(cur_bound 10)
 	graph tc -s class show dev $DEV
-	nm=$(in_cb -a 'arb_muldiv')
+	nm=$(in_cb -a 'arb_weight_rate|arb_alloc_current_bound_ns|arb_muldiv')
 	nc=$(grep -c 'arbtable_dump_class_stats' "$tmp/graph")
-	diag "auto, 2 HIGH classes, the dumps after a first: $nc class dumps, $nm arb_muldiv calls in them"
-	tap_check "dump_lock: repeated class dumps make no 128-bit division ($nm arb_muldiv in $nc dumps)" \
+	diag "auto, 2 HIGH classes, the dumps after a first: $nc class dumps, $nm calls computing a guarantee in them"
+	tap_check "dump_lock: repeated class dumps compute no guarantee (128-bit divisions): $nm calls of arb_weight_rate/arb_alloc_current_bound_ns in $nc dumps" \
 		eval '[ "$nc" -ge 6 ] && [ "$nm" = 0 ]'
 	run tc class add dev $DEV parent 1: classid 1:12 arbtable rate "$(kbit 2)" distance 2
 	b2=$(cur_bound 10)
