@@ -77,7 +77,16 @@ measure $DEV arbtable 4 "$(win 10)" "$tmp/m"
 spec="1:10=40 1:11=20"
 diag "$(m_table "$tmp/m" "$spec")"
 tap_measure "emptied: 1:10 and 1:11 backlogged at both reads" m_backlogged "$tmp/m" 1:10 1:11
-tap_measure "emptied: pfifo byte shares = weight shares +-1% beside the netem classes" m_shares_ok "$tmp/m" "$spec" 0.01
+# a guest not scheduled (TCG beside other guests) lets pktgen fall behind
+# and a class run dry: off shares from such a window are a skip
+d="emptied: pfifo byte shares = weight shares +-1% beside the netem classes"
+if m_shares_ok "$tmp/m" "$spec" 0.01; then
+	tap_ok "$d"
+elif starved "$tmp/m" "$(win 10)"; then
+	tap_skip "$d" "guest starved: the $(win 10) s window took $(m_wall "$tmp/m") s"
+else
+	tap_fail "$d"
+fi
 kill $spid 2>/dev/null; spid=
 pg_stop
 sleep 1
