@@ -88,6 +88,9 @@ after: $after"
 }
 setq() { tc qdisc del dev "$NIC" root 2>/dev/null; run tc qdisc add dev "$NIC" root handle 1: arbtable "$@" || diag "qdisc add $*: $RUN_ERR"; }
 
+# the NIC's transmit watchdog (a queue stopped for 5 s) over the test
+wd() { dmesg | grep -c "$NIC: NETDEV WATCHDOG"; }
+wd0=$(wd)
 ip link set "$NIC" up
 run ethtool -s "$NIC" speed 1000 duplex full
 tap_check "roundtrip: ethtool -s $NIC speed 1000 ($RUN_ERR)" test "$RUN_RC" = 0
@@ -112,4 +115,11 @@ ethtool -s "$NIC" speed 100 duplex full
 trip "manual, capacity from the link, its speed changed since"
 setq manual rate 40mbit
 trip "manual, rate 40mbit"
+# traffic through the NIC after all this: its queue still transmits
+tc qdisc del dev "$NIC" root 2>/dev/null
+ping -c 3 -i 0.2 -W 1 -I "$NIC" ff02::1%"$NIC" >/dev/null 2>&1
+sleep 6
+wd1=$(wd)
+[ "$wd1" = "$wd0" ] || diag "$(dmesg | grep "$NIC: NETDEV WATCHDOG" | tail -n 3)"
+tap_check "roundtrip: no transmit watchdog on $NIC during the test ($((wd1 - wd0)) reports)" [ "$wd1" = "$wd0" ]
 tap_end
