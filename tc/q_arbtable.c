@@ -772,7 +772,7 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 		} else if (mode == TC_ARBTABLE_MODE_MANUAL) {
 			print_string(PRINT_ANY, "mode", "%s ", "manual");
 		} else {
-			char b[8];
+			char b[11];	/* a u32 */
 
 			/* a string still: one JSON type per key */
 			snprintf(b, sizeof(b), "%u", mode);
