@@ -121,4 +121,34 @@ static inline void arbtable_backlog_sub(struct Qdisc *sch, u32 len)
 } while (0)
 #endif
 
+/*
+ * Filters bound to a class: the kernel's count in Qdisc_class_common, with
+ * its overflow-checked helpers, where it has them (6.12, 7.x: Kbuild
+ * tells); a count of the class's own on older kernels (ARBTABLE_CLASS_REFS
+ * unset adds the field to struct arbtable_class).
+ */
+#ifdef ARBTABLE_CLASS_REFS
+#define arbtable_class_get(cl)		qdisc_class_get(&(cl)->common)
+#define arbtable_class_put(cl)		qdisc_class_put(&(cl)->common)
+#define arbtable_class_in_use(cl)	qdisc_class_in_use(&(cl)->common)
+#define arbtable_class_refs(cl)		((cl)->common.filter_cnt)
+#else
+static inline void arbtable_refs_get(u32 *cnt)
+{
+	if (!WARN_ON_ONCE(*cnt == U32_MAX))
+		(*cnt)++;
+}
+
+static inline void arbtable_refs_put(u32 *cnt)
+{
+	if (!WARN_ON_ONCE(!*cnt))
+		(*cnt)--;
+}
+
+#define arbtable_class_get(cl)		arbtable_refs_get(&(cl)->filter_cnt)
+#define arbtable_class_put(cl)		arbtable_refs_put(&(cl)->filter_cnt)
+#define arbtable_class_in_use(cl)	((cl)->filter_cnt > 0)
+#define arbtable_class_refs(cl)		((cl)->filter_cnt)
+#endif
+
 #endif /* _ARBTABLE_COMPAT_H */

@@ -248,6 +248,37 @@ static inline void arb_set_stalled(struct arb_sched *s,
 	arb_set_eligible(s, p->cls, false);
 }
 
+/*
+ * The picked class's child gave no packet because it dropped its last ones
+ * in its own dequeue (netem moving packets into a full inner qdisc): the
+ * class is empty, not stalled. A visit the pick started is taken back, as
+ * arb_set_stalled() does, whether it is still open or qlen_notify closed it
+ * during the dequeue (arb_table_drop() recorded its credit then): the slot
+ * keeps the balance it had before, as a slot skipped while empty does. A
+ * visit already under way closes as when a class drains. No charge follows.
+ */
+static inline void arb_set_emptied(struct arb_sched *s,
+				   const struct arb_pick *p)
+{
+	if (p->table < ARB_NTABLES) {
+		struct arb_table *tb = &s->tbl[p->table];
+		s32 quantum = (s32)tb->weight[p->slot] * ARB_WEIGHT_UNIT;
+
+		if (tb->in_visit && tb->cur == p->slot) {
+			if (p->fresh) {
+				tb->credit[p->slot] -= quantum;
+				tb->in_visit = false;
+			}
+		} else if (tb->dropped_slot == p->slot) {
+			if (p->fresh)
+				tb->credit[p->slot] = tb->dropped_credit -
+						      quantum;
+			tb->dropped_slot = ARB_NO_CLASS;
+		}
+	}
+	arb_class_drop(s, p->cls, false);
+}
+
 /* First set bit of @m at or after @from, wrapping around. */
 static inline unsigned int arb_next_slot(u64 m, unsigned int from)
 {

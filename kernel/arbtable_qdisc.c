@@ -71,7 +71,9 @@ struct arbtable_class {
 	u32				cburst;		/* ceil depth, bytes;
 							 * 0: the default
 							 */
-	u32				filter_cnt;
+#ifndef ARBTABLE_CLASS_REFS
+	u32				filter_cnt;	/* arbtable_class_get() */
+#endif
 	u8				index;		/* arbiter class index */
 	bool				strict;
 
@@ -85,6 +87,22 @@ struct arbtable_class {
 	 * reserved rate or the latency asked no longer holds
 	 */
 	bool				broken;
+	/* arbtable_auto_fill_xstats(): its HIGH guarantees as of @xs_gen */
+	u64				xs_gen;
+	u64				xs_rate;
+	u64				xs_bound_ns;
+};
+
+/* What the guarantees a class dump reports are computed from, besides the
+ * allocation: a change of any bumps arbtable_sched.alloc_gen
+ */
+struct arbtable_xs_key {
+	u64	capacity;
+	u64	strict_ceil;
+	u32	strict_cburst;
+	u32	mtu;
+	u8	maxweight;
+	u8	highlimit;
 };
 
 struct arbtable_sched {
@@ -136,6 +154,11 @@ struct arbtable_sched {
 
 	/* auto mode: the allocator's view of each table */
 	struct arb_alloc		alloc[ARB_NTABLES];
+	/* changes with the allocation or the parameters (xs_key), so that
+	 * class dumps compute a class's guarantees once per change (RTNL)
+	 */
+	u64				alloc_gen;
+	struct arbtable_xs_key		xs_key;
 };
 
 /* A qdisc configuration parsed and checked in full before anything is
@@ -205,7 +228,7 @@ static const struct nla_policy arbtable_prio_policy[TCA_ARBTABLE_PRIOMAP_MAX + 1
 };
 
 static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
-	[TCA_ARBTABLE_MODE]	= NLA_POLICY_MAX(NLA_U8, __TC_ARBTABLE_MODE_MAX - 1),
+	[TCA_ARBTABLE_MODE]	= NLA_POLICY_MAX(NLA_U32, __TC_ARBTABLE_MODE_MAX - 1),
 	[TCA_ARBTABLE_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_ceil_range),
 	[TCA_ARBTABLE_HIGHLIMIT] = NLA_POLICY_MAX(NLA_U32, TC_ARBTABLE_HIGHLIMIT_MAX),
 	[TCA_ARBTABLE_ACCOUNTING] = NLA_POLICY_MAX(NLA_U32, __TC_ARBTABLE_ACCT_MAX - 1),
@@ -217,10 +240,11 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_LOW]	= NLA_POLICY_NESTED(arbtable_tbl_policy),
 	[TCA_ARBTABLE_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
 	[TCA_ARBTABLE_MTU_FOLLOW] = { .type = NLA_FLAG },
+	[TCA_ARBTABLE_RATE_LINK] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
-	[TCA_ARBTABLE_C_STRICT]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_ARBTABLE_C_STRICT]	= NLA_POLICY_MAX(NLA_U32, 1),
 	[TCA_ARBTABLE_C_CEIL]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_ceil_range),
 	[TCA_ARBTABLE_C_CBURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
 	[TCA_ARBTABLE_C_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U64, &arbtable_rate_range),
@@ -287,6 +311,7 @@ static void arbtable_auto_init(struct arbtable_sched *q)
 
 	for (t = 0; t < ARB_NTABLES; t++)
 		arb_alloc_init(&q->alloc[t], q->maxweight);
+	q->alloc_gen++;
 }
 
 /*
@@ -506,6 +531,7 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 				       adm->mv.n);
 	arb_admit_commit(&q->arb, q->alloc, cl->index, adm, arbtable_on_swap,
 			 sch);
+	q->alloc_gen++;
 
 	cl->resv = adm->resv;
 	cl->table = adm->new_table;
@@ -521,13 +547,46 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 	kfree(pend);
 }
 
+/*
+ * A HIGH class's guaranteed rate and current bound take 128-bit divisions
+ * and a walk of the table: computed once per change of the allocation or
+ * of what they depend on, not per class per dump. RTNL held.
+ */
+static void arbtable_auto_xs_refresh(struct arbtable_sched *q,
+				     struct arbtable_class *cl)
+{
+	struct arbtable_class *s = arbtable_strict_class(q);
+	struct arbtable_xs_key key;
+	struct arb_params p;
+	u64 cur;
+
+	memset(&key, 0, sizeof(key));
+	key.capacity = q->capacity;
+	key.mtu = q->mtu;
+	key.maxweight = q->maxweight;
+	key.highlimit = q->arb.highlimit;
+	if (s) {
+		key.strict_ceil = s->ceil.bps;
+		key.strict_cburst = s->cburst;
+	}
+	if (memcmp(&key, &q->xs_key, sizeof(key))) {
+		q->xs_key = key;
+		q->alloc_gen++;
+	}
+	if (cl->xs_gen == q->alloc_gen)
+		return;
+	arbtable_params(q, &p);
+	cl->xs_rate = arb_weight_rate(&p, cl->weight);
+	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
+	cl->xs_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
+	cl->xs_gen = q->alloc_gen;
+}
+
 static void arbtable_auto_fill_xstats(struct Qdisc *sch,
 				      struct arbtable_class *cl,
 				      struct tc_arbtable_class_xstats *xs)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arb_params p;
-	u64 cur;
 
 	if (q->mode != TC_ARBTABLE_MODE_AUTO || cl->table == ARB_NO_CLASS)
 		return;
@@ -537,10 +596,9 @@ static void arbtable_auto_fill_xstats(struct Qdisc *sch,
 	if (cl->table != ARB_HIGH)
 		return;
 	xs->guaranteed_bound_ns = cl->bound_ns;
-	arbtable_params(q, &p);
-	xs->guaranteed_rate = arb_weight_rate(&p, cl->weight);
-	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
-	xs->current_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
+	arbtable_auto_xs_refresh(q, cl);
+	xs->guaranteed_rate = cl->xs_rate;
+	xs->current_bound_ns = cl->xs_bound_ns;
 }
 
 static const char *const arbtable_table_name[ARB_NTABLES] = { "high", "low" };
@@ -666,9 +724,10 @@ static void arbtable_throttle(struct arbtable_sched *q,
 			      struct arbtable_class *cl, u64 now, u64 wait)
 {
 	cl->unthrottle_at = now + wait;
-	cl->throttled++;
-	cl->qstats.overlimits++;
-	q->nthrottled++;
+	/* counters the dumps read without the root lock */
+	WRITE_ONCE(cl->throttled, cl->throttled + 1);
+	WRITE_ONCE(cl->qstats.overlimits, cl->qstats.overlimits + 1);
+	WRITE_ONCE(q->nthrottled, q->nthrottled + 1);
 	q->throttled |= BIT_ULL(cl->index);
 	if (q->throttled == BIT_ULL(cl->index) ||
 	    cl->unthrottle_at < q->next_unthrottle)
@@ -703,8 +762,8 @@ static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl,
 			   const struct arb_pick *pick)
 {
 	q->stalled |= BIT_ULL(cl->index);
-	cl->stalls++;
-	q->stalls++;
+	WRITE_ONCE(cl->stalls, cl->stalls + 1);
+	WRITE_ONCE(q->stalls, q->stalls + 1);
 	arb_set_stalled(&q->arb, pick);
 }
 
@@ -731,7 +790,9 @@ static bool arbtable_retry_stalled(struct arbtable_sched *q, bool all)
 		struct arbtable_class *cl = q->classes[i];
 
 		m &= m - 1;
-		if (!cl->qdisc->q.qlen || cl->qdisc->ops->peek(cl->qdisc)) {
+		/* a peek may empty the child (its dequeue drops) */
+		if (!cl->qdisc->q.qlen || cl->qdisc->ops->peek(cl->qdisc) ||
+		    !cl->qdisc->q.qlen) {
 			q->stalled &= ~BIT_ULL(i);
 			arbtable_update_eligible(q, cl);
 			any |= arb_class_eligible(&q->arb, i);
@@ -828,7 +889,8 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 
 	if (cl == ARBTABLE_UNCLASSIFIED) {
 		if (unlikely(q->unclassified.qlen >= READ_ONCE(sch->limit))) {
-			q->unclassified_drops++;
+			WRITE_ONCE(q->unclassified_drops,
+				   q->unclassified_drops + 1);
 			return qdisc_drop(skb, sch, to_free);
 		}
 		*len = qdisc_pkt_len(skb);
@@ -880,7 +942,7 @@ static int arbtable_drop_oversize(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 
-	q->oversize_drops++;
+	WRITE_ONCE(q->oversize_drops, q->oversize_drops + 1);
 	net_warn_ratelimited("%s: arbtable %x: dropped a %u-byte frame above the qdisc's mtu %u%s\n",
 			     qdisc_dev(sch)->name, TC_H_MAJ(sch->handle) >> 16,
 			     skb->len, q->mtu,
@@ -931,7 +993,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
 	if (IS_ERR_OR_NULL(segs))
 		return arbtable_drop_oversize(skb, sch, to_free);
-	q->gso_split++;
+	WRITE_ONCE(q->gso_split, q->gso_split + 1);
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
 		/* as in tbf and cake: the root's size table is not reapplied */
@@ -943,7 +1005,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 		}
 		if (arbtable_enqueue_one(seg, sch, cl, &seglen, to_free) ==
 		    NET_XMIT_SUCCESS) {
-			q->gso_segs++;
+			WRITE_ONCE(q->gso_segs, q->gso_segs + 1);
 			bytes += seglen;
 			n++;
 		}
@@ -988,7 +1050,7 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
 	skb = __qdisc_dequeue_head(&q->unclassified);
 	if (!skb)
 		return NULL;
-	q->unclassified_pkts++;
+	WRITE_ONCE(q->unclassified_pkts, q->unclassified_pkts + 1);
 	trace_arbtable_dequeue(sch, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0, 0,
 			       q->arb.hp_counter, qdisc_pkt_len(skb), 0);
 	return skb;
@@ -1024,7 +1086,7 @@ static u64 arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
 	if (start) {
 		wait = *now - start;
 		if (wait > cl->max_hol_ns)
-			cl->max_hol_ns = wait;
+			WRITE_ONCE(cl->max_hol_ns, wait);
 	}
 	cl->head_since = *now;	/* for the class's next head, if any */
 	if (!q->busy_since)
@@ -1071,6 +1133,11 @@ again:
 		cl = q->classes[pick.cls];
 		skb = qdisc_dequeue_peeked(cl->qdisc);
 		if (unlikely(!skb)) {
+			/* emptied by its own drops: not stalled, no debt */
+			if (!cl->qdisc->q.qlen) {
+				arb_set_emptied(&q->arb, &pick);
+				continue;
+			}
 			/* skipped until its peek has a packet; no spinning */
 			arbtable_stall(q, cl, &pick);
 			continue;
@@ -1296,7 +1363,7 @@ static int arbtable_parse_mode(struct arbtable_cfg *cfg, struct nlattr **tb,
 			cfg->mode = TC_ARBTABLE_MODE_MANUAL;
 		return 0;
 	}
-	mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
+	mode = nla_get_u32(tb[TCA_ARBTABLE_MODE]);
 	if (!create && mode != cfg->mode) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_MODE],
 				    "the mode (manual/auto) is fixed at creation; delete and re-add the qdisc to change it");
@@ -1343,7 +1410,24 @@ static int arbtable_parse_sizes(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	return 0;
 }
 
-/* The slots a manual-mode qdisc is given */
+/* @cfg's table @t is the one in force, slot for slot */
+static bool arbtable_cfg_tbl_in_force(struct Qdisc *sch,
+				      const struct arbtable_cfg *cfg,
+				      unsigned int t)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	const struct arb_table *tb = &q->arb.tbl[t];
+	unsigned int i;
+
+	for (i = 0; i < ARB_SLOTS; i++) {
+		if (cfg->weight[t][i] != tb->weight[i] ||
+		    (tb->weight[i] && cfg->cls[t][i] != tb->cls[i]))
+			return false;
+	}
+	return true;
+}
+
+/* The slots a manual-mode qdisc is given; an auto-mode one takes its own */
 static int arbtable_parse_tables(struct Qdisc *sch, struct arbtable_cfg *cfg,
 				 struct nlattr **tb,
 				 struct netlink_ext_ack *extack)
@@ -1356,17 +1440,21 @@ static int arbtable_parse_tables(struct Qdisc *sch, struct arbtable_cfg *cfg,
 
 	if (!tb[TCA_ARBTABLE_HIGH] && !tb[TCA_ARBTABLE_LOW])
 		return 0;
-	if (cfg->mode == TC_ARBTABLE_MODE_AUTO) {
-		NL_SET_ERR_MSG(extack,
-			       "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
-		return -EINVAL;
-	}
 	for (t = 0; t < ARB_NTABLES; t++) {
 		if (!tb[attr[t]])
 			continue;
 		err = arbtable_parse_table(sch, cfg, t, tb[attr[t]], extack);
 		if (err)
 			return err;
+		if (cfg->mode != TC_ARBTABLE_MODE_AUTO)
+			continue;
+		/* the allocator's table, as dumped, sent back: no change */
+		if (!arbtable_cfg_tbl_in_force(sch, cfg, t)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[attr[t]],
+					    "manual high/low slots on an auto-mode qdisc: the allocator owns the tables; admit classes with rate/latency/share instead");
+			return -EINVAL;
+		}
+		cfg->set_tbl[t] = false;
 	}
 	return 0;
 }
@@ -1387,9 +1475,22 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	err = arbtable_parse_mode(cfg, tb, create, extack);
 	if (err)
 		return err;
-	if (tb[TCA_ARBTABLE_RATE]) {
-		cfg->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
-		cfg->rate_given = true;
+	if (tb[TCA_ARBTABLE_RATE] || tb[TCA_ARBTABLE_RATE_LINK]) {
+		u64 rate = tb[TCA_ARBTABLE_RATE] ?
+			   nla_get_u64(tb[TCA_ARBTABLE_RATE]) : 0;
+
+		if (rate && tb[TCA_ARBTABLE_RATE_LINK]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_RATE_LINK],
+					    "rate_link (the capacity is the link's) goes with rate 0 or none");
+			return -EINVAL;
+		}
+		/* a dump sent back keeps the link speed in force (cfg->rate
+		 * is the one in force); a rate given reads the link anew
+		 */
+		if (create || !tb[TCA_ARBTABLE_RATE_LINK] || cfg->rate) {
+			cfg->rate = rate;
+			cfg->rate_given = true;
+		}
 	}
 	if (tb[TCA_ARBTABLE_HIGHLIMIT])
 		cfg->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
@@ -1715,6 +1816,7 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	q->mtu = arbtable_dev_mtu(dev);
 	q->maxweight = ARBTABLE_DEFAULT_MAXWEIGHT;
 	q->mode = TC_ARBTABLE_MODE_AUTO;
+	q->alloc_gen = 1;	/* a new class's xs_gen (0) is stale */
 	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
 	err = arbtable_configure(sch, opt, true, extack);
 	if (err)
@@ -1803,7 +1905,7 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!opts)
 		goto nla_put_failure;
-	if (nla_put_u8(skb, TCA_ARBTABLE_MODE, q->mode) ||
+	if (nla_put_u32(skb, TCA_ARBTABLE_MODE, q->mode) ||
 	    nla_put_u64_64bit(skb, TCA_ARBTABLE_RATE, q->shaper.bps,
 			      TCA_ARBTABLE_PAD) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_HIGHLIMIT, q->arb.highlimit) ||
@@ -1812,7 +1914,8 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_ARBTABLE_MTU, q->mtu) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_MAXWEIGHT, q->maxweight) ||
 	    (q->burst && nla_put_u32(skb, TCA_ARBTABLE_BURST, q->burst)) ||
-	    (!q->mtu_pinned && nla_put_flag(skb, TCA_ARBTABLE_MTU_FOLLOW)))
+	    (!q->mtu_pinned && nla_put_flag(skb, TCA_ARBTABLE_MTU_FOLLOW)) ||
+	    (!q->shaper.bps && nla_put_flag(skb, TCA_ARBTABLE_RATE_LINK)))
 		goto nla_put_failure;
 
 	prio = nla_nest_start(skb, TCA_ARBTABLE_PRIOMAP);
@@ -1833,7 +1936,11 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-/* RTNL held, not the tree lock: the snapshot is taken under it */
+/*
+ * RTNL held, not the root lock, which the dump no longer takes: the
+ * configuration (classes, tables, capacity, mtu) changes only under RTNL;
+ * the datapath's counters are written with WRITE_ONCE and read once here.
+ */
 static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
@@ -1841,25 +1948,23 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.type = TCA_ARBTABLE_XSTATS_QDISC,
 	};
 
-	sch_tree_lock(sch);
 	xs.nclasses = hweight64(q->cls_used);
-	xs.unclassified_pkts = q->unclassified_pkts;
-	xs.unclassified_drops = q->unclassified_drops;
-	xs.unclassified_qlen = q->unclassified.qlen;
+	xs.unclassified_pkts = READ_ONCE(q->unclassified_pkts);
+	xs.unclassified_drops = READ_ONCE(q->unclassified_drops);
+	xs.unclassified_qlen = READ_ONCE(q->unclassified.qlen);
 	xs.swaps = q->swaps;
-	xs.throttled = q->nthrottled;
+	xs.throttled = READ_ONCE(q->nthrottled);
 	xs.high_used = hweight64(q->arb.tbl[ARB_HIGH].used);
 	xs.low_used = hweight64(q->arb.tbl[ARB_LOW].used);
 	xs.broken = q->broken;
-	xs.gso_split = q->gso_split;
-	xs.gso_segs = q->gso_segs;
-	xs.oversize_drops = q->oversize_drops;
+	xs.gso_split = READ_ONCE(q->gso_split);
+	xs.gso_segs = READ_ONCE(q->gso_segs);
+	xs.oversize_drops = READ_ONCE(q->oversize_drops);
 	xs.capacity = q->capacity;
 	xs.link_rate = q->link_rate;
 	xs.link_changes = q->link_changes;
 	xs.mtu_changes = q->mtu_changes;
-	xs.stalls = q->stalls;
-	sch_tree_unlock(sch);
+	xs.stalls = READ_ONCE(q->stalls);
 	return gnet_stats_copy_app(d, &xs, sizeof(xs));
 }
 
@@ -1878,7 +1983,7 @@ static int arbtable_class_parse_shaping(struct Qdisc *sch, struct nlattr **tb,
 	struct arbtable_sched *q = qdisc_priv(sch);
 
 	if (tb[TCA_ARBTABLE_C_STRICT])
-		o->strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
+		o->strict = nla_get_u32(tb[TCA_ARBTABLE_C_STRICT]);
 	if (tb[TCA_ARBTABLE_C_CEIL]) {
 		/* 0 removes the ceil, and with it the depth it had */
 		o->ceil = nla_get_u64(tb[TCA_ARBTABLE_C_CEIL]);
@@ -2207,10 +2312,10 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	struct arb_resv none = {};
 	int err;
 
-	if (cl->filter_cnt) {
+	if (arbtable_class_in_use(cl)) {
 		arbtable_refuse(extack, NULL,
 				"filters still point at the class",
-				": %u at %x:%x", cl->filter_cnt,
+				": %u at %x:%x", arbtable_class_refs(cl),
 				TC_H_MAJ(cl->common.classid) >> 16,
 				TC_H_MIN(cl->common.classid));
 		return -EBUSY;
@@ -2295,7 +2400,7 @@ static unsigned long arbtable_bind_tcf(struct Qdisc *sch, unsigned long parent,
 	struct arbtable_class *cl = arbtable_find_class(sch, classid);
 
 	if (cl)
-		cl->filter_cnt++;
+		arbtable_class_get(cl);
 	return (unsigned long)cl;
 }
 
@@ -2303,7 +2408,7 @@ static void arbtable_unbind_tcf(struct Qdisc *sch, unsigned long arg)
 {
 	struct arbtable_class *cl = (struct arbtable_class *)arg;
 
-	cl->filter_cnt--;
+	arbtable_class_put(cl);
 }
 
 static struct tcf_block *arbtable_tcf_block(struct Qdisc *sch,
@@ -2333,7 +2438,7 @@ static int arbtable_dump_class(struct Qdisc *sch, unsigned long arg,
 	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!nest)
 		goto nla_put_failure;
-	if (cl->strict && nla_put_u8(skb, TCA_ARBTABLE_C_STRICT, 1))
+	if (cl->strict && nla_put_u32(skb, TCA_ARBTABLE_C_STRICT, 1))
 		goto nla_put_failure;
 	if (cl->ceil.bps &&
 	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_CEIL, cl->ceil.bps,
@@ -2374,7 +2479,7 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	unsigned int t, i;
 	__u32 qlen;
 
-	sch_tree_lock(sch);
+	/* RTNL held, not the root lock: as arbtable_dump_stats() */
 	xs.high_slots = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
 	xs.low_slots = arb_class_slots(&q->arb, ARB_LOW, cl->index);
 	for (t = 0; t < ARB_NTABLES; t++) {
@@ -2389,10 +2494,10 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 			xs.low_weight = sum;
 	}
 	arbtable_auto_fill_xstats(sch, cl, &xs);
-	xs.max_hol_ns = cl->max_hol_ns;
-	xs.throttled = cl->throttled;
+	xs.max_hol_ns = READ_ONCE(cl->max_hol_ns);
+	xs.throttled = READ_ONCE(cl->throttled);
 	xs.broken = cl->broken;
-	xs.stalls = cl->stalls;
+	xs.stalls = READ_ONCE(cl->stalls);
 	/*
 	 * The child's queue, as drr reports it: its drops are every drop of
 	 * the class (those it refused at enqueue, and its AQM's at dequeue,
@@ -2401,8 +2506,7 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	 */
 	qlen = qdisc_qlen_sum(cl->qdisc);
 	gnet_stats_add_queue(&qs, cl->qdisc->cpu_qstats, &cl->qdisc->qstats);
-	qs.overlimits += cl->qstats.overlimits;
-	sch_tree_unlock(sch);
+	qs.overlimits += READ_ONCE(cl->qstats.overlimits);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_rate_est(d, &cl->rate_est) < 0 ||

@@ -246,7 +246,7 @@ static struct nla_policy arb_tca_policy[TCA_MAX + 1] = {
 };
 
 static struct nla_policy arb_qopt_policy[TCA_ARBTABLE_MAX + 1] = {
-	[TCA_ARBTABLE_MODE]		= { .type = NLA_U8 },
+	[TCA_ARBTABLE_MODE]		= { .type = NLA_U32 },
 	[TCA_ARBTABLE_RATE]		= { .type = NLA_U64 },
 	[TCA_ARBTABLE_HIGHLIMIT]	= { .type = NLA_U32 },
 	[TCA_ARBTABLE_ACCOUNTING]	= { .type = NLA_U32 },
@@ -261,7 +261,7 @@ static struct nla_policy arb_qopt_policy[TCA_ARBTABLE_MAX + 1] = {
 };
 
 static struct nla_policy arb_copt_policy[TCA_ARBTABLE_C_MAX + 1] = {
-	[TCA_ARBTABLE_C_STRICT]		= { .type = NLA_U8 },
+	[TCA_ARBTABLE_C_STRICT]		= { .type = NLA_U32 },
 	[TCA_ARBTABLE_C_CEIL]		= { .type = NLA_U64 },
 	[TCA_ARBTABLE_C_CBURST]		= { .type = NLA_U32 },
 	[TCA_ARBTABLE_C_RATE]		= { .type = NLA_U64 },
@@ -372,12 +372,18 @@ static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 	if (nla_parse_nested(tb, TCA_ARBTABLE_MAX, nest, arb_qopt_policy) < 0)
 		return -EPROTO;
 	if (tb[TCA_ARBTABLE_MODE]) {
-		o->mode = nla_get_u8(tb[TCA_ARBTABLE_MODE]);
+		o->mode = nla_get_u32(tb[TCA_ARBTABLE_MODE]);
 		o->set |= ARBTABLE_Q_MODE;
 	}
+	/* a rate that is the link's, or an mtu that follows the device,
+	 * was not set: left out of .set, the options sent back as a change
+	 * keep them as they are instead of reading the link anew or pinning
+	 * the mtu
+	 */
 	if (tb[TCA_ARBTABLE_RATE]) {
 		o->rate = nla_get_u64(tb[TCA_ARBTABLE_RATE]);
-		o->set |= ARBTABLE_Q_RATE;
+		if (!tb[TCA_ARBTABLE_RATE_LINK])
+			o->set |= ARBTABLE_Q_RATE;
 	}
 	if (tb[TCA_ARBTABLE_HIGHLIMIT]) {
 		o->highlimit = nla_get_u32(tb[TCA_ARBTABLE_HIGHLIMIT]);
@@ -393,7 +399,8 @@ static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 	}
 	if (tb[TCA_ARBTABLE_MTU]) {
 		o->mtu = nla_get_u32(tb[TCA_ARBTABLE_MTU]);
-		o->set |= ARBTABLE_Q_MTU;
+		if (!tb[TCA_ARBTABLE_MTU_FOLLOW])
+			o->set |= ARBTABLE_Q_MTU;
 	}
 	/* absent from older kernels, whose mtu never followed the device */
 	st->q.mtu_follows_device = !!tb[TCA_ARBTABLE_MTU_FOLLOW];
@@ -434,7 +441,7 @@ static int arb_parse_copts(struct nlattr *nest, struct arbtable_class_opts *o)
 	if (nla_parse_nested(tb, TCA_ARBTABLE_C_MAX, nest, arb_copt_policy) < 0)
 		return -EPROTO;
 	if (tb[TCA_ARBTABLE_C_STRICT]) {
-		o->strict = nla_get_u8(tb[TCA_ARBTABLE_C_STRICT]);
+		o->strict = nla_get_u32(tb[TCA_ARBTABLE_C_STRICT]);
 		o->set |= ARBTABLE_C_STRICT;
 	}
 	if (tb[TCA_ARBTABLE_C_CEIL]) {
@@ -608,7 +615,7 @@ static int arb_put_qopts(struct nl_msg *msg,
 	if (!nest)
 		return -1;
 	if (o && (o->set & ARBTABLE_Q_MODE) &&
-	    nla_put_u8(msg, TCA_ARBTABLE_MODE, (uint8_t)o->mode) < 0)
+	    nla_put_u32(msg, TCA_ARBTABLE_MODE, o->mode) < 0)
 		return -1;
 	if (o && (o->set & ARBTABLE_Q_RATE) &&
 	    nla_put_u64(msg, TCA_ARBTABLE_RATE, o->rate) < 0)
@@ -839,7 +846,7 @@ static int arb_put_copts(struct nl_msg *msg,
 	if (!nest)
 		return -1;
 	if (o && (o->set & ARBTABLE_C_STRICT) &&
-	    nla_put_u8(msg, TCA_ARBTABLE_C_STRICT, o->strict ? 1 : 0) < 0)
+	    nla_put_u32(msg, TCA_ARBTABLE_C_STRICT, o->strict ? 1 : 0) < 0)
 		return -1;
 	if (o && (o->set & ARBTABLE_C_CBURST) &&
 	    nla_put_u32(msg, TCA_ARBTABLE_C_CBURST, o->cburst) < 0)

@@ -449,7 +449,7 @@ san_account() {
 # changes on virtio-net, the children behind a GSO split and tagged
 # full-size frames (issue 35: each of the defects on every kernel).
 # make check-full adds auto_admit, deficit, ceil and strict.
-SUBSET_TESTS=${ARBT_SUBSET_TESTS:-config auto_config stalled mtu_follow link_change gso_default gso_children vlan_frames}
+SUBSET_TESTS=${ARBT_SUBSET_TESTS:-config auto_config stalled mtu_follow link_change gso_default gso_children vlan_frames emptied roundtrip dump_lock}
 [ "${ARBT_FULL:-0}" = 1 ] && SUBSET_TESTS=${ARBT_SUBSET_TESTS:-$SUBSET_TESTS auto_admit deficit ceil strict}
 subset_kvers=
 for k in $(pick 6.1) $(pick 6.12); do

@@ -218,14 +218,14 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 	bool have_mtu = false, have_maxweight = false, have_burst = false;
 	__u32 highlimit = 0, acct = 0, defcls = 0, mtu = 0, maxweight = 0;
 	__u32 burst = 0;
-	__u8 mode = TC_ARBTABLE_MODE_MANUAL;
+	__u32 mode = TC_ARBTABLE_MODE_MANUAL;
 	struct rtattr *tail, *nest;
 	__u64 rate = 0;
 	int i;
 
 	while (argc > 0) {
 		if (strcmp(*argv, "manual") == 0 || strcmp(*argv, "auto") == 0) {
-			__u8 m = strcmp(*argv, "auto") == 0 ?
+			__u32 m = strcmp(*argv, "auto") == 0 ?
 				 TC_ARBTABLE_MODE_AUTO : TC_ARBTABLE_MODE_MANUAL;
 
 			if (have_mode && m != mode) {
@@ -364,7 +364,7 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 
 	tail = addattr_nest(n, ARB_QDISC_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (have_mode)
-		addattr8(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_MODE, mode);
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_MODE, mode);
 	if (have_rate)
 		addattr64(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_RATE, rate);
 	if (have_highlimit)
@@ -410,7 +410,7 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 	__u32 distance = 0, share = 0, cburst = 0;
 	bool have_cburst = false;
 	struct rtattr *tail;
-	__u8 strict = 0;
+	__u32 strict = 0;
 
 	while (argc > 0) {
 		if (strcmp(*argv, "strict") == 0 ||
@@ -513,7 +513,7 @@ static int arb_parse_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int arg
 
 	tail = addattr_nest(n, ARB_CLASS_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (have_strict)
-		addattr8(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_STRICT, strict);
+		addattr32(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_STRICT, strict);
 	if (have_ceil)
 		addattr64(n, ARB_CLASS_MSG_MAX, TCA_ARBTABLE_C_CEIL, ceil);
 	if (have_cburst)
@@ -762,8 +762,9 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 	parse_rtattr_nested(tb, TCA_ARBTABLE_MAX, opt);
 	arb_major = arb_msg_major(opt);
 
-	if (tb[TCA_ARBTABLE_MODE] && RTA_PAYLOAD(tb[TCA_ARBTABLE_MODE]) >= 1) {
-		__u8 mode = rta_getattr_u8(tb[TCA_ARBTABLE_MODE]);
+	if (tb[TCA_ARBTABLE_MODE] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_MODE]) >= sizeof(__u32)) {
+		__u32 mode = rta_getattr_u32(tb[TCA_ARBTABLE_MODE]);
 
 		if (mode == TC_ARBTABLE_MODE_AUTO) {
 			is_auto = true;
@@ -771,7 +772,7 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 		} else if (mode == TC_ARBTABLE_MODE_MANUAL) {
 			print_string(PRINT_ANY, "mode", "%s ", "manual");
 		} else {
-			char b[8];
+			char b[11];	/* a u32 */
 
 			/* a string still: one JSON type per key */
 			snprintf(b, sizeof(b), "%u", mode);
@@ -888,8 +889,8 @@ static int arb_print_copt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 	parse_rtattr_nested(tb, TCA_ARBTABLE_C_MAX, opt);
 
 	if (tb[TCA_ARBTABLE_C_STRICT] &&
-	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_STRICT]) >= 1) {
-		bool strict = rta_getattr_u8(tb[TCA_ARBTABLE_C_STRICT]);
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_C_STRICT]) >= sizeof(__u32)) {
+		bool strict = rta_getattr_u32(tb[TCA_ARBTABLE_C_STRICT]);
 
 		print_bool(PRINT_JSON, "strict", NULL, strict);
 		if (strict)

@@ -55,11 +55,23 @@ cburst_shown() {
 }
 tap_check "config: class cburst 20k shown as 'cburst 20Kb'" cburst_shown
 tap_check "config: tc class show (strict ceil) typed back as tc class change round-trips" roundtrip_class 15
+# the tables programmed above, slot for slot: as the lists tc shows (null
+# slots as "-" up to the last used one) and as the -d slot maps
 shows_table() {
-	local s; s=$(arb_qdisc_opts)
-	grep -q 'high 10:40,11:20' <<<"$s" || grep -q '10:40' <<<"$s" || { diag "table not in show: $s"; return 1; }
+	local s hi lo mhi mlo
+	s=$(arb_qdisc_opts)
+	hi=$(sed -n 's/.* high \([^ ]*\).*/\1/p' <<<"$s")
+	lo=$(sed -n 's/.* low \([^ ]*\).*/\1/p' <<<"$s")
+	read -r mhi mlo <<<"$(tc -d qdisc show dev $DEV | awk '
+		/high table/ { t = 1; next } /low table/ { t = 2; next }
+		/^qdisc/ { t = 0 } t { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+:[0-9a-f]+\/[0-9]+$/) m[t] = m[t] (m[t] == "" ? "" : ",") $i }
+		END { print (m[1] == "" ? "-" : m[1]), (m[2] == "" ? "-" : m[2]) }')"
+	[ "$hi" = "10:40,11:20,-,-,-,-,-,-,-,-,12:30,13:255" ] && [ "$lo" = "13:2,10:1" ] &&
+		[ "$mhi" = "0:10/40,1:11/20,10:12/30,11:13/255" ] && [ "$mlo" = "0:13/2,1:10/1" ] && return 0
+	diag "show: high '$hi' low '$lo'; -d maps: high '$mhi' low '$mlo'"
+	return 1
 }
-tap_check "config: show output names the programmed high table" shows_table
+tap_check "config: show and the -d slot maps give the programmed tables slot for slot" shows_table
 # burst: shown when set, 0 goes back to the default depth (not shown)
 burst_shown() { # WANT ("" = absent)
 	local s; s=$(arb_qdisc_opts)

@@ -252,14 +252,11 @@ phase() {
 		gp=$(ip3_rx_bps "$tmp/$name.$k.json")
 		tol=0.97; [ "$f" = 1 ] && tol=0.95
 		diag "$tag: $name 1:$m reserved $r bit/s: class sent $crate bit/s in the window, TCP goodput $gp bit/s over $(ip3_rx_secs "$tmp/$name.$k.json") s ($f flows)$(e=$(ip3_error "$tmp/$name.$k.json"); [ -n "$e" ] && echo "; iperf3: $e")"
-		if [ "$k" -gt 1 ] && [ -n "$starved_cause" ]; then
-			# TCG cannot carry 200 Mbit/s of TCP: absolute rates are
-			# not asserted at this scale; the byte-fraction check above
-			# (relative to what the qdisc actually sent while the class
-			# was backlogged) stands in for them
-			diag "$tag: $name absolute rate/goodput not asserted: $starved_cause"
-			continue
-		fi
+		# TCG cannot carry 200 Mbit/s of TCP: where the trace shows the
+		# guest did not keep the link busy, a rate below the reservation
+		# is a skip naming the cause (timing_check), not a pass; the
+		# byte-fraction check above (relative to what the qdisc sent
+		# while the class was backlogged) is asserted regardless
 		timing_check "$tag: $name 1:$m class rate $crate bit/s >= 0.97 x reserved $r" "$starved_cause" \
 			fcmp "$crate >= 0.97 * $r"
 		timing_check "$tag: $name TCP goodput $gp bit/s >= $tol x reserved $r" "$starved_cause" \

@@ -19,7 +19,8 @@
  * are none (0: "already gone", through EINVAL and ENOENT); a socket
  * opened in another namespace (CNI_NETNS) sees that namespace.  The fw
  * and matchall filters either work (then are read back: class id, mask,
- * mark) or fail with the kernel's extended ack in n.msg (this host's
+ * mark) or fail with the kernel's extended ack in n.msg saying the
+ * classifier (or skbedit) is missing, and nothing else (this host's
  * kernel has neither cls_fw nor cls_matchall: "TC classifier not found").
  *
  * usage: tcnl-check (as root).  Ends with "N passed, N failed".
@@ -314,9 +315,10 @@ static void fw(struct acni_nl *n)
 	if (err) {
 		snprintf(why, sizeof(why), "err %d kernel %d: %s", err,
 			 n->kernel, n->msg);
-		check(n->kernel && n->msg[0] &&
-		      strncmp(n->msg, "add fw filter", 13),
-		      "fw refused: the kernel's extended ack kept", why);
+		/* only a kernel without the classifier may refuse it */
+		check(n->kernel && strstr(n->msg, "classifier not found"),
+		      "fw refused only for want of cls_fw: the kernel's extended ack kept",
+		      why);
 		printf("     (the kernel said: %s)\n", n->msg);
 		return;
 	}
@@ -349,9 +351,11 @@ static void mark(struct acni_nl *n)
 	if (err) {
 		snprintf(why, sizeof(why), "err %d kernel %d: %s", err,
 			 n->kernel, n->msg);
-		check(n->kernel && n->msg[0] &&
-		      strncmp(n->msg, "add matchall", 12),
-		      "matchall refused: the kernel's extended ack kept", why);
+		/* only a kernel without the classifier or action may */
+		check(n->kernel && (strstr(n->msg, "classifier not found") ||
+				    strstr(n->msg, "action module")),
+		      "matchall refused only for want of cls_matchall or act_skbedit: the kernel's extended ack kept",
+		      why);
 		printf("     (the kernel said: %s)\n", n->msg);
 	} else {
 		err = acni_filter_get(n, 1, ACNI_INGRESS_PARENT, 100, 3, &f);

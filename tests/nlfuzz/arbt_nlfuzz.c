@@ -22,8 +22,8 @@
  *   d apart;
  * - the dump round-trips: the qdisc's dumped options, sent back as a
  *   change (strict parsing, so nested tables must carry NLA_F_NESTED),
- *   are accepted and dump the same bytes again (auto mode leaves the
- *   tables out: the allocator owns them).
+ *   are accepted and dump the same bytes again (auto mode's tables
+ *   too: the kernel takes the tables in force).
  *
  *   arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]
  *
@@ -44,6 +44,12 @@
  * errno and extack, the qdisc's dump unchanged.
  *
  *   arbt_nlfuzz -d DEV -R
+ *
+ * With -T WHAT it makes one round trip of the qdisc as it is (WHAT names
+ * the case in the output): its dump sent back whole must be accepted and
+ * leave the dump and the capacity unchanged (issue 35, defect 4).
+ *
+ *   arbt_nlfuzz -d DEV -T WHAT
  * Exit status: 0 all checks held, 1 a check failed, 2 usage/setup error.
  */
 #include <errno.h>
@@ -251,7 +257,7 @@ static void put_qdisc_opts(struct msg *m, bool create)
 	struct nlattr *o = nest_start(m, TCA_OPTIONS);
 
 	if (create || chance(10))
-		put_int(m, TCA_ARBTABLE_MODE, 1, rnd_below(2) ^ chance(3));
+		put_int(m, TCA_ARBTABLE_MODE, 4, rnd_below(2) ^ chance(3));
 	if (chance(40))
 		put_int(m, TCA_ARBTABLE_RATE, 8,
 			chance(80) ? 125000 * (1 + rnd_below(1000)) : 0);
@@ -303,7 +309,7 @@ static void put_class_opts(struct msg *m)
 			put_int(m, TCA_ARBTABLE_C_DISTANCE, 4, rnd_below(70));
 		break;
 	case 3:	/* strict + ceil */
-		put_int(m, TCA_ARBTABLE_C_STRICT, 1, rnd_below(3));
+		put_int(m, TCA_ARBTABLE_C_STRICT, 4, rnd_below(3));
 		put_int(m, TCA_ARBTABLE_C_CEIL, 8, 12500 * rnd_below(400));
 		break;
 	case 4:	/* ceil only, or nothing */
@@ -311,7 +317,7 @@ static void put_class_opts(struct msg *m)
 			put_int(m, TCA_ARBTABLE_C_CEIL, 8, 12500 * rnd_below(400));
 		break;
 	default: /* everything at once */
-		put_int(m, TCA_ARBTABLE_C_STRICT, 1, rnd_below(2));
+		put_int(m, TCA_ARBTABLE_C_STRICT, 4, rnd_below(2));
 		put_int(m, TCA_ARBTABLE_C_CEIL, 8, edge_value());
 		put_int(m, TCA_ARBTABLE_C_RATE, 8, edge_value());
 		put_int(m, TCA_ARBTABLE_C_LATENCY, 8, edge_value());
@@ -615,6 +621,7 @@ static bool on_qdisc(struct dumpstate *d, struct nlmsghdr *h)
 	struct nlattr *tca[TCA_MAX + 1] = { 0 };
 	struct nlattr *o[TCA_ARBTABLE_MAX + 1] = { 0 };
 	int len = (int)h->nlmsg_len - (int)NLMSG_SPACE(sizeof(*t));
+	uint32_t mode;
 
 	if (!attrs_ok(d, (uint8_t *)t + NLMSG_ALIGN(sizeof(*t)), len, tca, TCA_MAX))
 		return false;
@@ -631,11 +638,12 @@ static bool on_qdisc(struct dumpstate *d, struct nlmsghdr *h)
 	if (!attrs_ok(d, ADATA(tca[TCA_OPTIONS]), ALEN(tca[TCA_OPTIONS]), o,
 		      TCA_ARBTABLE_MAX))
 		return false;
-	if (!o[TCA_ARBTABLE_MODE] || ALEN(o[TCA_ARBTABLE_MODE]) != 1)
+	if (!o[TCA_ARBTABLE_MODE] || ALEN(o[TCA_ARBTABLE_MODE]) != 4)
 		return bad(d, "qdisc: no mode");
-	d->mode = *ADATA(o[TCA_ARBTABLE_MODE]);
-	if (d->mode >= __TC_ARBTABLE_MODE_MAX)
-		return bad(d, "qdisc: mode %u", d->mode);
+	memcpy(&mode, ADATA(o[TCA_ARBTABLE_MODE]), sizeof(mode));
+	if (mode >= __TC_ARBTABLE_MODE_MAX)
+		return bad(d, "qdisc: mode %u", mode);
+	d->mode = (uint8_t)mode;
 	if (o[TCA_ARBTABLE_HIGH] && !parse_table(d, o[TCA_ARBTABLE_HIGH], 0))
 		return false;
 	if (o[TCA_ARBTABLE_LOW] && !parse_table(d, o[TCA_ARBTABLE_LOW], 1))
@@ -785,8 +793,9 @@ static bool consistent(struct dumpstate *d)
 }
 
 /*
- * Send the dumped options back as a change of the qdisc (auto mode: all
- * but the tables). 0 accepted, else the errno, *msg the extack.
+ * Send the dumped options back, whole, as a change of the qdisc (auto
+ * mode's tables too: the kernel takes the tables in force). 0 accepted,
+ * else the errno, *msg the extack.
  */
 static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 {
@@ -800,13 +809,9 @@ static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 	opts = nest_start(&m, TCA_OPTIONS);
 	while (len >= (int)NLA_HDRLEN) {
 		const struct nlattr *a = (const struct nlattr *)p;
-		int type = a->nla_type & NLA_TYPE_MASK;
 
-		if (d->mode != TC_ARBTABLE_MODE_AUTO ||
-		    (type != TCA_ARBTABLE_HIGH && type != TCA_ARBTABLE_LOW)) {
-			memcpy(m.buf + m.len, a, NLA_ALIGN(a->nla_len));
-			m.len += NLA_ALIGN(a->nla_len);
-		}
+		memcpy(m.buf + m.len, a, NLA_ALIGN(a->nla_len));
+		m.len += NLA_ALIGN(a->nla_len);
 		len -= NLA_ALIGN(a->nla_len);
 		p += NLA_ALIGN(a->nla_len);
 	}
@@ -936,6 +941,25 @@ static void r_highlimit_big(struct msg *m)
 	put_u32(m, TCA_ARBTABLE_HIGHLIMIT, 256);
 }
 
+/* the mode as the u8 it was before issue 35 */
+static void r_mode_u8(struct msg *m)
+{
+	uint8_t v = TC_ARBTABLE_MODE_MANUAL;
+
+	put_attr(m, TCA_ARBTABLE_MODE, &v, sizeof(v));
+}
+
+static void r_mode_big(struct msg *m)
+{
+	put_u32(m, TCA_ARBTABLE_MODE, __TC_ARBTABLE_MODE_MAX);
+}
+
+static void r_rate_link_rate(struct msg *m)
+{
+	put_u64(m, TCA_ARBTABLE_RATE, 5000000);
+	put_attr(m, TCA_ARBTABLE_RATE_LINK, NULL, 0);
+}
+
 static const struct refusal {
 	const char *what;
 	const char *want;	/* in the extack; NULL: accepted */
@@ -948,6 +972,9 @@ static const struct refusal {
 	{ "mtu 63", "mtu out of range", -EINVAL, r_mtu_small, true },
 	{ "maxweight 0 (policy)", "integer out of range", -ERANGE, r_maxweight_zero, true },
 	{ "highlimit 256 (policy)", "integer out of range", -ERANGE, r_highlimit_big, true },
+	{ "mode as a u8 (policy)", "invalid attribute length", -EINVAL, r_mode_u8, true },
+	{ "mode 2 (policy)", "integer out of range", -ERANGE, r_mode_big, true },
+	{ "rate_link with rate 40mbit", "rate_link", -EINVAL, r_rate_link_rate, true },
 	{ "a weight without a class", "weight but no class", -EINVAL, r_weight_only, false },
 	{ "a class without a weight", "class but no weight", -EINVAL, r_class_only, false },
 	{ "65 slot nests", "more than 64 slots", -EINVAL, r_65_slots, false },
@@ -1034,12 +1061,53 @@ static int refusal_checks(int fd)
 	return nbad ? 1 : 0;
 }
 
+/*
+ * -T: one round trip of the qdisc 1: on the device as it is: its dumped
+ * options sent back whole (a change) must be accepted and leave the dump,
+ * the capacity and the classes' reservations as they were.
+ */
+static int roundtrip_check(int fd, const char *what)
+{
+	static struct dumpstate before, after;
+	bool same, cap;
+	char msg[512] = "";
+	int err;
+
+	memset(&before, 0, sizeof(before));
+	memset(&after, 0, sizeof(after));
+	if (!dump(fd, &before, RTM_GETQDISC) || !before.have_qdisc ||
+	    !before.have_xs) {
+		printf("not ok - round trip %s: a qdisc 1: on the device (%s)\n",
+		       what, before.why[0] ? before.why : "none");
+		return 1;
+	}
+	err = replay(fd, &before, msg, sizeof(msg));
+	if (!dump(fd, &after, RTM_GETQDISC) || !after.have_xs) {
+		printf("not ok - round trip %s: no dump after (%s)\n", what,
+		       after.why);
+		return 1;
+	}
+	same = after.optlen == before.optlen &&
+	       !memcmp(after.opts, before.opts, before.optlen);
+	cap = after.xs.capacity == before.xs.capacity &&
+	      after.xs.nclasses == before.xs.nclasses;
+	printf("%s - round trip %s: the dump sent back is %s (%s), dump %s, capacity %llu -> %llu\n",
+	       !err && same && cap ? "ok" : "not ok", what,
+	       err ? "refused" : "accepted",
+	       err ? (msg[0] ? msg : strerror(-err)) : "rc 0",
+	       same ? "the same" : "changed",
+	       (unsigned long long)before.xs.capacity,
+	       (unsigned long long)after.xs.capacity);
+	return !err && same && cap ? 0 : 1;
+}
+
 /* ------------------------------------------------------------ main */
 static void usage(void)
 {
 	fprintf(stderr, "usage: arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]\n"
 			"       arbt_nlfuzz -d DEV -D SECONDS\n"
-			"       arbt_nlfuzz -d DEV -R\n");
+			"       arbt_nlfuzz -d DEV -R\n"
+			"       arbt_nlfuzz -d DEV -T WHAT\n");
 	exit(2);
 }
 
@@ -1120,14 +1188,16 @@ int main(int argc, char **argv)
 	unsigned long replays = 0, replay_bad = 0;
 	static struct dumpstate d2;
 	bool verbose = false, refuse = false;
+	const char *trip = NULL;
 	double loop_secs = 0;
 	struct timespec t0, t1;
 	int fd, c, rc = 0;
 
 	rng = 0x9e3779b97f4a7c15ULL;
-	while ((c = getopt(argc, argv, "d:n:b:s:vD:R")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:b:s:vD:RT:")) != -1) {
 		switch (c) {
 		case 'R': refuse = true; break;
+		case 'T': trip = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'D': loop_secs = strtod(optarg, NULL); if (loop_secs <= 0) usage(); break;
 		case 'n': total = strtoul(optarg, NULL, 0); break;
@@ -1148,6 +1218,11 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		perror("arbt_nlfuzz: netlink socket");
 		return 2;
+	}
+	if (trip) {
+		rc = roundtrip_check(fd, trip);
+		close(fd);
+		return rc;
 	}
 	if (loop_secs > 0 || refuse) {
 		rc = refuse ? refusal_checks(fd) : dump_loop(fd, loop_secs);

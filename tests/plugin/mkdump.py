@@ -24,7 +24,6 @@ def nest(atype, *children):
     return attr(atype | NLA_F_NESTED, b"".join(children))
 
 
-def u8(t, v): return attr(t, struct.pack("<B", v))
 def u32(t, v): return attr(t, struct.pack("<I", v))
 def u64(t, v): return attr(t, struct.pack("<Q", v))
 
@@ -63,7 +62,7 @@ def qdisc_xstats(high_used, low_used, extra=b""):
 
 
 def qdisc(mode, high, low, priomap=None, default=0x30):
-    opts = [u8(1, mode), u64(2, 1250000), u32(3, 4), u32(4, 0),
+    opts = [u32(1, mode), u64(2, 1250000), u32(3, 4), u32(4, 0),
             u32(5, default)]
     if priomap is not None:
         opts.append(nest(6, *[u32(1, b) for b in priomap]))
@@ -104,7 +103,7 @@ def build(which):
                             u32(6, 0)], (1 << 0) | (1 << 16) | (1 << 32) |
                      (1 << 48), 0)
     if which in ("class-strict", "all"):
-        out += klass(0x11, [u8(1, 1), u64(2, 12500000), u32(8, 30720), u32(5, 8),
+        out += klass(0x11, [u32(1, 1), u64(2, 12500000), u32(8, 30720), u32(5, 8),
                             u32(6, 3)], 0, 1 << 5)
     if which == "class-newer":
         # a newer kernel's longer class xstats: the known prefix is read

@@ -23,11 +23,12 @@ TCA_KIND, TCA_OPTIONS = 1, 2
 NLA_TYPE_MASK = 0x3FFF
 
 # (name, format) by attribute type, from pkt_sched_arbtable.h
-QDISC = {1: ("MODE", "B"), 2: ("RATE", "Q"), 3: ("HIGHLIMIT", "I"),
+QDISC = {1: ("MODE", "I"), 2: ("RATE", "Q"), 3: ("HIGHLIMIT", "I"),
          4: ("ACCOUNTING", "I"), 5: ("DEFAULT", "I"), 6: ("PRIOMAP", "prio"),
          7: ("MTU", "I"), 8: ("MAXWEIGHT", "I"), 9: ("HIGH", "table"),
-         10: ("LOW", "table"), 12: ("BURST", "I")}
-CLASS = {1: ("STRICT", "B"), 2: ("CEIL", "Q"), 3: ("RATE", "Q"),
+         10: ("LOW", "table"), 12: ("BURST", "I"), 13: ("MTU_FOLLOW", "flag"),
+         14: ("RATE_LINK", "flag")}
+CLASS = {1: ("STRICT", "I"), 2: ("CEIL", "Q"), 3: ("RATE", "Q"),
          4: ("LATENCY", "Q"), 5: ("DISTANCE", "I"), 6: ("SHARE", "I"),
          8: ("CBURST", "I")}
 
@@ -65,6 +66,8 @@ def decode_opts(payload, table):
             bands = ["%#x" % struct.unpack_from("<I", d)[0]
                      for t, d in attrs(data) if (t & NLA_TYPE_MASK) == 1]
             out.append("%s%s=[%s]" % (name, nested, ",".join(bands)))
+        elif fmt == "flag":
+            out.append(name if not data else "%s=BADLEN%d" % (name, len(data)))
         elif fmt == "raw":
             out.append("%s=%s" % (name, data.hex()))
         else:

@@ -1345,6 +1345,58 @@ static void test_set_stalled(void **state)
 	assert_false(arb_class_eligible(&s, 3));
 }
 
+/*
+ * A child that empties itself in its own dequeue (netem dropping into a
+ * full inner qdisc): qlen_notify closes the visit first (the class stops
+ * being eligible, its credit recorded), then the pick gives no packet. The
+ * slot keeps the debt it carried before the pick, as a slot skipped while
+ * empty does; arb_set_stalled() after the close took a second quantum.
+ */
+static void test_set_emptied(void **state)
+{
+	struct arb_sched s, st;
+	struct arb_pick p, pt;
+
+	(void)state;
+	high_pair(&s, 0, 1, 10, 2, 10);	/* quanta of 640 bytes */
+	assert_int_equal(step_len(&s, &p, 1000), -360);
+	assert_int_equal(step_len(&s, &p, 600), 40);
+	assert_int_equal(step_len(&s, &p, 100), -60);
+	/* class 1's visit starts with 280; its child drops its last packets */
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.cls, 1);
+	assert_true(p.fresh);
+	arb_set_eligible(&s, 1, false);		/* qlen_notify */
+	st = s;
+	pt = p;
+	arb_set_emptied(&s, &p);
+	assert_false(arb_class_eligible(&s, 1));
+	assert_int_equal(s.tbl[ARB_HIGH].credit[0], -360);	/* carried */
+	assert_int_equal(s.tbl[ARB_HIGH].dropped_slot, ARB_NO_CLASS);
+	/* the stall path on the same state: a debt never incurred */
+	arb_set_stalled(&st, &pt);
+	assert_int_equal(st.tbl[ARB_HIGH].credit[0], -640);
+	/* class 2 is served, then class 1 back starts from its debt */
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.cls, 2);
+	assert_int_equal(arb_charge(&s, &p, 100), 480);
+	arb_set_eligible(&s, 1, true);
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.cls, 2);	/* class 2's visit goes on */
+	/* class 2 empties itself mid-visit: the visit closes, rest dropped */
+	arb_set_eligible(&s, 2, false);
+	arb_set_emptied(&s, &p);
+	assert_int_equal(s.tbl[ARB_HIGH].credit[1], 0);
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.cls, 1);
+	assert_int_equal(s.tbl[ARB_HIGH].credit[0], 280);
+	/* without a qlen_notify first, a fresh visit is taken back too */
+	arb_set_emptied(&s, &p);
+	assert_false(s.tbl[ARB_HIGH].in_visit);
+	assert_int_equal(s.tbl[ARB_HIGH].credit[0], -360);
+	assert_false(arb_class_eligible(&s, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1373,6 +1425,7 @@ int main(void)
 		cmocka_unit_test(test_random_properties),
 		cmocka_unit_test(test_set_drained_equals_set_eligible),
 		cmocka_unit_test(test_set_stalled),
+		cmocka_unit_test(test_set_emptied),
 		cmocka_unit_test(test_random_properties_swaps),
 	};
 

@@ -67,7 +67,7 @@ enum tc_arbtable_mode {
 /* Qdisc options */
 enum {
 	TCA_ARBTABLE_UNSPEC,
-	TCA_ARBTABLE_MODE,		/* u8, enum tc_arbtable_mode; create only */
+	TCA_ARBTABLE_MODE,		/* u32, enum tc_arbtable_mode; create only */
 	TCA_ARBTABLE_RATE,		/* u64 bytes/s, 0 = link speed */
 	TCA_ARBTABLE_HIGHLIMIT,		/* u32, 0..255 */
 	TCA_ARBTABLE_ACCOUNTING,	/* u32, enum tc_arbtable_accounting */
@@ -78,7 +78,9 @@ enum {
 					 */
 	TCA_ARBTABLE_MAXWEIGHT,		/* u32, 1..255, auto mode slot weight cap */
 	TCA_ARBTABLE_HIGH,		/* nested: TCA_ARBTABLE_TBL_SLOT...,
-					 * replaces the whole table
+					 * replaces the whole table (manual
+					 * mode; auto mode takes only the
+					 * table in force: a dump sent back)
 					 */
 	TCA_ARBTABLE_LOW,		/* nested: as TCA_ARBTABLE_HIGH */
 	TCA_ARBTABLE_PAD,
@@ -88,6 +90,13 @@ enum {
 	TCA_ARBTABLE_MTU_FOLLOW,	/* flag: the mtu was not given and follows
 					 * the device's; in a request (a dump sent
 					 * back) the same as TCA_ARBTABLE_MTU 0
+					 */
+	TCA_ARBTABLE_RATE_LINK,		/* flag: no rate is set (RATE dumped 0):
+					 * the capacity is the link speed read
+					 * when the rate was last given. In a
+					 * request with RATE 0 or none (a dump
+					 * sent back) it keeps that capacity
+					 * without reading the link again
 					 */
 	__TCA_ARBTABLE_MAX,
 };
@@ -136,7 +145,7 @@ enum {
 /* Class options */
 enum {
 	TCA_ARBTABLE_C_UNSPEC,
-	TCA_ARBTABLE_C_STRICT,		/* u8 0/1: served before both tables */
+	TCA_ARBTABLE_C_STRICT,		/* u32 0/1: served before both tables */
 	TCA_ARBTABLE_C_CEIL,		/* u64 bytes/s, per-class limit */
 	TCA_ARBTABLE_C_RATE,		/* u64 bytes/s, auto mode reservation */
 	TCA_ARBTABLE_C_LATENCY,		/* u64 ns, auto mode bound */

@@ -398,7 +398,10 @@ int arbtable_read(struct arbtable *h, const char *ifname,
  * (no state, a size below SIZE_VER0, a class index >= nclasses).
  *	struct arbtable_qdisc_info q;
  *	arbtable_state_qdisc(st, &q, sizeof(q));
- * The options are those the kernel reported, .set says which.
+ * The options are those the kernel reported, .set says which were set:
+ * a rate that is the link speed (rate 0) and an mtu that follows the
+ * device are reported with their bits clear, so that the options read,
+ * given back to arbtable_qdisc_change(), change nothing.
  */
 int arbtable_state_qdisc(const struct arbtable_state *st,
 			 struct arbtable_qdisc_info *qi, size_t size);
