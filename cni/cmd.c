@@ -85,10 +85,14 @@ static int lib_error(struct acni_err *e, int code, struct arbtable *h,
 
 /* The host side of the container's veth: CNI_IFNAME in CNI_NETNS names
  * its peer by ifindex (IFLA_LINK); that ifindex must be a veth here that
- * points back.
+ * points back.  1 when CNI_IFNAME is not a veth (ipvlan, macvlan,
+ * netkit, ...): its kind in @kind ("" for none), @hl not filled.  Such
+ * an interface has no host side the plugin can mark the tenant on: a
+ * container on it that asked for nothing passes unclassified (ADD, CHECK),
+ * one that asked for a class is refused with the kind named.
  */
 static int host_veth(const struct acni_env *env, struct acni_nl *host,
-		     struct acni_link *hl, struct acni_err *e)
+		     struct acni_link *hl, char kind[16], struct acni_err *e)
 {
 	struct acni_link cl;
 	struct acni_nl ns;
@@ -107,13 +111,11 @@ static int host_veth(const struct acni_env *env, struct acni_nl *host,
 				  env->ifname, env->netns);
 	if (err < 0)
 		return nl_error(e, &ns, "container interface");
-	if (strcmp(cl.kind, "veth") || !cl.link)
-		return acni_error(e, ACNI_E_VETH,
-				  "%s in %s is %s%s, not a veth: arbtable-cni marks the tenant on the host side of a veth (bridge or ptp before it in the chain)",
-				  env->ifname, env->netns,
-				  cl.kind[0] ? "a " : "a device without a kind",
-				  cl.kind);
-	err = acni_link_get(host, NULL, cl.link, hl);
+	if (strcmp(cl.kind, "veth")) {
+		memcpy(kind, cl.kind, sizeof(cl.kind));
+		return 1;
+	}
+	err = cl.link ? acni_link_get(host, NULL, cl.link, hl) : -ENODEV;
 	if (err == -ENODEV || (!err && (strcmp(hl->kind, "veth") ||
 					hl->link != cl.ifindex)))
 		return acni_error(e, ACNI_E_VETH,
@@ -122,6 +124,16 @@ static int host_veth(const struct acni_env *env, struct acni_nl *host,
 	if (err < 0)
 		return nl_error(e, host, "host veth");
 	return 0;
+}
+
+/* "a macvlan", "a device without a kind" */
+static const char *kind_text(const char *kind, char *buf, size_t size)
+{
+	if (!kind[0])
+		return "a device without a kind";
+	snprintf(buf, size, "a%s %s", strchr("aeiou", kind[0]) ? "n" : "",
+		 kind);
+	return buf;
 }
 
 /* A free tenant number: no class with its minor, no fw filter with its
@@ -505,7 +517,7 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 	struct arbtable *h = NULL;
 	struct acni_link hl;
 	struct acni_nl n = { 0 };
-	char path[512], what[512];
+	char path[512], what[512], kind[16];
 	int err, hook, lock, ret = -1;
 
 	if (acni_state_path(path, sizeof(path), c->state_dir, env, e) < 0 ||
@@ -541,8 +553,32 @@ int acni_cmd_add(struct acni_conf *c, const struct acni_env *env,
 		goto out_unlock;
 	}
 	u.n = &n;
-	if (host_veth(env, &n, &hl, e) < 0)
+	err = host_veth(env, &n, &hl, kind, e);
+	if (err < 0)
 		goto out;
+	if (err > 0) {
+		char kt[40];
+
+		if (!c->req.best_effort) {
+			acni_error(e, ACNI_E_VETH,
+				   "container %s asked for %s, but %s in %s is %s, not a veth: arbtable-cni marks a tenant on the host side of its veth and cannot classify %s%s (a container that asks for nothing passes there, unclassified)",
+				   env->containerid, c->req.text, env->ifname,
+				   env->netns, kind_text(kind, kt, sizeof(kt)),
+				   kind[0] ? kind : "a device without a kind",
+				   kind[0] ? " interfaces" : "");
+			goto out;
+		}
+		/* nothing to make and nothing to record: its traffic
+		 * takes the root's default class; CHECK and DEL know it
+		 * by the interface and the missing record
+		 */
+		fprintf(stderr, "arbtable-cni: container %s: %s in %s is %s, not a veth: passed unclassified (it asked for nothing)\n",
+			env->containerid, env->ifname, env->netns,
+			kind_text(kind, kt, sizeof(kt)));
+		print_result(c);
+		ret = 0;
+		goto out;
+	}
 	h = arbtable_open();
 	if (!h) {
 		acni_error(e, ACNI_E_IO, "libarbtable: %s", strerror(errno));
@@ -728,6 +764,35 @@ static int check_class(const struct acni_state *s,
 			  ARBTABLE_MINOR(s->classid), s->device, bad);
 }
 
+/* No record: right for a container ADD passed unclassified, whose
+ * interface is still not a veth (host_veth)
+ */
+static int check_unclassified(const struct acni_env *env,
+			      struct acni_err *e)
+{
+	struct acni_link hl;
+	struct acni_nl n;
+	char kind[16];
+	int err;
+
+	if (env->netns && *env->netns) {
+		if (acni_nl_open(&n, NULL) < 0)
+			return acni_error(e, ACNI_E_IO, "%s", n.msg);
+		err = host_veth(env, &n, &hl, kind, e);
+		acni_nl_close(&n);
+		if (err > 0)
+			return 0;
+		if (err < 0 && e->code != ACNI_E_VETH)
+			return -1;
+		e->code = 0;
+		e->msg[0] = '\0';
+		e->details[0] = '\0';
+	}
+	return acni_error(e, ACNI_E_UNKNOWN,
+			  "container %s interface %s has no arbtable tenant (no ADD, or DEL ran)",
+			  env->containerid, env->ifname);
+}
+
 int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 		   struct acni_err *e)
 {
@@ -752,9 +817,7 @@ int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 	if (err < 0)
 		return -1;
 	if (!err)
-		return acni_error(e, ACNI_E_UNKNOWN,
-				  "container %s interface %s has no arbtable tenant (no ADD, or DEL ran)",
-				  env->containerid, env->ifname);
+		return check_unclassified(env, e);
 	if (!s.complete)
 		return acni_error(e, ACNI_E_CHECK,
 				  "container %s interface %s: its ADD did not finish (DEL or GC undoes it)",
@@ -813,8 +876,19 @@ int acni_cmd_check(struct acni_conf *c, const struct acni_env *env,
 	}
 	/* the container's veth must still be the one we mark */
 	if (env->netns && *env->netns) {
-		if (host_veth(env, &n, &hl, e) < 0)
+		char kind[16], kt[40];
+
+		err = host_veth(env, &n, &hl, kind, e);
+		if (err < 0)
 			goto out;
+		if (err > 0) {
+			acni_error(e, ACNI_E_CHECK,
+				   "container %s: %s is now %s, not the veth ADD marked (%s)",
+				   env->containerid, env->ifname,
+				   kind_text(kind, kt, sizeof(kt)),
+				   s.host_ifname);
+			goto out;
+		}
 		if (hl.ifindex != s.host_ifindex) {
 			acni_error(e, ACNI_E_CHECK,
 				   "container %s: %s's peer is now %s, not %s which ADD marked",

@@ -13,6 +13,8 @@
 #include <arbtable/arbtable.h>
 
 #define ACNI_VERSION_CUR	"1.1.0"
+/* markMask unless configured: outside the documented mark layouts (conf.c) */
+#define ACNI_MARK_MASK_DEFAULT	0x0000007fu
 #define ACNI_STATE_DIR		"/var/lib/arbtable-cni"
 /* <dir>/<device>.lock: one lock per egress device, whatever network or
  * stateDir uses it; the node agent takes the same lock to read a
@@ -91,6 +93,7 @@ struct acni_conf {
 	uint32_t	default_share;
 	uint32_t	mark_mask;
 	unsigned int	mark_shift;	/* lowest set bit of mark_mask */
+	unsigned int	mark_allow;	/* allowMarkOverlap: 1 << mark owner */
 	uint32_t	minor_base;
 	uint32_t	span;		/* tenant numbers 1..span */
 	uint32_t	prio;		/* of both filters */

@@ -441,6 +441,82 @@ static int passed_key(const char *key)
 	return !strncmp(key, "cni.dev/", 8);
 }
 
+/*
+ * The packet-mark bits other networking software documents as its own.
+ * A markMask that overlaps them would have arbtable-cni's skbedit
+ * overwrite their bits on a tenant's packets, and its fw filters take
+ * their marks for tenants.  Where each layout is documented:
+ *
+ * - Cilium: pkg/datapath/linux/linux_defaults/mark.go (the comment that
+ *   draws the mark) and MARK_MAGIC_* in bpf/lib/common.h: the low 16
+ *   bits of the security identity in bits 16-31, the magic mark (proxy,
+ *   host, identity, encrypt/decrypt, overlay, SNAT done) in 0x0f00, the
+ *   "Kubernetes" nibble 0xf000 (kube-proxy's 0x4000/0x8000 and
+ *   Cilium's own 0x1000 for WireGuard; IPsec keeps its key there).
+ *   Its bits 0-7 carry the identity's bits 16-23 (the cluster id in a
+ *   ClusterMesh), only on packets whose magic nibble says so: not
+ *   refused, said in arbtable-cni(8).
+ * - Calico (Felix, iptables and nftables dataplanes): iptablesMarkMask,
+ *   default 0xffff0000 (FelixConfiguration reference,
+ *   docs.tigera.io/calico/latest/reference/resources/felixconfig).
+ *   Its eBPF dataplane uses 0x1ff00000, which Felix requires
+ *   iptablesMarkMask to include (felix/bpf-gpl/bpf.h): inside the
+ *   default mask.
+ * - kube-proxy: --iptables-masquerade-bit 14 (0x4000) and the kubelet's
+ *   --iptables-drop-bit 15 (0x8000) (kube-proxy and kubelet reference).
+ * - the CNI portmap plugin (markMasqBit, default 13: 0x2000; its
+ *   README), which podman's CNI configs chain, and netavark, podman's
+ *   network backend, which marks hostport traffic for masquerade with
+ *   the same 0x2000.
+ * Flannel documents no packet mark of its own; Weave Net's network
+ * policy controller uses 0x40000 (npc/constants.go): inside Calico's
+ * and Cilium's ranges, refused with them.
+ *
+ * The default, 0x0000007f, is outside all of the above, and outside
+ * the AWS VPC CNI's connmark 0x80 (AWS_VPC_K8S_CNI_CONNMARK); it holds
+ * 127 tenants, more than the 64 classes of a qdisc.  The previous
+ * default 0x00ff0000 overlapped Cilium's identity and Calico's mask.
+ */
+static const struct {
+	const char	*name;		/* in allowMarkOverlap */
+	const char	*who;		/* in the refusal */
+	uint32_t	bits;
+} mark_owners[] = {
+	{ "cilium", "Cilium's identity and magic mark bits", 0xffffff00 },
+	{ "calico", "Calico's iptablesMarkMask default (its eBPF dataplane's 0x1ff00000 within)", 0xffff0000 },
+	{ "kube-proxy", "kube-proxy's masquerade and drop bits", 0x0000c000 },
+	{ "portmap", "the masquerade bit of the CNI portmap plugin and podman's netavark", 0x00002000 },
+};
+#define N_MARK_OWNERS	(sizeof(mark_owners) / sizeof(mark_owners[0]))
+
+/* allowMarkOverlap: ["cilium", ...], the owners the node does not run */
+static int parse_mark_allow(struct acni_conf *c, json_object *v,
+			    struct acni_err *e)
+{
+	size_t i, n, k;
+
+	if (!json_object_is_type(v, json_type_array))
+		return acni_error(e, ACNI_E_CONFIG,
+				  "allowMarkOverlap must be a list of names (cilium, calico, kube-proxy, portmap)");
+	n = json_object_array_length(v);
+	for (i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(v, i);
+
+		for (k = 0; k < N_MARK_OWNERS; k++)
+			if (json_object_is_type(s, json_type_string) &&
+			    !strcmp(json_object_get_string(s),
+				    mark_owners[k].name))
+				break;
+		if (k == N_MARK_OWNERS)
+			return acni_error(e, ACNI_E_CONFIG,
+					  "allowMarkOverlap[%zu] %.64s: want one of cilium, calico, kube-proxy, portmap",
+					  i, json_object_to_json_string_ext(s,
+						JSON_C_TO_STRING_PLAIN));
+		c->mark_allow |= 1u << k;
+	}
+	return 0;
+}
+
 static int parse_key(struct acni_conf *c, const char *key, json_object *v,
 		     struct acni_err *e)
 {
@@ -468,6 +544,9 @@ static int parse_key(struct acni_conf *c, const char *key, json_object *v,
 	} else if (!strcmp(key, "markMask")) {
 		if (get_hex32(v, key, &c->mark_mask, e))
 			return -1;
+	} else if (!strcmp(key, "allowMarkOverlap")) {
+		if (parse_mark_allow(c, v, e))
+			return -1;
 	} else if (!strcmp(key, "minorBase")) {
 		if (get_hex32(v, key, &c->minor_base, e))
 			return -1;
@@ -482,7 +561,7 @@ static int parse_key(struct acni_conf *c, const char *key, json_object *v,
 			return -1;
 	} else {
 		return acni_error(e, ACNI_E_FIELD,
-				  "unknown key \"%s\" (value %.64s) in the network config (known: device, qdisc, systemClass, defaultShare, markMask, minorBase, filterPrio, stateDir)",
+				  "unknown key \"%s\" (value %.64s) in the network config (known: device, qdisc, systemClass, defaultShare, markMask, allowMarkOverlap, minorBase, filterPrio, stateDir)",
 				  key, json_object_to_json_string_ext(v,
 					JSON_C_TO_STRING_PLAIN |
 					JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -554,6 +633,34 @@ static int parse_valid(struct acni_conf *c, struct acni_err *e)
 	return 0;
 }
 
+/* A markMask that overlaps an owner's bits, unless allowMarkOverlap
+ * names it
+ */
+static int mark_owned(const struct acni_conf *c, struct acni_err *e)
+{
+	char buf[sizeof(e->msg)];
+	size_t k, n = 0;
+	int found = 0;
+
+	for (k = 0; k < N_MARK_OWNERS; k++) {
+		uint32_t common = c->mark_mask & mark_owners[k].bits;
+
+		if (!common || (c->mark_allow & (1u << k)))
+			continue;
+		n += snprintf(buf + n, sizeof(buf) - n,
+			      "%s%s 0x%08x (\"%s\", 0x%08x in common)",
+			      found++ ? "; " : "", mark_owners[k].who,
+			      mark_owners[k].bits, mark_owners[k].name, common);
+		if (n >= sizeof(buf))
+			break;
+	}
+	if (!found)
+		return 0;
+	return acni_error(e, ACNI_E_CONFIG,
+			  "markMask 0x%08x overlaps packet-mark bits others own: %s. Choose bits outside them (the default 0x0000007f is), or name in allowMarkOverlap those the node does not run",
+			  c->mark_mask, buf);
+}
+
 /* The mark field: a contiguous run of bits; tenant t is marked t << shift */
 static int mark_field(struct acni_conf *c, struct acni_err *e)
 {
@@ -578,7 +685,7 @@ static int mark_field(struct acni_conf *c, struct acni_err *e)
 	c->span = field;
 	if (c->span > 0xffff - c->minor_base)
 		c->span = 0xffff - c->minor_base;
-	return 0;
+	return mark_owned(c, e);
 }
 
 /* cniVersion, or when a config has only cniVersions (the runtime picks
@@ -629,7 +736,7 @@ int acni_conf_parse(struct acni_conf *c, const char *text,
 	memset(c, 0, sizeof(*c));
 	c->lenient = lenient;
 	c->default_share = 1;
-	c->mark_mask = 0x00ff0000;
+	c->mark_mask = ACNI_MARK_MASK_DEFAULT;
 	c->minor_base = 0x100;
 	c->prio = 100;
 	c->handle = 1u << 16;

@@ -1,14 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * status.c - STATUS (CNI 1.1): can the plugin serve an ADD now?
+ * status.c - STATUS (CNI 1.1): is the plugin itself able to work?
  *
- * Yes when the device's root is an auto-mode arbtable qdisc with a class
- * free, or when ADD can make one: sch_arbtable is loaded and the root is
- * the kernel's default qdisc (handle 0), which ADD replaces.  Otherwise
- * code 50 ("the plugin is not available") with the reason.  STATUS only
- * reads: it changes nothing on the node and takes no lock.
+ * STATUS answers for the plugin's own health only: its config parsed
+ * (before we get here), libarbtable and rtnetlink usable, the egress
+ * device there, and the qdisc reachable: an arbtable root on the device
+ * that reads back, or sch_arbtable loaded so that ADD can make one.
+ * Code 50 ("the plugin is not available") with the reason otherwise.
+ *
+ * The state of the table is not the plugin's health and never fails
+ * STATUS: containerd 2.x calls STATUS on every plugin of the chain for
+ * the node's network readiness, and a failed one makes the node NotReady
+ * (and a Kubernetes node tainted), for what is a normal state of a busy
+ * node: all classes taken, or a root someone replaced.  Those refuse
+ * only the ADDs that need them, each with its reason; STATUS says them
+ * on stderr (the runtime's log) and exits 0.  STATUS only reads: it
+ * changes nothing on the node and takes no lock.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +29,19 @@
 #include "tcnl.h"
 
 #define ACNI_MODULE_DIR	"/sys/module/sch_arbtable"
+
+/* Not a failure: what ADD will refuse, on stderr */
+__attribute__((format(printf, 2, 3)))
+static void note(const struct acni_conf *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "arbtable-cni: STATUS (healthy) on %s: ", c->device);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 static int check_root(const struct acni_conf *c, struct arbtable_state *st,
 		      struct acni_err *e)
@@ -32,17 +55,12 @@ static int check_root(const struct acni_conf *c, struct arbtable_state *st,
 				  "libarbtable: cannot copy the qdisc's state of %s",
 				  c->device);
 	if (qi.parent != TC_H_ROOT)
-		return acni_error(e, ACNI_E_UNAVAILABLE,
-				  "the arbtable qdisc on %s is not the root qdisc",
-				  c->device);
-	if (!(qo.set & ARBTABLE_Q_MODE) || qo.mode != ARBTABLE_MODE_AUTO)
-		return acni_error(e, ACNI_E_UNAVAILABLE,
-				  "the arbtable root on %s is not in auto mode: arbtable-cni admits tenants through the allocator only",
-				  c->device);
-	if (qi.nclasses >= ARBTABLE_MAX_CLASSES)
-		return acni_error(e, ACNI_E_UNAVAILABLE,
-				  "the arbtable root on %s has all %u classes taken",
-				  c->device, ARBTABLE_MAX_CLASSES);
+		note(c, "the arbtable qdisc is not the root qdisc: ADD refuses until it is");
+	else if (!(qo.set & ARBTABLE_Q_MODE) || qo.mode != ARBTABLE_MODE_AUTO)
+		note(c, "the arbtable root is not in auto mode: ADD refuses until it is (arbtable-cni admits tenants through the allocator only)");
+	else if (qi.nclasses >= ARBTABLE_MAX_CLASSES)
+		note(c, "the arbtable root has all %u classes taken: an ADD that needs a class of its own is refused until one is released",
+		     ARBTABLE_MAX_CLASSES);
 	return 0;
 }
 
@@ -71,9 +89,8 @@ static int check_creatable(const struct acni_conf *c, struct acni_err *e)
 	}
 	acni_nl_close(&n);
 	if (q.found && q.handle)
-		return acni_error(e, ACNI_E_UNAVAILABLE,
-				  "the root qdisc of %s is %s %x: (not arbtable): ADD replaces only the kernel's default root",
-				  c->device, q.kind, q.handle >> 16);
+		note(c, "the root qdisc is %s %x: (not arbtable): ADD refuses until it is the kernel's default root (which ADD replaces) or an arbtable root in auto mode",
+		     q.kind, q.handle >> 16);
 	return 0;
 }
 

@@ -20,7 +20,11 @@
 # whose ids hash to the same tenant number; ADD twice; DEL twice; DEL
 # after the netns is gone; DEL returns tc's and arbtablectl's view of the
 # table to the state before the ADDs; the last DEL leaves no class,
-# filter or state.  CNI 1.1: STATUS on good and bad devices; ADD, CHECK,
+# filter or state.  CNI 1.1: STATUS on good and bad devices, healthy
+# (exit 0, the reason on stderr) on a root someone replaced, a full table
+# and a manual-mode root; containers on ipvlan, macvlan and netkit
+# interfaces: ADD, CHECK, DEL pass for one that asks for nothing, a
+# request is refused naming the kind; ADD, CHECK,
 # DEL at 1.1.0 with cniVersions and at 0.3.1 (the result's ips in each
 # version's form); an ADD killed (test hook) after its filters undone by
 # DEL, one killed after its admission undone by GC; GC releasing an
@@ -37,10 +41,12 @@
 . "$(dirname "$0")/lib_cni.sh"
 tap_begin "arbtable-cni: CNI 1.0/1.1 conformance (env + stdin), admission, atomic ADD, idempotent DEL, CHECK, STATUS, GC, killed ADDs"
 tmp=$(mktemp -d)
-TENANTS="ca cb cc cd"
+TENANTS="ca cb cc cd xipvlan xmacvlan xnetkit"
 cleanup() {
 	net_teardown $TENANTS
 	ip link del arbt-dum0 2>/dev/null
+	ip link del arbt-nkh 2>/dev/null
+	ip link del arbt-par0 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -70,14 +76,14 @@ cni_err() {
 	return 1
 }
 # tenant T: the tenant number the plugin derives for container ID (FNV-1a
-# of id, 0xff, ifname; modulo 255 + 1 with the default markMask), before
+# of id, 0xff, ifname; modulo 127 + 1 with the default markMask 0x7f), before
 # any probing past a taken number
 TENANT_PY='import sys
 def t(cid):
     h = 2166136261
     for b in cid.encode() + b"\xff" + b"eth0":
         h = ((h ^ b) * 16777619) & 0xffffffff
-    return h % 255 + 1
+    return h % 127 + 1
 '
 tenant_of() { python3 -c "$TENANT_PY"'
 print(t(sys.argv[1]))' "$1"; }
@@ -172,10 +178,10 @@ tap_check "ADD ca (rate 3mbit latency 30ms, pod annotations): exit 0, stdout is 
 ma=$(printf '%x' $((0x100 + ta)))
 tap_check "ca: class 1:$ma (minorBase 0x100 + tenant $ta from the container id) rate 3Mbit latency 30ms" \
 	bash -c 'tc class show dev "$1" classid "1:$2" | grep -qE "rate 3Mbit .*latency 30(\.0)?ms"' _ "$NET" "$ma"
-tap_check "ca: fw filter handle 0x$(printf '%x' $((ta << 16)))/0xff0000 -> 1:$ma on $NET" \
-	bash -c 'tc filter show dev "$1" parent 1: | grep -qE "handle 0x$2/0xff0000 classid 1:$3"' _ "$NET" "$(printf '%x' $((ta << 16)))" "$ma"
-tap_check "ca: matchall on vh-ca ingress sets mark 0x$(printf '%x' $((ta << 16)))/0xff0000" \
-	bash -c 'tc -d filter show dev vh-ca ingress | grep -qE "mark ($2|0x0*$1)/(0x0*ff0000|16711680)"' _ "$(printf '%x' $((ta << 16)))" "$((ta << 16))"
+tap_check "ca: fw filter handle 0x$(printf '%x' "$ta")/0x7f (the default markMask) -> 1:$ma on $NET" \
+	bash -c 'tc filter show dev "$1" parent 1: | grep -qE "handle 0x$2/0x7f classid 1:$3"' _ "$NET" "$(printf '%x' "$ta")" "$ma"
+tap_check "ca: matchall on vh-ca ingress sets mark 0x$(printf '%x' "$ta")/0x7f" \
+	bash -c 'tc -d filter show dev vh-ca ingress | grep -qE "mark ($2|0x0*$1)/(0x0*7f|127)( |$)"' _ "$(printf '%x' "$ta")" "$ta"
 cni CHECK ca /run/netns/arbt-ca "$(conf "$P")"
 tap_check "CHECK ca: exit 0, no output" test "$RC:$OUT" = "0:"
 [ "$RC" = 0 ] || diag "CHECK ca: $OUT"
@@ -213,7 +219,7 @@ tc qdisc del dev vh-cd clsact
 
 # ---- CHECK finds a missing filter; DEL cleans up anyway
 tcb=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tenant"])' "$SD/cb-eth0.json")
-tc filter del dev "$NET" parent 1: protocol all prio 100 handle "$(printf '0x%x' $((tcb << 16)))" fw
+tc filter del dev "$NET" parent 1: protocol all prio 100 handle "$(printf '0x%x' "$tcb")" fw
 cni CHECK cb /run/netns/arbt-cb "$(conf "$Pb")"
 tap_check "CHECK cb after its fw filter was deleted: code 103 ($(jget 'd["msg"]'))" cni_err 103
 cni DEL cb /run/netns/arbt-cb "$(conf "$Pb")"
@@ -236,7 +242,15 @@ tap_check "DEL left nothing of cb on its veth or in the state directory" no_trac
 # plugin does not know (the runtime picked 1.1.0)
 conf11() { conf "$@" | sed 's/"cniVersion":"1.0.0"/"cniVersion":"1.1.0","cniVersions":["0.4.0","1.0.0","1.1.0","2.0.0"]/'; }
 base11=$(table_state)
-status_htb() { cni_err 50 && grep -q 'htb 7:' <<<"$(jget 'd["msg"]')"; }
+# status_note RE: STATUS exited 0 with no output (healthy) and said RE
+# on stderr (the runtime's log): the table's state is not the plugin's
+# health (DESIGN.md 6: containerd 2.x makes a node NotReady on a failed
+# STATUS)
+status_note() {
+	[ "$RC:$OUT" = "0:" ] && grep -qE "$1" "$tmp/stderr" && return 0
+	diag "STATUS: exit $RC: $OUT; stderr: $(cat "$tmp/stderr")"
+	return 1
+}
 # gone_ok NAME: the last command exited 0, nothing of NAME is left and
 # the table is as at the start of this part
 gone_ok() {
@@ -289,10 +303,91 @@ root_cmd
 root_htb() { cni_err 101 && tc qdisc show dev arbt-dum0 | grep -q '^qdisc htb 7: root'; }
 tap_check "--ensure-root on a device whose root is htb 7:: code 101, the htb left alone" root_htb
 cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
-tap_check "STATUS on a device whose root is htb 7:: code 50 ($(jget 'd["msg"]'))" status_htb
+tap_check "STATUS on a device whose root someone replaced (htb 7:): exit 0, no output, stderr names htb 7: ($(head -c 200 "$tmp/stderr"))" \
+	status_note 'STATUS \(healthy\) on arbt-dum0: the root qdisc is htb 7: \(not arbtable\)'
+# a full table: an auto-mode root with all 64 classes taken (64 share-1
+# classes fill the LOW table)
+tc qdisc del dev arbt-dum0 root
+tc qdisc add dev arbt-dum0 root handle 1: arbtable auto rate 10mbit
+for i in $(seq 1 64); do printf 'class add dev arbt-dum0 parent 1: classid 1:%x arbtable share 1\n' "$i"; done |
+	tc -batch - 2>&1 | head -n 3 | sed 's/^/# /'
+nfull=$(tc class show dev arbt-dum0 | grep -c '^class arbtable')
+cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
+tap_check "STATUS on an auto-mode root with all $nfull classes taken: exit 0, no output, stderr says the table is full" \
+	status_note 'STATUS \(healthy\) on arbt-dum0: the arbtable root has all 64 classes taken'
+tc qdisc del dev arbt-dum0 root
+tc qdisc add dev arbt-dum0 root handle 1: arbtable manual rate 10mbit
+cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-dum0\"/")"
+tap_check "STATUS on a manual-mode arbtable root: exit 0, stderr says ADD refuses until it is auto" \
+	status_note 'the arbtable root is not in auto mode: ADD refuses'
 cni STATUS - - "$(conf11 | sed "s/\"device\":\"$NET\"/\"device\":\"arbt-none0\"/")"
 tap_check "STATUS on a missing device: code 50" cni_err 50
 ip link del arbt-dum0
+
+# ---- containers whose interface is not a veth (ipvlan, macvlan, netkit:
+# no host side to mark them on).  One that asks for nothing passes ADD,
+# CHECK and DEL unclassified: nothing made, nothing stored, its traffic
+# takes the root's default class.  One that asks for a rate is refused,
+# code 105, the interface's kind named.  netkit needs 6.7+ and an ip
+# that knows it (bookworm-backports' iproute2, unpacked by setup).
+IP615=/var/lib/arbtable/iproute2-bpo/root/bin/ip
+ip link add arbt-par0 type dummy && ip link set arbt-par0 up
+# nonveth KIND: netns arbt-xKIND holding an interface eth0 of that kind
+nonveth() {
+	ip netns add "arbt-x$1" || return 1
+	case $1 in
+	ipvlan) ip link add link arbt-par0 name arbt-xif type ipvlan mode l2 ;;
+	macvlan) ip link add link arbt-par0 name arbt-xif type macvlan mode bridge ;;
+	netkit) [ -x "$IP615" ] && "$IP615" link add arbt-nkh type netkit peer name arbt-xif ;;
+	esac || return 1
+	ip link set arbt-xif netns "arbt-x$1" && ip -n "arbt-x$1" link set arbt-xif name eth0 &&
+		ip -n "arbt-x$1" link set eth0 up
+}
+# nv_same: the last command exited 0 and changed nothing: the table and
+# its filters as before, no state of the container, no clsact on the parent
+nv_same() {
+	[ "$RC" = 0 ] && [ "$(table_state)" = "$nv_before" ] && [ -z "$(ls "$SD"/x* 2>/dev/null)" ] &&
+		! tc qdisc show dev arbt-par0 | grep -q clsact && return 0
+	diag "exit $RC: $OUT $(cat "$tmp/stderr"); state: $(ls "$SD")"
+	[ "$(table_state)" = "$nv_before" ] || diff <(echo "$nv_before") <(table_state) | head -n 10 | sed 's/^/# /'
+	return 1
+}
+nv_added() { nv_same && [ "$(jget 'd["cniVersion"] + ":" + d["interfaces"][0]["name"] + ":" + d["ips"][0]["address"]')" = "1.0.0:eth0:10.99.1.2/24" ]; }
+# nv_refused KIND: code 105, the message naming the kind and what was
+# asked, and nothing changed
+nv_refused() {
+	local m
+	m=$(jget 'd["msg"]')
+	cni_err 105 && grep -q "container x$1 asked for rate 1mbit, but eth0 in /run/netns/arbt-x$1 is an\{0,1\} $1, not a veth: .*cannot classify $1 interfaces" <<<"$m" &&
+		RC=0 nv_same && return 0
+	diag "msg: $m"
+	return 1
+}
+for k in ipvlan macvlan netkit; do
+	if ! nonveth $k 2>"$tmp/nv.err"; then
+		if [ $k = netkit ]; then
+			tap_skip "netkit: a no-request ADD passes, a request is refused" "no netkit here: $(head -c 200 "$tmp/nv.err")"
+		else
+			tap_fail "$k: an $k interface eth0 in arbt-x$k: $(head -c 200 "$tmp/nv.err")"
+		fi
+		ip netns del "arbt-x$k" 2>/dev/null
+		continue
+	fi
+	Px='"prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"eth0","sandbox":"/run/netns/arbt-x'$k'"}],"ips":[{"address":"10.99.1.2/24","interface":0}],"dns":{}}'
+	nv_before=$(table_state)
+	cni ADD "x$k" "/run/netns/arbt-x$k" "$(conf "$Px")"
+	tap_check "$k interface, a container that asks for nothing: ADD exit 0, result its prevResult, nothing made or stored" nv_added
+	cni CHECK "x$k" "/run/netns/arbt-x$k" "$(conf "$Px")"
+	tap_check "$k: CHECK exit 0, no output" test "$RC:$OUT" = "0:"
+	[ "$RC" = 0 ] || diag "CHECK: $OUT"
+	cni DEL "x$k" "/run/netns/arbt-x$k" "$(conf "$Px")"
+	tap_check "$k: DEL exit 0, nothing changed" nv_same
+	cni ADD "x$k" "/run/netns/arbt-x$k" "$(conf '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Px")"
+	tap_check "$k interface, a container that asks for rate 1mbit: code 105 naming $k ($(jget 'd["msg"]' | head -c 160))" nv_refused $k
+	ip netns del "arbt-x$k"
+	ip link del arbt-nkh 2>/dev/null
+done
+ip link del arbt-par0
 
 # results in the version asked: 1.1.0 drops ips' version, 0.3.1 has it
 P11=$(prev cb 2 | sed 's/"address":/"version":"4","address":/')
@@ -315,7 +410,7 @@ tap_check "DEL cb at 0.3.1 without CNI_NETNS: exit 0, table as before" gone_ok c
 Pd=$(prev cd 4)
 TEST_KILL=mark cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Pd")"
 tap_check "ADD cd killed after its mark filter (test hook): SIGKILL, record phase \"adding\", class and mark filter there" \
-	killed_with 'mark (0x)?[0-9a-f]+/(0x0*ff0000|16711680)'
+	killed_with 'mark (0x)?[0-9a-f]+/(0x0*7f|127)( |$)'
 cni DEL cd /run/netns/arbt-cd "$(conf11 "$Pd")"
 tap_check "DEL after the killed ADD: exit 0, class and both filters gone, table as before" gone_ok cd
 

@@ -46,6 +46,40 @@ expect "share 0" 7 'runtimeConfig.arbtable: share out of range 1..255' ADD "$(c 
 expect "unknown ARBTABLE_ key in CNI_ARGS" 4 'ARBTABLE_RAT' ADD "$(c)" CNI_ARGS="ARBTABLE_RAT=1mbit"
 expect "markMask not contiguous" 7 'contiguous' ADD "$(c '"markMask":"0x00f0f000"')"
 expect "markMask too small" 7 'fewer than' ADD "$(c '"markMask":"0x3f"')"
+# markMask against the packet-mark bits others document (cni/conf.c,
+# arbtable-cni(8)): each refused with the owner named, unless
+# allowMarkOverlap names it; the default 0x7f and 0xff accepted
+# (accepted: ADD goes on to the missing CNI_NETNS, code 4)
+expect "default markMask accepted" 4 'CNI_NETNS' ADD "$(c)"
+expect "markMask 0x7f (the default, given) accepted" 4 'CNI_NETNS' ADD "$(c '"markMask":"0x0000007f"')"
+expect "markMask 0xff accepted" 4 'CNI_NETNS' ADD "$(c '"markMask":"0xff"')"
+expect "markMask 0x00ff0000 (the old default): Cilium and Calico named" 7 \
+	'markMask 0x00ff0000 overlaps packet-mark bits others own: Cilium.s identity and magic mark bits 0xffffff00 \(\\"cilium\\", 0x00ff0000 in common\); Calico.s iptablesMarkMask default .*0xffff0000 \(\\"calico\\", 0x00ff0000 in common\)\. Choose bits outside them' \
+	ADD "$(c '"markMask":"0x00ff0000"')"
+expect "markMask 0x1ff00000 (Calico eBPF's bits): Cilium and Calico named" 7 \
+	'Cilium.s identity .*0x1ff00000 in common.*Calico.s iptablesMarkMask default \(its eBPF dataplane.s 0x1ff00000 within\)' \
+	ADD "$(c '"markMask":"0x1ff00000"')"
+expect "markMask 0x00000ff0 (Cilium's magic mark within): Cilium alone named" 7 \
+	'overlaps packet-mark bits others own: Cilium.s identity and magic mark bits 0xffffff00 \(\\"cilium\\", 0x00000f00 in common\)\. Choose' \
+	ADD "$(c '"markMask":"0x00000ff0"')"
+expect "markMask 0x0000ff00: Cilium, kube-proxy and portmap named" 7 \
+	'Cilium.s .*0x0000ff00 in common\); kube-proxy.s masquerade and drop bits 0x0000c000 \(\\"kube-proxy\\", 0x0000c000 in common\); the masquerade bit of the CNI portmap plugin and podman.s netavark 0x00002000' \
+	ADD "$(c '"markMask":"0x0000ff00"')"
+expect "markMask 0x00003fc0 (portmap's 0x2000, Cilium's 0x0f00 and 0x1000)" 7 \
+	'Cilium.s .*0x00003f00 in common\); the masquerade bit of the CNI portmap plugin and podman.s netavark 0x00002000 \(\\"portmap\\", 0x00002000 in common\)' \
+	ADD "$(c '"markMask":"0x00003fc0"')"
+expect "markMask 0x00ff0000 with allowMarkOverlap [cilium]: Calico still named, Cilium not" 7 \
+	'others own: Calico.s iptablesMarkMask' \
+	ADD "$(c '"markMask":"0x00ff0000","allowMarkOverlap":["cilium"]')"
+expect "markMask 0x00ff0000 with allowMarkOverlap [cilium, calico]: accepted" 4 'CNI_NETNS' \
+	ADD "$(c '"markMask":"0x00ff0000","allowMarkOverlap":["cilium","calico"]')"
+expect "allowMarkOverlap with an unknown name" 7 'allowMarkOverlap\[1\] \\"flannel\\": want one of cilium, calico, kube-proxy, portmap' \
+	ADD "$(c '"allowMarkOverlap":["calico","flannel"]')"
+expect "allowMarkOverlap not a list" 7 'allowMarkOverlap must be a list of names' ADD "$(c '"allowMarkOverlap":"cilium"')"
+expect "STATUS refuses an overlapping markMask too (config not sane)" 7 'overlaps packet-mark bits others own: Cilium' \
+	STATUS "$(c '"markMask":"0x00ff0000"' | sed 's/"cniVersion":"1.0.0"/"cniVersion":"1.1.0"/')"
+run DEL "$(c '"markMask":"0x00ff0000"')"
+if [ "$RC:$OUT" = "0:" ]; then ok "DEL with an overlapping markMask: exit 0 (DEL is lenient)"; else bad "DEL with an overlapping markMask: exit $RC: $OUT"; fi
 # systemClass: the root's default class (cni/classes.c)
 expect "systemClass not an object" 7 'systemClass must be an object' ADD "$(c '"systemClass":"1%"')"
 expect "systemClass unknown key" 2 'systemClass: unknown key \\"rte\\"' ADD "$(c '"systemClass":{"rte":"1%"}')"
@@ -59,9 +93,10 @@ expect "systemClass rate 1.25%" 7 'systemClass: bad rate' ADD "$(c '"systemClass
 expect "systemClass rate fast" 7 'systemClass: bad rate \\"fast\\"' ADD "$(c '"systemClass":{"rate":"fast"}')"
 expect "systemClass share 256" 7 'systemClass: share out of range 1..255' ADD "$(c '"systemClass":{"share":256}')"
 expect "systemClass minor 0" 7 'systemClass: bad minor' ADD "$(c '"systemClass":{"rate":"1%","minor":0}')"
-expect "systemClass minor among the tenants'" 7 'minor 0x150 is among the tenant minors 0x101..0x1ff' ADD \
+# the default markMask 0x7f holds 127 tenants: minors 0x101..0x17f
+expect "systemClass minor among the tenants'" 7 'minor 0x150 is among the tenant minors 0x101..0x17f' ADD \
 	"$(c '"systemClass":{"rate":"1%","minor":"0x150"}')"
-expect "default system minor 0xff among the tenants' and given" 7 'minor 0xff is among the tenant minors 0x81..0x17f' ADD \
+expect "default system minor 0xff among the tenants' and given" 7 'minor 0xff is among the tenant minors 0x81..0xff' ADD \
 	"$(c '"minorBase":"0x80","systemClass":{"rate":"1%","minor":"0xff"}')"
 # accepted: the config passes, ADD stops at the missing netns (code 4)
 for sc in '{"rate":"0.5%","latency":"2ms"}' '{"rate":"100mbit"}' '{"share":4,"distance":16}' \
