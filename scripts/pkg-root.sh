@@ -20,7 +20,8 @@ say() { echo "[pkg-root] $*" >&2; }
 
 [ -n "$K61" ] || { say "no 6.1 kernel in /boot (scripts/setup.sh installs linux-image-amd64)"; exit 1; }
 # what the packages depend on, and the 6.1 headers DKMS builds against
-PKGS="dkms,kmod,iproute2,libnl-3-200,libnl-route-3-200,libjson-c5,procps"
+# (below); udev and poweroff for virtme-ng's init in the guest
+PKGS="dkms,kmod,iproute2,libnl-3-200,libnl-route-3-200,libjson-c5,procps,udev,systemd-sysv"
 key="bookworm minbase $PKGS linux-headers-$K61"
 if [ -f "$BASE/.ready" ] && [ "$(cat "$BASE/.ready")" = "$key" ]; then
 	echo "$BASE"
@@ -50,6 +51,7 @@ chroot "$tmp" /usr/bin/env DEBIAN_FRONTEND=noninteractive sh -c \
 	>"$tmp.log" 2>&1 || { say "apt-get in the root failed; its log: $tmp.log"; tail -n 20 "$tmp.log" >&2; exit 1; }
 umount "$tmp/proc"
 trap - EXIT
+[ -e "$tmp/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n' >"$tmp/etc/hosts"
 rm -f "$tmp.log"
 rm -rf "$BASE"
 mv "$tmp" "$BASE"
