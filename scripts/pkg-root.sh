@@ -20,8 +20,9 @@ say() { echo "[pkg-root] $*" >&2; }
 
 [ -n "$K61" ] || { say "no 6.1 kernel in /boot (scripts/setup.sh installs linux-image-amd64)"; exit 1; }
 # what the packages depend on, and the 6.1 headers DKMS builds against
-# (below); udev and poweroff for virtme-ng's init in the guest
-PKGS="dkms,kmod,iproute2,libnl-3-200,libnl-route-3-200,libjson-c5,procps,udev,systemd-sysv"
+# (below; libnl-3-dev for libarbtable-dev); udev and poweroff for
+# virtme-ng's init in the guest
+PKGS="dkms,kmod,iproute2,libnl-3-200,libnl-route-3-200,libjson-c5,libnl-3-dev,libnl-route-3-dev,procps,udev,systemd-sysv"
 key="bookworm minbase $PKGS linux-headers-$K61"
 if [ -f "$BASE/.ready" ] && [ "$(cat "$BASE/.ready")" = "$key" ]; then
 	echo "$BASE"

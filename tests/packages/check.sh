@@ -54,6 +54,15 @@ cleanup() {
 	mounts=()
 }
 trap cleanup EXIT
+# never remove a root with a host directory still bound into it
+safe_rm() {
+	local m
+	for m in $(findmnt -rn -o TARGET | grep -F "$1/" | sort -r); do umount "$m"; done
+	if findmnt -rn -o TARGET | grep -qF "$1/"; then
+		nok "$1: a mount inside it is still there; not removed"; return 1
+	fi
+	rm -rf "$1"
+}
 
 # the guest's part, run as root in the booted root
 guest_script() {
@@ -139,7 +148,7 @@ one() { # kernel-label release
 	if [ ! -r "/boot/vmlinuz-$k" ] || [ ! -d "/lib/modules/$k/kernel" ]; then
 		nok "$label: /boot/vmlinuz-$k or /lib/modules/$k not installed (scripts/setup.sh)"; return
 	fi
-	rm -rf "$run"
+	safe_rm "$run" || return
 	cp -a "$base" "$run"
 	# the kernel's own modules (dummy, ...): its modules.* copied, kernel/
 	# bound read-only from the host; depmod in the guest writes the root's
@@ -168,7 +177,7 @@ one() { # kernel-label release
 	fi
 	log=$ROOT/build/packages-$label.console.log
 	mkdir -p "$ROOT/build"
-	timeout -k 20 "$TMO" vng "${args[@]}" --qemu-opts="$qopts" --append "loglevel=4" \
+	timeout -k 20 "$TMO" vng "${args[@]}" --qemu-opts="$qopts" --verbose --append "loglevel=4" \
 		--exec "bash /root/pkgtest.sh" </dev/null >"$RUNS/guest-$label.out" 2>"$log"
 	local vrc=$?
 	grep -E '^(ok|not ok) - |^  |^guest:' "$RUNS/guest-$label.out" | sed "s/^\(not \)\{0,1\}ok - /&$label: /"
@@ -191,7 +200,7 @@ one() { # kernel-label release
 		nok "$label: left in the root after the purge: $(echo $new)"
 	fi
 	say "$label: $(($(date +%s) - t0)) s"
-	[ "${ARBT_PKG_KEEP:-0}" = 1 ] || rm -rf "$run"
+	[ "${ARBT_PKG_KEEP:-0}" = 1 ] || safe_rm "$run"
 }
 
 labels=${*:-6.1 7.2}
