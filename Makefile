@@ -22,7 +22,8 @@ KVER_72   ?= $(shell cat $(K72_TREE)/include/config/kernel.release 2>/dev/null)
 # on the kernel the tree was made for.  Without a tree, `make` says so.
 KVER_RUN  := $(shell uname -r)
 KDIR      ?= /lib/modules/$(KVER_RUN)/build
-KVER_KDIR := $(if $(wildcard $(KDIR)/Makefile),$(or $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null),$(KVER_RUN)))
+# (UTS_RELEASE: Debian's headers keep the upstream version in kernel.release)
+KVER_KDIR := $(if $(wildcard $(KDIR)/Makefile),$(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(KVER_RUN)))
 KVERS     ?= $(strip $(KVER_61) $(KVER_612) $(KVER_72) $(filter-out $(KVER_61) $(KVER_612) $(KVER_72),$(KVER_KDIR)))
 # the tree a kernel's modules are built against
 kdir       = $(if $(and $(KVER_72),$(filter $(1),$(KVER_72))),$(K72_TREE),$(if $(and $(KVER_KDIR),$(filter $(1),$(KVER_KDIR))),$(KDIR),/lib/modules/$(1)/build))

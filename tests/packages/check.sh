@@ -36,7 +36,8 @@ if ! ls "$DEB"/*_"$(cat "$ROOT/VERSION")"_*.deb >/dev/null 2>&1; then
 	say "no packages of $(cat "$ROOT/VERSION") in $DEB: make deb"
 	make -C "$ROOT" --no-print-directory deb >/dev/null || { say "make deb failed"; exit 1; }
 fi
-mapfile -t debs < <(ls "$DEB"/*.deb | grep -v -- '-dbgsym_')
+debs=()
+for d in "$DEB"/*.deb; do case $d in *-dbgsym_*) ;; *) debs+=("$d") ;; esac; done
 pkgs=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done | tr '\n' ' ')
 say "packages: $pkgs"
 
