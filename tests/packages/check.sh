@@ -61,6 +61,7 @@ trap cleanup EXIT
 # never remove a root with a host directory still bound into it
 safe_rm() {
 	local m
+	case $1 in "$RUNS"/run-?*) ;; *) nok "safe_rm: $1 is not a run root under $RUNS"; return 1 ;; esac
 	for m in $(findmnt -rn -o TARGET | grep -F "$1/" | sort -r); do umount "$m"; done
 	if findmnt -rn -o TARGET | grep -qF "$1/"; then
 		nok "$1: a mount inside it is still there; not removed"; return 1
@@ -154,7 +155,7 @@ one() { # kernel-label release
 	if [ ! -r "/boot/vmlinuz-$k" ] || [ ! -d "/lib/modules/$k/kernel" ]; then
 		nok "$label: /boot/vmlinuz-$k or /lib/modules/$k not installed (scripts/setup.sh)"; return
 	fi
-	safe_rm "$run" || return
+	safe_rm "$run" || { nok "$label: could not remove the last run's root $run"; return; }
 	cp -a "$base" "$run"
 	# the kernel's own modules (dummy, ...): its modules.* copied, kernel/
 	# bound read-only from the host; depmod in the guest writes the root's
