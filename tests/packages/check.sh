@@ -218,5 +218,5 @@ for l in $labels; do
 	*) nok "unknown kernel $l (6.1 or 7.2)" ;;
 	esac
 done
-echo "packages check: $pass passed, $fail failed"
+echo "packages-check: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -66,5 +66,5 @@ run "Ubuntu with ARBTABLE_SETUP_ANY_OS=1" 'ID=ubuntu\nVERSION_ID="24.04"\n' thro
 if grep -q '^VERSION_ID="12"' /etc/os-release && grep -q '^ID=debian' /etc/os-release; then
 	run "this host (/etc/os-release)" "$(cat /etc/os-release)\n" through
 fi
-echo "setup refuse-check: $pass passed, $fail failed"
+echo "setup-check: $pass passed, $fail failed"
 [ $fail = 0 ]
