@@ -1,6 +1,9 @@
 # sch_arbtable: top-level build. Each area keeps its rules in mk/<area>.mk.
 #
-#   make            module (for every kernel in KVERS), tc plugin, tools, unit tests
+#   make            module (for the running kernel when its headers are there,
+#                   KDIR=<tree> for another, and every Debian 12 kernel in
+#                   KVERS), tc plugin, tools, unit tests
+#   make deb        Debian packages into build/deb (mk/deb.mk)
 #   make unit       userspace unit tests of the core (cmocka, ASan+UBSan)
 #   make test       unit tests + VM selftests (what .ci/run runs)
 #   make demo       the VM demo
@@ -16,9 +19,16 @@ KVER_612  ?= $(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sed
 # linux-source-7.2 with the image's config and Module.symvers
 K72_TREE  ?= /var/lib/arbtable/distro-7.2/src
 KVER_72   ?= $(shell cat $(K72_TREE)/include/config/kernel.release 2>/dev/null)
-KVERS     ?= $(strip $(KVER_61) $(KVER_612) $(KVER_72))
+# The running kernel, where its headers are installed (or KDIR names the
+# tree of another kernel): its release is the tree's, so the module loads
+# on the kernel the tree was made for.  Without a tree, `make` says so.
+KVER_RUN  := $(shell uname -r)
+KDIR      ?= /lib/modules/$(KVER_RUN)/build
+# (UTS_RELEASE: Debian's headers keep the upstream version in kernel.release)
+KVER_KDIR := $(if $(wildcard $(KDIR)/Makefile),$(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(KVER_RUN)))
+KVERS     ?= $(strip $(KVER_61) $(KVER_612) $(KVER_72) $(filter-out $(KVER_61) $(KVER_612) $(KVER_72),$(KVER_KDIR)))
 # the tree a kernel's modules are built against
-kdir       = $(if $(and $(KVER_72),$(filter $(1),$(KVER_72))),$(K72_TREE),/lib/modules/$(1)/build)
+kdir       = $(if $(and $(KVER_72),$(filter $(1),$(KVER_72))),$(K72_TREE),$(if $(and $(KVER_KDIR),$(filter $(1),$(KVER_KDIR))),$(KDIR),/lib/modules/$(1)/build))
 BUILD     ?= $(CURDIR)/build
 CACHE     ?= /var/cache/arbtable
 IPROUTE2  ?= $(CACHE)/iproute2

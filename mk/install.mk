@@ -3,21 +3,23 @@
 # kernel with headers, in-tree build in net/sched of linux-source-6.12,
 # tdc test cases prepared for the VM suite).
 #
-#   make install        module (every built kernel) into
+#   make install        module (the running kernel's) into
 #                       /lib/modules/<kver>/updates/ + depmod, tc plugin into
 #                       the directory the installed tc loads from, man pages,
 #                       and libarbtable/arbtablectl/arbsim when they are built
 #   make uninstall      removes what install put there
 #   make dkms-src       sources + dkms.conf into /usr/src/sch-arbtable-<ver>
 #   make dkms-install   dkms-src, then dkms add/build/install for every kernel
+#                       in KVERS (DKMS_KVERS to choose)
 #   make dkms-check     scripts/dkms-check.sh (private DKMS tree, both kernels)
 #   make intree-check   scripts/intree-check.sh (net/sched of linux-source-6.12)
 #   make tdc-prepare    unpack tc-testing for selftests/arbtable/test_tdc.sh
 #
 # Variables: DESTDIR (staging root: no depmod/ldconfig), PREFIX (/usr/local),
 # BINDIR LIBDIR INCLUDEDIR MANDIR PKGCONFIGDIR, TCLIBDIR (default: read from
-# the installed tc, /usr/lib/x86_64-linux-gnu/tc on Debian), INSTALL_KVERS
-# (default: KVERS), INSTALL_MOD_DIR (updates).  Built outputs only: run make
+# the installed tc, /usr/lib/x86_64-linux-gnu/tc on Debian, tc 6.1 and
+# 6.15 alike), INSTALL_KVERS (default: the running kernel's, when built),
+# INSTALL_MOD_DIR (updates).  Built outputs only: run make
 # first (as your user), then make install (as root).
 
 DKMS_NAME        := sch-arbtable
@@ -38,7 +40,9 @@ TCLIBDIR      ?= $(or $(shell strings -n 6 $(TC_BIN) 2>/dev/null | grep -m1 -E '
 # backports' version (mk/plugin.mk), else build/tc/ (the 6.1 headers).
 TC_BIN_MM     ?= $(shell $(TC_BIN) -V 2>/dev/null | sed -n 's/.*iproute2-\([0-9]*\.[0-9]*\).*/\1/p')
 INSTALL_PLUGIN_DIR = $(if $(and $(TC_BPO_MM),$(filter $(TC_BPO_MM),$(TC_BIN_MM))),$(PLUGIN_BPO_DIR),$(BUILD)/tc)
-INSTALL_KVERS   ?= $(KVERS)
+# the running kernel's module (built where its headers, or KDIR, are);
+# INSTALL_KVERS="$(KVERS)" installs every built one
+INSTALL_KVERS   ?= $(KVER_KDIR)
 INSTALL_MOD_DIR ?= updates
 DKMS_SRC_DIR    ?= /usr/src/$(DKMS_NAME)-$(ARBTABLE_VERSION)
 
@@ -56,10 +60,15 @@ INST_LIB_PCIN  = $(wildcard lib/libarbtable.pc.in)
 	tdc-prepare install-dirs
 
 install: install-module install-plugin install-man install-lib install-tools
-	@echo "installed: modules for $(INSTALL_KVERS) in /lib/modules/<kver>/$(INSTALL_MOD_DIR)," \
+	@echo "installed: modules for $(or $(INSTALL_KVERS),no kernel) in /lib/modules/<kver>/$(INSTALL_MOD_DIR)," \
 	      "tc plugin in $(TCLIBDIR), man pages in $(MANDIR)$(if $(DESTDIR), under DESTDIR=$(DESTDIR))"
 
 install-module: module
+ifeq ($(strip $(INSTALL_KVERS)),)
+	@echo "install: no module installed: none is built for the running kernel $(KVER_RUN)" \
+	      "(no headers at $(KDIR); apt install linux-headers-$(KVER_RUN), or KDIR=<tree>," \
+	      "or INSTALL_KVERS=\"<kver>...\" for kernels built: $(KVERS))" >&2
+endif
 	@set -e; for k in $(INSTALL_KVERS); do \
 		ko=$(BUILD)/$$k/sch_arbtable.ko; \
 		[ -f $$ko ] || { echo "install: $$ko not built (make module)" >&2; exit 1; }; \
@@ -73,6 +82,9 @@ install-module: module
 	done
 
 install-plugin: plugin plugin-bpo
+	@case "$(TC_BIN_MM)" in 6.1|$(or $(TC_BPO_MM),6.1)) ;; \
+	 *) echo "install: note: $(TC_BIN) is iproute2 $(or $(TC_BIN_MM),of unknown version); the plugin" \
+		 "is built for 6.1$(if $(TC_BPO_MM), and $(TC_BPO_MM)) (check with: tc qdisc add dev lo root arbtable help)" >&2 ;; esac
 	@echo "  INSTALL $(DESTDIR)$(TCLIBDIR)/q_arbtable.so (for $(TC_BIN), iproute2 $(or $(TC_BIN_MM),?): $(INSTALL_PLUGIN_DIR)/q_arbtable.so)"
 	$(INSTALL) -d $(DESTDIR)$(TCLIBDIR)
 	$(INSTALL) -m 0644 $(INSTALL_PLUGIN_DIR)/q_arbtable.so $(DESTDIR)$(TCLIBDIR)/q_arbtable.so
@@ -143,7 +155,7 @@ dkms-src:
 dkms-install: dkms-src
 	@test -z "$(DESTDIR)" || { echo "dkms-install: DESTDIR makes no sense here (use dkms-src)" >&2; exit 1; }
 	dkms status -m $(DKMS_NAME) -v $(ARBTABLE_VERSION) | grep -q . || dkms add -m $(DKMS_NAME) -v $(ARBTABLE_VERSION)
-	@set -e; for k in $(INSTALL_KVERS); do dkms install -m $(DKMS_NAME) -v $(ARBTABLE_VERSION) -k $$k; done
+	@set -e; for k in $(or $(DKMS_KVERS),$(KVERS)); do dkms install -m $(DKMS_NAME) -v $(ARBTABLE_VERSION) -k $$k; done
 
 dkms-check:
 	@bash scripts/dkms-check.sh

@@ -24,4 +24,10 @@ $(foreach k,$(KVERS),$(eval $(call module_rule,$(k))))
 
 .PHONY: module
 module: $(MODULE_KOS)
+ifeq ($(KVER_KDIR),)
+	@echo "module: no headers for the running kernel $(KVER_RUN) ($(KDIR) has no Makefile):" \
+	      "not built for it; install them (Debian/Ubuntu: apt install linux-headers-$(KVER_RUN))" \
+	      "or name a kernel tree with KDIR=<dir>" >&2
+endif
+	@echo "module: built for $(or $(KVERS),no kernel)"
 all: module

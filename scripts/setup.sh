@@ -5,7 +5,33 @@ set -euo pipefail
 
 CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
 K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
-STAMP=$CACHE/setup.v9.done
+STAMP=$CACHE/setup.v10.done
+
+# Debian 12 only, checked before anything else: what follows writes
+# bookworm, trixie and sid apt sources, which would damage another
+# distribution.  ARBTABLE_SETUP_ANY_OS=1 goes on regardless (you know what
+# the sources below do to your apt); ARBTABLE_OS_RELEASE is for
+# tests/setup/refuse-check.sh only.
+os_release=${ARBTABLE_OS_RELEASE:-/etc/os-release}
+os_field() { sed -n "s/^$1=[\"']\{0,1\}\([^\"']*\).*/\1/p" "$os_release" 2>/dev/null | head -n1; }
+os_id=$(os_field ID)
+os_ver=$(os_field VERSION_ID)
+if [ "$os_id/$os_ver" != debian/12 ] && [ "${ARBTABLE_SETUP_ANY_OS:-}" != 1 ]; then
+	cat >&2 <<EOF
+setup.sh: this host is ${os_id:-unknown} ${os_ver:-(no VERSION_ID)} ($os_release), not Debian 12:
+setup.sh: nothing was changed.  setup writes Debian bookworm, trixie and sid
+setup.sh: apt sources and installs the test kernels; on another system that
+setup.sh: would damage its package manager.  To use sch_arbtable here:
+setup.sh:   - install the Debian packages (make deb on a Debian 12 host), or
+setup.sh:   - build it with your own kernel headers and tools:
+setup.sh:       install the headers of the running kernel (Debian/Ubuntu:
+setup.sh:       apt install linux-headers-\$(uname -r)), a compiler, make,
+setup.sh:       libnl-3/libnl-route-3 and json-c development files, then
+setup.sh:       make && sudo make install  (KDIR=<tree> for another kernel)
+setup.sh: ARBTABLE_SETUP_ANY_OS=1 runs setup anyway (at your own risk).
+EOF
+	exit 1
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "setup.sh: must run as root (apt-get)" >&2
@@ -41,6 +67,7 @@ if [ -f "$STAMP" ] && [ -z "${ARBTABLE_FORCE_SETUP:-}" ] &&
    [ -f "${ARBTABLE_BPO:-/var/lib/arbtable/iproute2-bpo}/version" ] &&
    bash "$(dirname "$0")/runtimes-setup.sh" --check &&
    bash "$(dirname "$0")/distro-kernel.sh" --check >/dev/null 2>&1 &&
+   bash "$(dirname "$0")/pkg-root.sh" --check >/dev/null 2>&1 &&
    [ "$(cat "$STAMP")" = "$(dpkg-query -W -f='${Version}' iproute2 2>/dev/null)" ]; then
 	link_checkpatch
 	exit 0
@@ -126,7 +153,8 @@ apt-get install -y -qq --no-install-recommends \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
 	nftables libbpf-dev bpftool abigail-tools jq python3-yaml python3-docutils shellcheck \
-	curl openssl runc strace >/dev/null
+	curl openssl runc strace \
+	debhelper dh-dkms lintian fakeroot debootstrap >/dev/null
 apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 golang-1.23-go >/dev/null
 apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
@@ -227,6 +255,10 @@ link_checkpatch
 # /var/lib/arbtable/containerd-2; bookworm's runc above runs the
 # containers)
 bash "$(dirname "$0")/runtimes-setup.sh"
+
+# A fresh Debian 12 root for the package test (make packages-check):
+# debootstrap bookworm with what the packages depend on, cached
+bash "$(dirname "$0")/pkg-root.sh" >/dev/null
 
 # Upstream tc-testing (tdc.py) for the VM suite's tdc cases.
 bash "$(dirname "$0")/../selftests/tdc/prepare.sh"

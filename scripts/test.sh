@@ -188,6 +188,8 @@ host_suites() {
 	host_suite intree-check bash scripts/intree-check.sh
 	# checkpatch and sparse: a new warning fails make test
 	host_suite lint bash scripts/lint-check.sh
+	# setup refuses a host that is not Debian 12 before touching apt
+	host_suite setup-check bash tests/setup/refuse-check.sh
 }
 # The host suites only read what `make all` built (their make targets are
 # up to date by then), so they run in the background at idle priority
