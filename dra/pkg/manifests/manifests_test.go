@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	drcel "k8s.io/dynamic-resource-allocation/cel"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"arbtable.dev/dra/pkg/arbcore"
 	"arbtable.dev/dra/pkg/slices"
 )
@@ -61,6 +63,35 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 				t.Fatal("no objects")
 			}
 		})
+	}
+}
+
+// The DaemonSet runs the image build-image.sh makes (localhost/arbtable-dra
+// at the release in VERSION) by its binary: the image has no entrypoint,
+// so args alone would be taken for the command.
+func TestDaemonSetImage(t *testing.T) {
+	v, err := os.ReadFile("../../../VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "localhost/arbtable-dra:" + strings.TrimSpace(string(v))
+	var found bool
+	for _, o := range decodeAll(t, filepath.Join(dir, "daemonset.yaml")) {
+		ds, ok := o.(*appsv1.DaemonSet)
+		if !ok {
+			continue
+		}
+		found = true
+		c := ds.Spec.Template.Spec.Containers[0]
+		if c.Image != want {
+			t.Errorf("image %q, want %q (VERSION)", c.Image, want)
+		}
+		if len(c.Command) != 1 || c.Command[0] != "/usr/bin/arbtable-dra" {
+			t.Errorf("command %q, want [/usr/bin/arbtable-dra]", c.Command)
+		}
+	}
+	if !found {
+		t.Fatal("no DaemonSet in daemonset.yaml")
 	}
 }
 

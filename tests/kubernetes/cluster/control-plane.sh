@@ -24,15 +24,15 @@ down() {
 	local p
 	for p in "$dir"/pid/*; do
 		[ -f "$p" ] || continue
-		kill "$(cat "$p")" 2>/dev/null || true
+		kill "$(cat "$p" 2>/dev/null)" 2>/dev/null || true
 	done
 	for p in "$dir"/pid/*; do
 		[ -f "$p" ] || continue
 		for _ in $(seq 50); do
-			kill -0 "$(cat "$p")" 2>/dev/null || break
+			kill -0 "$(cat "$p" 2>/dev/null)" 2>/dev/null || break
 			sleep 0.1
 		done
-		kill -9 "$(cat "$p")" 2>/dev/null || true
+		kill -9 "$(cat "$p" 2>/dev/null)" 2>/dev/null || true
 		rm -f "$p"
 	done
 }
