@@ -7,7 +7,8 @@
 #
 # (Debian 12's 6.1: -k 6.1.0-56-amd64, the module built for it.)
 # It runs the tc lines of README.md's first code block that adds an
-# arbtable root (as tests/packages/check.sh takes them), sends 1000 UDP
+# arbtable root (as tests/packages/check.sh takes them: keep that
+# block to tc lines that succeed on a dummy device), sends 1000 UDP
 # datagrams to port 5001 and 300 to port 9, then prints each command the
 # README shows after it and its output, between "@@" lines.
 set -u
