@@ -54,9 +54,10 @@ stack:
 		echo "stack: $$k: every frame <= $(STACK_MAX) bytes (largest: $$top)"; \
 	done
 
-# The documentation: Documentation/networking/*.rst and the selftests'
-# README parse without a docutils warning (python3-docutils, from setup).
-RST_FILES := $(wildcard Documentation/networking/*.rst selftests/arbtable/*.rst)
+# The documentation: Documentation/networking/*.rst, Documentation/dev/*.rst
+# and the selftests' README parse without a docutils warning
+# (python3-docutils, from setup).
+RST_FILES := $(wildcard Documentation/networking/*.rst Documentation/dev/*.rst selftests/arbtable/*.rst)
 rst:
 	@/usr/bin/python3 -c 'import docutils' 2>/dev/null || { echo "lint: python3-docutils missing: run scripts/setup.sh"; exit 1; }
 	@/usr/bin/python3 scripts/rst-check.py $(RST_FILES)

@@ -24,6 +24,6 @@ one "checkpatch --strict: kernel/*.[ch] and the uapi header have no error, warni
 one "kernel-doc -Wall: the uapi header's structs and enums fully described" kerneldoc
 one "sparse (C=2, W=1): no warning on any kernel in KVERS" sparse
 one "stack (-fstack-usage): no frame above 256 bytes on any kernel in KVERS" stack
-one "rst: every Documentation/networking/*.rst and selftests README parses without a docutils warning" rst
+one "rst: every Documentation/networking/*.rst, Documentation/dev/*.rst and the selftests README parses without a docutils warning" rst
 echo "lint: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -121,7 +121,7 @@ if [ ! -f "$DIR/.built" ]; then
 	make -s -C "$SRC" allnoconfig KCONFIG_ALLCONFIG="$FRAG" >"$DIR/config.log" 2>&1 ||
 		{ tail -n 20 "$DIR/config.log" >&2; exit 1; }
 	verify_config
-	say "building in $SRC ($JOBS jobs; measured cold on 2 cores: see README)"
+	say "building in $SRC ($JOBS jobs; cold on 2 cores: see Documentation/dev/testing.rst)"
 	# progress: one line per ~500 objects, so a long cold build shows it moves
 	make -C "$SRC" -j"$JOBS" 2>&1 | tee "$DIR/build.log" |
 		awk '/^  CC/ { n++; if (n % 500 == 0) { printf "[sanitizer-kernel] %d objects compiled\n", n > "/dev/stderr" } }'

@@ -12,7 +12,7 @@
 #    lockdep, kmemleak, UBSAN, debug objects and fault injection;
 #    sch_arbtable built in its net/sched): fault injection, GSO under
 #    TCP and netlink fuzzing, through the kernel's kselftest runner.
-#    Built when not cached (cold: see README), then reused.
+#    Built when not cached (cold: see Documentation/dev/testing.rst), then reused.
 # Ends with exactly one line "N passed, N failed" summing unit tests and
 # VM TAP results; exits non-zero on any failure, on more than 3 skips in
 # one kernel's run, or on a check skipped on more than one kernel.
@@ -75,7 +75,7 @@ mkdir -p "$LOG"
 # at idle priority (SCHED_IDLE), while the host checks and the full VM run:
 # it takes only the CPU they leave, and the suite waits for it before the
 # sanitizer run.  Serially a cold build added 468-905 s to make test; in the
-# background it added 181 s (measured 2026-11-24, README).
+# background it added 181 s (measured 2026-11-24).
 san_bg=
 if [ "${ARBT_SANITIZER:-1}" = 1 ] && ! bash scripts/sanitizer-kernel.sh --check >/dev/null 2>&1; then
 	step "sanitizer kernel not cached: building it in the background at idle priority (log: $LOG/sanitizer-build.log)"
