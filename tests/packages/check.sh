@@ -120,8 +120,13 @@ EXAMPLE
 [ \$fails = 0 ] && ok "the README's first example: every command succeeded" || nok "the README's first example: \$fails commands failed"
 q=\$(tc qdisc show dev arbt0)
 grep -q '^qdisc arbtable 1: root' <<<"\$q" && ok "tc shows the qdisc with the packaged plugin: \$(head -n1 <<<"\$q")" || nok "tc qdisc show: \$q"
+# as many classes as the example adds
+want=\$(grep -c '^tc class add' <<'EXAMPLE'
+$example
+EXAMPLE
+)
 n=\$(tc class show dev arbt0 | grep -c '^class arbtable')
-[ "\$n" -ge 3 ] && ok "tc shows \$n arbtable classes" || nok "tc shows \$n arbtable classes"
+[ "\$n" -eq "\$want" ] && ok "tc shows the example's \$n arbtable classes" || nok "tc shows \$n arbtable classes, the example adds \$want"
 if out=\$(arbtablectl show arbt0 2>&1); then ok "arbtablectl show arbt0 (\$(wc -l <<<"\$out") lines)"; else nok "arbtablectl show arbt0: \$out"; fi
 arbsim --version >/dev/null 2>&1 || arbsim -h >/dev/null 2>&1; echo "  arbsim: \$(command -v arbsim)"
 tc qdisc del dev arbt0 root; ip link del arbt0
