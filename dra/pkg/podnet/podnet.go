@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Package podnet finds a pod's host-side interface: the peer, in the host
 // namespace, of the pod network namespace's eth0.
 package podnet
