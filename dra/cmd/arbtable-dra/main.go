@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+
 // Command arbtable-dra is the arbtable DRA driver: a kubelet plugin that
 // publishes the node's arbtable NICs as ResourceSlices and an NRI plugin
 // that admits a pod's class when its network exists.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+
 // Package arbcore reaches the sch_arbtable module's own sizing formulas and
 // allocator through libarbtable (LIBARBTABLE_0.2: arbtable_cost_*,
 // arbtable_plan_*), so that what the driver publishes and what the kernel

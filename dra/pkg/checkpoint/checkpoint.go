@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+
 // Package checkpoint keeps the driver's allocations on disk: one JSON file
 // written atomically (a temporary file, fsync, rename, fsync of the
 // directory) with a checksum, so that a crash leaves either the old or the

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+
 // Package claimstatus writes the driver's device status into a
 // ResourceClaim (KEP-4817): the class, guaranteed rate and bound of the
 // allocated device, as status.devices[].data, with a Ready condition.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+
 // Package kernel is what arbtable-dra asks of the kernel, behind a small
 // interface: the arbtable root of a NIC, its classes, the fw filters that
 // send a mark to a class, and the mark set on a pod's host-side interface.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+
 // Package nriplugin is arbtable-dra's NRI plugin: when a pod's network
 // exists (RunPodSandbox) it has the driver admit and mark the pod's claim;
 // when the sandbox stops or goes away it has it released; after a start,

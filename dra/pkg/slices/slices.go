@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+
 // Package slices builds the ResourceSlices arbtable-dra publishes: per
 // arbtable NIC one pool with a counter set (the HIGH table's free slots and
 // the qdisc's free classes) and, for each block size n = 1, 2, 4, ..., 64,
