@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/containerd/nri/pkg/stub"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/dynamic-resource-allocation/kubeletplugin"
@@ -43,7 +44,7 @@ type options struct {
 func parseFlags() (options, error) {
 	var o options
 	flag.StringVar(&o.node, "node-name", os.Getenv("NODE_NAME"), "this node's name (NODE_NAME)")
-	flag.StringVar(&o.nics, "nics", os.Getenv("ARBTABLE_NICS"), "comma-separated arbtable NICs (ARBTABLE_NICS)")
+	flag.StringVar(&o.nics, "nics", os.Getenv("ARBTABLE_NICS"), "comma-separated arbtable NICs, NAME[=RATE in bit/s, e.g. 10G, for a NIC of unknown speed] (ARBTABLE_NICS)")
 	flag.StringVar(&o.checkpoint, "checkpoint", "/var/lib/kubelet/plugins/arbtable.dev/checkpoint.json", "checkpoint file")
 	flag.StringVar(&o.pluginDir, "plugin-dir", "/var/lib/kubelet/plugins/arbtable.dev", "kubelet plugin data directory")
 	flag.StringVar(&o.registrarDir, "registrar-dir", "/var/lib/kubelet/plugins_registry", "kubelet plugin registration directory")
@@ -68,6 +69,9 @@ func parseFlags() (options, error) {
 	if o.nics == "" {
 		return o, errors.New("no NICs (--nics or ARBTABLE_NICS)")
 	}
+	if _, _, err := parseNICs(o.nics); err != nil {
+		return o, err
+	}
 	if o.markMask == 0 || o.markMask > 0xffffffff {
 		return o, fmt.Errorf("--mark-mask %#x: a 32-bit mask", o.markMask)
 	}
@@ -77,12 +81,42 @@ func parseFlags() (options, error) {
 	return o, nil
 }
 
+// parseNICs reads --nics: NAME[=RATE],... where RATE, a Kubernetes
+// quantity in bit/s ("200M", "10G"), is the capacity of the root the
+// driver makes on a NIC whose link speed reads unknown (virtio, veth); it
+// returns the names and the rates in bytes/s.
+func parseNICs(spec string) ([]string, map[string]uint64, error) {
+	var names []string
+	rates := map[string]uint64{}
+	for _, e := range strings.Split(spec, ",") {
+		name, rate, hasRate := strings.Cut(strings.TrimSpace(e), "=")
+		if name == "" {
+			return nil, nil, fmt.Errorf("--nics %q: an empty NIC name", spec)
+		}
+		if hasRate {
+			q, err := resource.ParseQuantity(rate)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--nics: the rate of %s: %w", name, err)
+			}
+			bits, ok := q.AsInt64()
+			if !ok || bits < 8 || bits > 8<<48 {
+				return nil, nil, fmt.Errorf("--nics: the rate of %s, %s bit/s: not 8 bit/s to 2^51 bit/s", name, rate)
+			}
+			rates[name] = uint64(bits / 8)
+		}
+		names = append(names, name)
+	}
+	return names, rates, nil
+}
+
 func (o options) config() driver.Config {
 	h := uint32(o.rootMajor) << 16
+	names, rates, _ := parseNICs(o.nics) // checked by parseFlags
 	return driver.Config{
-		NodeName: o.node, NICs: strings.Split(o.nics, ","),
+		NodeName: o.node, NICs: names,
 		Root: kernel.RootConfig{Handle: h, SystemMinor: uint32(o.systemMinor), SystemRate: o.systemRate,
-			SystemDistance: uint32(o.systemDistance), SystemShare: uint32(o.systemShare), Child: o.child},
+			SystemDistance: uint32(o.systemDistance), SystemShare: uint32(o.systemShare), Child: o.child,
+			Rates: rates},
 		MarkMask: uint32(o.markMask), MarkPrio: uint16(o.markPrio), FwPrio: uint16(o.fwPrio),
 		MinorBase: uint32(o.minorBase), Child: o.child, Checkpoint: o.checkpoint,
 	}

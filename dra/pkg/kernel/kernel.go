@@ -68,6 +68,10 @@ type RootConfig struct {
 	SystemDistance uint32
 	SystemShare    uint32
 	Child          string // child qdisc of classes: fq_codel, fq, pfifo, "" = kernel default
+	// Rates are the capacities, bytes/s, of the roots made on the NICs
+	// named here (for NICs whose speed reads unknown, virtual or virtio);
+	// a NIC not named gets its link speed.
+	Rates map[string]uint64
 }
 
 // Kernel is the driver's view of the kernel.

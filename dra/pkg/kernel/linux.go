@@ -147,6 +147,10 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 		mode:          C.ARBTABLE_MODE_AUTO,
 		default_minor: C.uint32_t(cfg.SystemMinor),
 	}
+	if r := cfg.Rates[nic]; r > 0 {
+		qo.set |= C.ARBTABLE_Q_RATE
+		qo.rate = C.uint64_t(r)
+	}
 	if rc := C.arbtable_qdisc_create(l.h, cn, C.uint32_t(cfg.Handle), &qo, C.size_t(unsafe.Sizeof(qo))); rc < 0 {
 		l.mu.Unlock()
 		return l.err(rc, "creating the arbtable root of "+nic)

@@ -9,8 +9,10 @@ NIC2=arbt-n2
 RX2=arbt-rx2
 # the NICs' rates: the egress NIC crosses QEMU's hub (~500 Mbit/s under
 # TCG), so both stay well below what the emulated CPUs carry
-NIC1_RATE=${ARBT_K8S_NIC1_RATE:-200mbit}
-NIC2_RATE=${ARBT_K8S_NIC2_RATE:-100mbit}
+# (the driver's --nics NAME=RATE, a Kubernetes quantity in bit/s: the
+# speed of both reads unknown)
+NIC1_RATE=${ARBT_K8S_NIC1_RATE:-200M}
+NIC2_RATE=${ARBT_K8S_NIC2_RATE:-100M}
 
 # the second NIC: a veth whose peer is a receiver namespace (10.79.0.2)
 dra_nic2() {
@@ -35,8 +37,8 @@ dra_setup() {
 	net_setup || return 1
 	dra_nic2 || return 1
 	dra_servers
-	tc qdisc replace dev "$NET" root handle 1: arbtable rate "$NIC1_RATE" || return 1
-	tc qdisc replace dev $NIC2 root handle 1: arbtable rate "$NIC2_RATE" || return 1
+	tc qdisc del dev "$NET" root 2>/dev/null
+	tc qdisc del dev $NIC2 root 2>/dev/null
 	ctr_k8s images import "$RUN/images/arbtable-dra.oci.tar" >/dev/null || return 1
 	k label node "$NODE" arbtable.dev/nics=true --overwrite >/dev/null || return 1
 	local f
@@ -45,7 +47,7 @@ dra_setup() {
 		k apply -f "$DRA_DIR/$f.yaml" >/dev/null || { echo "dra: kubectl apply $f.yaml failed"; return 1; }
 	done
 	# the DaemonSet as deploy/ has it, its NIC list set to this node's
-	sed "s|value: \"eth0\"|value: \"$NET,$NIC2\"|" "$DRA_DIR/daemonset.yaml" | k apply -f - >/dev/null || return 1
+	sed "s|value: \"eth0\"|value: \"$NET=$NIC1_RATE,$NIC2=$NIC2_RATE\"|" "$DRA_DIR/daemonset.yaml" | k apply -f - >/dev/null || return 1
 	k -n kube-system rollout status ds/arbtable-dra --timeout=600s
 }
 
@@ -162,8 +164,13 @@ dra_check_publish() {
 	n1=$(dra_devices "$NET")
 	n2=$(dra_devices $NIC2)
 	diag "published devices: $NET $n1, $NIC2 $n2"
-	tap_check "the driver publishes both NICs' blocks (127 each, less what the system class holds)" \
-		test "$n1" -gt 0 -a "$n2" -gt 0 -a "$n1" -le 127 -a "$n2" -le 127
+	tap_check "the driver publishes both NICs' blocks (127 each: the system class is in the LOW table)" \
+		test "$n1" = 127 -a "$n2" = 127
+	diag "$(tc qdisc show dev "$NET" root; tc class show dev "$NET")"
+	tap_check "the driver made each NIC's root at its rate, the system class its default" \
+		bash -c 'tc qdisc show dev "$1" root | grep -q "arbtable 1: root .*rate 200Mbit.*default fffe" &&
+			tc qdisc show dev "$2" root | grep -q "arbtable 1: root .*rate 100Mbit.*default fffe" &&
+			tc class show dev "$1" classid 1:fffe | grep -q "share 64"' _ "$NET" $NIC2
 }
 
 # Reserved pods (two latencies, two rates) beside a best-effort flood
