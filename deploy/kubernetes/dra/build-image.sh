@@ -34,7 +34,10 @@ done
 if [ ! -e "$root/lib64/ld-linux-x86-64.so.2" ]; then
 	install -D -m 0755 "$(readlink -f /lib64/ld-linux-x86-64.so.2)" "$root/lib64/ld-linux-x86-64.so.2"
 fi
-mkdir -p "$root/tmp" "$root/etc"
+mkdir -p "$root/tmp" "$root/etc" "$root/run" "$root/var"
+# /var/run is /run, as on the hosts: NRI names pods' network namespaces
+# /var/run/netns/..., the DaemonSet mounts the host's /run/netns
+ln -s ../run "$root/var/run"
 echo "arbtable-dra:x:0:0::/:/usr/bin/arbtable-dra" >"$root/etc/passwd"
 # the binary runs with only these files: fail here, not on the node
 if ! out_help=$(chroot "$root" /usr/bin/arbtable-dra --help 2>&1) &&

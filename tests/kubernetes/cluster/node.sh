@@ -32,8 +32,12 @@ node_k8s_nic() {
 }
 
 node_mounts() {
-	# a private mount namespace is the caller's (unshare -m); here the
-	# directories the node writes, on tmpfs
+	# a private mount namespace is the caller's (unshare -m); within it,
+	# mounts propagate as systemd makes them on a host (shared), so that a
+	# pod's network namespace containerd mounts under /run/netns after the
+	# DRA driver's container started reaches that container's
+	# HostToContainer mount; then the directories the node writes, on tmpfs
+	mount --make-rshared / || return 1
 	mkdir -p /tmp/arbt-keep &&
 		mount --bind /var/lib/arbtable /tmp/arbt-keep &&
 		mount -t tmpfs -o size=3G arbt-varlib /var/lib &&
