@@ -15,7 +15,7 @@ DRA_SRCS    := $(shell find dra -name '*.go' 2>/dev/null) dra/go.mod dra/go.sum
 
 $(DRA_OUT)/arbtable-dra: $(DRA_SRCS) $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_HDR)
 	@mkdir -p $(dir $@)
-	cd dra && $(DRA_GOENV) $(GO) build -trimpath -o $(DRA_OUT)/arbtable-dra ./cmd/arbtable-dra
+	cd dra && $(DRA_GOENV) $(GO) build -trimpath -ldflags="-s -w" -o $(DRA_OUT)/arbtable-dra ./cmd/arbtable-dra
 
 .PHONY: dra check-dra dra-image
 dra: $(DRA_OUT)/arbtable-dra
