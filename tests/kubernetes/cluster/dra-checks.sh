@@ -114,6 +114,7 @@ claim_pod() {
 
 # plain_pod NAME [CMD_JSON]: a pod without a claim
 plain_pod() {
+	local cmd=${2:-'["sleep", "3600"]'}
 	k apply -f - >/dev/null <<-YAML
 	apiVersion: v1
 	kind: Pod
@@ -124,7 +125,7 @@ plain_pod() {
 	  - name: c
 	    image: localhost/arbtable/tenant:1
 	    imagePullPolicy: Never
-	    command: ${2:-[\"sleep\", \"3600\"]}
+	    command: $cmd
 	YAML
 }
 

@@ -26,26 +26,15 @@ fi
 tap_ok "the node joins and is Ready ($(fcalc "$(now) - $t0") s from guest start)"
 diag "$(k get nodes -o wide 2>&1)"
 
+# shellcheck source=tests/kubernetes/cluster/dra-checks.sh
+. "$here/dra-checks.sh"
 # one pod without a claim, before the driver exists
 t1=$(now)
-k apply -f - >/dev/null <<POD
-apiVersion: v1
-kind: Pod
-metadata: {name: hello}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: c
-    image: localhost/arbtable/tenant:1
-    imagePullPolicy: Never
-    command: ["sleep", "3600"]
-POD
+plain_pod hello
 tap_check "a pod without a claim runs" k wait --for=condition=Ready pod/hello --timeout=300s
 diag "pod Ready after $(fcalc "$(now) - $t1") s: $(k get pod hello -o wide --no-headers 2>&1)"
 k delete pod hello --wait=true --timeout=120s >/dev/null 2>&1
 
-# shellcheck source=tests/kubernetes/cluster/dra-checks.sh
-. "$here/dra-checks.sh"
 t1=$(now)
 if dra_setup; then
 	tap_ok "arbtable-dra deployed from deploy/kubernetes/dra with kubectl, its image imported ($(fcalc "$(now) - $t1") s)"
