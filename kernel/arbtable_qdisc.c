@@ -552,8 +552,8 @@ static void arbtable_admission_commit(struct Qdisc *sch,
  * and a walk of the table: computed once per change of the allocation or
  * of what they depend on, not per class per dump. RTNL held.
  */
-static void arbtable_auto_xs_refresh(struct arbtable_sched *q,
-				     struct arbtable_class *cl)
+static noinline_for_stack void
+arbtable_auto_xs_refresh(struct arbtable_sched *q, struct arbtable_class *cl)
 {
 	struct arbtable_class *s = arbtable_strict_class(q);
 	struct arbtable_xs_key key;
@@ -1427,10 +1427,13 @@ static bool arbtable_cfg_tbl_in_force(struct Qdisc *sch,
 	return true;
 }
 
-/* The slots a manual-mode qdisc is given; an auto-mode one takes its own */
-static int arbtable_parse_tables(struct Qdisc *sch, struct arbtable_cfg *cfg,
-				 struct nlattr **tb,
-				 struct netlink_ext_ack *extack)
+/* The slots a manual-mode qdisc is given; an auto-mode one takes its own.
+ * Kept out of line: the slot nests' attribute arrays would otherwise sit in
+ * arbtable_parse()'s frame beside its own.
+ */
+static noinline_for_stack int
+arbtable_parse_tables(struct Qdisc *sch, struct arbtable_cfg *cfg,
+		      struct nlattr **tb, struct netlink_ext_ack *extack)
 {
 	static const int attr[ARB_NTABLES] = {
 		[ARB_HIGH] = TCA_ARBTABLE_HIGH, [ARB_LOW] = TCA_ARBTABLE_LOW,
