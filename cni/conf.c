@@ -389,7 +389,7 @@ static int parse_qdisc(struct acni_conf *c, json_object *q,
 		} else if (!strcmp(key, "mtu")) {
 			/* as the module takes it (tc-arbtable(8), mtu): 0
 			 * follows the device, which from 1gbit up keeps GSO
-			 * packets whole (69646 on Ethernet: bounds ~500x
+			 * packets whole (74406 on Ethernet: bounds ~500x
 			 * coarser); a frame size (1514) splits them
 			 */
 			if (arbt_parse_size(buf, &o->mtu) < 0 ||

@@ -38,6 +38,18 @@ static inline void arbtable_seg_cb_init(struct sk_buff *seg)
 #endif
 }
 
+/* The largest GSO skb the device takes: IPv6's, or IPv4's where 6.3+
+ * keeps a separate limit (both raised for BIG TCP)
+ */
+static inline u32 arbtable_gso_max_size(const struct net_device *dev)
+{
+	u32 gso = READ_ONCE(dev->gso_max_size);
+#ifdef ARBTABLE_GSO_IPV4_MAX
+	gso = max(gso, READ_ONCE(dev->gso_ipv4_max_size));
+#endif
+	return gso;
+}
+
 /*
  * The root's qlen and backlog, which 7.x dumps read without the qdisc
  * lock: written with the kernel's WRITE_ONCE helpers where it has them

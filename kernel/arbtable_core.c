@@ -983,11 +983,19 @@ u64 arb_alloc_current_bound_ns(const struct arb_alloc *a,
 
 /*
  * From 1 Gbit/s a pass per segment costs more CPU than the rate leaves:
- * GSO skbs stay whole, with the headers qdisc_pkt_len counts per segment.
+ * GSO skbs stay whole, the largest the device takes (BIG TCP's too).
+ * qdisc_pkt_len() charges such an skb its headers again for each segment
+ * after the first, so the mtu followed leaves ARB_GSO_SEG_HDR bytes of
+ * headers for every ARB_GSO_MIN_MSS bytes of payload (13.4%): TCP over
+ * IPv4 at its default MSS of 536, forwarded after GRO (66 bytes a segment
+ * with timestamps, 70 VLAN-tagged), TCP over IPv6 at MSS 1220 (86), VXLAN
+ * at a 1500-byte underlay's MSS (116 over IPv4, 156 over IPv6) fit. An
+ * skb with more (a tunnel at MSS 536) is split into its segments; each
+ * byte of room lengthens every bound by the time it takes to send.
  */
 #define ARB_GSO_WHOLE_RATE	125000000ULL
-#define ARB_GSO_MAX		65536U
-#define ARB_GSO_HDR_ROOM	4096U
+#define ARB_GSO_MIN_MSS		536U
+#define ARB_GSO_SEG_HDR		72U
 
 /* The strict class's bucket plus the packet it may overshoot by. */
 u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
@@ -1005,18 +1013,19 @@ u32 arb_strict_burst(u64 ceil, u32 mtu, u32 cburst)
 
 u32 arb_follow_mtu(u32 frame, u32 gso_max_size, u32 hard_hdr, u64 capacity)
 {
-	u32 mtu = frame;
+	u64 mtu = frame;
 
 	if (capacity >= ARB_GSO_WHOLE_RATE && gso_max_size) {
-		u32 gso = gso_max_size < ARB_GSO_MAX ? gso_max_size : ARB_GSO_MAX;
+		u64 segs = ((u64)gso_max_size + ARB_GSO_MIN_MSS - 1) /
+			   ARB_GSO_MIN_MSS;
+		u64 gso = (u64)gso_max_size + hard_hdr + segs * ARB_GSO_SEG_HDR;
 
-		gso += hard_hdr + ARB_GSO_HDR_ROOM;
 		if (gso > mtu)
 			mtu = gso;
 	}
 	if (mtu < ARB_MTU_MIN)
 		return ARB_MTU_MIN;
-	return mtu < ARB_MTU_MAX ? mtu : ARB_MTU_MAX;
+	return mtu < ARB_MTU_MAX ? (u32)mtu : ARB_MTU_MAX;
 }
 
 void arb_admit_params(u64 capacity, u32 mtu, u8 maxweight, u8 highlimit,

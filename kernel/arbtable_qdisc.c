@@ -627,8 +627,7 @@ static u32 arbtable_dev_mtu(const struct net_device *dev)
 /* The mtu followed while 'mtu' is not given: frames, or whole GSO skbs */
 static u32 arbtable_follow_size(const struct net_device *dev, u64 capacity)
 {
-	return arb_follow_mtu(arbtable_dev_mtu(dev),
-			      READ_ONCE(dev->gso_max_size),
+	return arb_follow_mtu(arbtable_dev_mtu(dev), arbtable_gso_max_size(dev),
 			      dev->hard_header_len, capacity);
 }
 

@@ -89,7 +89,7 @@ static void usage(FILE *f)
 "  ID: MAJ:MIN or MIN (hex). RATE: tc units (kbit, mbit, gbit, bit, Bps, ...).\n"
 "  TIME: ns, us, ms, s (bare = us, as tc). Defaults: auto, highlimit 16, deficit,\n"
 "  maxweight 255, size = mtu; mtu as the module follows an Ethernet NIC at\n"
-"  mtu 1500: 1514, from rate 1gbit up 69646 (a 64 KiB GSO skb kept whole).\n"
+"  mtu 1500: 1514, from rate 1gbit up 74406 (a 64 KiB GSO skb kept whole).\n"
 "\n"
 "example:\n"
 "  qdisc manual rate 10mbit highlimit 4 accounting iba mtu 4096\n"

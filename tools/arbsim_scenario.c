@@ -12,7 +12,7 @@
  *       kibit.., Bps, KBps, MBps, ...; a bare number is bit/s). Defaults
  *       as the module: auto, highlimit 16, deficit, maxweight 255,
  *       mtu as the module follows an Ethernet NIC at mtu 1500 (1514;
- *       from 1gbit up 69646, a 64 KiB GSO skb kept whole). The rate is the link: simulated time advances by
+ *       from 1gbit up 74406, a 64 KiB GSO skb kept whole). The rate is the link: simulated time advances by
  *       len / rate per packet.
  *   high LIST | low LIST          (manual mode)
  *       LIST := none | ENTRY[,ENTRY...]; ENTRY := MINOR:WEIGHT[@SLOT] | -

@@ -111,13 +111,13 @@ def main():
     r = json.loads(out) if rc == 0 else {}
     if (r.get("rate_bps"), r.get("mtu"), r.get("maxweight"),
             r.get("highlimit"), r.get("strict_ceil_bps")) == \
-            (10000000000, 69646, 255, 16, 0):
-        ok("defaults: link 10gbit, mtu 69646 (a 64 KiB GSO skb kept whole), "
+            (10000000000, 74406, 255, 16, 0):
+        ok("defaults: link 10gbit, mtu 74406 (a 64 KiB GSO skb kept whole), "
            "maxweight 255, highlimit 16")
     else:
         bad("defaults: exit %d: %s" % (rc, out))
     # the mtu followed depends on the link: a frame below 1gbit
-    for link, want in (("999mbit", 1514), ("1gbit", 69646), ("100mbit", 1514)):
+    for link, want in (("999mbit", 1514), ("1gbit", 74406), ("100mbit", 1514)):
         rc, out, _ = ctl(["rate", "1mbit", "link", link])
         r = json.loads(out) if rc == 0 else {}
         if r.get("mtu") == want:

@@ -550,21 +550,42 @@ static void test_bounds(void **state)
 }
 
 /* The mtu followed while none is given: frames below 1 Gbit/s, whole GSO
- * skbs (64 KiB, link header, room for the segments' headers) from it up
+ * skbs from it up: gso_max_size, the link header, and 72 bytes of
+ * headers per 536 bytes of payload (qdisc_pkt_len() charges each segment
+ * its headers)
  */
 static void test_follow_mtu(void **state)
 {
+	u32 m;
+
 	(void)state;
 	/* 1 Gbit/s less one byte/s: a frame */
 	assert_int_equal(arb_follow_mtu(1514, 65536, 14, 124999999ULL), 1514);
+	/* 65536 / 536 = 122.3: 123 segments' headers */
 	assert_int_equal(arb_follow_mtu(1514, 65536, 14, 125000000ULL),
-			 65536 + 14 + 4096);
-	assert_int_equal(arb_follow_mtu(1514, 65536, 14, 1250000000ULL), 69646);
-	/* gso_max_size lowered by the user: followed */
+			 65536 + 14 + 123 * 72);
+	assert_int_equal(arb_follow_mtu(1514, 65536, 14, 1250000000ULL), 74406);
+	/* gso_max_size lowered by the user: followed (31 segments) */
 	assert_int_equal(arb_follow_mtu(1514, 16384, 14, 1250000000ULL),
-			 16384 + 14 + 4096);
-	/* BIG TCP's larger skbs are split: at most 64 KiB kept whole */
-	assert_int_equal(arb_follow_mtu(1514, 185000, 14, 1250000000ULL), 69646);
+			 16384 + 14 + 31 * 72);
+	/* BIG TCP: the device's larger skbs kept whole too (346 segments) */
+	assert_int_equal(arb_follow_mtu(1514, 185000, 14, 1250000000ULL),
+			 185000 + 14 + 346 * 72);
+	/* GSO_MAX_SIZE, 512 KiB: 979 segments, within ARB_MTU_MAX */
+	assert_int_equal(arb_follow_mtu(1514, 524288, 14, 1250000000ULL),
+			 524288 + 14 + 979 * 72);
+	/* the qdisc_pkt_len() of the skbs the room is for stays within it:
+	 * 64 KiB of TCP over IPv4 at MSS 536 (122 segments after the
+	 * first), 66 bytes of headers a segment (Ethernet, IPv4, TCP with
+	 * timestamps), 70 VLAN-tagged; VXLAN over IPv4 at MSS 1398, 116
+	 * bytes a segment; VXLAN over IPv6 at MSS 1338, 156 bytes
+	 */
+	m = arb_follow_mtu(1514, 65536, 14, 1250000000ULL);
+	assert_true(65536 + 14 + 122 * 70 <= m);
+	assert_true(65536 + 14 + 46 * 116 <= m);
+	assert_true(65536 + 14 + 48 * 156 <= m);
+	/* VXLAN at MSS 536 does not fit: such skbs are split */
+	assert_true(65536 + 14 + 122 * 116 > m);
 	/* a frame above that (loopback, 64 KiB mtu) wins */
 	assert_int_equal(arb_follow_mtu(65550, 1024, 14, 1250000000ULL), 65550);
 	/* no GSO (0), capacity unknown (0): the frame, kept in range */
@@ -572,6 +593,9 @@ static void test_follow_mtu(void **state)
 	assert_int_equal(arb_follow_mtu(9014, 65536, 14, 0), 9014);
 	assert_int_equal(arb_follow_mtu(20, 0, 0, 0), ARB_MTU_MIN);
 	assert_int_equal(arb_follow_mtu(ARB_MTU_MAX + 1, 65536, 14, 0),
+			 ARB_MTU_MAX);
+	/* never above ARB_MTU_MAX, whatever the device says */
+	assert_int_equal(arb_follow_mtu(1514, 0xffffffffU, 14, 1250000000ULL),
 			 ARB_MTU_MAX);
 }
 

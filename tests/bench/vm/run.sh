@@ -8,7 +8,8 @@
 # Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES, BENCH_REPS,
 # BENCH_PKTS, BENCH_SHAPED_PKTS, BENCH_SHAPED_PPS, BENCH_GSO_QDISCS,
 # BENCH_GSO_BYTES, BENCH_GSO_REPS (see guest-bench.sh; BENCH_MODES=gso:
-# TCP over veth, instructions per segment);
+# TCP over veth, instructions per segment; gso-mss536 and gso-vxlan the
+# same at MSS 536 and inside VXLAN);
 # BENCH_PROFILE=1 also attributes instructions to kernel symbols per run
 # (slow); BENCH_KDIR=<tree> boots a built kernel tree instead (the
 # sanitizer kernel: vm.sh -K); BENCH_NO_MODULE=1 never loads sch_arbtable
@@ -27,7 +28,7 @@ if [ -n "${BENCH_KDIR:-}" ]; then
 fi
 if [ "${BENCH_NO_MODULE:-0}" = 1 ]; then
 	qs=${BENCH_QDISCS:-arbtable}
-	case " ${BENCH_MODES:-unshaped shaped} " in *" gso "*) qs+=" ${BENCH_GSO_QDISCS:-arbtable}" ;; esac
+	case " ${BENCH_MODES:-unshaped shaped} " in *" gso"*) qs+=" ${BENCH_GSO_QDISCS:-arbtable}" ;; esac
 	case $qs in
 	*arbtable*)
 		echo "bench-vm: BENCH_NO_MODULE=1 needs BENCH_QDISCS (and BENCH_GSO_QDISCS in gso mode) without arbtable" >&2
