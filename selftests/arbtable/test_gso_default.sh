@@ -82,18 +82,26 @@ bad "gso: class latency 100us refused, the whole skbs' bound above it" 'bound' \
 # ---- issue 35, defect 6: GSO skbs whose segments carry more headers for
 # their payload stay whole too.  qdisc_pkt_len() charges every segment
 # after the first its headers again: TCP at MSS 536 (as GRO forwards it
-# from a peer that sends the IPv4 default) adds 121 x 66 bytes to a 64 KiB
-# skb, TCP inside VXLAN over the veth 45 x 116.  Before the fix the room
-# was 4096 bytes and every such skb was split.
+# from a peer that sends the IPv4 default) adds 120 x 66 bytes to a 64 KiB
+# skb, TCP inside VXLAN over IPv6 46 x 136.  Before the fix the room was
+# 4096 bytes and every such skb was split.
 r=$(tcp_run 10.98.0.2 -M 536)
 read -r split bytes pkts gp <<<"$r"
 diag "10gbit, TCP at MSS 536: $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
 tap_check "gso: TCP at MSS 536 flows ($gp bit/s)" fcmp "${gp:-0} > 2000000"
 tap_check "gso: MSS 536, no GSO skb split (split +$split)" test "$split" = 0
-tap_check "gso: MSS 536, whole skbs sent: $(per_pkt $r) bytes per skb, above one frame ($frame)" \
-	fcmp "$pkts > 0 && $bytes / $pkts > $frame"
-if ip link add vx0 type vxlan id 42 local 10.98.0.1 remote 10.98.0.2 dstport 4789 dev $DEV &&
-	ip -n $NS link add vx1 type vxlan id 42 local 10.98.0.2 remote 10.98.0.1 dstport 4789 dev ag1 &&
+tap_check "gso: MSS 536, whole skbs sent: $(per_pkt $r) bytes per skb, above 8 frames ($frame)" \
+	fcmp "$pkts > 0 && $bytes / $pkts > 8 * $frame"
+# VXLAN over IPv6 (136 bytes of headers a segment at MSS 1378): over IPv4
+# (116 at 1398) a 64 KiB skb charged 69644 bytes, 2 under the old room
+pm=$(ip -n $NS link show ag1 | awk '/ether/ { print $2 }')
+if sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=0" &&
+	ip addr add fd00:98::1/64 dev $DEV nodad &&
+	ip -n $NS addr add fd00:98::2/64 dev ag1 nodad &&
+	ip -6 neigh replace fd00:98::2 lladdr "$pm" dev $DEV nud permanent &&
+	ip -n $NS -6 neigh replace fd00:98::1 lladdr "$(ip link show $DEV | awk '/ether/ { print $2 }')" dev ag1 nud permanent &&
+	ip link add vx0 type vxlan id 42 local fd00:98::1 remote fd00:98::2 dstport 4789 dev $DEV &&
+	ip -n $NS link add vx1 type vxlan id 42 local fd00:98::2 remote fd00:98::1 dstport 4789 dev ag1 &&
 	ip addr add 10.97.0.1/24 dev vx0 && ip link set vx0 up &&
 	ip -n $NS addr add 10.97.0.2/24 dev vx1 && ip -n $NS link set vx1 up; then
 	sleep 0.5
@@ -101,17 +109,17 @@ if ip link add vx0 type vxlan id 42 local 10.98.0.1 remote 10.98.0.2 dstport 478
 	r=$(tcp_run 10.97.0.2)
 	read -r split bytes pkts gp <<<"$r"
 	v=$(($(cat /sys/class/net/vx0/statistics/tx_bytes) - v0))
-	diag "10gbit, TCP in VXLAN (vx0 mtu $(cat /sys/class/net/vx0/mtu), $v bytes into the tunnel): $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
-	tap_check "gso: TCP in VXLAN over the veth flows ($gp bit/s, $v bytes through vx0)" \
+	diag "10gbit, TCP in VXLAN over IPv6 (vx0 mtu $(cat /sys/class/net/vx0/mtu), $v bytes into the tunnel): $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
+	tap_check "gso: TCP in VXLAN over IPv6 over the veth flows ($gp bit/s, $v bytes through vx0)" \
 		fcmp "${gp:-0} > 2000000 && $v > 1000000"
-	tap_check "gso: VXLAN, no GSO skb split (split +$split)" test "$split" = 0
-	tap_check "gso: VXLAN, whole skbs sent: $(per_pkt $r) bytes per skb, above one frame ($frame)" \
-		fcmp "$pkts > 0 && $bytes / $pkts > $frame"
-	ip link del vx0
-	ip -n $NS link del vx1
+	tap_check "gso: VXLAN over IPv6, no GSO skb split (split +$split)" test "$split" = 0
+	tap_check "gso: VXLAN over IPv6, whole skbs sent: $(per_pkt $r) bytes per skb, above 8 frames ($frame)" \
+		fcmp "$pkts > 0 && $bytes / $pkts > 8 * $frame"
 else
-	tap_fail "gso: VXLAN vx0 over $DEV, 10.97.0.1 -> 10.97.0.2"
+	tap_fail "gso: VXLAN vx0 over $DEV's IPv6, 10.97.0.1 -> 10.97.0.2"
 fi
+ip link del vx0 2>/dev/null
+ip -n $NS link del vx1 2>/dev/null
 tap_check "gso: no oversize drop after MSS 536 and VXLAN ($(xs oversize_drops))" test "$(xs oversize_drops)" = 0
 
 # ---- gso_max_size has no event: read at the next change
