@@ -10,7 +10,7 @@
 #   bronze  share 20             16 TCP flows
 #   flood   share 10             UDP far above the link rate
 # Run at 10 Mbit/s and at ARBT_TCP_FAST_K x 10 Mbit/s (default 200; make
-# test runs 40, what a TCG guest beside CI's second lane keeps busy: at
+# test runs 30, what a TCG guest beside CI's second lane keeps busy: at
 # 200 it sent 58 Mbit/s there and the rate checks could only skip), rates
 # scaled alike; both divided by ARBT_RATE_DIV on a slow kernel, lib.sh.  Checks:
 #  - no dequeued skb longer than the qdisc mtu (device MTU + link-layer
