@@ -243,8 +243,13 @@ def sink(c):
 while True:
     c, _ = s.accept()
     threading.Thread(target=sink, args=(c,), daemon=True).start()' >/dev/null 2>&1 &
-	sleep 1
-	tr_ok=1
+	# the listener up before the first connection (python's start in a
+	# KASAN guest under TCG can take longer than a fixed sleep)
+	for _ in $(seq 120); do
+		ip netns exec fv-peer ss -ltn 2>/dev/null | grep -q '10.96.0.2:7000 ' && { tr_ok=1; break; }
+		sleep 0.5
+	done
+	[ "$tr_ok" = 1 ] || diag "traffic: the listener in fv-peer did not come up in 60 s"
 fi
 tap_check "faults: traffic: TCP over veth fv0 into arbtable 1:10 with an fq child" test $tr_ok = 1
 tr_points=0
@@ -270,7 +275,13 @@ print(left)' "$n" "${ARBT_FAULT_TRAFFIC_BYTES:-16384}" 2>&1)
 	rc=$?
 	inj=$(fi_disarm)
 	if [ "$rc" != 0 ]; then
-		tr_bad=1; diag "traffic, fail-nth $n: the sender failed (rc $rc): $left"; break
+		tr_bad=1; diag "traffic, fail-nth $n: the sender failed (rc $rc): $left"
+		# what held the connection: the qdisc, its class and child,
+		# the listener, the veth's counters, a ping through it all
+		diag "$(tc -s -d qdisc show dev fv0; tc -s -d class show dev fv0)"
+		diag "listener: $(ip netns exec fv-peer ss -ltn 2>&1 | tr '\n' ' '); fv0: $(ip -s -s link show dev fv0 | tr -s ' \n' ' ')"
+		diag "ping: $(ping -c 3 -i 0.5 -W 2 10.96.0.2 2>&1 | tail -n 2 | tr '\n' ' ')"
+		break
 	fi
 	drained fv0 1: arbtable 10 || { tr_bad=1; diag "traffic, fail-nth $n: not drained"; break; }
 	sums_match fv0 1: arbtable || { tr_bad=1; diag "traffic, fail-nth $n: class counters do not sum to the qdisc's"; break; }
