@@ -6,7 +6,7 @@ The guest prints one "RUN unshaped QDISC N BANDS SIZE REP PACKETS NS" line
 per pktgen burst; the plugin printed two "MARK total" lines around each
 burst, in the same order.  Instructions per packet = (after - before) /
 packets.  The gso mode's RUN lines (one iperf3 run each) give the payload
-in MSS-sized segments (bytes / 1448) as PACKETS and add the skbs the
+in MSS-sized segments (bytes / the mode's MSS) as PACKETS and add the skbs the
 sending veth transmitted: instructions per segment, and segments per skb.  Per configuration: median over the repetitions and the spread
 (max - min) / median.  Then the issue's targets are evaluated on the
 medians and printed as statements, never asserted.
@@ -154,7 +154,7 @@ def aggregate(runs):
             rows[-1]["segs_per_skb"] = round(statistics.median(
                 r["packets"] / r["skbs"] if r["skbs"] else 0 for r in rs), 1)
             rows[-1]["mbit_median"] = round(statistics.median(
-                r["packets"] * 1448 * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
+                r["packets"] * r["size"] * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
     order = ["pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
              "arbtable-auto", "arbtable-manual-split"]
     rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
@@ -259,8 +259,8 @@ def main():
     for mode in sorted({r["mode"] for r in rows if r["mode"].startswith("gso")}):
         gso = [r for r in rows if r["mode"] == mode]
         print("\n%s: iperf3 TCP over veth (TSO on), one class; guest instructions per"
-              " MSS-sized segment of payload (bytes / 1448; both TCP ends counted), median of reps;"
-              " spread = (max-min)/median" % mode)
+              " MSS-sized segment of payload (bytes / %d; both TCP ends counted), median of reps;"
+              " spread = (max-min)/median" % (mode, gso[0]["size"] if gso else 1448))
         print("%-22s %10s %8s %8s %9s  %s" % ("qdisc", "insn/seg", "spread%", "seg/skb", "Mbit/s", "runs"))
         for r in gso:
             print("%-22s %10.1f %8.2f %8.1f %9.1f  %s" % (r["qdisc"], r["ipp_median"], r["ipp_spread_pct"],
