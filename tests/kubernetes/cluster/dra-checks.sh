@@ -340,12 +340,20 @@ dra_check_110() {
 		CLAIM_NIC=$NET claim_pod many-c$i 300000 1000000000
 		names+=("many-c$i")
 	done
+	# ten at a time; waited for by pid: a bare wait would also wait for
+	# the kubelet, a child of this shell since the full scenario
+	# restarted it
+	local pids=()
 	for i in $(seq 1 $((n - have - claimed))); do
 		plain_pod many-p$i &
+		pids+=($!)
 		names+=("many-p$i")
-		[ $((i % 10)) = 0 ] && wait
+		if [ ${#pids[@]} = 10 ]; then
+			wait "${pids[@]}"
+			pids=()
+		fi
 	done
-	wait
+	[ ${#pids[@]} = 0 ] || wait "${pids[@]}"
 	for _ in $(seq 1800); do
 		running=$(k get pods -A --field-selector spec.nodeName="$NODE",status.phase=Running --no-headers 2>/dev/null | wc -l)
 		[ "$running" -ge "$n" ] && break
