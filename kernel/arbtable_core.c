@@ -1016,9 +1016,11 @@ u32 arb_follow_mtu(u32 frame, u32 gso_max_size, u32 hard_hdr, u64 capacity)
 	u64 mtu = frame;
 
 	if (capacity >= ARB_GSO_WHOLE_RATE && gso_max_size) {
-		u64 segs = ((u64)gso_max_size + ARB_GSO_MIN_MSS - 1) /
-			   ARB_GSO_MIN_MSS;
-		u64 gso = (u64)gso_max_size + hard_hdr + segs * ARB_GSO_SEG_HDR;
+		/* 32-bit division: no libgcc helper on 32-bit builds */
+		u32 segs = gso_max_size / ARB_GSO_MIN_MSS +
+			   !!(gso_max_size % ARB_GSO_MIN_MSS);
+		u64 gso = (u64)gso_max_size + hard_hdr +
+			  (u64)segs * ARB_GSO_SEG_HDR;
 
 		if (gso > mtu)
 			mtu = gso;
