@@ -34,9 +34,18 @@ trap '"$here/control-plane.sh" down "$run"' EXIT
 out=$run/tap.log
 ARBT_K8S_BIN=$cache/bin ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-6G} \
 	ARBTABLE_VM_QEMU_OPTS="-netdev user,id=k8s,net=10.0.2.0/24,host=10.0.2.2,restrict=off -device virtio-net-pci,netdev=k8s,mac=52:54:00:a7:b1:e0" \
-	"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_TIMEOUT:-3000}" -- \
+	"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_TIMEOUT:-5400}" -- \
 	unshare -m --propagation private bash "$here/guest.sh" "$run" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
+# what the control plane cost the host, to weigh running it in the guest:
+# CPU seconds of each component (utime + stime, clock ticks)
+cpu=
+for p in "$run"/pid/*; do
+	[ -f "$p" ] || continue
+	t=$(awk '{ print $14 + $15 }' "/proc/$(cat "$p")/stat" 2>/dev/null) || continue
+	cpu="$cpu ${p##*/} $((t / $(getconf CLK_TCK))) s"
+done
+echo "check-k8s: host CPU of the control plane:${cpu:- unknown}"
 pass=$(grep -c '^ok ' "$out")
 skip=$(grep -c '^ok .*# SKIP' "$out")
 fail=$(grep -c '^not ok ' "$out")
