@@ -8,9 +8,10 @@
 #   make dra-image  build/dra/arbtable-dra.oci.tar, an OCI archive for
 #                   `ctr -n k8s.io images import`
 #                   (deploy/kubernetes/dra/build-image.sh)
-GO          ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+# scripts/go-toolchain.sh: go.mod's Go or newer, never fetched here
+GO          ?= $(shell bash scripts/go-toolchain.sh --offline 2>/dev/null || echo /usr/local/go/bin)/go
 DRA_OUT     := $(BUILD)/dra
-DRA_GOENV   := GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=1
+DRA_GOENV   := GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local CGO_ENABLED=1
 DRA_SRCS    := $(shell find dra -name '*.go' 2>/dev/null) dra/go.mod dra/go.sum
 
 $(DRA_OUT)/arbtable-dra: $(DRA_SRCS) $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_HDR)

@@ -12,6 +12,13 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 mod=$here/tests/kubernetes/cluster
 base=${ARBTABLE_K8S_CACHE:-/var/lib/arbtable/k8s}
+# the Go of scripts/go-toolchain.sh (fetched only by an online build)
+off=
+if [ "${ARBT_K8S_OFFLINE:-0}" = 1 ] || [ "${1:-}" = --print ]; then
+	off=--offline
+fi
+gobin=$(bash "$here/scripts/go-toolchain.sh" $off)
+export PATH=$gobin:$PATH GOTOOLCHAIN=local
 key=$(cat "$mod/go.mod" "$mod/go.sum" "$mod/etcd/main.go" "$mod/pause/pause.c" \
 	"$here/scripts/oci-image.sh" <(go version) <(gcc --version | head -n1) | sha256sum | cut -c1-16)
 out=$base/$key

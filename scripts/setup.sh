@@ -46,20 +46,22 @@ link_checkpatch() { # where review tooling looks for it
 }
 # arbtable-dra's Go modules (dra/go.sum pins them), fetched here and never
 # at test time (make check-dra runs with GOPROXY=off); cheap when they are
-# in the module cache, so a set-up machine runs it too. Go from PATH or
-# /usr/local/go (dra/go.mod states the version it needs).
+# in the module cache, so a set-up machine runs it too.  The Go is
+# scripts/go-toolchain.sh's: the machine's if new enough, else the pinned
+# release that bookworm-backports' golang-1.23-go (installed below) takes
+# from the Go module proxy.
 dra_modules() {
-	local d
+	local d gobin
 	d="$(cd "$(dirname "$0")/.." && pwd)/dra"
 	[ -f "$d/go.mod" ] || return 0
-	PATH=$PATH:/usr/local/go/bin
-	if ! command -v go >/dev/null; then
-		echo "setup: no Go toolchain: arbtable-dra (make dra) cannot be built" >&2
-		return 0
-	fi
-	(cd "$d" && go mod download) || { echo "setup: go mod download in $d failed" >&2; return 1; }
+	gobin=$(bash "$(dirname "$0")/go-toolchain.sh") || return 1
+	(cd "$d" && GOTOOLCHAIN=local "$gobin/go" mod download) ||
+		{ echo "setup: go mod download in $d failed" >&2; return 1; }
 }
-dra_modules
+# a set-up machine: only the modules (a fresh one has no Go yet: below)
+if command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || [ -x /usr/lib/go-1.23/bin/go ]; then
+	dra_modules || exit 1
+fi
 # the stamp records the tc it was made for: a tc upgrade re-runs setup
 # (the plugin needs that tc's source); so does a missing backports tc
 # (below: a setup that could not fetch it tries again)
@@ -255,6 +257,8 @@ link_checkpatch
 # /var/lib/arbtable/containerd-2; bookworm's runc above runs the
 # containers)
 bash "$(dirname "$0")/runtimes-setup.sh"
+# Go for arbtable-dra, now that golang-1.23-go is installed (a fresh machine)
+dra_modules || exit 1
 
 # A fresh Debian 12 root for the package test (make packages-check):
 # debootstrap bookworm with what the packages depend on, cached
