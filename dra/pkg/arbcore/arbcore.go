@@ -147,11 +147,27 @@ func (pl *Plan) Close() {
 // Admit admits class idx (0..63) at rate bytes/s and distance as the
 // module would; ErrNoSpace when its slots are not free.
 func (pl *Plan) Admit(idx int, rate uint64, distance uint32) (Cost, error) {
-	cp := pl.params.c()
 	o := rateOpts(rate, distance)
+	return pl.admit(idx, &o)
+}
+
+// AdmitShare admits class idx as a LOW-table class of weight share
+// spread at distance (64: one slot), as the module would; ErrNoSpace
+// when its slots are not free.
+func (pl *Plan) AdmitShare(idx int, share, distance uint32) (Cost, error) {
+	o := C.struct_arbtable_class_opts{
+		set:      C.ARBTABLE_C_SHARE | C.ARBTABLE_C_DISTANCE,
+		share:    C.uint32_t(share),
+		distance: C.uint32_t(distance),
+	}
+	return pl.admit(idx, &o)
+}
+
+func (pl *Plan) admit(idx int, o *C.struct_arbtable_class_opts) (Cost, error) {
+	cp := pl.params.c()
 	var out C.struct_arbtable_cost
 	why := make([]C.char, 256)
-	rc := C.arbtable_plan_admit(pl.p, &cp, C.size_t(unsafe.Sizeof(cp)), C.uint32_t(idx), &o,
+	rc := C.arbtable_plan_admit(pl.p, &cp, C.size_t(unsafe.Sizeof(cp)), C.uint32_t(idx), o,
 		&out, C.size_t(unsafe.Sizeof(out)), &why[0], C.size_t(len(why)))
 	if rc < 0 {
 		err := syscall.Errno(-rc)
@@ -174,6 +190,11 @@ func (pl *Plan) Release(idx int) error {
 // FreeSlots returns the HIGH table's free slots.
 func (pl *Plan) FreeSlots() int {
 	return int(C.arbtable_plan_free_slots(pl.p, C.ARBTABLE_HIGH))
+}
+
+// FreeLowSlots returns the LOW table's free slots.
+func (pl *Plan) FreeLowSlots() int {
+	return int(C.arbtable_plan_free_slots(pl.p, C.ARBTABLE_LOW))
 }
 
 // Check returns an error when the allocator's invariants do not hold.

@@ -65,3 +65,61 @@ func TestPlanFillsExactly(t *testing.T) {
 		pl.Close()
 	}
 }
+
+// LOW-table shares: one slot each at distance 64, counted apart from the
+// HIGH table; a full LOW table refuses with ErrNoSpace until a release; a
+// share above maxweight cannot sit on one slot.
+func TestPlanShares(t *testing.T) {
+	pl, err := NewPlan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.Close()
+	if _, err := pl.Admit(0, 1000, 4); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < MaxClasses; i++ {
+		c, err := pl.AdmitShare(i, uint32(i), Slots)
+		if err != nil {
+			t.Fatalf("share class %d: %v", i, err)
+		}
+		if c.High || c.Slots != 1 || c.Distance != Slots {
+			t.Fatalf("share class %d: cost %+v", i, c)
+		}
+	}
+	if pl.FreeSlots() != Slots-16 || pl.FreeLowSlots() != 1 {
+		t.Fatalf("free HIGH %d LOW %d, want %d and 1", pl.FreeSlots(), pl.FreeLowSlots(), Slots-16)
+	}
+	if err := pl.Check(); err != nil {
+		t.Fatal(err)
+	}
+
+	full, err := NewPlan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	for i := 0; i < MaxClasses-1; i++ {
+		if _, err := full.AdmitShare(i, 1, Slots); err != nil {
+			t.Fatalf("share class %d: %v", i, err)
+		}
+	}
+	if _, err := full.AdmitShare(MaxClasses-1, 2, Slots/2); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("two LOW slots admitted with one free: %v", err)
+	}
+	if _, err := full.AdmitShare(MaxClasses-1, 1, Slots); err != nil {
+		t.Fatalf("the last LOW slot: %v", err)
+	}
+	if full.FreeLowSlots() != 0 {
+		t.Fatalf("LOW free %d after 64 shares", full.FreeLowSlots())
+	}
+	if err := full.Release(5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := full.AdmitShare(5, p.MaxWeight+1, Slots); err == nil || errors.Is(err, ErrNoSpace) {
+		t.Fatalf("share %d on one slot of maxweight %d: %v", p.MaxWeight+1, p.MaxWeight, err)
+	}
+	if _, err := full.AdmitShare(5, p.MaxWeight, Slots); err != nil {
+		t.Fatalf("share %d after a release: %v", p.MaxWeight, err)
+	}
+}

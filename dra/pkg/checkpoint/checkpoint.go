@@ -33,6 +33,9 @@ type Record struct {
 	Slots     int      `json:"slots"`
 	RateBytes uint64   `json:"rateBytes"` // rate the kernel is asked for
 	BoundNs   uint64   `json:"boundNs"`   // published bound of the block
+	// Share, for a share device (one LOW slot): the class's LOW-table
+	// weight; 0 for a HIGH block.
+	Share uint32 `json:"share,omitempty"`
 	// Set once the class is admitted (NRI RunPodSandbox).
 	ClassID uint32 `json:"classID,omitempty"`
 	Mark    uint32 `json:"mark,omitempty"`
@@ -40,6 +43,9 @@ type Record struct {
 	// interface.
 	Ifaces map[string]string `json:"ifaces,omitempty"`
 }
+
+// Low says whether the record is a share device's (a LOW-table class).
+func (r Record) Low() bool { return r.Share != 0 }
 
 // Admitted says whether the class exists in the kernel (as far as the
 // record knows).

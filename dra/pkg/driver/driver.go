@@ -55,6 +55,8 @@ type StatusWriter interface {
 type DeviceStatus struct {
 	NIC                string `json:"nic"`
 	ClassID            string `json:"classID"`
+	Table              string `json:"table"` // high (a block) or low (a share)
+	Share              uint32 `json:"share,omitempty"`
 	Slots              int    `json:"slots"`
 	Distance           uint32 `json:"distance"`
 	RequestedRateBits  uint64 `json:"requestedRateBits"`
@@ -67,13 +69,16 @@ type DeviceStatus struct {
 
 // ClassConfig is the opaque configuration a claim may carry
 // (DeviceClaimConfiguration parameters): the pod's exact rate, for the
-// kernel's weight.
+// kernel's weight, or its share of the LOW table.
 type ClassConfig struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// RateBits is the rate to reserve, bits/s; 0 or above the block's
-	// rate means the block's rate.
-	RateBits uint64 `json:"rateBits"`
+	// rate means the block's rate.  Only for a block (arbtable.dev).
+	RateBits uint64 `json:"rateBits,omitempty"`
+	// Share is the LOW-table weight, 1..the device's maxShare; 0 means
+	// 1.  Only for a share device (share.arbtable.dev).
+	Share uint32 `json:"share,omitempty"`
 }
 
 // Driver is the node plugin.
@@ -147,12 +152,14 @@ func (d *Driver) nicsLocked() ([]drslices.NIC, error) {
 		if err != nil {
 			return nil, fmt.Errorf("NIC %s: %w", nic, err)
 		}
-		n := drslices.NIC{Name: nic, Params: q.Params, FreeSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses}
+		n := drslices.NIC{Name: nic, Params: q.Params, FreeSlots: arbcore.Slots,
+			FreeLowSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses}
 		for _, c := range q.Classes {
 			if mine[nic][c.ClassID&0xffff] {
 				continue
 			}
 			n.FreeSlots -= c.HighSlots
+			n.FreeLowSlots -= c.LowSlots
 			n.FreeClasses--
 		}
 		blocks, err := drslices.Blocks(q.Params)
@@ -270,19 +277,38 @@ func (d *Driver) prepareLocked(claim *resourceapi.ResourceClaim) (kubeletplugin.
 	if !ok {
 		return result, fmt.Errorf("claim %s/%s: pool %s is not one of this node's NICs", claim.Namespace, claim.Name, res.Pool)
 	}
-	n, err := drslices.ParseDevice(res.Device)
+	n, low, err := drslices.ParseDevice(res.Device)
 	if err != nil {
 		return result, fmt.Errorf("claim %s/%s: %w", claim.Namespace, claim.Name, err)
+	}
+	cc, err := claimConfig(claim, res.Request)
+	if err != nil {
+		return result, err
+	}
+	if low {
+		// a share: one LOW slot, weight Share (the kernel spreads it
+		// on that slot, so it is at most maxweight)
+		if cc.RateBits > 0 {
+			return result, fmt.Errorf("claim %s/%s: rateBits %d on share device %s: a reserved rate needs a block (deviceClassName arbtable.dev)", claim.Namespace, claim.Name, cc.RateBits, res.Device)
+		}
+		share := max(cc.Share, 1)
+		if mw := d.params[nic].MaxWeight; share > mw {
+			return result, fmt.Errorf("claim %s/%s: share %d above %s's maxShare %d", claim.Namespace, claim.Name, share, nic, mw)
+		}
+		d.recs[uid] = checkpoint.Record{
+			ClaimUID: uid, Namespace: claim.Namespace, Name: claim.Name, PodUIDs: pods,
+			Pool: res.Pool, Device: res.Device, Request: res.Request, NIC: nic, Slots: 1, Share: share,
+		}
+		return result, nil
+	}
+	if cc.Share > 0 {
+		return result, fmt.Errorf("claim %s/%s: share %d on block %s: a share needs a share device (deviceClassName share.arbtable.dev)", claim.Namespace, claim.Name, cc.Share, res.Device)
 	}
 	var blk drslices.Block
 	for _, b := range d.blocks[nic] {
 		if b.Slots == n {
 			blk = b
 		}
-	}
-	cc, err := claimConfig(claim, res.Request)
-	if err != nil {
-		return result, err
 	}
 	rate := blk.RateBytes
 	if cc.RateBits > 0 && cc.RateBits/8 < rate {
@@ -455,11 +481,16 @@ func (d *Driver) PodUp(ctx context.Context, podUID, hostIf string, ifErr error) 
 }
 
 func (d *Driver) status0(r *checkpoint.Record, c kernel.Class, hostIf string) DeviceStatus {
-	return DeviceStatus{
+	st := DeviceStatus{
 		NIC: r.NIC, ClassID: fmt.Sprintf("%x:%x", c.ClassID>>16, c.ClassID&0xffff),
-		Slots: c.HighSlots, Distance: c.Distance, RequestedRateBits: r.RateBytes * 8,
+		Table: drslices.TableHigh, Slots: c.HighSlots, Distance: c.Distance, RequestedRateBits: r.RateBytes * 8,
 		GuaranteedRateBits: c.GuaranteedRate * 8, BoundNs: c.BoundNs, Interface: hostIf, Ready: true,
 	}
+	if r.Low() {
+		st.Table, st.Share, st.Slots = drslices.TableLow, c.Share, c.LowSlots
+		st.GuaranteedRateBits, st.BoundNs = 0, 0
+	}
+	return st
 }
 
 // upLocked admits r's class if it is not, then marks hostIf.
@@ -484,15 +515,26 @@ func (d *Driver) upLocked(r *checkpoint.Record, podUID, hostIf string) (DeviceSt
 			r.Mark, r.ClassID = 0, 0
 			return DeviceStatus{}, err
 		}
-		c, err := d.k.Admit(r.NIC, r.ClassID, r.RateBytes, uint32(arbcore.Slots/r.Slots), d.cfg.Child)
+		var c kernel.Class
+		var got int
+		if r.Low() {
+			c, err = d.k.AdmitShare(r.NIC, r.ClassID, r.Share, d.cfg.Child)
+			got = c.LowSlots
+		} else {
+			c, err = d.k.Admit(r.NIC, r.ClassID, r.RateBytes, uint32(arbcore.Slots/r.Slots), d.cfg.Child)
+			got = c.HighSlots
+		}
 		if err != nil {
 			r.Mark, r.ClassID = 0, 0
+			if r.Low() {
+				return DeviceStatus{}, fmt.Errorf("admitting share %d on %s: %w", r.Share, r.NIC, err)
+			}
 			return DeviceStatus{}, fmt.Errorf("admitting %d slots at %d B/s on %s: %w", r.Slots, r.RateBytes, r.NIC, err)
 		}
-		if c.HighSlots != r.Slots {
+		if got != r.Slots {
 			_ = d.k.Release(r.NIC, r.ClassID)
 			r.Mark, r.ClassID = 0, 0
-			return DeviceStatus{}, fmt.Errorf("the kernel admitted %d slots on %s, the scheduler counted %d", c.HighSlots, r.NIC, r.Slots)
+			return DeviceStatus{}, fmt.Errorf("the kernel admitted %d slots on %s, the scheduler counted %d", got, r.NIC, r.Slots)
 		}
 		if err := d.k.AddFw(r.NIC, handle, d.cfg.FwPrio, mark(r.Mark), d.cfg.MarkMask, r.ClassID); err != nil {
 			_ = d.k.Release(r.NIC, r.ClassID)

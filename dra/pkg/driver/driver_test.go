@@ -99,6 +99,17 @@ func claim(uid, nic string, n, k int, pods ...string) *resourceapi.ResourceClaim
 	return c
 }
 
+// shareClaim is a claim allocated share device k of nic, with opaque
+// parameters raw ("" for none), reserved for pod-<uid>.
+func shareClaim(uid, nic string, k int, raw string) *resourceapi.ResourceClaim {
+	c := claim(uid, nic, 1, 0, "pod-"+uid)
+	c.Status.Allocation.Devices.Results[0].Device = drslices.LowDeviceName(nic, k)
+	if raw != "" {
+		withConfig(c, raw)
+	}
+	return c
+}
+
 func withConfig(c *resourceapi.ResourceClaim, raw string) *resourceapi.ResourceClaim {
 	c.Status.Allocation.Devices.Config = []resourceapi.DeviceAllocationConfiguration{{
 		Source: resourceapi.AllocationConfigSourceClaim,
@@ -141,10 +152,11 @@ func block(t *testing.T, p arbcore.Params, n int) drslices.Block {
 
 func TestPrepare(t *testing.T) {
 	tests := []struct {
-		name     string
-		claim    *resourceapi.ResourceClaim
-		wantErr  string
-		wantRate func(t *testing.T) uint64
+		name      string
+		claim     *resourceapi.ResourceClaim
+		wantErr   string
+		wantRate  func(t *testing.T) uint64
+		wantShare uint32 // a share device's record
 	}{
 		{name: "block rate", claim: claim("a", "eth0", 4, 1, "pod-a"),
 			wantRate: func(t *testing.T) uint64 { return block(t, fast, 4).RateBytes }},
@@ -167,6 +179,15 @@ func TestPrepare(t *testing.T) {
 			return c
 		}(), wantErr: "one per claim"},
 		{name: "not allocated", claim: &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{UID: "g"}}, wantErr: "not allocated"},
+		{name: "share device, share 1 by default", claim: shareClaim("h", "eth0", 3, ""), wantShare: 1},
+		{name: "share device with its share", claim: shareClaim("i", "eth1", 0,
+			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":200}`), wantShare: 200},
+		{name: "share above maxShare", claim: shareClaim("j", "eth1", 0,
+			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":256}`), wantErr: "above eth1's maxShare 255"},
+		{name: "a rate on a share device", claim: shareClaim("k", "eth1", 0,
+			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":1000000}`), wantErr: "a reserved rate needs a block"},
+		{name: "a share on a block", claim: withConfig(claim("l", "eth1", 1, 0, "pod-l"),
+			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":4}`), wantErr: "a share needs a share device"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,8 +206,12 @@ func TestPrepare(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := e.d.Records()[string(tc.claim.UID)]
-			if r.RateBytes != tc.wantRate(t) {
-				t.Errorf("rate %d, want %d", r.RateBytes, tc.wantRate(t))
+			if tc.wantShare != 0 {
+				if r.Share != tc.wantShare || !r.Low() || r.Slots != 1 || r.RateBytes != 0 {
+					t.Errorf("record %+v, want share %d on one LOW slot", r, tc.wantShare)
+				}
+			} else if r.RateBytes != tc.wantRate(t) || r.Low() {
+				t.Errorf("rate %d (share %d), want %d", r.RateBytes, r.Share, tc.wantRate(t))
 			}
 			// idempotent: again, and after a restart
 			if err := e.prepare(t, tc.claim); err != nil {
@@ -262,6 +287,60 @@ func TestPodUpDown(t *testing.T) {
 	if e.k.FreeSlots("eth0") != free0 {
 		t.Fatal("unprepare did not release")
 	}
+}
+
+// A share pod: one LOW slot while it runs, marked and filtered like a
+// block's; its status says table low and its share, no rate, no bound; a
+// driver restart keeps it; PodDown gives the LOW slot back, and the
+// published lowSlots counter follows.
+func TestSharePodUpDown(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	low0, high0 := e.k.FreeLowSlots("eth1"), e.k.FreeSlots("eth1")
+	lowCounter := func() int64 {
+		q := e.pub.last.Pools[drslices.PoolName("node1", "eth1")].Slices[0].SharedCounters[0].Counters[drslices.CounterLowSlots].Value
+		return q.Value()
+	}
+	if low0 != 64 || lowCounter() != 64 {
+		t.Fatalf("system class in HIGH: %d LOW slots free, %d published", low0, lowCounter())
+	}
+	if err := e.prepare(t, shareClaim("s", "eth1", 5, `{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":8}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.d.PodUp(ctx, "pod-s", "vethS", nil); err != nil {
+		t.Fatal(err)
+	}
+	r := e.d.Records()["s"]
+	if e.k.FreeLowSlots("eth1") != low0-1 || e.k.FreeSlots("eth1") != high0 || !r.Admitted() ||
+		e.k.Marks["vethS"] != r.Mark || e.k.Fws["eth1"][r.Mark] != r.ClassID {
+		t.Fatalf("LOW free %d HIGH free %d, record %+v, marks %v, fws %v",
+			e.k.FreeLowSlots("eth1"), e.k.FreeSlots("eth1"), r, e.k.Marks, e.k.Fws)
+	}
+	if st := e.status.got["s"]; st.Table != drslices.TableLow || st.Share != 8 || st.Slots != 1 ||
+		st.GuaranteedRateBits != 0 || st.BoundNs != 0 || st.Interface != "vethS" {
+		t.Errorf("status %+v", st)
+	}
+	// the driver's own claims count as free in what it publishes
+	if err := e.d.Publish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if lowCounter() != 64 {
+		t.Errorf("published lowSlots %d with the driver's own share admitted, want 64", lowCounter())
+	}
+	e.start(t)
+	if err := e.d.ReconcileKernel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e.k.FreeLowSlots("eth1") != low0-1 {
+		t.Fatal("a driver restart withdrew the share")
+	}
+	if err := e.d.PodDown(ctx, "pod-s"); err != nil {
+		t.Fatal(err)
+	}
+	if e.k.FreeLowSlots("eth1") != low0 || len(e.k.Marks) != 0 || len(e.k.Fws["eth1"]) != 0 {
+		t.Fatalf("not released: LOW free %d, marks %v, fws %v", e.k.FreeLowSlots("eth1"), e.k.Marks, e.k.Fws)
+	}
+	e.unprepare(t, "s")
 }
 
 func TestRestartReconcile(t *testing.T) {

@@ -16,14 +16,15 @@ import (
 )
 
 // scheduler models the DRA allocator on the published devices for a
-// one-device request with a CEL selector on rateBits and boundNs: first
-// fit over pools by name, slices in order, devices in order, a device
-// taken only when not allocated and its counters fit.
+// one-device request: the DeviceClass's selector first (arbtable.dev:
+// table high; share.arbtable.dev: table low), then a block request's CEL
+// selector on rateBits and boundNs; first fit over pools by name, slices
+// in order, devices in order, a device taken only when not allocated and
+// every counter it consumes fits.
 type scheduler struct {
-	devs    []schedDev
-	used    map[string]bool
-	slots   map[string]int64 // counter set -> remaining
-	classes map[string]int64
+	devs []schedDev
+	used map[string]bool
+	left map[string]map[string]int64 // counter set -> counter -> remaining
 }
 
 type schedDev struct {
@@ -31,8 +32,8 @@ type schedDev struct {
 	dev  resourceapi.Device
 }
 
-func newScheduler(t *testing.T, res map[string][]resourceapi.Device, counters map[string][2]int64) *scheduler {
-	s := &scheduler{used: map[string]bool{}, slots: map[string]int64{}, classes: map[string]int64{}}
+func newScheduler(t *testing.T, res map[string][]resourceapi.Device, counters map[string]map[string]int64) *scheduler {
+	s := &scheduler{used: map[string]bool{}, left: counters}
 	var pools []string
 	for p := range res {
 		pools = append(pools, p)
@@ -43,9 +44,6 @@ func newScheduler(t *testing.T, res map[string][]resourceapi.Device, counters ma
 			s.devs = append(s.devs, schedDev{pool: p, dev: d})
 		}
 	}
-	for k, v := range counters {
-		s.slots[k], s.classes[k] = v[0], v[1]
-	}
 	return s
 }
 
@@ -53,19 +51,28 @@ func attr(d resourceapi.Device, name string) int64 {
 	return *d.Attributes[resourceapi.QualifiedName(name)].IntValue
 }
 
-func (s *scheduler) place(rateBits, boundNs int64) (schedDev, bool) {
+// place takes the first free device of table whose counters fit; for a
+// block, rateBits >= the request's and boundNs <= its bound.
+func (s *scheduler) place(table string, rateBits, boundNs int64) (schedDev, bool) {
 	for _, c := range s.devs {
-		if s.used[c.dev.Name] || attr(c.dev, drslices.AttrRateBits) < rateBits || attr(c.dev, drslices.AttrBoundNs) > boundNs {
+		if s.used[c.dev.Name] || *c.dev.Attributes[drslices.AttrTable].StringValue != table {
+			continue
+		}
+		if table == drslices.TableHigh && (attr(c.dev, drslices.AttrRateBits) < rateBits || attr(c.dev, drslices.AttrBoundNs) > boundNs) {
 			continue
 		}
 		cc := c.dev.ConsumesCounters[0]
-		n, k := cc.Counters[drslices.CounterSlots].Value, cc.Counters[drslices.CounterClasses].Value
-		if n.Value() > s.slots[cc.CounterSet] || k.Value() > s.classes[cc.CounterSet] {
+		fits := true
+		for name, q := range cc.Counters {
+			fits = fits && q.Value.Value() <= s.left[cc.CounterSet][name]
+		}
+		if !fits {
 			continue
 		}
 		s.used[c.dev.Name] = true
-		s.slots[cc.CounterSet] -= n.Value()
-		s.classes[cc.CounterSet] -= k.Value()
+		for name, q := range cc.Counters {
+			s.left[cc.CounterSet][name] -= q.Value.Value()
+		}
 		return c, true
 	}
 	return schedDev{}, false
@@ -73,28 +80,33 @@ func (s *scheduler) place(rateBits, boundNs int64) (schedDev, bool) {
 
 func (s *scheduler) free(c schedDev) {
 	cc := c.dev.ConsumesCounters[0]
-	n, k := cc.Counters[drslices.CounterSlots].Value, cc.Counters[drslices.CounterClasses].Value
 	delete(s.used, c.dev.Name)
-	s.slots[cc.CounterSet] += n.Value()
-	s.classes[cc.CounterSet] += k.Value()
+	for name, q := range cc.Counters {
+		s.left[cc.CounterSet][name] += q.Value.Value()
+	}
 }
 
-// TestExactness: random sequences of claims and deletions on two NICs;
-// every placement the scheduler model makes on the published devices is
-// admitted by the module's allocator (the fake kernel is arbcore.Plan) at
-// exactly the counted slots, and every request the scheduler cannot place
-// is one the allocator refuses on every NIC and block that matches it.
+// TestExactness: random sequences of claims (blocks and shares) and
+// deletions on two NICs; every placement the scheduler model makes on the
+// published devices is admitted by the module's allocator (the fake
+// kernel is arbcore.Plan) at exactly the counted slots, and every request
+// the scheduler cannot place is one the allocator refuses on every NIC
+// and block that matches it (a share: on every NIC).
 func TestExactness(t *testing.T) {
 	tests := []struct {
 		name  string
 		seed  int64
 		steps int
 		root  kernel.RootConfig
+		// one request in shareIn is a share; deletions 4 in 10 steps,
+		// 1 in 10 when all are shares (the LOW table and classes fill)
+		shareIn int
 	}{
-		{"system class in LOW", 1, 600, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemShare: 64}},
-		{"system class holds 4 HIGH slots", 2, 600, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemRate: 100000, SystemDistance: 16}},
-		{"system class holds 1 HIGH slot", 3, 600, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemRate: 100000, SystemDistance: 64}},
-		{"another seed", 4, 1000, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemRate: 100000, SystemDistance: 32}},
+		{"system class in LOW", 1, 600, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemShare: 64}, 3},
+		{"system class holds 4 HIGH slots", 2, 600, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemRate: 100000, SystemDistance: 16}, 3},
+		{"system class holds 1 HIGH slot", 3, 600, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemRate: 100000, SystemDistance: 64}, 3},
+		{"another seed", 4, 1000, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemRate: 100000, SystemDistance: 32}, 3},
+		{"only shares: LOW slots and classes run out", 5, 1000, kernel.RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemShare: 64}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,12 +116,14 @@ func TestExactness(t *testing.T) {
 			e.cfg.Root = tc.root
 			e.start(t)
 			res := map[string][]resourceapi.Device{}
-			counters := map[string][2]int64{}
+			counters := map[string]map[string]int64{}
 			var blocks []drslices.Block
 			for pname, pool := range e.pub.last.Pools {
 				cs := pool.Slices[0].SharedCounters[0]
-				s, k := cs.Counters[drslices.CounterSlots].Value, cs.Counters[drslices.CounterClasses].Value
-				counters[cs.Name] = [2]int64{s.Value(), k.Value()}
+				counters[cs.Name] = map[string]int64{}
+				for name, q := range cs.Counters {
+					counters[cs.Name][name] = q.Value.Value()
+				}
 				for _, sl := range pool.Slices[1:] {
 					res[pname] = append(res[pname], sl.Devices...)
 				}
@@ -124,9 +138,13 @@ func TestExactness(t *testing.T) {
 				dev schedDev
 			}
 			var lives []live
-			placed, refused, full, deleted := 0, 0, 0, 0
+			placed, refused, full, deleted, shares, sharesFull := 0, 0, 0, 0, 0, 0
 			for step := 0; step < tc.steps; step++ {
-				if len(lives) > 0 && rng.Intn(10) < 4 {
+				del := 4
+				if tc.shareIn == 1 {
+					del = 1
+				}
+				if len(lives) > 0 && rng.Intn(10) < del {
 					i := rng.Intn(len(lives))
 					l := lives[i]
 					lives = append(lives[:i], lives[i+1:]...)
@@ -136,6 +154,35 @@ func TestExactness(t *testing.T) {
 					e.unprepare(t, l.uid)
 					sch.free(l.dev)
 					deleted++
+				} else if rng.Intn(tc.shareIn) == 0 {
+					// a share in its own terms: a weight
+					uid := fmt.Sprintf("c%d", step)
+					share := 1 + rng.Intn(255)
+					c, ok := sch.place(drslices.TableLow, 0, 0)
+					if ok {
+						nic := *c.dev.Attributes[drslices.AttrNIC].StringValue
+						cl := claim(uid, nic, 1, 0, "pod-"+uid)
+						cl.Status.Allocation.Devices.Results[0].Device = c.dev.Name
+						withConfig(cl, fmt.Sprintf(`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":%d}`, share))
+						if err := e.prepare(t, cl); err != nil {
+							t.Fatalf("step %d: prepare %s: %v", step, c.dev.Name, err)
+						}
+						if err := e.d.PodUp(ctx, "pod-"+uid, "veth-"+uid, nil); err != nil {
+							t.Fatalf("step %d: the scheduler placed share %s on %s and the allocator refused: %v", step, c.dev.Name, nic, err)
+						}
+						if st := e.status.got[uid]; st.Table != drslices.TableLow || st.Share != uint32(share) || st.Slots != 1 {
+							t.Fatalf("step %d: share %d: status %+v", step, share, st)
+						}
+						lives = append(lives, live{uid, c})
+						shares++
+					} else {
+						for _, nic := range []string{"eth0", "eth1"} {
+							if _, err := e.k.AdmitShare(nic, uint32(0x10000|0x7f00), uint32(share), ""); err == nil {
+								t.Fatalf("step %d: the scheduler left a share unplaced, the allocator admits it on %s", step, nic)
+							}
+						}
+						sharesFull++
+					}
 				} else {
 					// a request in the pod's own terms: a rate and a
 					// bound near what some block of some NIC offers
@@ -144,7 +191,7 @@ func TestExactness(t *testing.T) {
 					rate := int64(b1.RateBytes*8) * int64(50+rng.Intn(51)) / 100
 					bound := int64(b2.BoundNs) * int64(100+rng.Intn(60)) / 100
 					uid := fmt.Sprintf("c%d", step)
-					c, ok := sch.place(rate, bound)
+					c, ok := sch.place(drslices.TableHigh, rate, bound)
 					if ok {
 						n := int(attr(c.dev, drslices.AttrSlots))
 						nic := *c.dev.Attributes[drslices.AttrNIC].StringValue
@@ -189,16 +236,23 @@ func TestExactness(t *testing.T) {
 				// the counters the scheduler holds equal the kernel's
 				// free slots, NIC by NIC
 				for _, nic := range []string{"eth0", "eth1"} {
-					if got, want := int64(e.k.FreeSlots(nic)), sch.slots[drslices.Label(nic)]; got != want {
+					left := sch.left[drslices.Label(nic)]
+					if got, want := int64(e.k.FreeSlots(nic)), left[drslices.CounterSlots]; got != want {
 						t.Fatalf("step %d: %s: kernel %d free slots, scheduler counts %d", step, nic, got, want)
+					}
+					if got, want := int64(e.k.FreeLowSlots(nic)), left[drslices.CounterLowSlots]; got != want {
+						t.Fatalf("step %d: %s: kernel %d free LOW slots, scheduler counts %d", step, nic, got, want)
 					}
 				}
 			}
-			if placed < tc.steps/4 || full < tc.steps/20 || deleted < tc.steps/10 {
-				t.Fatalf("a run that tests little: %d placed, %d unplaced for capacity, %d deleted", placed, full, deleted)
+			if tc.shareIn == 1 && (sharesFull < tc.steps/10 || shares < tc.steps/20) {
+				t.Fatalf("only shares, yet %d placed and %d unplaced for capacity", shares, sharesFull)
 			}
-			t.Logf("%d placed (all admitted at the counted slots), %d unplaced (%d with a matching block, all refused by the allocator), %d deleted",
-				placed, refused, full, deleted)
+			if tc.shareIn > 1 && (placed < tc.steps/6 || full < tc.steps/30 || deleted < tc.steps/10 || shares < tc.steps/10) {
+				t.Fatalf("a run that tests little: %d placed, %d unplaced for capacity, %d deleted, %d shares", placed, full, deleted, shares)
+			}
+			t.Logf("%d blocks placed (all admitted at the counted slots), %d unplaced (%d with a matching block, all refused by the allocator), %d shares placed, %d unplaced (refused by the allocator), %d deleted",
+				placed, refused, full, shares, sharesFull, deleted)
 		})
 	}
 }

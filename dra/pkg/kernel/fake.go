@@ -74,7 +74,7 @@ func (f *Fake) EnsureRoot(nic string, cfg RootConfig) error {
 	f.nics[nic] = n
 	sys := Class{ClassID: cfg.Handle | cfg.SystemMinor}
 	if cfg.SystemRate > 0 {
-		c, err := f.admitLocked(n, sys.ClassID, cfg.SystemRate, cfg.SystemDistance)
+		c, err := f.admitLocked(n, sys.ClassID, cfg.SystemRate, cfg.SystemDistance, 0)
 		if err != nil {
 			delete(f.nics, nic)
 			return fmt.Errorf("system class on %s: %w", nic, err)
@@ -82,8 +82,10 @@ func (f *Fake) EnsureRoot(nic string, cfg RootConfig) error {
 		_ = c
 		return nil
 	}
-	n.idx[sys.ClassID&0xffff] = n.freeIdx()
-	n.q.Classes = append(n.q.Classes, sys)
+	if _, err := f.admitLocked(n, sys.ClassID, 0, arbcore.Slots, cfg.SystemShare); err != nil {
+		delete(f.nics, nic)
+		return fmt.Errorf("system class on %s: %w", nic, err)
+	}
 	return nil
 }
 
@@ -100,7 +102,7 @@ func (n *fakeNIC) freeIdx() int {
 	return -1
 }
 
-func (f *Fake) admitLocked(n *fakeNIC, classid uint32, rate uint64, distance uint32) (Class, error) {
+func (f *Fake) admitLocked(n *fakeNIC, classid uint32, rate uint64, distance uint32, share uint32) (Class, error) {
 	f.Calls++
 	if _, ok := n.q.Find(classid); ok {
 		return Class{}, fmt.Errorf("class %x exists: %w", classid, ErrRefused)
@@ -109,18 +111,29 @@ func (f *Fake) admitLocked(n *fakeNIC, classid uint32, rate uint64, distance uin
 	if i < 0 {
 		return Class{}, fmt.Errorf("64 classes: %w", ErrRefused)
 	}
-	c, err := n.plan.Admit(i, rate, distance)
+	var c arbcore.Cost
+	var err error
+	if rate > 0 {
+		c, err = n.plan.Admit(i, rate, distance)
+	} else {
+		c, err = n.plan.AdmitShare(i, share, distance)
+	}
 	if err != nil {
 		return Class{}, fmt.Errorf("%w: %w", ErrRefused, err)
 	}
-	cl := Class{ClassID: n.q.Handle | classid&0xffff, High: c.High, HighSlots: int(c.Slots),
+	cl := Class{ClassID: n.q.Handle | classid&0xffff, High: c.High,
 		Distance: c.Distance, GuaranteedRate: c.UnitsRate, BoundNs: c.BoundNs}
+	if c.High {
+		cl.HighSlots = int(c.Slots)
+	} else {
+		cl.LowSlots, cl.Share = int(c.Slots), share
+	}
 	n.idx[classid&0xffff] = i
 	n.q.Classes = append(n.q.Classes, cl)
 	return cl, nil
 }
 
-// Admit implements Kernel.
+// Admit implements Kernel with the module's allocator.
 func (f *Fake) Admit(nic string, classid uint32, rate uint64, distance uint32, child string) (Class, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -128,7 +141,18 @@ func (f *Fake) Admit(nic string, classid uint32, rate uint64, distance uint32, c
 	if err != nil {
 		return Class{}, err
 	}
-	return f.admitLocked(n, classid, rate, distance)
+	return f.admitLocked(n, classid, rate, distance, 0)
+}
+
+// AdmitShare implements Kernel with the module's allocator.
+func (f *Fake) AdmitShare(nic string, classid uint32, share uint32, child string) (Class, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.nic(nic)
+	if err != nil {
+		return Class{}, err
+	}
+	return f.admitLocked(n, classid, 0, arbcore.Slots, share)
 }
 
 // Release implements Kernel.
@@ -143,10 +167,8 @@ func (f *Fake) Release(nic string, classid uint32) error {
 	if !ok {
 		return nil
 	}
-	if c, _ := n.q.Find(classid); c.High {
-		if err := n.plan.Release(i); err != nil {
-			return err
-		}
+	if err := n.plan.Release(i); err != nil {
+		return err
 	}
 	delete(n.idx, classid&0xffff)
 	for k, c := range n.q.Classes {
@@ -212,4 +234,15 @@ func (f *Fake) FreeSlots(nic string) int {
 		return 0
 	}
 	return n.plan.FreeSlots()
+}
+
+// FreeLowSlots returns the model's free LOW slots on nic.
+func (f *Fake) FreeLowSlots(nic string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nics[nic]
+	if !ok {
+		return 0
+	}
+	return n.plan.FreeLowSlots()
 }

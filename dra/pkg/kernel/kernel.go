@@ -24,6 +24,8 @@ type Class struct {
 	ClassID        uint32
 	High           bool   // holds HIGH slots
 	HighSlots      int    // HIGH slots it holds
+	LowSlots       int    // LOW slots it holds (a share class)
+	Share          uint32 // LOW-table weight, 0 when not a share class
 	Distance       uint32 // effective distance, 0 when not auto
 	GuaranteedRate uint64 // bytes/s
 	BoundNs        uint64 // guaranteed bound, placement independent
@@ -42,6 +44,15 @@ func (q Qdisc) FreeSlots() int {
 	used := 0
 	for _, c := range q.Classes {
 		used += c.HighSlots
+	}
+	return arbcore.Slots - used
+}
+
+// FreeLowSlots returns the LOW slots no class holds.
+func (q Qdisc) FreeLowSlots() int {
+	used := 0
+	for _, c := range q.Classes {
+		used += c.LowSlots
 	}
 	return arbcore.Slots - used
 }
@@ -83,6 +94,9 @@ type Kernel interface {
 	EnsureRoot(nic string, cfg RootConfig) error
 	// Admit admits class classid at rate bytes/s and distance (HIGH).
 	Admit(nic string, classid uint32, rate uint64, distance uint32, child string) (Class, error)
+	// AdmitShare admits class classid as a LOW-table class of weight
+	// share on one slot (distance 64).
+	AdmitShare(nic string, classid uint32, share uint32, child string) (Class, error)
 	// Release deletes the class; nil when it does not exist.
 	Release(nic string, classid uint32) error
 	// AddFw sends packets whose mark&mask is mark to classid.

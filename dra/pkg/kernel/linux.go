@@ -111,10 +111,17 @@ func (l *Linux) Read(nic string) (Qdisc, error) {
 			q.Params.StrictCburst = uint32(co.cburst)
 		}
 		hs := bits.OnesCount64(uint64(ci.slots[C.ARBTABLE_HIGH]))
+		ls := bits.OnesCount64(uint64(ci.slots[C.ARBTABLE_LOW]))
+		var share uint32
+		if ls > 0 {
+			share = uint32(co.share)
+		}
 		q.Classes = append(q.Classes, Class{
 			ClassID:        uint32(ci.classid),
 			High:           hs > 0,
 			HighSlots:      hs,
+			LowSlots:       ls,
+			Share:          share,
 			Distance:       uint32(ci.distance),
 			GuaranteedRate: uint64(ci.guaranteed_rate),
 			BoundNs:        uint64(ci.guaranteed_bound_ns),
@@ -202,10 +209,22 @@ func setChild(nic string, classid uint32, kind string) error {
 
 // Admit implements Kernel.
 func (l *Linux) Admit(nic string, classid uint32, rate uint64, distance uint32, child string) (Class, error) {
-	l.mu.Lock()
 	o := C.struct_arbtable_class_opts{set: C.ARBTABLE_C_RATE | C.ARBTABLE_C_DISTANCE,
 		rate: C.uint64_t(rate), distance: C.uint32_t(distance)}
-	err := l.admitLocked(nic, classid, &o)
+	return l.admitChild(nic, classid, &o, child)
+}
+
+// AdmitShare implements Kernel.
+func (l *Linux) AdmitShare(nic string, classid uint32, share uint32, child string) (Class, error) {
+	o := C.struct_arbtable_class_opts{set: C.ARBTABLE_C_SHARE | C.ARBTABLE_C_DISTANCE,
+		share: C.uint32_t(share), distance: C.uint32_t(arbcore.Slots)}
+	return l.admitChild(nic, classid, &o, child)
+}
+
+// admitChild admits the class, reads it back and gives it its child.
+func (l *Linux) admitChild(nic string, classid uint32, o *C.struct_arbtable_class_opts, child string) (Class, error) {
+	l.mu.Lock()
+	err := l.admitLocked(nic, classid, o)
 	l.mu.Unlock()
 	if err != nil {
 		return Class{}, err

@@ -96,28 +96,70 @@ func TestDaemonSetImage(t *testing.T) {
 	}
 }
 
-// The examples' selectors, evaluated by the scheduler's own CEL code on
-// the devices published for a 10gbit and a 1gbit NIC, match exactly the
-// blocks whose rate and bound meet the request.
+// classSelectors returns the CEL expressions of the DeviceClasses in
+// deviceclass.yaml, by class name.
+func classSelectors(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, o := range decodeAll(t, filepath.Join(dir, "deviceclass.yaml")) {
+		dc, ok := o.(*resourceapi.DeviceClass)
+		if !ok {
+			t.Fatalf("deviceclass.yaml: a %T", o)
+		}
+		for _, s := range dc.Spec.Selectors {
+			out[dc.Name] = append(out[dc.Name], s.CEL.Expression)
+		}
+	}
+	return out
+}
+
+// matches evaluates exprs in order with the scheduler's own CEL code, as
+// its allocator does (the class's selectors, then the request's, each
+// only if all before matched).
+func matches(t *testing.T, d resourceapi.Device, exprs []string) bool {
+	t.Helper()
+	for _, expr := range exprs {
+		prog := drcel.GetCompiler(drcel.Features{}).CompileCELExpression(expr, drcel.Options{})
+		if prog.Error != nil {
+			t.Fatalf("%q: %v", expr, prog.Error)
+		}
+		ok, _, err := prog.DeviceMatches(context.Background(), drcel.Device{Driver: slices.DriverName, Attributes: d.Attributes})
+		if err != nil {
+			t.Fatalf("device %s: %q: %v", d.Name, expr, err)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+var exampleNICs = []slices.NIC{
+	{Name: "eth0", Params: arbcore.Params{Rate: 1250000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64},
+	{Name: "eth1", Params: arbcore.Params{Rate: 125000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}, FreeSlots: 64, FreeLowSlots: 63, FreeClasses: 63},
+}
+
+// The examples' selectors, evaluated by the scheduler's own CEL code
+// after the DeviceClass's on the devices published for a 10gbit and a
+// 1gbit NIC (share devices included), match exactly the blocks whose rate
+// and bound meet the request.
 func TestExampleSelectors(t *testing.T) {
-	nics := []slices.NIC{
-		{Name: "eth0", Params: arbcore.Params{Rate: 1250000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}, FreeSlots: 64, FreeClasses: 64},
-		{Name: "eth1", Params: arbcore.Params{Rate: 125000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}, FreeSlots: 64, FreeClasses: 64},
+	classes := classSelectors(t)
+	if len(classes["arbtable.dev"]) == 0 || len(classes["share.arbtable.dev"]) == 0 {
+		t.Fatalf("DeviceClasses %v: want arbtable.dev and share.arbtable.dev", classes)
 	}
 	for _, name := range []string{"claimtemplate.yaml", "claimtemplate-exact-rate.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			objs := decodeAll(t, filepath.Join(dir, "examples", name))
 			tpl := objs[0].(*resourceapi.ResourceClaimTemplate)
-			expr := tpl.Spec.Spec.Devices.Requests[0].Exactly.Selectors[0].CEL.Expression
+			req := tpl.Spec.Spec.Devices.Requests[0].Exactly
+			expr := req.Selectors[0].CEL.Expression
 			if !strings.Contains(expr, "rateBits >= 200000000") || !strings.Contains(expr, "boundNs <= 500000") {
 				t.Fatalf("selector %q", expr)
 			}
-			prog := drcel.GetCompiler(drcel.Features{}).CompileCELExpression(expr, drcel.Options{})
-			if prog.Error != nil {
-				t.Fatal(prog.Error)
-			}
+			exprs := append(append([]string(nil), classes[req.DeviceClassName]...), expr)
 			matched := map[string]int{}
-			for _, nic := range nics {
+			for _, nic := range exampleNICs {
 				blocks, err := slices.Blocks(nic.Params)
 				if err != nil {
 					t.Fatal(err)
@@ -127,13 +169,11 @@ func TestExampleSelectors(t *testing.T) {
 					want[b.Slots] = b.RateBytes*8 >= 200000000 && b.BoundNs <= 500000
 				}
 				for _, d := range slices.Devices(nic, blocks) {
-					ok, _, err := prog.DeviceMatches(context.Background(), drcel.Device{Driver: slices.DriverName, Attributes: d.Attributes})
-					if err != nil {
-						t.Fatal(err)
-					}
+					ok := matches(t, d, exprs)
 					n := int(*d.Attributes[slices.AttrSlots].IntValue)
-					if ok != want[n] {
-						t.Fatalf("%s: device %s matched=%v, rate/bound say %v", nic.Name, d.Name, ok, want[n])
+					w := want[n] && *d.Attributes[slices.AttrTable].StringValue == slices.TableHigh
+					if ok != w {
+						t.Fatalf("%s: device %s matched=%v, rate/bound say %v", nic.Name, d.Name, ok, w)
 					}
 					if ok {
 						matched[nic.Name]++
@@ -145,5 +185,37 @@ func TestExampleSelectors(t *testing.T) {
 				t.Fatal("the 10gbit NIC offers no block for the example")
 			}
 		})
+	}
+}
+
+// The share example's class matches every share device and no block; its
+// share is within maxShare.
+func TestShareExample(t *testing.T) {
+	classes := classSelectors(t)
+	objs := decodeAll(t, filepath.Join(dir, "examples", "claimtemplate-share.yaml"))
+	tpl := objs[0].(*resourceapi.ResourceClaimTemplate)
+	req := tpl.Spec.Spec.Devices.Requests[0].Exactly
+	if req.DeviceClassName != "share.arbtable.dev" || len(req.Selectors) != 0 {
+		t.Fatalf("request %+v", req)
+	}
+	raw := string(tpl.Spec.Spec.Devices.Config[0].Opaque.Parameters.Raw)
+	if !strings.Contains(raw, `"share":8`) || !strings.Contains(raw, `"kind":"ClassConfig"`) {
+		t.Fatalf("parameters %s", raw)
+	}
+	for _, nic := range exampleNICs {
+		blocks, _ := slices.Blocks(nic.Params)
+		lows := 0
+		for _, d := range slices.Devices(nic, blocks) {
+			low := *d.Attributes[slices.AttrTable].StringValue == slices.TableLow
+			if ok := matches(t, d, classes[req.DeviceClassName]); ok != low {
+				t.Fatalf("%s: device %s matched=%v, a share device: %v", nic.Name, d.Name, ok, low)
+			}
+			if low {
+				lows++
+			}
+		}
+		if lows != 64 {
+			t.Fatalf("%s: %d share devices", nic.Name, lows)
+		}
 	}
 }

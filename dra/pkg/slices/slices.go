@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 // Package slices builds the ResourceSlices arbtable-dra publishes: per
-// arbtable NIC one pool with a counter set (the HIGH table's free slots and
-// the qdisc's free classes) and, for each block size n = 1, 2, 4, ..., 64,
-// 64/n devices that consume n slots, smallest blocks first.
+// arbtable NIC one pool with a counter set (the HIGH and LOW tables' free
+// slots and the qdisc's free classes) and, for each block size n = 1, 2,
+// 4, ..., 64, 64/n HIGH devices that consume n slots, smallest blocks
+// first, then 64 share devices that consume one LOW slot each.
 package slices
 
 import (
@@ -23,8 +24,16 @@ const DriverName = "arbtable.dev"
 
 // Counter names of a NIC's counter set.
 const (
-	CounterSlots   = "slots"
-	CounterClasses = "classes"
+	CounterSlots    = "slots"
+	CounterLowSlots = "lowSlots"
+	CounterClasses  = "classes"
+)
+
+// Values of AttrTable: a HIGH block (a reserved rate and bound) or a LOW
+// share (best effort, weighted).
+const (
+	TableHigh = "high"
+	TableLow  = "low"
 )
 
 // Attribute names (domain DriverName).
@@ -36,6 +45,8 @@ const (
 	AttrBoundNs  = "boundNs"
 	AttrLinkBits = "linkBits"
 	AttrMTU      = "mtu"
+	AttrTable    = "table"
+	AttrMaxShare = "maxShare"
 )
 
 // BlockSizes are the slot counts a device can hold: 64/d for the
@@ -44,10 +55,11 @@ var BlockSizes = []int{1, 2, 4, 8, 16, 32, 64}
 
 // NIC is one arbtable NIC of the node as the driver publishes it.
 type NIC struct {
-	Name        string         // interface name
-	Params      arbcore.Params // the qdisc's parameters
-	FreeSlots   int            // HIGH slots not held outside claims
-	FreeClasses int            // classes not held outside claims
+	Name         string         // interface name
+	Params       arbcore.Params // the qdisc's parameters
+	FreeSlots    int            // HIGH slots not held outside claims
+	FreeLowSlots int            // LOW slots not held outside claims
+	FreeClasses  int            // classes not held outside claims
 }
 
 // Block is what a device of n slots guarantees on a NIC.
@@ -106,30 +118,44 @@ func DeviceName(nic string, n, k int) string {
 	return fmt.Sprintf("%s-s%02d-%02d", Label(nic), n, k)
 }
 
-// ParseDevice returns the slot count encoded in a device name.
-func ParseDevice(name string) (int, error) {
+// LowDeviceName is the k-th share device on a NIC.
+func LowDeviceName(nic string, k int) string {
+	return fmt.Sprintf("%s-low-%02d", Label(nic), k)
+}
+
+// ParseDevice returns the slots a device name holds and its table: a
+// HIGH block of n slots, or one LOW slot (low true).
+func ParseDevice(name string) (n int, low bool, err error) {
+	if i := strings.LastIndex(name, "-low-"); i >= 0 {
+		var k int
+		if _, err := fmt.Sscanf(name[i:], "-low-%02d", &k); err != nil || k < 0 || k >= arbcore.Slots {
+			return 0, false, fmt.Errorf("device %q: not an arbtable share device name", name)
+		}
+		return 1, true, nil
+	}
 	i := strings.LastIndex(name, "-s")
 	if i < 0 {
-		return 0, fmt.Errorf("device %q: not an arbtable device name", name)
+		return 0, false, fmt.Errorf("device %q: not an arbtable device name", name)
 	}
-	var n, k int
+	var k int
 	if _, err := fmt.Sscanf(name[i:], "-s%02d-%02d", &n, &k); err != nil {
-		return 0, fmt.Errorf("device %q: %w", name, err)
+		return 0, false, fmt.Errorf("device %q: %w", name, err)
 	}
 	for _, b := range BlockSizes {
 		if b == n {
-			return n, nil
+			return n, false, nil
 		}
 	}
-	return 0, fmt.Errorf("device %q: %d slots is not a block size", name, n)
+	return 0, false, fmt.Errorf("device %q: %d slots is not a block size", name, n)
 }
 
 func intAttr(v int64) resourceapi.DeviceAttribute {
 	return resourceapi.DeviceAttribute{IntValue: ptr.To(v)}
 }
 
-// Devices are a NIC's devices, smallest blocks first; blocks larger than
-// the free slots are left out (they could never be allocated).
+// Devices are a NIC's devices, smallest blocks first, then the share
+// devices; blocks larger than the free slots, and share devices when no
+// LOW slot is free, are left out (they could never be allocated).
 func Devices(nic NIC, blocks []Block) []resourceapi.Device {
 	set := Label(nic.Name)
 	var devs []resourceapi.Device
@@ -148,6 +174,7 @@ func Devices(nic NIC, blocks []Block) []resourceapi.Device {
 					AttrBoundNs:  intAttr(int64(b.BoundNs)),
 					AttrLinkBits: intAttr(int64(nic.Params.Rate * 8)),
 					AttrMTU:      intAttr(int64(nic.Params.MTU)),
+					AttrTable:    {StringValue: ptr.To(TableHigh)},
 				},
 				ConsumesCounters: []resourceapi.DeviceCounterConsumption{{
 					CounterSet: set,
@@ -158,6 +185,30 @@ func Devices(nic NIC, blocks []Block) []resourceapi.Device {
 				}},
 			})
 		}
+	}
+	// share devices: no rate, no bound (the LOW table guarantees none),
+	// so the attributes a rate selector reads are absent; the DeviceClass
+	// share.arbtable.dev selects them by table first
+	for k := 0; nic.FreeLowSlots > 0 && k < arbcore.Slots; k++ {
+		devs = append(devs, resourceapi.Device{
+			Name: LowDeviceName(nic.Name, k),
+			Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
+				AttrNIC:      {StringValue: ptr.To(nic.Name)},
+				AttrTable:    {StringValue: ptr.To(TableLow)},
+				AttrSlots:    intAttr(1),
+				AttrDistance: intAttr(arbcore.Slots),
+				AttrMaxShare: intAttr(int64(nic.Params.MaxWeight)),
+				AttrLinkBits: intAttr(int64(nic.Params.Rate * 8)),
+				AttrMTU:      intAttr(int64(nic.Params.MTU)),
+			},
+			ConsumesCounters: []resourceapi.DeviceCounterConsumption{{
+				CounterSet: set,
+				Counters: map[string]resourceapi.Counter{
+					CounterLowSlots: {Value: *resource.NewQuantity(1, resource.DecimalSI)},
+					CounterClasses:  {Value: *resource.NewQuantity(1, resource.DecimalSI)},
+				},
+			}},
+		})
 	}
 	return devs
 }
@@ -180,6 +231,7 @@ func Build(node string, nics []NIC) (resourceslice.DriverResources, error) {
 		if free < 0 {
 			free = 0
 		}
+		low := max(nic.FreeLowSlots, 0)
 		classes := nic.FreeClasses
 		if classes < 0 {
 			classes = 0
@@ -188,8 +240,9 @@ func Build(node string, nics []NIC) (resourceslice.DriverResources, error) {
 			SharedCounters: []resourceapi.CounterSet{{
 				Name: Label(nic.Name),
 				Counters: map[string]resourceapi.Counter{
-					CounterSlots:   {Value: *resource.NewQuantity(int64(free), resource.DecimalSI)},
-					CounterClasses: {Value: *resource.NewQuantity(int64(classes), resource.DecimalSI)},
+					CounterSlots:    {Value: *resource.NewQuantity(int64(free), resource.DecimalSI)},
+					CounterLowSlots: {Value: *resource.NewQuantity(int64(low), resource.DecimalSI)},
+					CounterClasses:  {Value: *resource.NewQuantity(int64(classes), resource.DecimalSI)},
 				},
 			}},
 		}}}

@@ -81,17 +81,19 @@ func TestBuildTwoNICs(t *testing.T) {
 	}{
 		{
 			name: "two NICs, empty tables",
-			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 64, FreeClasses: 64},
-				{Name: "eth1", Params: slow, FreeSlots: 64, FreeClasses: 64}},
-			wantDevs:  map[string]int{"node1-eth0": 127, "node1-eth1": 127},
+			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64},
+				{Name: "eth1", Params: slow, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64}},
+			// 127 blocks and 64 share devices each
+			wantDevs:  map[string]int{"node1-eth0": 191, "node1-eth1": 191},
 			wantSlots: map[string]int64{"node1-eth0": 64, "node1-eth1": 64},
 		},
 		{
-			name: "a system class holds 8 slots on one",
-			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 56, FreeClasses: 63},
-				{Name: "enp0s4.100", Params: slow, FreeSlots: 64, FreeClasses: 63}},
-			// the 64-slot block can never be allocated on eth0
-			wantDevs:  map[string]int{"node1-eth0": 126, "node1-enp0s4-100": 127},
+			name: "a system class holds 8 slots on one, LOW full on the other",
+			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 56, FreeLowSlots: 64, FreeClasses: 63},
+				{Name: "enp0s4.100", Params: slow, FreeSlots: 64, FreeLowSlots: 0, FreeClasses: 63}},
+			// the 64-slot block can never be allocated on eth0, nor a
+			// share on enp0s4.100
+			wantDevs:  map[string]int{"node1-eth0": 190, "node1-enp0s4-100": 127},
 			wantSlots: map[string]int64{"node1-eth0": 56, "node1-enp0s4-100": 64},
 		},
 	}
@@ -121,6 +123,9 @@ func TestBuildTwoNICs(t *testing.T) {
 				if v := cs.SharedCounters[0].Counters[CounterClasses].Value; v.Value() != int64(nic.FreeClasses) {
 					t.Errorf("pool %s: classes counter %s", pname, v.String())
 				}
+				if v := cs.SharedCounters[0].Counters[CounterLowSlots].Value; v.Value() != int64(nic.FreeLowSlots) {
+					t.Errorf("pool %s: lowSlots counter %s", pname, v.String())
+				}
 				blocks, _ := Blocks(nic.Params)
 				byN := map[int]Block{}
 				for _, b := range blocks {
@@ -139,8 +144,35 @@ func TestBuildTwoNICs(t *testing.T) {
 				}
 				count := map[int]int{}
 				names := map[string]bool{}
-				prev := 0
+				prev, lows := 0, 0
 				for _, d := range all {
+					if *d.Attributes[AttrTable].StringValue == TableLow {
+						lows++
+						_, hasRate := d.Attributes[AttrRateBits]
+						_, hasBound := d.Attributes[AttrBoundNs]
+						cc := d.ConsumesCounters
+						if hasRate || hasBound || intOf(t, d, AttrSlots) != 1 || intOf(t, d, AttrDistance) != 64 ||
+							intOf(t, d, AttrMaxShare) != int64(nic.Params.MaxWeight) || len(cc) != 1 ||
+							cc[0].CounterSet != Label(nic.Name) || len(cc[0].Counters) != 2 {
+							t.Errorf("share device %s: attributes %v, consumes %+v", d.Name, d.Attributes, cc)
+						}
+						vl, vc := cc[0].Counters[CounterLowSlots].Value, cc[0].Counters[CounterClasses].Value
+						if vl.Value() != 1 || vc.Value() != 1 {
+							t.Errorf("share device %s: consumes %+v", d.Name, cc)
+						}
+						if n, low, err := ParseDevice(d.Name); err != nil || !low || n != 1 {
+							t.Errorf("ParseDevice(%s) = %d, %v, %v", d.Name, n, low, err)
+						}
+						if names[d.Name] {
+							t.Fatalf("device name %s twice", d.Name)
+						}
+						names[d.Name] = true
+						prev = 1 << 10
+						continue
+					}
+					if *d.Attributes[AttrTable].StringValue != TableHigh {
+						t.Fatalf("device %s: table %v", d.Name, d.Attributes[AttrTable])
+					}
 					n := int(intOf(t, d, AttrSlots))
 					if n < prev {
 						t.Fatalf("pool %s: device %s (%d slots) after a %d-slot one: smallest first", pname, d.Name, n, prev)
@@ -151,8 +183,8 @@ func TestBuildTwoNICs(t *testing.T) {
 						t.Fatalf("device name %s twice", d.Name)
 					}
 					names[d.Name] = true
-					if got, err := ParseDevice(d.Name); err != nil || got != n {
-						t.Errorf("ParseDevice(%s) = %d, %v", d.Name, got, err)
+					if got, low, err := ParseDevice(d.Name); err != nil || got != n || low {
+						t.Errorf("ParseDevice(%s) = %d, %v, %v", d.Name, got, low, err)
 					}
 					b := byN[n]
 					if intOf(t, d, AttrDistance) != int64(64/n) || intOf(t, d, AttrRateBits) != int64(b.RateBytes*8) ||
@@ -168,6 +200,9 @@ func TestBuildTwoNICs(t *testing.T) {
 					if cc[0].CounterSet != Label(nic.Name) || vs.Value() != int64(n) || vc.Value() != 1 || d.AllowMultipleAllocations != nil {
 						t.Errorf("device %s: consumes %+v", d.Name, cc)
 					}
+				}
+				if want := map[bool]int{true: 64, false: 0}[nic.FreeLowSlots > 0]; lows != want {
+					t.Errorf("pool %s: %d share devices, want %d", pname, lows, want)
 				}
 				for _, n := range BlockSizes {
 					want := 64 / n
@@ -195,8 +230,8 @@ func TestLabelAndParse(t *testing.T) {
 			t.Errorf("Label(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"eth0", "eth0-s03-00", "eth0-sxx-00"} {
-		if _, err := ParseDevice(bad); err == nil {
+	for _, bad := range []string{"eth0", "eth0-s03-00", "eth0-sxx-00", "eth0-low-64", "eth0-low-x"} {
+		if _, _, err := ParseDevice(bad); err == nil {
 			t.Errorf("ParseDevice(%q) accepted", bad)
 		}
 	}
