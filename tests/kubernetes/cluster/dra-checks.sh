@@ -174,8 +174,10 @@ dra_check_publish() {
 	n1=$(dra_devices "$NET")
 	n2=$(dra_devices $NIC2)
 	diag "published devices: $NET $n1, $NIC2 $n2"
-	tap_check "the driver publishes both NICs' blocks (127 each: the system class is in the LOW table)" \
-		test "$n1" = 127 -a "$n2" = 127
+	# 127 blocks and 64 share devices each (the system class holds a LOW
+	# slot; the lowSlots counter, 63, keeps the 64th from being taken)
+	tap_check "the driver publishes both NICs' blocks and share devices (191 each)" \
+		test "$n1" = 191 -a "$n2" = 191
 	diag "$(tc qdisc show dev "$NET" root; tc class show dev "$NET")"
 	tap_check "the driver made each NIC's root at its rate, the system class its default" \
 		bash -c 'tc qdisc show dev "$1" root | grep -q "arbtable 1: root .*rate 30Mbit.*default fffe" &&
@@ -231,6 +233,102 @@ dra_check_goodput() {
 	fi
 	k delete pod res-a res-b flood --wait=true --timeout=120s >/dev/null 2>&1
 	k delete resourceclaimtemplate res-a res-b >/dev/null 2>&1
+}
+
+# share_pod NAME SHARE [DST PORT SECONDS]: a pod whose claim asks for a
+# LOW-table share (deviceClassName share.arbtable.dev), sending UDP at
+# 60 Mbit/s to DST for SECONDS when given
+share_pod() {
+	local name=$1 share=$2 dst=${3:-} port=${4:-5205} secs=${5:-60} cmd='["sleep", "3600"]'
+	[ -n "$dst" ] && cmd="[\"sh\", \"-c\", \"sleep 5; iperf3 -u -b 60M -l 1400 -c $dst -p $port -t $secs; sleep 3600\"]"
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaimTemplate
+	metadata: {name: $name}
+	spec:
+	  spec:
+	    devices:
+	      requests:
+	      - name: net
+	        exactly:
+	          deviceClassName: share.arbtable.dev
+	          selectors:
+	          - cel:
+	              expression: device.attributes["arbtable.dev"].nic == "$NET"
+	      config:
+	      - requests: ["net"]
+	        opaque:
+	          driver: arbtable.dev
+	          parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, share: $share}
+	---
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: $name, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:
+	  - {name: net, resourceClaimTemplateName: $name}
+	  containers:
+	  - name: c
+	    image: localhost/arbtable/tenant:1
+	    imagePullPolicy: Never
+	    command: $cmd
+	    resources:
+	      claims:
+	      - name: net
+	YAML
+}
+
+# Best effort in the LOW table: two share pods (8 and 24) flooding beside
+# each other; each gets a LOW class of its share, the claim's status says
+# so, the two classes' bytes split about 1:3, and deleting the pods gives
+# the LOW slots back.
+dra_check_share() {
+	local st1 st2 c1 c2 k1 k2 b0 b1 a0 a1 da db low0 low1 r
+	low0=$("$CTL" --json show "$NET" | jq -r .low_used)
+	share_pod share-a 8 10.77.0.2 5205 90
+	share_pod share-b 24 10.77.0.2 5206 90
+	if ! k wait --for=condition=Ready pod/share-a pod/share-b --timeout=600s >/dev/null; then
+		tap_fail "share pods run"
+		k get pods -o wide | diag "$(cat)"
+		k describe pod share-a | tail -n 15 | diag "$(cat)"
+		return
+	fi
+	st1=$(pod_claim_status share-a)
+	st2=$(pod_claim_status share-b)
+	c1=$(jq -r .classID <<<"$st1")
+	c2=$(jq -r .classID <<<"$st2")
+	k1=$(kclass "$NET" "$c1")
+	k2=$(kclass "$NET" "$c2")
+	diag "share-a: $st1; kernel $k1"
+	diag "share-b: $st2; kernel $k2"
+	tap_check "share pods: the claims' status says table low, shares 8 and 24" \
+		test "$(jq -r '"\(.table) \(.share) \(.slots)"' <<<"$st1")" = "low 8 1" -a \
+		"$(jq -r '"\(.table) \(.share) \(.slots)"' <<<"$st2")" = "low 24 1"
+	tap_check "share pods: the kernel has LOW classes of those shares, one LOW slot each" \
+		test "$(jq -r '"\(.share) \(.stats.low_slot_count)"' <<<"$k1")" = "8 1" -a \
+		"$(jq -r '"\(.share) \(.stats.low_slot_count)"' <<<"$k2")" = "24 1"
+	# both flood from 5 s after their start; measure 30 s in the middle
+	sleep 15
+	a0=$(kclass "$NET" "$c1" | jq -r .stats.bytes) b0=$(kclass "$NET" "$c2" | jq -r .stats.bytes)
+	da=$(kclass "$NET" "$c1" | jq -r .stats.drops) db=$(kclass "$NET" "$c2" | jq -r .stats.drops)
+	sleep 30
+	a1=$(kclass "$NET" "$c1" | jq -r .stats.bytes) b1=$(kclass "$NET" "$c2" | jq -r .stats.bytes)
+	da=$(( $(kclass "$NET" "$c1" | jq -r .stats.drops) - da )) db=$(( $(kclass "$NET" "$c2" | jq -r .stats.drops) - db ))
+	r=$(fcalc "($b1 - $b0) / (($a1 - $a0) + 1)")
+	# both backlogged (each dropped) or the split is not the shares'
+	diag "share-a sent $(fcalc "($a1 - $a0) * 8 / 30 / 1000000") Mbit/s ($da drops), share-b $(fcalc "($b1 - $b0) * 8 / 30 / 1000000") Mbit/s ($db drops): ratio $r (shares 24:8 = 3)"
+	tap_check "share pods flooding side by side (both backlogged: $da and $db drops) split the link by their shares (ratio $r, want 3 +- 10%)" \
+		fcmp "$da > 0 && $db > 0 && $r >= 2.7 && $r <= 3.3"
+	k delete pod share-a share-b --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate share-a share-b >/dev/null 2>&1
+	low1=$low0
+	for _ in $(seq 60); do
+		low1=$("$CTL" --json show "$NET" | jq -r .low_used)
+		[ "$low1" = "$low0" ] && break
+		sleep 1
+	done
+	tap_check "deleting the share pods gives their LOW slots back ($low1 used, $low0 before)" test "$low1" = "$low0"
 }
 
 # kfree NIC: the HIGH table's free slots as the kernel has them
