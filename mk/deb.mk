@@ -14,7 +14,8 @@
 #                        after the other: 6.1 took 1492 s on a loaded
 #                        2-core host, dpkg -i with the DKMS build 932 s)
 #   make setup-check     tests/setup/refuse-check.sh: setup refuses a host
-#                        that is not Debian 12 before touching anything
+#                        that is not Debian 12 before touching anything;
+#                        tests/setup/go-toolchain-check.sh: the Go finder
 
 DEB_OUT := $(BUILD)/deb
 DEB_SRC := $(DEB_OUT)/src/sch-arbtable-$(ARBTABLE_VERSION)
@@ -39,4 +40,4 @@ packages-check:
 	@bash tests/packages/check.sh
 
 setup-check:
-	@bash tests/setup/refuse-check.sh
+	@bash tests/setup/refuse-check.sh && bash tests/setup/go-toolchain-check.sh

@@ -190,6 +190,7 @@ host_suites() {
 	host_suite lint bash scripts/lint-check.sh
 	# setup refuses a host that is not Debian 12 before touching apt
 	host_suite setup-check bash tests/setup/refuse-check.sh
+	host_suite go-toolchain bash tests/setup/go-toolchain-check.sh
 }
 # The host suites only read what `make all` built (their make targets are
 # up to date by then), so they run in the background at idle priority
