@@ -9,6 +9,7 @@ package slices
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -126,9 +127,10 @@ func LowDeviceName(nic string, k int) string {
 // ParseDevice returns the slots a device name holds and its table: a
 // HIGH block of n slots, or one LOW slot (low true).
 func ParseDevice(name string) (n int, low bool, err error) {
-	if i := strings.LastIndex(name, "-low-"); i >= 0 {
-		var k int
-		if _, err := fmt.Sscanf(name[i:], "-low-%02d", &k); err != nil || k < 0 || k >= arbcore.Slots {
+	// "<nic>-low-kk": the suffix alone (a NIC's label may hold "-low-")
+	if i := len(name) - len("-low-00"); i >= 0 && name[i:i+5] == "-low-" {
+		k, err := strconv.Atoi(name[i+5:])
+		if err != nil || k < 0 || k >= arbcore.Slots {
 			return 0, false, fmt.Errorf("device %q: not an arbtable share device name", name)
 		}
 		return 1, true, nil

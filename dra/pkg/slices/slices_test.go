@@ -230,7 +230,16 @@ func TestLabelAndParse(t *testing.T) {
 			t.Errorf("Label(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"eth0", "eth0-s03-00", "eth0-sxx-00", "eth0-low-64", "eth0-low-x"} {
+	for _, tc := range []struct {
+		name string
+		n    int
+		low  bool
+	}{{DeviceName("eth-low-1", 4, 3), 4, false}, {LowDeviceName("eth-low-1", 7), 1, true}, {LowDeviceName("eth0", 63), 1, true}} {
+		if n, low, err := ParseDevice(tc.name); err != nil || n != tc.n || low != tc.low {
+			t.Errorf("ParseDevice(%q) = %d, %v, %v; want %d, %v", tc.name, n, low, err, tc.n, tc.low)
+		}
+	}
+	for _, bad := range []string{"eth0", "eth0-s03-00", "eth0-sxx-00", "eth0-low-64", "eth0-low-x", "eth0-low-7"} {
 		if _, _, err := ParseDevice(bad); err == nil {
 			t.Errorf("ParseDevice(%q) accepted", bad)
 		}
