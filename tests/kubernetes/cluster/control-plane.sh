@@ -5,7 +5,7 @@
 # The node (containerd 2.1 and the kubelet) runs in the virtme-ng guest
 # with the module and reaches the apiserver through QEMU's user network
 # at 10.0.2.2:6443 (the host's loopback).  Why on the host: measured in
-# tests/kubernetes/cluster/README.rst.
+# Documentation/dev/kubernetes-test-cluster.rst.
 #
 #   control-plane.sh up DIR     PKI, start, wait until /readyz is ok
 #   control-plane.sh down DIR   stop everything started by `up DIR`
