@@ -441,8 +441,9 @@ dra_check_110() {
 	# one kubectl apply for all of them: each kubectl the guest starts
 	# costs seconds of emulated CPU that the kubelet and containerd need
 	# (ten applies at a time and a poll every 2 s: 3 pods a minute)
-	local list=$RUN/many.yaml t0 deadline
-	: >"$list"
+	local list t0 deadline
+	# the guest's own /tmp: the run directory is read-only in the guest
+	list=$(mktemp /tmp/arbt-many.XXXXXX.yaml) || { tap_fail "a file for the pod list"; return; }
 	for i in $(seq 1 $((n - have - claimed))); do
 		cat >>"$list" <<-YAML
 		---
@@ -459,7 +460,12 @@ dra_check_110() {
 		YAML
 		names+=("many-p$i")
 	done
-	k apply -f "$list" >/dev/null || tap_fail "kubectl apply of $((n - have - claimed)) pods"
+	if ! k apply -f "$list" >/dev/null; then
+		tap_fail "kubectl apply of $((n - have - claimed)) pods"
+		rm -f "$list"
+		return
+	fi
+	rm -f "$list"
 	t0=$(now)
 	deadline=$(( $(date +%s) + ${ARBT_K8S_110_SECS:-3000} ))
 	while :; do
