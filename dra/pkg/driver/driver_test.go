@@ -292,7 +292,7 @@ func TestPodUpDown(t *testing.T) {
 // A share pod: one LOW slot while it runs, marked and filtered like a
 // block's; its status says table low and its share, no rate, no bound; a
 // driver restart keeps it; PodDown gives the LOW slot back, and the
-// published lowSlots counter follows.
+// published low-slots counter follows.
 func TestSharePodUpDown(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -325,7 +325,7 @@ func TestSharePodUpDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	if lowCounter() != 64 {
-		t.Errorf("published lowSlots %d with the driver's own share admitted, want 64", lowCounter())
+		t.Errorf("published low-slots %d with the driver's own share admitted, want 64", lowCounter())
 	}
 	e.start(t)
 	if err := e.d.ReconcileKernel(ctx); err != nil {

@@ -26,7 +26,7 @@ const DriverName = "arbtable.dev"
 // Counter names of a NIC's counter set.
 const (
 	CounterSlots    = "slots"
-	CounterLowSlots = "lowSlots"
+	CounterLowSlots = "low-slots"
 	CounterClasses  = "classes"
 )
 

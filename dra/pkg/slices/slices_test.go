@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"arbtable.dev/dra/pkg/arbcore"
 )
@@ -124,7 +125,7 @@ func TestBuildTwoNICs(t *testing.T) {
 					t.Errorf("pool %s: classes counter %s", pname, v.String())
 				}
 				if v := cs.SharedCounters[0].Counters[CounterLowSlots].Value; v.Value() != int64(nic.FreeLowSlots) {
-					t.Errorf("pool %s: lowSlots counter %s", pname, v.String())
+					t.Errorf("pool %s: low-slots counter %s", pname, v.String())
 				}
 				blocks, _ := Blocks(nic.Params)
 				byN := map[int]Block{}
@@ -242,6 +243,47 @@ func TestLabelAndParse(t *testing.T) {
 	for _, bad := range []string{"eth0", "eth0-s03-00", "eth0-sxx-00", "eth0-low-64", "eth0-low-x", "eth0-low-7"} {
 		if _, _, err := ParseDevice(bad); err == nil {
 			t.Errorf("ParseDevice(%q) accepted", bad)
+		}
+	}
+}
+
+// Names the API server validates: counter set and counter names are
+// DNS-1123 labels, attribute names C identifiers of at most 32 characters
+// (a counter "lowSlots" made the apiserver refuse every slice).
+func TestNamesTheAPIServerAccepts(t *testing.T) {
+	res, err := Build("node1", []NIC{{Name: "enp0s4.100", Params: fast, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pool := range res.Pools {
+		for _, sl := range pool.Slices {
+			for _, cs := range sl.SharedCounters {
+				for _, e := range validation.IsDNS1123Label(cs.Name) {
+					t.Errorf("counter set %q: %s", cs.Name, e)
+				}
+				for name := range cs.Counters {
+					for _, e := range validation.IsDNS1123Label(name) {
+						t.Errorf("counter %q: %s", name, e)
+					}
+				}
+			}
+			for _, d := range sl.Devices {
+				for _, e := range validation.IsDNS1123Label(d.Name) {
+					t.Errorf("device %q: %s", d.Name, e)
+				}
+				for name := range d.Attributes {
+					if errs := validation.IsCIdentifier(string(name)); len(errs) > 0 || len(name) > 32 {
+						t.Errorf("attribute %q: %v", name, errs)
+					}
+				}
+				for _, cc := range d.ConsumesCounters {
+					for name := range cc.Counters {
+						for _, e := range validation.IsDNS1123Label(name) {
+							t.Errorf("device %s consumes counter %q: %s", d.Name, name, e)
+						}
+					}
+				}
+			}
 		}
 	}
 }

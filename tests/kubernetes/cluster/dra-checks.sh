@@ -175,7 +175,7 @@ dra_check_publish() {
 	n2=$(dra_devices $NIC2)
 	diag "published devices: $NET $n1, $NIC2 $n2"
 	# 127 blocks and 64 share devices each (the system class holds a LOW
-	# slot; the lowSlots counter, 63, keeps the 64th from being taken)
+	# slot; the low-slots counter, 63, keeps the 64th from being taken)
 	tap_check "the driver publishes both NICs' blocks and share devices (191 each)" \
 		test "$n1" = 191 -a "$n2" = 191
 	diag "$(tc qdisc show dev "$NET" root; tc class show dev "$NET")"
