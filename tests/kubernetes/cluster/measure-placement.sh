@@ -6,9 +6,11 @@
 # its components then take at rest over 60 s.  The numbers are in
 # Documentation/dev/kubernetes-test-cluster.rst.
 #
-#   measure-placement.sh          both
-#   measure-placement.sh --one D  up in D, the rest CPU, down (what runs
-#                                 in each place)
+#   measure-placement.sh [host] [guest]   both by default (the host part
+#                                         needs ports 2379/2380/6443 free:
+#                                         no check-k8s beside it)
+#   measure-placement.sh --one D          up in D, the rest CPU, down (what
+#                                         runs in each place)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -30,10 +32,19 @@ if [ "${1:-}" = --one ]; then
 	exit 0
 fi
 kver=${ARBT_K8S_KVER:-$(ls /boot/vmlinuz-7.2.* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
-echo "== host"
-d=$(mktemp -d "$root/build/k8s-measure.XXXXXX")
-"$0" --one "$d"
-rm -rf "$d"
-echo "== guest ($kver, TCG)"
-ARBTABLE_VM_MEM=4G "$root/scripts/vm.sh" -k "$kver" -M -t 1800 -- \
-	bash "$here/measure-placement.sh" --one /tmp/cp
+for where in ${*:-host guest}; do
+	case $where in
+	host)
+		echo "== host"
+		d=$(mktemp -d "$root/build/k8s-measure.XXXXXX")
+		"$0" --one "$d"
+		rm -rf "$d"
+		;;
+	guest)
+		echo "== guest ($kver, TCG)"
+		ARBTABLE_VM_MEM=4G "$root/scripts/vm.sh" -k "$kver" -M -t 1800 -- \
+			bash "$here/measure-placement.sh" --one /tmp/cp
+		;;
+	*) echo "measure-placement.sh: host or guest, not $where" >&2; exit 2 ;;
+	esac
+done
