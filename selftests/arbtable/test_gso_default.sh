@@ -57,6 +57,20 @@ tcp_run() {
 	echo "$(($(xs split) - s0)) $(($(st tx_bytes) - b0)) $(($(st tx_packets) - p0)) $(ip3_rx_bps "$tmp/t.json")"
 }
 per_pkt() { echo $(($2 / ($3 > 0 ? $3 : 1))); } # split bytes packets
+# whole_run NAME FRAMES [ADDR [IPERF3-ARGS...]]: tcp_run, then its checks:
+# TCP flows, no GSO skb is split, the veth's skbs average above FRAMES
+# frames
+whole_run() {
+	local name=$1 frames=$2 r split bytes pkts gp
+	shift 2
+	r=$(tcp_run "$@")
+	read -r split bytes pkts gp <<<"$r"
+	diag "$name: TCP $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
+	tap_check "gso: $name: TCP flows ($gp bit/s)" fcmp "${gp:-0} > 2000000"
+	tap_check "gso: $name: no GSO skb split (split +$split)" test "$split" = 0
+	tap_check "gso: $name: whole skbs sent: $(per_pkt $r) bytes per skb, above $frames frame(s) of $frame" \
+		fcmp "$pkts > 0 && $bytes / $pkts > $frames * $frame"
+}
 
 # ---- 10gbit, mtu not given: whole GSO skbs
 run tc qdisc add dev $DEV root handle 1: arbtable rate 10gbit
@@ -67,13 +81,7 @@ run tc qdisc change dev $DEV root handle 1: arbtable default 10
 ok=$((ok | RUN_RC))
 tap_check "gso: auto qdisc rate 10gbit, class 1:10 rate 1gbit, default 10 (${RUN_ERR:-ok})" test "$ok" = 0
 tap_check "gso: at 10gbit the mtu followed is a whole GSO skb ($(qmtu), want $want)" test "$(qmtu)" = "$want"
-r=$(tcp_run)
-read -r split bytes pkts gp <<<"$r"
-diag "10gbit, mtu followed: TCP $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
-tap_check "gso: TCP flows ($gp bit/s)" fcmp "${gp:-0} > 2000000"
-tap_check "gso: no GSO skb split (split +$split)" test "$split" = 0
-tap_check "gso: whole GSO skbs sent: $(per_pkt $r) bytes per skb, above one frame ($frame)" \
-	fcmp "$pkts > 0 && $bytes / $pkts > $frame"
+whole_run "10gbit, mtu followed" 1
 tap_check "gso: no oversize drop ($(xs oversize_drops))" test "$(xs oversize_drops)" = 0
 # one whole skb is ~56 us at 10gbit: 100us cannot be guaranteed
 bad "gso: class latency 100us refused, the whole skbs' bound above it" 'bound' \
@@ -85,13 +93,7 @@ bad "gso: class latency 100us refused, the whole skbs' bound above it" 'bound' \
 # from a peer that sends the IPv4 default) adds 120 x 66 bytes to a 64 KiB
 # skb, TCP inside VXLAN over IPv6 46 x 136.  Before the fix the room was
 # 4096 bytes and every such skb was split.
-r=$(tcp_run 10.98.0.2 -M 536)
-read -r split bytes pkts gp <<<"$r"
-diag "10gbit, TCP at MSS 536: $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
-tap_check "gso: TCP at MSS 536 flows ($gp bit/s)" fcmp "${gp:-0} > 2000000"
-tap_check "gso: MSS 536, no GSO skb split (split +$split)" test "$split" = 0
-tap_check "gso: MSS 536, whole skbs sent: $(per_pkt $r) bytes per skb, above 8 frames ($frame)" \
-	fcmp "$pkts > 0 && $bytes / $pkts > 8 * $frame"
+whole_run "MSS 536" 8 10.98.0.2 -M 536
 # VXLAN over IPv6 (136 bytes of headers a segment at MSS 1378): over IPv4
 # (116 at 1398) a 64 KiB skb charged 69644 bytes, 2 under the old room
 pm=$(ip -n $NS link show ag1 | awk '/ether/ { print $2 }')
@@ -106,15 +108,9 @@ if sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=0" &&
 	ip -n $NS addr add 10.97.0.2/24 dev vx1 && ip -n $NS link set vx1 up; then
 	sleep 0.5
 	v0=$(cat /sys/class/net/vx0/statistics/tx_bytes)
-	r=$(tcp_run 10.97.0.2)
-	read -r split bytes pkts gp <<<"$r"
+	whole_run "VXLAN over IPv6 (vx0 mtu $(cat /sys/class/net/vx0/mtu))" 8 10.97.0.2
 	v=$(($(cat /sys/class/net/vx0/statistics/tx_bytes) - v0))
-	diag "10gbit, TCP in VXLAN over IPv6 (vx0 mtu $(cat /sys/class/net/vx0/mtu), $v bytes into the tunnel): $gp bit/s; GSO skbs split +$split; the veth sent $bytes bytes in $pkts skbs"
-	tap_check "gso: TCP in VXLAN over IPv6 over the veth flows ($gp bit/s, $v bytes through vx0)" \
-		fcmp "${gp:-0} > 2000000 && $v > 1000000"
-	tap_check "gso: VXLAN over IPv6, no GSO skb split (split +$split)" test "$split" = 0
-	tap_check "gso: VXLAN over IPv6, whole skbs sent: $(per_pkt $r) bytes per skb, above 8 frames ($frame)" \
-		fcmp "$pkts > 0 && $bytes / $pkts > 8 * $frame"
+	tap_check "gso: VXLAN over IPv6: the TCP went through the tunnel ($v bytes into vx0)" test "$v" -gt 1000000
 else
 	tap_fail "gso: VXLAN vx0 over $DEV's IPv6, 10.97.0.1 -> 10.97.0.2"
 fi
