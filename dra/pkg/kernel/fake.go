@@ -226,23 +226,17 @@ func (f *Fake) Unmark(ifname string, prio uint16) error {
 
 // FreeSlots returns the model's free HIGH slots on a NIC (the allocator's
 // own count).
-func (f *Fake) FreeSlots(nic string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n, ok := f.nics[nic]
-	if !ok {
-		return 0
-	}
-	return n.plan.FreeSlots()
-}
+func (f *Fake) FreeSlots(nic string) int { return f.free(nic, (*arbcore.Plan).FreeSlots) }
 
 // FreeLowSlots returns the model's free LOW slots on nic.
-func (f *Fake) FreeLowSlots(nic string) int {
+func (f *Fake) FreeLowSlots(nic string) int { return f.free(nic, (*arbcore.Plan).FreeLowSlots) }
+
+func (f *Fake) free(nic string, count func(*arbcore.Plan) int) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.nics[nic]
 	if !ok {
 		return 0
 	}
-	return n.plan.FreeLowSlots()
+	return count(n.plan)
 }

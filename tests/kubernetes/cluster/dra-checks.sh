@@ -74,40 +74,48 @@ claim_pod() {
 	else
 		cmd='["sleep", "3600"]'
 	fi
+	claim_apply "$name" arbtable.dev \
+		"${pin}device.attributes[\"arbtable.dev\"].rateBits >= $rate && device.attributes[\"arbtable.dev\"].boundNs <= $bound" \
+		"rateBits: $rate" "$cmd"
+}
+
+# claim_apply NAME CLASS SELECTOR PARAMS CMD_JSON: a claim template NAME of
+# device class CLASS with one CEL SELECTOR and ClassConfig PARAMS ("key:
+# value"), and a pod NAME using it that runs CMD_JSON
+claim_apply() {
 	k apply -f - >/dev/null <<-YAML
 	apiVersion: resource.k8s.io/v1
 	kind: ResourceClaimTemplate
-	metadata: {name: $name}
+	metadata: {name: $1}
 	spec:
 	  spec:
 	    devices:
 	      requests:
 	      - name: net
 	        exactly:
-	          deviceClassName: arbtable.dev
+	          deviceClassName: $2
 	          selectors:
 	          - cel:
 	              expression: >-
-	                ${pin}device.attributes["arbtable.dev"].rateBits >= $rate &&
-	                device.attributes["arbtable.dev"].boundNs <= $bound
+	                $3
 	      config:
 	      - requests: ["net"]
 	        opaque:
 	          driver: arbtable.dev
-	          parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, rateBits: $rate}
+	          parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, $4}
 	---
 	apiVersion: v1
 	kind: Pod
-	metadata: {name: $name, labels: {arbt-test: dra}}
+	metadata: {name: $1, labels: {arbt-test: dra}}
 	spec:
 	  terminationGracePeriodSeconds: 1
 	  resourceClaims:
-	  - {name: net, resourceClaimTemplateName: $name}
+	  - {name: net, resourceClaimTemplateName: $1}
 	  containers:
 	  - name: c
 	    image: localhost/arbtable/tenant:1
 	    imagePullPolicy: Never
-	    command: $cmd
+	    command: $5
 	    resources: {claims: [{name: net}]}
 	YAML
 }
@@ -241,42 +249,8 @@ dra_check_goodput() {
 share_pod() {
 	local name=$1 share=$2 nic=$3 dst=${4:-} port=${5:-5205} secs=${6:-60} cmd='["sleep", "3600"]'
 	[ -n "$dst" ] && cmd="[\"sh\", \"-c\", \"sleep 5; iperf3 -u -b 40M -l 1400 -c $dst -p $port -t $secs; sleep 3600\"]"
-	k apply -f - >/dev/null <<-YAML
-	apiVersion: resource.k8s.io/v1
-	kind: ResourceClaimTemplate
-	metadata: {name: $name}
-	spec:
-	  spec:
-	    devices:
-	      requests:
-	      - name: net
-	        exactly:
-	          deviceClassName: share.arbtable.dev
-	          selectors:
-	          - cel:
-	              expression: device.attributes["arbtable.dev"].nic == "$nic"
-	      config:
-	      - requests: ["net"]
-	        opaque:
-	          driver: arbtable.dev
-	          parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, share: $share}
-	---
-	apiVersion: v1
-	kind: Pod
-	metadata: {name: $name, labels: {arbt-test: dra}}
-	spec:
-	  terminationGracePeriodSeconds: 1
-	  resourceClaims:
-	  - {name: net, resourceClaimTemplateName: $name}
-	  containers:
-	  - name: c
-	    image: localhost/arbtable/tenant:1
-	    imagePullPolicy: Never
-	    command: $cmd
-	    resources:
-	      claims:
-	      - name: net
-	YAML
+	claim_apply "$name" share.arbtable.dev "device.attributes[\"arbtable.dev\"].nic == \"$nic\"" \
+		"share: $share" "$cmd"
 }
 
 # kpair NIC C1 C2: "bytes1 bytes2 drops1 drops2 time" from one read of
