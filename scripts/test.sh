@@ -71,15 +71,22 @@ mkdir -p "$LOG"
 : >"$LOG/failures.txt"
 : >"$LOG/notes.txt"
 
-# A sanitizer kernel that is not cached yet is built in the background,
-# at idle priority (SCHED_IDLE), while the host checks and the full VM run:
-# it takes only the CPU they leave, and the suite waits for it before the
-# sanitizer run.  Serially a cold build added 468-905 s to make test; in the
-# background it added 181 s (measured 2026-11-24).
+# A sanitizer kernel that is not cached yet (a cold run) is built in the
+# background from here on.  With two lanes its run heads the second lane,
+# which waits for the build: the build runs at normal priority, beside
+# make all and then the full VM run, and the 6.1 and 6.12 subsets go to
+# whichever lane is free first.  With one lane (ARBT_LANES=1) nothing waits
+# for it until the end, so it takes only the CPU the tests leave (idle
+# priority: SCHED_IDLE, nice 19).
 san_bg=
 if [ "${ARBT_SANITIZER:-1}" = 1 ] && ! bash scripts/sanitizer-kernel.sh --check >/dev/null 2>&1; then
-	step "sanitizer kernel not cached: building it in the background at idle priority (log: $LOG/sanitizer-build.log)"
-	chrt -i 0 nice -n 19 bash scripts/sanitizer-kernel.sh --kernel-only >"$LOG/sanitizer-build.log" 2>&1 &
+	if [ "${ARBT_LANES:-2}" = 2 ]; then
+		step "sanitizer kernel not cached: building it in the background (log: $LOG/sanitizer-build.log); its run then heads the second lane"
+		bash scripts/sanitizer-kernel.sh --kernel-only >"$LOG/sanitizer-build.log" 2>&1 &
+	else
+		step "sanitizer kernel not cached: building it in the background at idle priority (log: $LOG/sanitizer-build.log)"
+		chrt -i 0 nice -n 19 bash scripts/sanitizer-kernel.sh --kernel-only >"$LOG/sanitizer-build.log" 2>&1 &
+	fi
 	san_bg=$!
 	san_t0=$(date +%s)
 fi
@@ -467,21 +474,46 @@ for k in $(pick 6.1) $(pick 6.12); do
 done
 
 # Two lanes.  A TCG guest runs its vCPUs in one host thread (vm.sh), so
-# it keeps one core busy: the full run takes one, and the subsets (and,
-# when its kernel is already built, the sanitizer run) take the other,
-# one after the other, beside it.  Their output is printed when the full
-# run is done.  The host checks and a background kernel build, at idle
-# priority, take what the two leave.
+# it keeps one core busy: the full run takes one, the sanitizer kernel's
+# run the other (after its build, on a cold machine), and the 6.1 and
+# 6.12 subsets go to whichever lane is free first (a queue both take
+# from).  Output of what ran beside the full run is printed when it is
+# done.  The host checks, at idle priority, take what the lanes leave.
 san_lane=
-if [ "${ARBT_SANITIZER:-1}" = 1 ] && [ -z "$san_bg" ] && [ "${ARBT_LANES:-2}" = 2 ]; then
+if [ "${ARBT_SANITIZER:-1}" = 1 ] && [ "${ARBT_LANES:-2}" = 2 ]; then
 	san_lane=1
 fi
+printf '%s\n' $subset_kvers >"$LOG/subset.queue"
+: >"$LOG/subset.lock"
+# subset_next: the next subset kernel off the queue (nothing: none left)
+subset_next() {
+	flock "$LOG/subset.lock" bash -c 'head -n1 "$1" && sed -i 1d "$1"' _ "$LOG/subset.queue"
+}
+# subset_runs LANE: boot the queue's kernels until it is empty
+subset_runs() {
+	local k
+	while k=$(subset_next) && [ -n "$k" ]; do
+		echo "lane $1: $k subset from $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
+		[ "$1" = 1 ] && echo "lane 1: booting $k for the subset ($(date +%T))"
+		distro_vm "$k" "$SUBSET_TESTS" >"$LOG/vm-$k.tap" 2>&1
+	done
+}
+: >"$LOG/lanes.txt"
 lane_bg=
 if [ "${ARBT_LANES:-2}" = 2 ] && { [ -n "$subset_kvers" ] || [ -n "$san_lane" ]; }; then
-	step "second lane in the background:${subset_kvers:+ subsets on$subset_kvers}${san_lane:+, then the sanitizer kernel} (output below when the full run is done)"
+	step "second lane in the background:${san_lane:+ the sanitizer kernel${san_bg:+ (after its build)},}${subset_kvers:+ subsets on$subset_kvers as the lanes free} (output below when the full run is done)"
 	(
-		for k in $subset_kvers; do distro_vm "$k" "$SUBSET_TESTS" >"$LOG/vm-$k.tap" 2>&1; done
-		[ -n "$san_lane" ] && san_prepare >"$LOG/sanitizer-lane.out" 2>&1 && san_vm >"$LOG/vm-sanitizer.tap" 2>&1
+		if [ -n "$san_lane" ]; then
+			if [ -n "$san_bg" ]; then
+				# the build is the parent's child: polled
+				while kill -0 "$san_bg" 2>/dev/null; do sleep 5; done
+				echo "lane 2: sanitizer kernel build done at $(($(date +%s) - t0)) s ($(grep 'built in' "$LOG/sanitizer-build.log" | tail -n1))" >>"$LOG/lanes.txt"
+			fi
+			echo "lane 2: sanitizer run from $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
+			san_prepare >"$LOG/sanitizer-lane.out" 2>&1 && san_vm >"$LOG/vm-sanitizer.tap" 2>&1
+		fi
+		subset_runs 2
+		echo "lane 2: done at $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
 	) &
 	lane_bg=$!
 fi
@@ -492,13 +524,20 @@ if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
 	distro_account "$FULL_KVER"
 fi
 
+if [ -n "$lane_bg" ]; then
+	grep -q . "$LOG/subset.queue" && step "lane 1: the subsets the second lane has not taken ($(tr '\n' ' ' <"$LOG/subset.queue")), output below with the second lane's"
+	subset_runs 1
+	echo "lane 1: done at $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
+fi
+
 host_wait
 
 if [ -n "$lane_bg" ]; then
 	step "second lane: waiting for it"
 	wait "$lane_bg"
+	sed 's/^/    /' "$LOG/lanes.txt"
 	for k in $subset_kvers; do
-		step "VM suite on $k (distro kernel, one boot, out-of-tree module: $SUBSET_TESTS; second lane)"
+		step "VM suite on $k (distro kernel, one boot, out-of-tree module: $SUBSET_TESTS)"
 		cat "$LOG/vm-$k.tap"
 		distro_account "$k"
 	done
@@ -513,6 +552,7 @@ fi
 if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 	if [ -n "$san_lane" ]; then
 		step "VM suite on the sanitizer kernel (second lane; log: $LOG/vm-sanitizer.tap)"
+		[ -n "$san_bg" ] && { wait "$san_bg"; echo "sanitizer kernel built in the background: exit $?, $(grep 'built in' "$LOG/sanitizer-build.log" | tail -n1)"; }
 		cat "$LOG/sanitizer-lane.out"
 		cat "$LOG/vm-sanitizer.tap" 2>/dev/null
 	else
