@@ -76,27 +76,39 @@ fi_arm() {
 	fi_set failslab/probability "$1" &&
 	fi_set fail_page_alloc/probability "$1"
 }
-# fi_disarm: off; prints how many faults were injected since fi_arm
+# fi_disarm: off; FI_INJ: how many faults were injected since fi_arm
+# (a variable, not output: under KASAN in TCG every fork costs)
+FI_INJ=0
 fi_disarm() {
-	local d n=0 t
+	local d t
+	FI_INJ=0
 	for d in failslab fail_page_alloc; do
 		echo 0 >"$DBG/$d/probability"
 		read -r t <"$DBG/$d/times"
-		n=$((n + FI_TIMES - t))
+		FI_INJ=$((FI_INJ + FI_TIMES - t))
 	done
-	echo "$n"
 }
-# the configuration as tc shows it (no statistics)
-# (handles the kernel picks, 8000: and up, differ between runs)
-# One tc process: under KASAN and TCG each process start costs ~0.5 s.
+# dump: DUMP, the configuration as tc shows it (no statistics); the
+# handles the kernel picks (8000: and up) differ between runs and read
+# "auto:".  One tc process and no other: under KASAN in TCG each process
+# start costs seconds, so the handles are rewritten by bash, the result
+# is a variable, not a command substitution's output.
+DUMP_RE='(^|[^0-9A-Za-z_])([89a-f][0-9a-f]{3}):'
 dump() {
-	printf '%s\n' "qdisc show dev $DEV" "class show dev $DEV" "filter show dev $DEV" |
-		tc -d -batch - | sed -E 's/\b[89a-f][0-9a-f]{3}:/auto:/g'
+	local s out=
+	s=$(tc -d -batch - <<<"qdisc show dev $DEV
+class show dev $DEV
+filter show dev $DEV")
+	while [[ $s =~ $DUMP_RE ]]; do
+		out+="${s%%"${BASH_REMATCH[0]}"*}${BASH_REMATCH[1]}auto:"
+		s=${s#*"${BASH_REMATCH[0]}"}
+	done
+	DUMP=$out$s
 }
 
 # State builders (tc -batch, no injection)
 st_none() { tc qdisc del dev $DEV root 2>/dev/null; true; }
-st_batch() { st_none; printf '%s\n' "$@" | tc -batch - >/dev/null; }
+st_batch() { local IFS=$'\n'; st_none; tc -batch - <<<"$*" >/dev/null; }
 q_auto="qdisc add dev $DEV root handle 1: arbtable rate 100mbit"
 q_man="qdisc add dev $DEV root handle 1: arbtable manual rate 100mbit"
 st_auto() {
@@ -130,13 +142,15 @@ op() {
 	# some of the operations (make test's time); default every one
 	grep -qE "${ARBT_FAULT_MATCH:-.}" <<<"$desc" || { nskipped_ops=$((nskipped_ops + 1)); return; }
 	$state || { tap_fail "faults: $desc: set up the starting state"; return; }
-	before=$(dump)
+	dump
+	before=$DUMP
 	if ! out=$(tc "$@" 2>&1); then
 		tap_fail "faults: $desc: runs without injection"
 		diag "tc $*: $out"
 		return
 	fi
-	ref=$(dump)
+	dump
+	ref=$DUMP
 	# the starting state is built again only when the last run changed
 	# it (a failure that left the dump as it was needs none): under
 	# KASAN in TCG every tc process costs seconds
@@ -144,15 +158,20 @@ op() {
 	for ((n = 1; n <= MAX_NTH; n++)); do
 		if [ "$rebuild" = 1 ]; then
 			$state || { bad=1; diag "fail-nth $n: starting state not built"; break; }
-			after=$(dump)
+			dump
+			after=$DUMP
 			[ "$after" = "$before" ] || { bad=1; diag "fail-nth $n: starting state differs from the first build"; break; }
 		fi
 		rebuild=1
 		fi_arm 0 || { bad=1; break; }
-		out=$(sh -c 'echo "$1" >/proc/self/fail-nth && shift && exec "$@"' sh "$n" tc "$@" 2>&1)
+		# the subshell (this bash, forked) arms its own fail-nth and
+		# becomes tc: no other process start
+		out=$( { echo "$n" >/proc/self/fail-nth && exec tc "$@"; } 2>&1)
 		rc=$?
-		inj=$(fi_disarm)
-		after=$(dump)
+		fi_disarm
+		inj=$FI_INJ
+		dump
+		after=$DUMP
 		if [ "$inj" = 0 ]; then
 			# past the last allocation: the operation ran whole
 			if [ "$rc" != 0 ] || [ "$after" != "$ref" ]; then
@@ -273,7 +292,8 @@ with open("/proc/thread-self/fail-nth", "w") as f:
 c.close()
 print(left)' "$n" "${ARBT_FAULT_TRAFFIC_BYTES:-16384}" 2>&1)
 	rc=$?
-	inj=$(fi_disarm)
+	fi_disarm
+	inj=$FI_INJ
 	if [ "$rc" != 0 ]; then
 		tr_bad=1; diag "traffic, fail-nth $n: the sender failed (rc $rc): $left"
 		# what held the connection: the qdisc, its class and child,
