@@ -16,7 +16,8 @@
 # on our CI machines), ARBTABLE_VM_VERBOSE=1 shows the guest console,
 # ARBTABLE_VM_CPUS / ARBTABLE_VM_MEM override 4 / 2G, ARBTABLE_VM_QEMU_OPTS
 # adds QEMU options (the bench's TCG plugin), ARBTABLE_VM_APPEND kernel boot
-# options; ARBT_* variables are exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
+# options, ARBTABLE_VM_9P_CACHE the root's 9p cache mode (default loose);
+# ARBT_* variables are exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
 # ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
 # or died before the command finished; 126 when the command finished but
