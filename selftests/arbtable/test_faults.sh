@@ -90,9 +90,9 @@ fi_disarm() {
 }
 # dump: DUMP, the configuration as tc shows it (no statistics); the
 # handles the kernel picks (8000: and up) differ between runs and read
-# "auto:".  One tc process and no other: under KASAN in TCG each process
-# start costs seconds, so the handles are rewritten by bash, the result
-# is a variable, not a command substitution's output.
+# "auto:".  One tc process and no other (under KASAN in TCG each process
+# start costs ~0.5 s or more): the handles are rewritten by bash, and the
+# result is a variable, not a command substitution's output.
 DUMP_RE='(^|[^0-9A-Za-z_])([89a-f][0-9a-f]{3}):'
 dump() {
 	local s out=
