@@ -113,41 +113,23 @@ apt-get update -qq
 # whose hook runner passes run-parts two directories
 # (/etc/kernel/postinst.d and /usr/share/kernel/postinst.d); bookworm's
 # run-parts (debianutils 5.7) takes one, and the image's postinst fails
-# ("run-parts: missing operand").  While setup runs apt, a run-parts
-# first on PATH runs the scripts of all of them in one order by name, as
-# trixie's does: the hooks (the legacy /boot copies, dkms, initramfs) run
-# as on trixie, and
-# nothing on the system changes beyond the packages.  A configuration
-# left half done by an earlier attempt is finished first.
-# scripts/distro-kernel.sh then prepares a tree to build the module for it.
+# ("run-parts: missing operand").  Every apt-get and dpkg here runs with
+# scripts/dpkg-hooks first on the PATH dpkg gives maintainer scripts
+# (apt_hooked: apt's DPkg::Path, which apt uses instead of ours; issue
+# 43): its run-parts runs the scripts of all the directories in one
+# order by name, as trixie's does, so the hooks (the legacy /boot copies,
+# dkms, initramfs) run as on trixie and nothing on the system changes
+# beyond the packages.  A configuration left half done by an earlier
+# attempt is finished first.  tests/setup/dpkg-path-check.sh proves the
+# path reaches a postinst.  scripts/distro-kernel.sh then prepares a tree
+# to build the module for it.
 K72=${ARBTABLE_K72:-7.2.12+deb13-amd64}
-shim=$(mktemp -d)
-trap 'rm -rf "$shim"' EXIT
-cat >"$shim/run-parts" <<'SHIM'
-#!/bin/sh
-# run-parts of debianutils >= 5.21: the scripts of every directory in one
-# order by name, a name in an earlier directory hiding the later one's
-opts=
-dirs=
-for a in "$@"; do
-	case $a in -*) opts="$opts $a" ;; *) dirs="$a $dirs" ;; esac
-done
-merged=$(mktemp -d)
-for d in $dirs; do
-	[ -d "$d" ] || continue
-	for f in "$d"/*; do [ -e "$f" ] && ln -sfn "$f" "$merged/${f##*/}"; done
-done
-/bin/run-parts $opts "$merged"
-rc=$?
-rm -rf "$merged"
-exit $rc
-SHIM
-chmod +x "$shim/run-parts"
-export PATH=$shim:$PATH
-dpkg --configure -a >/dev/null
+# shellcheck source=scripts/apt-hooked.sh
+. "$(dirname "$0")/apt-hooked.sh"
+dpkg_hooked --configure -a >/dev/null
 
 echo "setup: installing packages (kernels 6.1 and $K612, linux-source 6.12 and 7.2, qemu, virtme-ng, libs)"
-apt-get install -y -qq --no-install-recommends \
+apt_hooked install -y -qq --no-install-recommends \
 	build-essential pkg-config dpkg-dev kmod bc cpio flex bison \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 busybox-static iperf3 ethtool procps \
@@ -157,27 +139,27 @@ apt-get install -y -qq --no-install-recommends \
 	nftables libbpf-dev bpftool abigail-tools jq python3-yaml python3-docutils shellcheck \
 	curl openssl runc strace \
 	debhelper dh-dkms lintian fakeroot debootstrap >/dev/null
-apt-get install -y -qq --no-install-recommends -t bookworm-backports \
+apt_hooked install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 golang-1.23-go >/dev/null
-apt-get install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
+apt_hooked install -y -qq --no-install-recommends virtme-ng/trixie >/dev/null
 # the 7.2 source tarball (/usr/src/linux-source-7.2.tar.xz; Depends:
 # binutils, xz-utils, both bookworm's): pkg/release, not -t, so only this
 # one package comes from trixie-backports (checked with apt-get -s,
 # 2026-11-25: one package installed, 7.2.12-1~bpo13+1)
-apt-get install -y -qq --no-install-recommends linux-source-7.2/trixie-backports >/dev/null
+apt_hooked install -y -qq --no-install-recommends linux-source-7.2/trixie-backports >/dev/null
 # The newest kernel users run (issue 35): Debian's own 7.2 image
 # (installed below, after the packages the suite needs)
 if ! dpkg-query -W -f '${Status}' "linux-image-$K72" 2>/dev/null | grep -q 'ok installed' ||
    [ ! -r "/boot/vmlinuz-$K72" ]; then
 	echo "setup: installing Debian's linux-image-$K72 (trixie-backports)"
-	apt-get install -y -qq --no-install-recommends "linux-image-$K72/trixie-backports" >/dev/null
+	apt_hooked install -y -qq --no-install-recommends "linux-image-$K72/trixie-backports" >/dev/null
 fi
 bash "$(dirname "$0")/distro-kernel.sh" >/dev/null
 
 # a real container engine for test_podman: podman 4.3 with its CNI
 # backend and the reference plugins (bridge, host-local) arbtable-cni
 # is chained after
-apt-get install -y -qq --no-install-recommends podman crun conmon catatonit \
+apt_hooked install -y -qq --no-install-recommends podman crun conmon catatonit \
 	golang-github-containers-common containernetworking-plugins >/dev/null
 
 # iproute2 source of the installed tc, for the plugin's private headers:
