@@ -15,12 +15,17 @@
 #                        2-core host, dpkg -i with the DKMS build 932 s)
 #   make setup-check     tests/setup/refuse-check.sh: setup refuses a host
 #                        that is not Debian 12 before touching anything;
-#                        tests/setup/go-toolchain-check.sh: the Go finder
+#                        tests/setup/go-toolchain-check.sh: the Go finder;
+#                        tests/setup/dpkg-path-check.sh: apt's DPkg::Path
+#                        reaches a postinst's run-parts
+#   make check-fresh     tests/setup/fresh-check.sh: scripts/setup.sh the
+#                        first time in a clean Debian 12 root, then the
+#                        module built and one VM test booted from it
 
 DEB_OUT := $(BUILD)/deb
 DEB_SRC := $(DEB_OUT)/src/sch-arbtable-$(ARBTABLE_VERSION)
 
-.PHONY: deb packages-check setup-check
+.PHONY: deb packages-check setup-check check-fresh
 deb:
 	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null && command -v lintian >/dev/null || \
 		{ echo "deb: needs debhelper, dh-dkms, lintian, fakeroot (scripts/setup.sh installs them)" >&2; exit 1; }
@@ -40,4 +45,7 @@ packages-check:
 	@bash tests/packages/check.sh
 
 setup-check:
-	@bash tests/setup/refuse-check.sh && bash tests/setup/go-toolchain-check.sh
+	@bash tests/setup/refuse-check.sh && bash tests/setup/go-toolchain-check.sh && bash tests/setup/dpkg-path-check.sh
+
+check-fresh:
+	@bash tests/setup/fresh-check.sh

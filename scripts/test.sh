@@ -94,7 +94,7 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ] && ! bash scripts/sanitizer-kernel.sh --check 
 fi
 
 step "build (make all)"
-if make -C "$ROOT" all >"$LOG/build.log" 2>&1; then
+if make -C "$ROOT" all bpf >"$LOG/build.log" 2>&1; then
 	echo "build ok"
 else
 	tail -n 30 "$LOG/build.log"
@@ -127,7 +127,7 @@ fi
 # Host-side suites that end in "N passed, N failed": the tc plugin's
 # parse/print checks and arbsim's scenario tests.
 host_suite() { # name command...
-	local name=$1 out rc hp hf
+	local name=$1 out rc hp hf hs
 	shift
 	step "$name"
 	out=$("$@" 2>&1)
@@ -138,14 +138,28 @@ host_suite() { # name command...
 	# ("lint: 5 passed, 0 failed")
 	hp=$(printf '%s\n' "$out" | sed -nE 's/^([A-Za-z0-9_.-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/p' | tail -n1)
 	hf=$(printf '%s\n' "$out" | sed -nE 's/^([A-Za-z0-9_.-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/p' | tail -n1)
+	hs=$(printf '%s\n' "$out" | sed -nE 's/^([A-Za-z0-9_.-]+: )?[0-9]+ passed, [0-9]+ failed, ([0-9]+) skipped.*/\2/p' | tail -n1)
 	passed=$((passed + ${hp:-0}))
 	failed=$((failed + ${hf:-0}))
+	skipped=$((skipped + ${hs:-0}))
+	# its skips, by name, into the one budget of the run (skips-host-*.txt)
+	printf '%s\n' "$out" | sed -nE 's/^ok [0-9]* ?-? ?(.*) # SKIP.*/\1/p' | sed "s/^/$name: /" >"$LOG/skips-host-$name.txt"
 	printf '%s\n' "$out" | grep -E '^(not ok|FAIL)' | sed "s/^/$name: /" >>"$LOG/failures.txt"
 	[ "$rc" = 0 ] || fail_note "$name: exited $rc (log: $LOG/$name.log)"
-	if [ "$rc" != 0 ] && [ "${hf:-0}" = 0 ]; then
+	if [ -z "$hp" ] || [ -z "$hf" ]; then
+		# a suite that ran nothing, or died before its count, is no pass
+		echo "$name: no \"N passed, N failed\" line (exit $rc): counted as a failure"
+		fail_note "$name: no summary line (exit $rc; log: $LOG/$name.log)"
+		failed=$((failed + 1))
+	elif [ "$hp" = 0 ] && [ "$hf" = 0 ]; then
+		echo "$name: 0 passed, 0 failed: a suite that checked nothing counts as a failure"
+		fail_note "$name: 0 passed, 0 failed (log: $LOG/$name.log)"
+		failed=$((failed + 1))
+	elif [ "$rc" != 0 ] && [ "${hf:-0}" = 0 ]; then
 		echo "$name exited $rc without failed tests counted"
 		failed=$((failed + 1))
 	fi
+	echo "$name" >>"$LOG/host-suites.ran"
 }
 host_suites() {
 	host_suite plugin-check bash tests/plugin/parse-check.sh
@@ -199,6 +213,9 @@ host_suites() {
 	host_suite lint bash scripts/lint-check.sh
 	# setup refuses a host that is not Debian 12 before touching apt
 	host_suite setup-check bash tests/setup/refuse-check.sh
+	# apt runs dpkg with its own PATH: the 7.2 image's hooks get the
+	# run-parts of scripts/dpkg-hooks only through apt_hooked (a probe package)
+	host_suite dpkg-path bash tests/setup/dpkg-path-check.sh
 	host_suite go-toolchain bash tests/setup/go-toolchain-check.sh
 }
 # The host suites only read what `make all` built (their make targets are
@@ -210,17 +227,20 @@ host_suites() {
 # meanwhile took up to 20 % longer than in a run without them.  fuzz-short runs a fixed number of
 # inputs per target (FUZZ_SHORT_RUNS), not a time, so that its work does
 # not shrink with the CPU left to it.
+# the plan: the suites host_suites runs, read from its body
+HOST_PLAN=$(declare -f host_suites | sed -nE 's/^[[:space:]]*host_suite ([A-Za-z0-9_.-]+) .*/\1/p' | tr '\n' ' ')
 host_bg=
 if [ -z "$vm_only" ]; then
 	step "host checks: in the background at idle priority beside the full VM run (output below when it is done; log: $LOG/host.out)"
-	rm -f "$LOG/host.counts"
+	rm -f "$LOG/host.counts" "$LOG/host-suites.ran" "$LOG"/skips-host-*.txt
 	(
 		chrt -i -p 0 $BASHPID >/dev/null 2>&1
 		renice -n 19 -p $BASHPID >/dev/null 2>&1
 		passed=0
 		failed=0
+		skipped=0
 		host_suites
-		echo "$passed $failed" >"$LOG/host.counts"
+		echo "$passed $failed $skipped" >"$LOG/host.counts"
 	) >"$LOG/host.out" 2>&1 &
 	host_bg=$!
 fi
@@ -229,33 +249,38 @@ host_wait() {
 	step "host checks: waiting for the background run"
 	wait "$host_bg"
 	cat "$LOG/host.out"
-	local hp hf
-	read -r hp hf <"$LOG/host.counts" 2>/dev/null
+	local hp hf hs miss
+	read -r hp hf hs <"$LOG/host.counts" 2>/dev/null
 	if [ -z "${hp:-}" ]; then
 		echo "host checks: no counts written (background run died): counted as a failure"
 		hf=1
 	fi
+	# the plan: every host suite of host_suites reported
+	miss=$(grep -vxF -f "$LOG/host-suites.ran" <(printf '%s\n' $HOST_PLAN) 2>/dev/null | tr '\n' ' ')
+	[ -s "$LOG/host-suites.ran" ] || miss=$HOST_PLAN
+	if [ -n "$miss" ]; then
+		echo "host checks: planned but not run: $miss(counted as a failure)"
+		fail_note "host checks planned but not run: $miss"
+		hf=$((${hf:-0} + 1))
+	fi
 	passed=$((passed + ${hp:-0}))
 	failed=$((failed + ${hf:-0}))
+	skipped=$((skipped + ${hs:-0}))
 	host_bg=
 }
 
-# Skips: a timing check may skip with its measured cause in the TAP line;
-# more than 3 in one run, or the same check skipped on both kernels,
-# fails make test (issue 15).  skip_record RUN LOG FORMAT keeps the
-# descriptions in $LOG/skips-RUN.txt.
-skip_runs=()
-skip_record() { # run-name file-with-one-description-per-line
-	skip_runs+=("$1")
-	local n
-	n=$(grep -c . "$2")
-	if [ "$n" -gt 3 ]; then
-		echo "$1: $n checks skipped (more than 3): counted as a failure"
-		fail_note "$1: $n checks skipped (more than 3)"
-		sed 's/^/    SKIP /' "$2"
-		failed=$((failed + 1))
-	fi
+# Skips: one budget for the whole of make test (issue 43).  A check may
+# skip only where its premise is outside the project's control and is
+# measured independently of the qdisc, with that cause in its TAP line.
+# Every skip is listed by name at the end; more than ARBT_SKIP_BUDGET (3)
+# in all, or the same check (its description with the numbers taken out)
+# skipped on more than one kernel, fails the run.  skip_record KERNEL FILE
+# adds a run's skipped descriptions to $LOG/skips.all.
+SKIP_BUDGET=${ARBT_SKIP_BUDGET:-3}
+skip_record() { # kernel file-with-one-description-per-line
+	sed "s/^/$1\t/" "$2" >>"$LOG/skips.all"
 }
+: >"$LOG/skips.all"
 
 # ---- the full run, on Debian's own 7.2 image: every test but the
 # sanitizer kernel's own, out of tree (run_all.sh numbers all results into
@@ -321,44 +346,66 @@ vm_failure() {
 	esac
 	echo "vm.sh exit $2 ($why${last:+, $last}${con:+; console: $con})"
 }
-# distro_vm KVER TESTS: one boot of a distro kernel, the out-of-tree
-# module built for it, run_all.sh numbering TESTS into one TAP stream;
-# distro_account KVER counts its results.  A guest that dies, times out
-# or shows a splat on its console fails the run; nothing is booted again.
-# The VM's own limit is not what bounds make test (CI's 90 minutes do):
-# 4800 s lets a slow machine's full run end and report; a test that hangs
-# costs its own limit (run_all.sh), not the VM's.
-distro_vm() { # KVER TESTS: the boot; its log in $LOG/vm-KVER.tap, its exit in .rc
-	ARBT_TESTS=$2 \
-		bash scripts/vm.sh -n -k "$1" -t "${ARBT_VM_TIMEOUT:-4800}" -- selftests/arbtable/run_all.sh
+# distro_vm ID KVER TESTS: one boot of a distro kernel, the out-of-tree
+# module built for it, run_all.sh numbering TESTS into one TAP stream
+# (TESTS "-": the full run's queue, below); distro_account ID KVER counts
+# its results.  A guest that dies, times out or shows a splat on its
+# console fails the run; nothing is booted again.  The VM's own limit is
+# not what bounds make test (CI's 90 minutes do): 4800 s lets a slow
+# machine's run end and report; a test that hangs costs its own limit
+# (run_all.sh), not the VM's.
+distro_vm() { # ID KVER TESTS: the boot; its log in $LOG/vm-ID.tap, its exit in .rc
+	if [ "$3" = - ]; then
+		ARBT_QUEUE=$FULLQ ARBTABLE_VM_RWDIR=$FULLQ \
+			bash scripts/vm.sh -n -k "$2" -t "${ARBT_VM_TIMEOUT:-4800}" -- selftests/arbtable/run_all.sh
+	else
+		ARBT_TESTS=$3 \
+			bash scripts/vm.sh -n -k "$2" -t "${ARBT_VM_TIMEOUT:-4800}" -- selftests/arbtable/run_all.sh
+	fi
 	echo $? >"$LOG/vm-$1.rc"
 }
-distro_account() { # KVER: the counts of its run
-	local k=$1 log vrc p s f plan
-	log=$LOG/vm-$k.tap
-	vrc=$(cat "$LOG/vm-$k.rc" 2>/dev/null || echo 125)
+distro_account() { # ID KVER: the counts of its run
+	local id=$1 k=$2 log vrc p s f plan
+	log=$LOG/vm-$id.tap
+	vrc=$(cat "$LOG/vm-$id.rc" 2>/dev/null || echo 125)
 	p=$(grep -E '^ok [0-9]+' "$log" | grep -cv '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$log" | grep -c '# SKIP')
-	grep -E '^ok [0-9]+.*# SKIP' "$log" | sed -E 's/^ok [0-9]+ - //; s/ # SKIP.*//' >"$LOG/skips-$k.txt"
+	grep -E '^ok [0-9]+.*# SKIP' "$log" | sed -E 's/^ok [0-9]+ - //' >"$LOG/skips-$id.txt"
 	skipped=$((skipped + s))
 	f=$(grep -cE '^not ok [0-9]+' "$log")
-	grep -E '^not ok [0-9]+' "$log" | sed "s/^/vm $k: /" >>"$LOG/failures.txt"
-	[ "$vrc" = 0 ] || fail_note "vm $k: $(vm_failure "$log" "$vrc")"
+	grep -E '^not ok [0-9]+' "$log" | sed "s/^/vm $id: /" >>"$LOG/failures.txt"
+	[ "$vrc" = 0 ] || fail_note "vm $id: $(vm_failure "$log" "$vrc")"
 	plan=$(sed -nE 's/^1\.\.([0-9]+)$/\1/p' "$log" | tail -n1)
 	passed=$((passed + p))
 	failed=$((failed + f))
 	if [ -z "$plan" ]; then
-		echo "VM suite on $k: no TAP plan (vm.sh exit $vrc): counted as a failure"
+		echo "VM suite $id: no TAP plan (vm.sh exit $vrc): counted as a failure"
+		fail_note "vm $id: no TAP plan (vm.sh exit $vrc)"
 		failed=$((failed + 1))
 	elif [ "$plan" != $((p + f + s)) ]; then
-		echo "VM suite on $k: plan 1..$plan but $((p + f + s)) results: counted as a failure"
+		echo "VM suite $id: plan 1..$plan but $((p + f + s)) results: counted as a failure"
+		fail_note "vm $id: plan 1..$plan but $((p + f + s)) results"
 		failed=$((failed + 1))
 	elif [ "$vrc" != 0 ] && [ "$f" = 0 ]; then
-		echo "VM suite on $k: vm.sh exit $vrc with no failed test: counted as a failure"
+		echo "VM suite $id: vm.sh exit $vrc with no failed test: counted as a failure"
 		failed=$((failed + 1))
 	fi
-	skip_record "$k" "$LOG/skips-$k.txt"
-	echo "VM suite on $k: $p passed, $f failed, $s skipped (log: $log)"
+	skip_record "$k" "$LOG/skips-$id.txt"
+	echo "VM suite $id ($k): $p passed, $f failed, $s skipped (log: $log)"
+}
+# plan_check WHAT LOG TESTS...: each test of the plan ran in LOG (its
+# "# ===== test_T.sh" mark); one failure names those that did not
+plan_check() {
+	local what=$1 log=$2 t miss=
+	shift 2
+	for t in "$@"; do
+		grep -qxF "# ===== test_$t.sh" $log 2>/dev/null || miss="$miss $t"
+	done
+	if [ -n "$miss" ]; then
+		echo "$what: planned but not run:$miss (counted as a failure)"
+		fail_note "$what: planned but not run:$miss"
+		failed=$((failed + 1))
+	fi
 }
 # ---- 7.2 sanitizer kernel (KASAN, lockdep, kmemleak, UBSAN, debug
 # objects, failslab): built from linux-source-7.2 with sch_arbtable in
@@ -471,22 +518,59 @@ san_account() {
 # children, the mtu following the device under UDP and TCP, link speed
 # changes on virtio-net, the children behind a GSO split and tagged
 # full-size frames (issue 35: each of the defects on every kernel).
-# make check-full adds auto_admit, deficit, ceil and strict.
+# make check-full adds auto_admit, deficit, ceil and strict.  A kernel
+# whose headers are missing is a failure, not a subset left out.
 SUBSET_TESTS=${ARBT_SUBSET_TESTS:-config auto_config stalled mtu_follow link_change gso_default gso_children vlan_frames emptied roundtrip dump_lock}
 [ "${ARBT_FULL:-0}" = 1 ] && SUBSET_TESTS=${ARBT_SUBSET_TESTS:-$SUBSET_TESTS auto_admit deficit ceil strict}
 subset_kvers=
-for k in $(pick 6.1) $(pick 6.12); do
-	[ "${ARBT_DISTRO:-1}" = 1 ] && [ "$k" != "$FULL_KVER" ] &&
-		{ [ -z "${ARBT_TESTS:-}" ] || [ -n "${ARBT_SUBSET_TESTS:-}" ]; } &&
-		subset_kvers="$subset_kvers $k"
-done
+if [ "${ARBT_DISTRO:-1}" = 1 ] && { [ -z "${ARBT_TESTS:-}" ] || [ -n "${ARBT_SUBSET_TESTS:-}" ]; }; then
+	for v in 6.1 6.12; do
+		k=$(pick "$v")
+		if [ -z "$k" ]; then
+			echo "no linux-headers-$v.*-amd64: the $v subset cannot run (scripts/setup.sh installs them): counted as a failure"
+			fail_note "$v subset: no linux-headers-$v.*-amd64"
+			failed=$((failed + 1))
+		elif [ "$k" != "$FULL_KVER" ]; then
+			subset_kvers="$subset_kvers $k"
+		fi
+	done
+fi
+
+# ---- the full run's queue.  Its tests are files in $FULLQ/todo, longest
+# first (measured on the slower machine, 2026-11-28); a guest on Debian's
+# 7.2 image takes one at a time (run_all.sh's ARBT_QUEUE: a test is that
+# guest's when its rename into taken/ succeeds), so the first lane starts
+# on it at once and the second joins when the sanitizer kernel is done:
+# neither lane idles while the other has a third of the full run to go.
+FULLQ=$LOG/fullq
+rm -rf "$FULLQ"
+mkdir -p "$FULLQ/todo" "$FULLQ/taken"
+chmod 777 "$FULLQ" "$FULLQ/todo" "$FULLQ/taken"
+FULL_ORDER="cni_classes cni tcp_tenants containerd capacity stress podman arbsim auto_churn auto_admit"
+full_run=
+if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
+	full_run=1
+	i=100
+	for t in $(printf '%s\n' $FULL_ORDER | grep -xF -f <(tr ' ' '\n' <<<"$full_tests")) \
+		 $(printf '%s\n' $full_tests | grep -vxF -f <(tr ' ' '\n' <<<"$FULL_ORDER")); do
+		: >"$FULLQ/todo/$i-$t"
+		i=$((i + 1))
+	done
+fi
+full_left() { ls "$FULLQ/todo" 2>/dev/null | wc -l; }
+full_lane() { # LANE: one 7.2 guest that takes from the queue until it is empty
+	echo "lane $1: full run on $FULL_KVER from $(($(date +%s) - t0)) s ($(full_left) tests left)" >>"$LOG/lanes.txt"
+	distro_vm "full.$1" "$FULL_KVER" - 
+	echo "lane $1: full run's guest done at $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
+}
 
 # Two lanes.  A TCG guest runs its vCPUs in one host thread (vm.sh), so
-# it keeps one core busy: the full run takes one, the sanitizer kernel's
-# run the other (after its build, on a cold machine), and the 6.1 and
-# 6.12 subsets go to whichever lane is free first (a queue both take
-# from).  Output of what ran beside the full run is printed when it is
-# done.  The host checks, at idle priority, take what the lanes leave.
+# it keeps one core busy.  Lane 1 starts the full run's queue; lane 2
+# builds the sanitizer kernel when it is not cached and runs it, then
+# joins the queue while at least two tests are left; the 6.1 and 6.12
+# subsets go to whichever lane is free after that (a queue both take
+# from).  Output of the second lane is printed when it is done.  The host
+# checks, at idle priority, take what the lanes leave.
 san_lane=
 if [ "${ARBT_SANITIZER:-1}" = 1 ] && [ "${ARBT_LANES:-2}" = 2 ]; then
 	san_lane=1
@@ -503,13 +587,15 @@ subset_runs() {
 	while k=$(subset_next) && [ -n "$k" ]; do
 		echo "lane $1: $k subset from $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
 		[ "$1" = 1 ] && echo "lane 1: booting $k for the subset ($(date +%T))"
-		distro_vm "$k" "$SUBSET_TESTS" >"$LOG/vm-$k.tap" 2>&1
+		distro_vm "$k" "$k" "$SUBSET_TESTS" >"$LOG/vm-$k.tap" 2>&1
 	done
 }
 : >"$LOG/lanes.txt"
+nfull=$(full_left)
+step "plan: full run on ${FULL_KVER:-no kernel}: $nfull tests ($(ls "$FULLQ/todo" | sed 's/^[0-9]*-//' | tr '\n' ' ')); subsets on${subset_kvers:- none}: $(wc -w <<<"$SUBSET_TESTS") tests each; sanitizer kernel: $([ "${ARBT_SANITIZER:-1}" = 1 ] && san_progs || echo none)${HOST_PLAN:+; host suites: $HOST_PLAN}"
 lane_bg=
-if [ "${ARBT_LANES:-2}" = 2 ] && { [ -n "$subset_kvers" ] || [ -n "$san_lane" ]; }; then
-	step "second lane in the background:${san_lane:+ the sanitizer kernel${san_bg:+ (after its build)},}${subset_kvers:+ subsets on$subset_kvers as the lanes free} (output below when the full run is done)"
+if [ "${ARBT_LANES:-2}" = 2 ] && { [ -n "$subset_kvers" ] || [ -n "$san_lane" ] || [ -n "$full_run" ]; }; then
+	step "second lane in the background:${san_lane:+ the sanitizer kernel${san_bg:+ (after its build)},} the full run's queue while tests are left${subset_kvers:+, subsets on$subset_kvers as the lanes free} (output below when the full run is done)"
 	(
 		if [ -n "$san_lane" ]; then
 			if [ -n "$san_bg" ]; then
@@ -520,16 +606,16 @@ if [ "${ARBT_LANES:-2}" = 2 ] && { [ -n "$subset_kvers" ] || [ -n "$san_lane" ];
 			echo "lane 2: sanitizer run from $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
 			san_prepare >"$LOG/sanitizer-lane.out" 2>&1 && san_vm >"$LOG/vm-sanitizer.tap" 2>&1
 		fi
+		[ -n "$full_run" ] && [ "$(full_left)" -ge 2 ] && full_lane 2 >"$LOG/vm-full.2.tap" 2>&1
 		subset_runs 2
 		echo "lane 2: done at $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
 	) &
 	lane_bg=$!
 fi
 
-if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
-	step "VM suite on $FULL_KVER (distro kernel, one boot, out-of-tree module, run_all.sh)"
-	distro_vm "$FULL_KVER" "$full_tests" 2>&1 | tee "$LOG/vm-$FULL_KVER.tap"
-	distro_account "$FULL_KVER"
+if [ -n "$full_run" ]; then
+	step "VM suite on $FULL_KVER (distro kernel, out-of-tree module, run_all.sh taking tests from the full run's queue)"
+	full_lane 1 2>&1 | tee "$LOG/vm-full.1.tap"
 fi
 
 if [ -n "$lane_bg" ]; then
@@ -544,16 +630,35 @@ if [ -n "$lane_bg" ]; then
 	step "second lane: waiting for it"
 	wait "$lane_bg"
 	sed 's/^/    /' "$LOG/lanes.txt"
+fi
+if [ -n "$full_run" ]; then
+	distro_account full.1 "$FULL_KVER"
+	if [ -f "$LOG/vm-full.2.rc" ]; then
+		step "VM suite on $FULL_KVER, the second lane's guest on the full run's queue"
+		cat "$LOG/vm-full.2.tap"
+		distro_account full.2 "$FULL_KVER"
+	fi
+	# the plan: every test of the queue taken and run, once
+	plan_check "full run on $FULL_KVER" "$LOG/vm-full.[12].tap" $full_tests
+	if [ "$(full_left)" != 0 ]; then
+		echo "full run: $(full_left) tests never taken from the queue: counted as a failure"
+		fail_note "full run: never taken: $(ls "$FULLQ/todo" | tr '\n' ' ')"
+		failed=$((failed + 1))
+	fi
+fi
+if [ -n "$lane_bg" ]; then
 	for k in $subset_kvers; do
 		step "VM suite on $k (distro kernel, one boot, out-of-tree module: $SUBSET_TESTS)"
 		cat "$LOG/vm-$k.tap"
-		distro_account "$k"
+		distro_account "$k" "$k"
+		plan_check "subset on $k" "$LOG/vm-$k.tap" $SUBSET_TESTS
 	done
 else
 	for k in $subset_kvers; do
 		step "VM suite on $k (distro kernel, one boot, out-of-tree module: $SUBSET_TESTS)"
-		distro_vm "$k" "$SUBSET_TESTS" 2>&1 | tee "$LOG/vm-$k.tap"
-		distro_account "$k"
+		distro_vm "$k" "$k" "$SUBSET_TESTS" 2>&1 | tee "$LOG/vm-$k.tap"
+		distro_account "$k" "$k"
+		plan_check "subset on $k" "$LOG/vm-$k.tap" $SUBSET_TESTS
 	done
 fi
 
@@ -582,14 +687,28 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 	fi
 	san_account
 fi
-if [ ${#skip_runs[@]} -ge 2 ]; then
-	both=$(for r in "${skip_runs[@]}"; do sort -u "$LOG/skips-$r.txt"; done | sort | uniq -d)
-	if [ -n "$both" ]; then
-		echo "skipped on more than one kernel (counted as failures):"
-		sed 's/^/    SKIP /' <<<"$both"
-		sed 's/^/skipped on more than one kernel: /' <<<"$both" >>"$LOG/failures.txt"
-		failed=$((failed + $(grep -c . <<<"$both")))
-	fi
+
+# the one skip budget: every skip of the run by name
+for f in "$LOG"/skips-host-*.txt; do
+	[ -s "$f" ] && skip_record host "$f"
+done
+nskip=$(grep -c . "$LOG/skips.all")
+if [ "$nskip" -gt 0 ]; then
+	step "skipped ($nskip; the budget of the whole run is $SKIP_BUDGET)"
+	sed 's/^/    SKIP [/; s/\t/] /' "$LOG/skips.all"
+fi
+if [ "$nskip" -gt "$SKIP_BUDGET" ]; then
+	echo "$nskip checks skipped, more than the run's budget of $SKIP_BUDGET: counted as a failure"
+	fail_note "$nskip checks skipped (budget $SKIP_BUDGET)"
+	failed=$((failed + 1))
+fi
+# the same check skipped on two kernels (its numbers taken out)
+both=$(sed -E 's/ # SKIP.*//; s/[0-9]+(\.[0-9]+)?/N/g' "$LOG/skips.all" | sort -u | cut -f2- | sort | uniq -d)
+if [ -n "$both" ]; then
+	echo "skipped on more than one kernel (counted as failures):"
+	sed 's/^/    SKIP /' <<<"$both"
+	sed 's/^/skipped on more than one kernel: /' <<<"$both" >>"$LOG/failures.txt"
+	failed=$((failed + $(grep -c . <<<"$both")))
 fi
 
 step "done in $(($(date +%s) - t0))s"

@@ -19,6 +19,27 @@ if [ ${#tests[@]} -eq 0 ]; then
 	tests=(test_*.sh)
 fi
 
+# next_test: the next test file into $t.  With ARBT_QUEUE (scripts/test.sh
+# runs the full run in both lanes) the tests are files NNN-name in
+# $ARBT_QUEUE/todo, shared with a guest in the other lane: a test is ours
+# when its rename into taken/ succeeds (one rename wins on the host).
+ti=0
+next_test() {
+	local f
+	if [ -n "${ARBT_QUEUE:-}" ]; then
+		for f in $(ls "$ARBT_QUEUE/todo" 2>/dev/null); do
+			if mv "$ARBT_QUEUE/todo/$f" "$ARBT_QUEUE/taken/$f" 2>/dev/null; then
+				t=${f#*-}
+				return 0
+			fi
+		done
+		return 1
+	fi
+	[ "$ti" -lt ${#tests[@]} ] || return 1
+	t=${tests[$ti]}
+	ti=$((ti + 1))
+}
+
 n=0
 failed=0
 result() { # ok|not ok, desc
@@ -62,7 +83,7 @@ if [ -w /sys/kernel/debug/kmemleak ] || { mount -t debugfs none /sys/kernel/debu
 	echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
 	echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
 fi
-for t in "${tests[@]}"; do
+while next_test; do
 	t=${t##*/}
 	[ -f "$t" ] || t=test_$t.sh
 	if [ ! -f "$t" ]; then
