@@ -3,7 +3,7 @@
 # make check-fresh: the README's set-up on a machine that has never run it
 # (issue 43).  A clean Debian 12 root (debootstrap minbase with what a
 # user has before the README: git, make, ca-certificates; the host's apt
-# sources, as on a machine of this kind), a fresh clone of this commit in
+# sources and apt network settings, as on a machine of this kind), a fresh clone of this commit in
 # it, then in a chroot:
 #   1. scripts/setup.sh, the first time: must end 0 ("setup: done");
 #   2. scripts/setup.sh again: must end 0 and only check;
@@ -48,6 +48,11 @@ fi
 # machine of this kind has them
 rm -f "$R/etc/apt/sources.list"
 cp /etc/apt/sources.list.d/debian.sources "$R/etc/apt/sources.list.d/"
+# and its apt network settings (Acquire::*: on these machines the mirror
+# is a dated snapshot, read with Check-Valid-Until off)
+for f in /etc/apt/apt.conf.d/*; do
+	grep -q '^[[:space:]]*Acquire::' "$f" 2>/dev/null && cp "$f" "$R/etc/apt/apt.conf.d/"
+done
 cp -L /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
 printf '127.0.0.1\tlocalhost\n' >"$R/etc/hosts"
 mount -t proc proc "$R/proc" && mount -t sysfs sys "$R/sys" &&
