@@ -3,7 +3,8 @@
 # `make lint` inside `make test` (issue 15): checkpatch on the kernel
 # sources and the uapi header, kernel-doc, sparse (C=2, W=1) against each kernel in
 # KVERS, no stack frame above 256 bytes (-fstack-usage), and .rst
-# documents that docutils parses without a warning.  The W=1 -Werror module builds themselves are part of `make all`.
+# documents that docutils parses without a warning, man pages that groff
+# renders without a warning.  The W=1 -Werror module builds themselves are part of `make all`.
 # Any new warning fails.  Ends with "N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,5 +26,6 @@ one "kernel-doc -Wall: the uapi header's structs and enums fully described" kern
 one "sparse (C=2, W=1): no warning on any kernel in KVERS" sparse
 one "stack (-fstack-usage): no frame above 256 bytes on any kernel in KVERS" stack
 one "rst: every Documentation/networking/*.rst, Documentation/dev/*.rst and the selftests README parses without a docutils warning" rst
+one "man pages: every page renders without a groff warning" man-lint
 echo "lint: $pass passed, $fail failed"
 [ "$fail" = 0 ]

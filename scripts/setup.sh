@@ -5,7 +5,7 @@ set -euo pipefail
 
 CACHE=${ARBTABLE_CACHE:-/var/cache/arbtable}
 K612=${ARBTABLE_K612:-6.12.95+deb12-amd64}
-STAMP=$CACHE/setup.v10.done
+STAMP=$CACHE/setup.v11.done
 
 # Debian 12 only, checked before anything else: what follows writes
 # bookworm, trixie and sid apt sources, which would damage another
@@ -137,7 +137,7 @@ apt_hooked install -y -qq --no-install-recommends \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
 	nftables libbpf-dev bpftool abigail-tools jq python3-yaml python3-docutils shellcheck \
-	curl openssl runc strace \
+	curl openssl runc strace man-db groff-base \
 	debhelper dh-dkms lintian fakeroot debootstrap >/dev/null
 apt_hooked install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 golang-1.23-go >/dev/null

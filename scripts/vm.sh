@@ -137,8 +137,10 @@ else
 	tcg_opt="-accel tcg,thread=${ARBTABLE_VM_TCG_THREAD:-single}"
 fi
 [ -n "$NET" ] && args+=(--network loop)
-# a directory the guest may write (scripts/test.sh's full-run queue)
-[ -n "${ARBTABLE_VM_RWDIR:-}" ] && args+=("--rwdir=$ARBTABLE_VM_RWDIR")
+# a host directory the guest may write, at /tmp/arbt-rw in the guest
+# (scripts/test.sh's full-run queue; vng mounts it only under a path
+# the guest can create, not on the read-only root)
+[ -n "${ARBTABLE_VM_RWDIR:-}" ] && args+=("--rwdir=/tmp/arbt-rw=$ARBTABLE_VM_RWDIR")
 # Kernel boot options for the guest (none by default).  Under TCG the
 # clocksource watchdog can mark the TSC unstable; the 6.12 guest then died
 # in the int3 text patching that follows ("Oops: int3" in

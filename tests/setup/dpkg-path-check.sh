@@ -106,10 +106,11 @@ else
 fi
 
 # setup installs and configures only through the helpers
-bad=$(grep -nE '^[^#]*\b(apt-get|apt)[[:space:]]+(-[^[:space:]]+[[:space:]]+)*install\b|^[^#]*\bdpkg[[:space:]]+(-i|--install|--configure)\b' "$here/scripts/setup.sh")
+setup_sh=${ARBT_SETUP_SH:-$here/scripts/setup.sh}
+bad=$(grep -nE '(^|[;&|(]|then|do)[[:space:]]*(apt-get|apt|dpkg)[[:space:]]+([^[:space:]]+[[:space:]]+)*(install|-i|--install|--configure)\b' "$setup_sh")
 if [ -z "$bad" ]; then
 	ok "scripts/setup.sh: every apt-get install and dpkg --configure goes through apt_hooked/dpkg_hooked"
 else
-	nok "scripts/setup.sh runs apt or dpkg without the hooks path: $bad"
+	nok "scripts/setup.sh runs apt or dpkg without the hooks path: $(tr '\n' ' ' <<<"$bad")"
 fi
 done_

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# arbtable-dra's pkg/podnet against a real kernel: the pod's host-side
+# interface found for veth and refused for macvlan and ipvlan, and the
+# mark filter (clsact, matchall, skbedit) put on and taken off a veth.
+# Go's test binary (make dra-vmtests) runs here because the build host's
+# kernel may lack those device kinds and actions; every Go test and
+# subtest is one result, and a t.Skip is a failure: this kernel has all
+# of them.
+. "$(dirname "$0")/lib.sh"
+tap_begin "arbtable-dra pkg/podnet on a real kernel"
+bin=$ARBT_ROOT/build/dra/podnet.test
+if [ ! -x "$bin" ]; then
+	tap_fail "podnet: $bin built (make dra-vmtests)"
+	tap_end
+	exit
+fi
+out=$(cd /tmp && LD_LIBRARY_PATH=$ARBT_ROOT/build/lib "$bin" -test.v -test.count=1 2>&1)
+rc=$?
+n=0
+while read -r verdict name secs; do
+	n=$((n + 1))
+	case $verdict in
+	PASS) tap_ok "podnet: $name $secs" ;;
+	SKIP) tap_fail "podnet: $name skipped: $(grep -A2 -F -- "--- SKIP: $name " <<<"$out" | sed -n 2p | sed 's/^[[:space:]]*//')" ;;
+	*) tap_fail "podnet: $name $secs"; diag "$(grep -B20 -F -- "--- FAIL: $name " <<<"$out" | tail -n 20)" ;;
+	esac
+done < <(sed -nE 's/^[[:space:]]*--- (PASS|FAIL|SKIP): ([^ ]+) (\(.*\))$/\1 \2 \3/p' <<<"$out")
+tap_check "podnet: the test binary exited 0 with results ($n; exit $rc)" test "$rc" = 0 -a "$n" -gt 0
+tap_end
