@@ -408,6 +408,24 @@ plan_check() {
 		failed=$((failed + 1))
 	fi
 }
+# checks_plan RUN LOG...: each test's number of checks against
+# selftests/arbtable/plan (scripts/test-plan.sh), in make test's own
+# configuration only (a list in ARBT_TESTS or make check-full's sizes
+# make other counts)
+checks_plan() {
+	local run=$1 out hp hf
+	shift
+	[ -z "${ARBT_TESTS:-}" ] && [ -z "${ARBT_SUBSET_TESTS:-}" ] && [ -z "${ARBT_SAN_TESTS:-}" ] &&
+		[ "${ARBT_FULL:-0}" != 1 ] || return 0
+	out=$(bash scripts/test-plan.sh check "$run" "$@")
+	printf '%s\n' "$out" | grep '^not ok' | sed 's/^/    /'
+	printf '%s\n' "$out" | grep '^not ok' >>"$LOG/failures.txt"
+	printf '%s\n' "$out" | tail -n1
+	hp=$(sed -nE 's/^plan [^:]*: ([0-9]+) passed, ([0-9]+) failed$/\1/p' <<<"$out")
+	hf=$(sed -nE 's/^plan [^:]*: ([0-9]+) passed, ([0-9]+) failed$/\2/p' <<<"$out")
+	passed=$((passed + ${hp:-0}))
+	failed=$((failed + ${hf:-1}))
+}
 # ---- 7.2 sanitizer kernel (KASAN, lockdep, kmemleak, UBSAN, debug
 # objects, failslab): built from linux-source-7.2 with sch_arbtable in
 # net/sched when not cached (scripts/sanitizer-kernel.sh), the module
@@ -641,6 +659,7 @@ if [ -n "$full_run" ]; then
 	fi
 	# the plan: every test of the queue taken and run, once
 	plan_check "full run on $FULL_KVER" "$LOG/vm-full.[12].tap" $full_tests
+	checks_plan full "$LOG"/vm-full.[12].tap
 	if [ "$(full_left)" != 0 ]; then
 		echo "full run: $(full_left) tests never taken from the queue: counted as a failure"
 		fail_note "full run: never taken: $(ls "$FULLQ/todo" | tr '\n' ' ')"
@@ -653,6 +672,7 @@ if [ -n "$lane_bg" ]; then
 		cat "$LOG/vm-$k.tap"
 		distro_account "$k" "$k"
 		plan_check "subset on $k" "$LOG/vm-$k.tap" $SUBSET_TESTS
+		checks_plan "$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<<"$k")" "$LOG/vm-$k.tap"
 	done
 else
 	for k in $subset_kvers; do
@@ -660,6 +680,7 @@ else
 		distro_vm "$k" "$k" "$SUBSET_TESTS" 2>&1 | tee "$LOG/vm-$k.tap"
 		distro_account "$k" "$k"
 		plan_check "subset on $k" "$LOG/vm-$k.tap" $SUBSET_TESTS
+		checks_plan "$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<<"$k")" "$LOG/vm-$k.tap"
 	done
 fi
 
@@ -687,6 +708,7 @@ if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
 		fi
 	fi
 	san_account
+	[ -s "$LOG/sanitizer-ready" ] && checks_plan sanitizer "$LOG/vm-sanitizer.tap"
 fi
 
 # the one skip budget: every skip of the run by name
