@@ -132,7 +132,7 @@ echo "setup: installing packages (kernels 6.1 and $K612, linux-source 6.12 and 7
 apt_hooked install -y -qq --no-install-recommends \
 	build-essential pkg-config dpkg-dev kmod bc cpio flex bison \
 	linux-image-amd64 linux-headers-amd64 \
-	qemu-system-x86 busybox-static iperf3 ethtool procps \
+	qemu-system-x86 busybox-static iperf3 ethtool procps iproute2 \
 	libnl-3-dev libnl-route-3-dev libjson-c-dev libcmocka-dev libelf-dev \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
