@@ -26,9 +26,20 @@ t0=$(date +%s)
 ok() { echo "ok - $*"; pass=$((pass + 1)); }
 nok() { echo "not ok - $*"; fail=$((fail + 1)); }
 say() { echo "[check-fresh $(($(date +%s) - t0))s] $*"; }
-finish() {
+unmount_root() {
 	for m in dev/pts dev sys proc run; do umount -l "$R/$m" 2>/dev/null; done
-	[ "${ARBT_FRESH_KEEP:-0}" = 1 ] || rm -rf "$W"
+}
+# never through a mount the root still has (/dev is the host's)
+remove_root() {
+	if findmnt -rn -o TARGET | grep -q "^$W/"; then
+		echo "check-fresh: mounts left under $W; not removing it" >&2
+		return 1
+	fi
+	rm -rf --one-file-system "$W"
+}
+finish() {
+	unmount_root
+	[ "${ARBT_FRESH_KEEP:-0}" = 1 ] || remove_root
 	echo "check-fresh: $pass passed, $fail failed"
 	[ "$fail" = 0 ]
 	exit
@@ -36,8 +47,8 @@ finish() {
 [ "$(id -u)" = 0 ] || { nok "must run as root (debootstrap, chroot)"; finish; }
 command -v debootstrap >/dev/null || { nok "debootstrap missing (scripts/setup.sh installs it)"; finish; }
 trap finish INT TERM
-for m in dev/pts dev sys proc run; do umount -l "$R/$m" 2>/dev/null; done
-rm -rf "$W"
+unmount_root
+remove_root || { nok "mounts left under $W from an earlier run"; exit 1; }
 mkdir -p "$W"
 say "debootstrap bookworm (minbase, git make ca-certificates) into $R"
 if ! debootstrap --variant=minbase --include=git,make,ca-certificates bookworm "$R" "$MIRROR" >"$W/debootstrap.log" 2>&1; then
