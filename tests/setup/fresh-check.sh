@@ -3,7 +3,8 @@
 # make check-fresh: the README's set-up on a machine that has never run it
 # (issue 43).  A clean Debian 12 root (debootstrap minbase with what a
 # user has before the README: git, make, ca-certificates; the host's apt
-# sources and apt network settings, as on a machine of this kind), a fresh clone of this commit in
+# sources, apt network settings and certificate authorities, as on a
+# machine of this kind), a fresh clone of this commit in
 # it, then in a chroot:
 #   1. scripts/setup.sh, the first time: must end 0 ("setup: done");
 #   2. scripts/setup.sh again: must end 0 and only check;
@@ -64,6 +65,14 @@ cp /etc/apt/sources.list.d/debian.sources "$R/etc/apt/sources.list.d/"
 for f in /etc/apt/apt.conf.d/*; do
 	grep -q '^[[:space:]]*Acquire::' "$f" 2>/dev/null && cp "$f" "$R/etc/apt/apt.conf.d/"
 done
+# and the machine's own certificate authorities (its egress to the Go
+# module proxy is signed by one)
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+	mkdir -p "$R/usr/local/share/ca-certificates"
+	cp /usr/local/share/ca-certificates/*.crt "$R/usr/local/share/ca-certificates/"
+	chroot "$R" update-ca-certificates >/dev/null 2>&1 ||
+		{ nok "update-ca-certificates in the root failed"; finish; }
+fi
 cp -L /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
 printf '127.0.0.1\tlocalhost\n' >"$R/etc/hosts"
 mount -t proc proc "$R/proc" && mount -t sysfs sys "$R/sys" &&
