@@ -565,7 +565,9 @@ FULLQ=$LOG/fullq
 rm -rf "$FULLQ"
 mkdir -p "$FULLQ/todo" "$FULLQ/taken"
 chmod 777 "$FULLQ" "$FULLQ/todo" "$FULLQ/taken"
-FULL_ORDER="cni_classes cni tcp_tenants containerd capacity stress podman arbsim auto_churn auto_admit"
+# tcp_tenants before cni_classes: after cni_classes in the same guest its
+# TCP clients time out connecting (seen at 15deb57 too, 2026-11-28)
+FULL_ORDER="tcp_tenants cni_classes cni containerd capacity stress podman arbsim auto_churn auto_admit"
 full_run=
 if [ "${ARBT_DISTRO:-1}" = 1 ] && [ -n "$FULL_KVER" ]; then
 	full_run=1
