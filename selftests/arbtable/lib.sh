@@ -369,7 +369,7 @@ in_trace_stop() {
 	echo 0 >$IN_TR/tracing_on
 	echo 0 >$IN_TR/events/net/net_dev_queue/enable
 	grep -q WSTART $IN_TR/trace && cat $IN_TR/trace >"$1"
-	: >$IN_TR/trace; echo 0 >$IN_TR/buffer_size_kb
+	: >$IN_TR/trace
 	rmdir $IN_TR 2>/dev/null
 	true
 }

@@ -8,7 +8,11 @@
 #   gold    rate R1 latency L1   1 TCP flow
 #   silver  rate R2              8 TCP flows
 #   bronze  share 20             16 TCP flows
-#   flood   share 10             UDP far above the link rate
+#   flood   share 10             UDP at 1.2 x the link rate (its class
+#                                gets ~8% of it: always backlogged); a
+#                                flood the guest cannot make (2 x at
+#                                30 Mbit/s made 27 of its 60) only takes
+#                                the CPU the qdisc's dequeue needs
 # Run at 10 Mbit/s and at ARBT_TCP_FAST_K x 10 Mbit/s (default 200; make
 # test runs 30, what a TCG guest beside CI's second lane keeps busy: at
 # 200 it sent 58 Mbit/s there and the rate checks could only skip), rates
@@ -188,7 +192,7 @@ phase() {
 	if [ $in_ok = 1 ]; then
 		echo WEND >$TRQ/trace_marker; echo 0 >$TRQ/tracing_on
 		echo 0 >$TRQ/events/net/net_dev_queue/enable
-		cat $TRQ/trace >"$tmp/in.$k"; : >$TRQ/trace; echo 0 >$TRQ/buffer_size_kb
+		cat $TRQ/trace >"$tmp/in.$k"; : >$TRQ/trace
 	fi
 	vh_rx_all >"$tmp/rx1.$k"
 	# what each tenant offered in the window: bytes in from its namespace
@@ -271,7 +275,7 @@ phase() {
 	# byte); measure()'s device counter is not exact here: with TSO the
 	# NIC counts a super-packet without its replicated headers.  The
 	# qdisc must send its rate when the tenants together offered it (the
-	# UDP flood alone asks for twice the link): where they did not, the
+	# UDP flood alone asks for 1.2 x the link): where they did not, the
 	# guest could not make the load, and a low rate is a skip that says
 	# so; where they did, every rate check below fails rather than skips
 	# The time the guest ran no sender (net_dev_queue gaps longer than
@@ -409,14 +413,14 @@ timing_check() {
 	fi
 }
 
-phase 1 30k 30 ${ARBT_TCP_WIN:-10}
+phase 1 30k 12 ${ARBT_TCP_WIN:-10}
 # The fast phase's window: 6 s, or 18 s on a slow kernel.  The KASAN guest
 # keeps only ~5 of its 50 Mbit/s busy, and the whole rounds that fall in a
 # 6 s window there varied ~3x between runs (59,552 B in one CI run against
 # the 100,000 B the share check needs, 177 KB in the one before).
 fast_win=6
 [ "${ARBT_SLOW_KERNEL:-0}" = 1 ] && fast_win=18
-# the bucket 12 ms of the rate (300k at 200 Mbit/s), the UDP flood twice it
+# the bucket 12 ms of the rate (300k at 200 Mbit/s), the UDP flood 1.2 x it
 fk=${ARBT_TCP_FAST_K:-20}
-[ "${ARBT_TCP_FAST:-1}" = 1 ] && phase "$fk" "$((fk * 15))k" "$((fk * 20))" ${ARBT_TCP_WIN_FAST:-$fast_win}
+[ "${ARBT_TCP_FAST:-1}" = 1 ] && phase "$fk" "$((fk * 15))k" "$((fk * 12))" ${ARBT_TCP_WIN_FAST:-$fast_win}
 tap_end
