@@ -284,7 +284,7 @@ phase() {
 	# UDP flood (open loop) made less than 90% of what it was asked, the
 	# guest had not the CPU to make the load: that, measured at its veth,
 	# is the only other excuse
-	local offered qfault=0 busy=1 idle=? fl_off fl_ask gcause=
+	local offered qfault=0 busy=1 idle="?" fl_off fl_ask gcause=
 	offered=$(awk '{ s += $2 } END { printf "%.0f", s }' "$tmp/off.$k")
 	fl_off=$(awk '$1 == "flood" { print $2 }' "$tmp/off.$k") fl_ask=$((flood * 1000000))
 	if [ $in_ok = 1 ] && ! grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "$tmp/in.$k"; then
