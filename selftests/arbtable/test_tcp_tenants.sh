@@ -34,10 +34,14 @@
 #  - the kernel's wall-clock max_hol_wait is the largest wait its
 #    dequeue events carried (wait=), and <= the bound, or explained by
 #    the trace (that very wait carried no more than the bound in bytes).
-# Wall-clock checks may SKIP only where the senders did not offer the
-# load, counted where the tenants' packets enter the root namespace
-# (their veths' rx_bytes, upstream of the qdisc); where they offered it
-# and the qdisc sent less, the check fails.
+# Rates are asked over the part of the window in which the guest ran
+# its senders (skbs handed to the NIC, the core's net_dev_queue, before
+# the qdisc), and no higher than the in-tree tbf at the same rate carries
+# in this guest where the qdisc fell short.  Wall-clock checks may SKIP
+# only where the senders did not make the load, counted where the
+# tenants' packets enter the root namespace (their veths' rx_bytes,
+# upstream of the qdisc); where they made it and the qdisc sent less,
+# the check fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_auto.sh"
 . "$(dirname "$0")/lib_net.sh"
