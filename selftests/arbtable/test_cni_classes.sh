@@ -96,7 +96,7 @@ host_acked() {
 		grep -o 'bytes_acked:[0-9]*' | cut -d: -f2 | sort -n | tail -n1
 }
 host_flow() {
-	local p=$1 da0 db0 b0 b1 n0 n1 a0 a1 t0 t1 hp ra0 rb0 ra1 rb1
+	local p=$1 da0 db0 b0 b1 n0 n1 a0 a1 t0 t1 hp ra0 rb0 ra1 rb1 v0 v1
 	iperf3 -c $NET_RX_ADDR -p 5301 -t 90 >/dev/null 2>&1 &
 	hp=$!
 	# the control and the data connection established
@@ -115,10 +115,10 @@ host_flow() {
 	done
 	da0=$(class_drops "$CRA") db0=$(class_drops "$CRB")
 	a0=$(host_acked) b0=$(class_bytes 1:ff) n0=$(unclassified)
-	ra0=$(vh_rx ra) rb0=$(vh_rx rb)
+	ra0=$(vh_rx ra) rb0=$(vh_rx rb) v0=${EPOCHREALTIME/,/.}
 	t0=$(date +%s.%N)
 	sleep $WIN
-	ra1=$(vh_rx ra) rb1=$(vh_rx rb)
+	ra1=$(vh_rx ra) rb1=$(vh_rx rb) v1=${EPOCHREALTIME/,/.}
 	a1=$(host_acked) b1=$(class_bytes 1:ff) n1=$(unclassified)
 	t1=$(date +%s.%N)
 	DROPS="$(($(class_drops "$CRA") - ${da0:-0})) $(($(class_drops "$CRB") - ${db0:-0}))"
@@ -128,7 +128,7 @@ host_flow() {
 	ELAPSED=$(fcalc "$t1 - $t0") HOSTACK0=${a0:-}
 	HOSTB=$((${b1:-0} - ${b0:-0})) UNCL=$((${n1:-0} - ${n0:-0}))
 	HOSTBPS=$(fcalc "(${a1:-0} - ${a0:-0}) * 8 / $ELAPSED")
-	OFFERED="$(fcalc "(${ra1:-0} - ${ra0:-0}) * 8 / $ELAPSED" | sed 's/\..*//') $(fcalc "(${rb1:-0} - ${rb0:-0}) * 8 / $ELAPSED" | sed 's/\..*//')"
+	OFFERED="$(fcalc "(${ra1:-0} - ${ra0:-0}) * 8 / ($v1 - $v0)" | sed 's/\..*//') $(fcalc "(${rb1:-0} - ${rb0:-0}) * 8 / ($v1 - $v0)" | sed 's/\..*//')"
 	diag "window of $ELAPSED s: the host's TCP goodput $HOSTBPS bit/s ($((${a1:-0} - ${a0:-0})) B acknowledged, ${a0:-none} before); system class sent $HOSTB B, the unclassified queue $UNCL packets; ra, rb offered $OFFERED bit/s at their veths and their classes dropped $DROPS; floods: $(grep -h -m1 -iE 'error|refused' "$tmp/ra.$p" "$tmp/rb.$p" | tr '\n' ' ')"
 }
 # flooded: each flood offered at least half the qdisc's 10 Mbit/s at its

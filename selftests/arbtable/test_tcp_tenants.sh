@@ -396,7 +396,9 @@ phase() {
 # and the fraction of it in which the guest ran a sender (in_busy)
 ref_rate() {
 	local k=$1 burst=$2 flood=$3 win=$4 b=$5 warm=5 name n m p f pr pids="" cp="" a0 a1 t0 t1 busy
-	tc qdisc replace dev "$NET" root handle 1: tbf rate "$((k * 10000 / ARBT_RATE_DIV))kbit" burst "$burst" latency 200ms ||
+	# (replace cannot change the kind under the same handle)
+	tc qdisc del dev "$NET" root 2>/dev/null
+	tc qdisc add dev "$NET" root handle 1: tbf rate "$((k * 10000 / ARBT_RATE_DIV))kbit" burst "$burst" latency 200ms >&2 ||
 		return
 	while read -r name n m p f pr; do
 		ip netns exec $NET_RX iperf3 -s -1 -p "$p" >/dev/null 2>&1 &
