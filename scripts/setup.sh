@@ -128,6 +128,9 @@ K72=${ARBTABLE_K72:-7.2.12+deb13-amd64}
 . "$(dirname "$0")/apt-hooked.sh"
 dpkg_hooked --configure -a >/dev/null
 
+# systemd-sysv: virtme-ng's init powers the guest off with poweroff(8)
+# (without it the guest's init exits and the kernel panics: make
+# check-fresh's minbase root)
 echo "setup: installing packages (kernels 6.1 and $K612, linux-source 6.12 and 7.2, qemu, virtme-ng, libs)"
 apt_hooked install -y -qq --no-install-recommends \
 	build-essential pkg-config dpkg-dev kmod bc cpio flex bison \
@@ -137,7 +140,7 @@ apt_hooked install -y -qq --no-install-recommends \
 	sparse python3 valgrind clang libclang-rt-14-dev udev \
 	dkms python3-pyroute2 libssl-dev dwarves \
 	nftables libbpf-dev bpftool abigail-tools jq python3-yaml python3-docutils shellcheck \
-	curl openssl runc strace man-db groff-base \
+	curl openssl runc strace man-db groff-base systemd-sysv \
 	debhelper dh-dkms lintian fakeroot debootstrap >/dev/null
 apt_hooked install -y -qq --no-install-recommends -t bookworm-backports \
 	"linux-image-$K612" "linux-headers-$K612" linux-source-6.12 golang-1.23-go >/dev/null
