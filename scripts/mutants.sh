@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# make check-mutants: the module built with each deliberate defect of
+# tests/mutants/NN-name.patch and make test's full-run VM tests run on it
+# (Debian's 7.2 image, one boot per mutant, the tests one file at a time,
+# the fast kernel-facing ones first, stopping after the first file with a
+# failed result).  A mutant is killed only by a "not ok" (or a guest that
+# died or splatted inside a test); a run whose only deviations are skips
+# SURVIVED it.  The tests that killed mutants are then run once on the
+# unmutated module, built the same way: a kill by a test that fails
+# without the mutant too proves nothing and is an error.
+#
+#   scripts/mutants.sh
+#   ARBT_MUTANTS="01 03"        the mutants to run (numbers or names; default all)
+#   ARBT_MUTANT_TESTS="a b"     the tests, in this order (default: the full run's)
+#   ARBT_MUTANT_CONFIRM=0       no run of the killing tests on the unmutated module
+#   ARBT_MUTANT_VM_TIMEOUT=S    one boot's limit (default 4800, as the full run's)
+#
+# Ends with a table (mutant, result, killing test and check, time) and
+# exits non-zero when a mutant survived, did not build, or its kill is not
+# confirmed.  Logs in build/mutants/<name>/ (build.log, vm.log).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+
+# ---- guest side: run_all.sh once per test file, in the order given;
+# stop after the first file with a failed result unless ARBT_MUTANT_ALL=1
+if [ "${1:-}" = --guest ]; then
+	shift
+	cd selftests/arbtable || exit 1
+	for t in "$@"; do
+		echo "@@MUT start $t"
+		start=$SECONDS
+		bash ./run_all.sh "$t" 2>&1 | tee /tmp/arbt-mutant.tap
+		f=$(grep -c '^not ok ' /tmp/arbt-mutant.tap)
+		s=$(grep -cE '^ok [0-9]+ .*# SKIP' /tmp/arbt-mutant.tap)
+		echo "@@MUT end $t $((SECONDS - start)) $f $s"
+		[ "$f" = 0 ] || [ "${ARBT_MUTANT_ALL:-0}" = 1 ] || break
+	done
+	echo "@@MUT done"
+	exit 0
+fi
+
+t0=$(date +%s)
+el() { local s=$(($(date +%s) - ${1:-$t0})); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+say() { echo "[mutants $(el)] $*"; }
+
+K72_TREE=${K72_TREE:-/var/lib/arbtable/distro-7.2/src}
+KVER=$(cat "$K72_TREE/include/config/kernel.release" 2>/dev/null)
+[ -n "$KVER" ] || { say "Debian's 7.2 tree is not prepared ($K72_TREE; scripts/setup.sh)"; exit 1; }
+[ -f build/tc/q_arbtable.so ] || { say "build/tc/q_arbtable.so not built (make all)"; exit 1; }
+MUTDIR=$ROOT/build/mutants
+mkdir -p "$MUTDIR"
+
+# The full run's tests as scripts/test.sh lists them (every test_*.sh but
+# the sanitizer kernel's own), the fast kernel-facing ones first: a mutant
+# is killed in minutes instead of after the containers' tests.
+san_only=$(sed -n 's/^SAN_ONLY="\(.*\)"$/\1/p' scripts/test.sh)
+[ -n "$san_only" ] || { say "no SAN_ONLY list in scripts/test.sh"; exit 1; }
+all=$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$san_only"))
+first="config auto_config deficit ceil strict iba mtu_follow gso_default gso_children
+	vlan_frames link_change stalled emptied roundtrip dump_lock child_drop change_traffic
+	auto_reserve auto_admit auto_hol classify paths mq gso lib stress tdc arbsim capacity
+	auto_churn tcp_tenants"
+tests=$(for t in $first; do grep -qxF "$t" <<<"$all" && echo "$t"; done
+	grep -vxF -f <(tr ' \t' '\n\n' <<<"$first" | grep .) <<<"$all")
+tests=${ARBT_MUTANT_TESTS:-$(echo $tests)}
+ntests=$(wc -w <<<"$tests")
+
+# make test's sizes for the full run (scripts/test.sh without ARBT_FULL)
+export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-500} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-100}
+export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-3} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-2}
+export ARBT_PODMAN_CYCLES=${ARBT_PODMAN_CYCLES:-2} ARBT_CONTAINERD_CYCLES=${ARBT_CONTAINERD_CYCLES:-2}
+export ARBT_CNI_BE_PODS=${ARBT_CNI_BE_PODS:-72} ARBT_TCP_FAST_K=${ARBT_TCP_FAST_K:-3}
+
+# the mutants asked for
+patches=()
+for p in tests/mutants/[0-9]*.patch; do
+	n=$(basename "$p" .patch)
+	if [ -n "${ARBT_MUTANTS:-}" ]; then
+		want=
+		for m in $ARBT_MUTANTS; do
+			case $n in "$m"|"$m"-*) want=1 ;; esac
+		done
+		[ -n "$want" ] || continue
+	fi
+	patches+=("$p")
+done
+[ ${#patches[@]} -gt 0 ] || { say "no mutant matches ARBT_MUTANTS=${ARBT_MUTANTS:-}"; exit 1; }
+
+# build NAME [PATCH]: the sources and the module's make rule (Makefile,
+# mk/module.mk) copied to build/mutants/NAME/tree, the patch applied, the
+# module built for the 7.2 image as make all builds it (W=1, -Werror);
+# prints the module's path
+build() {
+	local d=$MUTDIR/$1 p=${2:-}
+	rm -rf "$d"
+	mkdir -p "$d/tree/mk"
+	cp -r Makefile VERSION kernel include "$d/tree/" && cp mk/module.mk "$d/tree/mk/" || return 1
+	if [ -n "$p" ] && ! patch -d "$d/tree" -p1 --no-backup-if-mismatch -s <"$p" >"$d/build.log" 2>&1; then
+		echo "patch $p does not apply" >>"$d/build.log"
+		return 1
+	fi
+	make -C "$d/tree" WERROR=1 KVERS="$KVER" K72_TREE="$K72_TREE" BUILD="$d/build" \
+		"$d/build/$KVER/sch_arbtable.ko" >>"$d/build.log" 2>&1 || return 1
+	echo "$d/build/$KVER/sch_arbtable.ko"
+}
+
+# boot NAME KO LABEL STOP TEST...: one guest with module KO running the
+# tests one file at a time; progress on stdout, the whole output in
+# build/mutants/NAME/vm.log, and per test "name secs fails skips" in
+# build/mutants/NAME/tests.txt; returns vm.sh's exit
+boot() {
+	local ko=$2 label=$3 stop=$4 d=$MUTDIR/$1 line i=0 tb vrc t sec f k
+	shift 4
+	tb=$(date +%s)
+	: >"$d/tests.txt"
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >>"$d/vm.log"
+		case $line in
+		"@@MUT start "*)
+			i=$((i + 1))
+			say "$label: test ${line#@@MUT start } ($i of $#), boot started $(el "$tb") ago" ;;
+		"@@MUT end "*)
+			echo "${line#@@MUT end }" >>"$d/tests.txt"
+			read -r _ _ t sec f k <<<"$line"
+			say "$label: test_$t: $f failed, $k skipped in ${sec}s" ;;
+		"not ok "*) say "$label: $line" ;;
+		"[vm "*) say "$label: ${line#\[vm * }" ;;
+		esac
+	done < <(ARBT_KO=$ko ARBT_MUTANT_ALL=$([ "$stop" = 1 ] && echo 0 || echo 1) \
+		bash scripts/vm.sh -n -k "$KVER" -t "${ARBT_MUTANT_VM_TIMEOUT:-4800}" -- \
+		bash scripts/mutants.sh --guest "$@" 2>&1; echo "@@MUT vm rc=$?")
+	vrc=$(sed -n 's/^@@MUT vm rc=//p' "$d/vm.log" | tail -n1)
+	return "${vrc:-125}"
+}
+
+declare -A res check killer secs skips
+names=()
+for p in "${patches[@]}"; do
+	n=$(basename "$p" .patch)
+	names+=("$n")
+	tm=$(date +%s)
+	say "mutant $n: building ($(sed -n 1p "$p"))"
+	if ! ko=$(build "$n" "$p"); then
+		res[$n]="ERROR: does not build"
+		check[$n]="$(tail -n 3 "$MUTDIR/$n/build.log" | tr '\n' ' ' | cut -c1-200)"
+		secs[$n]=$(($(date +%s) - tm))
+		say "mutant $n: ${res[$n]} (build/mutants/$n/build.log)"
+		continue
+	fi
+	say "mutant $n: built in $(el "$tm"); booting $KVER ($ntests tests, stop at the first failed file)"
+	: >"$MUTDIR/$n/vm.log"
+	boot "$n" "$ko" "mutant $n" 1 $tests
+	vrc=$?
+	secs[$n]=$(($(date +%s) - tm))
+	skips[$n]=$(awk '{ s += $4 } END { print s + 0 }' "$MUTDIR/$n/tests.txt")
+	read -r kt _ kf _ < <(awk '$3 > 0' "$MUTDIR/$n/tests.txt" | head -n1)
+	ran=$(grep -c . "$MUTDIR/$n/tests.txt")
+	last=$(sed -n 's/^@@MUT start //p' "$MUTDIR/$n/vm.log" | tail -n1)
+	if [ -n "${kt:-}" ]; then
+		res[$n]=killed
+		killer[$n]=$kt
+		# the failed checks of that file, the first ones in full
+		check[$n]=$(sed -n "/^@@MUT start $kt\$/,/^@@MUT end $kt /p" "$MUTDIR/$n/vm.log" |
+			sed -nE 's/^not ok [0-9]+ - //p' | head -n 3 | cut -c1-160 | paste -sd '|' -)
+		[ "$kf" -gt 3 ] && check[$n]="${check[$n]}| ($kf failed)"
+	elif grep -q '^@@MUT done' "$MUTDIR/$n/vm.log" && [ "$ran" = "$ntests" ] && [ "$vrc" = 0 ]; then
+		res[$n]=SURVIVED
+		check[$n]="all $ntests tests passed (${skips[$n]} skipped)"
+	elif [ "$vrc" = 126 ] || { [ "$vrc" = 125 ] && [ -n "$last" ]; }; then
+		# make test fails on these too: a splat on the console, or a
+		# guest that died inside a test
+		res[$n]=killed
+		killer[$n]=$last
+		check[$n]="vm.sh exit $vrc ($([ "$vrc" = 126 ] && echo "kernel splat on the console" || echo "guest died"), in test_$last): $(sed -nE 's/^\[vm [^]]*\] console: //p' "$MUTDIR/$n/vm.log" | tail -n1 | cut -c1-120)"
+	else
+		res[$n]="ERROR: run incomplete"
+		check[$n]="vm.sh exit $vrc after $ran of $ntests tests${last:+ (last: test_$last)}"
+	fi
+	say "mutant $n: ${res[$n]}${killer[$n]:+ by test_${killer[$n]}}: ${check[$n]} ($(el "$tm"))"
+done
+
+# The killing tests on the unmutated module: each must pass there
+ktests=$(for n in "${names[@]}"; do [ "${res[$n]}" = killed ] && echo "${killer[$n]}"; done | sort -u)
+if [ -n "$ktests" ] && [ "${ARBT_MUTANT_CONFIRM:-1}" = 1 ]; then
+	tm=$(date +%s)
+	say "unmutated module: building, then the killing tests ($(echo $ktests))"
+	if ko=$(build 00-none ""); then
+		: >"$MUTDIR/00-none/vm.log"
+		boot 00-none "$ko" "unmutated" 0 $ktests
+		say "unmutated: done in $(el "$tm"), vm.sh exit $?"
+	else
+		say "unmutated module does not build (build/mutants/00-none/build.log)"
+	fi
+	for n in "${names[@]}"; do
+		[ "${res[$n]}" = killed ] || continue
+		read -r _ _ bf _ < <(awk -v t="${killer[$n]}" '$1 == t' "$MUTDIR/00-none/tests.txt" 2>/dev/null)
+		if [ -z "${bf:-}" ]; then
+			res[$n]="ERROR: kill not confirmed"
+			check[$n]="test_${killer[$n]} did not run on the unmutated module; ${check[$n]}"
+		elif [ "$bf" != 0 ]; then
+			res[$n]="ERROR: kill not confirmed"
+			check[$n]="test_${killer[$n]} fails without the mutant too ($bf failed); ${check[$n]}"
+		fi
+	done
+fi
+
+echo
+echo "mutant | result | killing test | check | time"
+rc=0
+for n in "${names[@]}"; do
+	printf '%s | %s | %s | %s | %ss\n' "$n" "${res[$n]}" "${killer[$n]:+test_${killer[$n]}}" "${check[$n]}" "${secs[$n]}"
+	[ "${res[$n]}" = killed ] || rc=1
+done
+echo "mutants: $(for n in "${names[@]}"; do echo "${res[$n]}"; done | grep -cx killed) killed of ${#names[@]} in $(el)"
+exit $rc
