@@ -10,7 +10,8 @@
 # without the mutant too proves nothing and is an error.
 #
 #   scripts/mutants.sh
-#   ARBT_MUTANTS="01 03"        the mutants to run (numbers or names; default all)
+#   ARBT_MUTANTS="03 01"        the mutants to run, in that order (numbers or names;
+#                               default all)
 #   ARBT_MUTANT_TESTS="a b"     the tests, in this order (default: the full run's)
 #   ARBT_MUTANT_CONFIRM=0       no run of the killing tests on the unmutated module
 #   ARBT_MUTANT_VM_TIMEOUT=S    one boot's limit (default 4800, as the full run's)
@@ -57,10 +58,10 @@ mkdir -p "$MUTDIR"
 san_only=$(sed -n 's/^SAN_ONLY="\(.*\)"$/\1/p' scripts/test.sh)
 [ -n "$san_only" ] || { say "no SAN_ONLY list in scripts/test.sh"; exit 1; }
 all=$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$san_only"))
-first="config auto_config deficit ceil strict iba mtu_follow gso_default gso_children
-	vlan_frames link_change stalled emptied roundtrip dump_lock child_drop change_traffic
-	auto_reserve auto_admit auto_hol classify paths mq gso lib stress tdc arbsim capacity
-	auto_churn tcp_tenants"
+first="deficit ceil strict iba mtu_follow gso_default gso_children config auto_config
+	auto_admit vlan_frames link_change stalled emptied roundtrip dump_lock child_drop
+	change_traffic auto_reserve auto_hol classify paths mq gso lib stress tdc arbsim
+	capacity auto_churn tcp_tenants"
 tests=$(for t in $first; do grep -qxF "$t" <<<"$all" && echo "$t"; done
 	grep -vxF -f <(tr ' \t' '\n\n' <<<"$first" | grep .) <<<"$all")
 tests=${ARBT_MUTANT_TESTS:-$(echo $tests)}
@@ -74,18 +75,19 @@ export ARBT_CNI_BE_PODS=${ARBT_CNI_BE_PODS:-72} ARBT_TCP_FAST_K=${ARBT_TCP_FAST_
 
 # the mutants asked for
 patches=()
-for p in tests/mutants/[0-9]*.patch; do
-	n=$(basename "$p" .patch)
-	if [ -n "${ARBT_MUTANTS:-}" ]; then
-		want=
-		for m in $ARBT_MUTANTS; do
-			case $n in "$m"|"$m"-*) want=1 ;; esac
-		done
-		[ -n "$want" ] || continue
-	fi
-	patches+=("$p")
+all_p=(tests/mutants/[0-9]*.patch)
+set -f
+read -r -a sel <<<"${ARBT_MUTANTS:-*}"
+set +f
+for m in "${sel[@]}"; do
+	k=${#patches[@]}
+	for p in "${all_p[@]}"; do
+		n=$(basename "$p" .patch)
+		# shellcheck disable=SC2254
+		case $n in $m|$m-*) patches+=("$p") ;; esac
+	done
+	[ ${#patches[@]} -gt "$k" ] || { say "no mutant matches '$m' (ARBT_MUTANTS)"; exit 1; }
 done
-[ ${#patches[@]} -gt 0 ] || { say "no mutant matches ARBT_MUTANTS=${ARBT_MUTANTS:-}"; exit 1; }
 
 # build NAME [PATCH]: the sources and the module's make rule (Makefile,
 # mk/module.mk) copied to build/mutants/NAME/tree, the patch applied, the
@@ -180,7 +182,18 @@ for p in "${patches[@]}"; do
 	say "mutant $n: ${res[$n]}${killer[$n]:+ by test_${killer[$n]}}: ${check[$n]} ($(el "$tm"))"
 done
 
-# The killing tests on the unmutated module: each must pass there
+# results LOG TEST ok|"not ok": the descriptions of TEST's passed (not
+# skipped) or failed results in a guest's log
+results() {
+	sed -n "/^@@MUT start $2\$/,/^@@MUT end $2 /p" "$1" | grep -E "^$3 [0-9]+ - " |
+		grep -v '# SKIP' | sed -E 's/^(not )?ok [0-9]+ - //'
+}
+# checkid: a check's name as both runs print it: without the measured
+# numbers and the parenthesized values at its end
+checkid() { sed -E 's/ \([^()]*\)$//; s/[0-9]+/N/g' | sort -u; }
+
+# The killing tests on the unmutated module: a kill counts by the checks
+# that failed with the mutant and pass without it
 ktests=$(for n in "${names[@]}"; do [ "${res[$n]}" = killed ] && echo "${killer[$n]}"; done | sort -u)
 if [ -n "$ktests" ] && [ "${ARBT_MUTANT_CONFIRM:-1}" = 1 ]; then
 	tm=$(date +%s)
@@ -194,13 +207,20 @@ if [ -n "$ktests" ] && [ "${ARBT_MUTANT_CONFIRM:-1}" = 1 ]; then
 	fi
 	for n in "${names[@]}"; do
 		[ "${res[$n]}" = killed ] || continue
-		read -r _ _ bf _ < <(awk -v t="${killer[$n]}" '$1 == t' "$MUTDIR/00-none/tests.txt" 2>/dev/null)
-		if [ -z "${bf:-}" ]; then
+		kt=${killer[$n]}
+		if ! grep -q "^$kt " "$MUTDIR/00-none/tests.txt" 2>/dev/null; then
 			res[$n]="ERROR: kill not confirmed"
-			check[$n]="test_${killer[$n]} did not run on the unmutated module; ${check[$n]}"
-		elif [ "$bf" != 0 ]; then
+			check[$n]="test_$kt did not run on the unmutated module; ${check[$n]}"
+			continue
+		fi
+		# the mutant's failed checks that pass without it
+		good=$(grep -xF -f <(results "$MUTDIR/00-none/vm.log" "$kt" ok | checkid) \
+			<(results "$MUTDIR/$n/vm.log" "$kt" "not ok" | checkid))
+		if [ -z "$good" ]; then
 			res[$n]="ERROR: kill not confirmed"
-			check[$n]="test_${killer[$n]} fails without the mutant too ($bf failed); ${check[$n]}"
+			check[$n]="every failed check of test_$kt fails without the mutant too; ${check[$n]}"
+		else
+			check[$n]="$(head -n 3 <<<"$good" | paste -sd '|' -)$([ "$(grep -c . <<<"$good")" -gt 3 ] && echo " ($(grep -c . <<<"$good") checks)")"
 		fi
 	done
 fi
