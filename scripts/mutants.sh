@@ -2,12 +2,12 @@
 # make check-mutants: the module built with each deliberate defect of
 # tests/mutants/NN-name.patch and make test's full-run VM tests run on it
 # (Debian's 7.2 image, one boot per mutant, the tests one file at a time,
-# the fast kernel-facing ones first, stopping after the first file with a
-# failed result).  A mutant is killed only by a "not ok" (or a guest that
-# died or splatted inside a test); a run whose only deviations are skips
-# SURVIVED it.  The tests that killed mutants are then run once on the
-# unmutated module, built the same way: a kill by a test that fails
-# without the mutant too proves nothing and is an error.
+# the fast kernel-facing ones first).  A file with a failed result runs
+# again; the run stops after the first file with a check that failed
+# ("not ok") both times.  Those checks kill the mutant if they pass on the
+# unmutated module, built the same way and run afterwards on the killing
+# tests; a guest that died or splatted inside a test kills it if that test
+# passes there.  A run whose only deviations are skips SURVIVED it.
 #
 #   scripts/mutants.sh
 #   ARBT_MUTANTS="03 01"        the mutants to run, in that order (numbers or names;
@@ -23,8 +23,17 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
 
-# ---- guest side: run_all.sh once per test file, in the order given;
-# stop after the first file with a failed result unless ARBT_MUTANT_ALL=1
+# checkid: a check's name as two runs print it: without the measured
+# numbers and the parenthesized values at its end
+checkid() { sed -E 's/ \([^()]*\)$//; s/[0-9]+/N/g' | sort -u; }
+# failed TAP: the descriptions of its failed results
+failed() { sed -nE 's/^not ok [0-9]+ - //p' "$1"; }
+
+# ---- guest side: run_all.sh once per test file, in the order given.
+# A file with a failed result runs a second time: the checks that failed
+# both times are the kill, and the run stops after that file (a timing
+# check that failed once because the guest was starved is not a kill);
+# ARBT_MUTANT_ALL=1 runs every file once, without stopping.
 if [ "${1:-}" = --guest ]; then
 	shift
 	cd selftests/arbtable || exit 1
@@ -34,8 +43,19 @@ if [ "${1:-}" = --guest ]; then
 		bash ./run_all.sh "$t" 2>&1 | tee /tmp/arbt-mutant.tap
 		f=$(grep -c '^not ok ' /tmp/arbt-mutant.tap)
 		s=$(grep -cE '^ok [0-9]+ .*# SKIP' /tmp/arbt-mutant.tap)
-		echo "@@MUT end $t $((SECONDS - start)) $f $s"
-		[ "$f" = 0 ] || [ "${ARBT_MUTANT_ALL:-0}" = 1 ] || break
+		twice=0
+		if [ "$f" != 0 ] && [ "${ARBT_MUTANT_ALL:-0}" != 1 ]; then
+			echo "@@MUT again $t"
+			bash ./run_all.sh "$t" 2>&1 | tee /tmp/arbt-mutant2.tap
+			failed /tmp/arbt-mutant.tap | checkid >/tmp/arbt-mutant.ids
+			failed /tmp/arbt-mutant2.tap | while IFS= read -r c; do
+				grep -qxF "$(checkid <<<"$c")" /tmp/arbt-mutant.ids && echo "$c"
+			done >/tmp/arbt-mutant.twice
+			sed 's/^/@@MUT twice /' /tmp/arbt-mutant.twice
+			twice=$(grep -c . /tmp/arbt-mutant.twice)
+		fi
+		echo "@@MUT end $t $((SECONDS - start)) $f $s $twice"
+		[ "$twice" = 0 ] || break
 	done
 	echo "@@MUT done"
 	exit 0
@@ -109,10 +129,10 @@ build() {
 
 # boot NAME KO LABEL STOP TEST...: one guest with module KO running the
 # tests one file at a time; progress on stdout, the whole output in
-# build/mutants/NAME/vm.log, and per test "name secs fails skips" in
+# build/mutants/NAME/vm.log, and per test "name secs fails skips twice" in
 # build/mutants/NAME/tests.txt; returns vm.sh's exit
 boot() {
-	local ko=$2 label=$3 stop=$4 d=$MUTDIR/$1 line i=0 tb vrc t sec f k
+	local ko=$2 label=$3 stop=$4 d=$MUTDIR/$1 line i=0 tb vrc t sec f k w
 	shift 4
 	tb=$(date +%s)
 	: >"$d/tests.txt"
@@ -122,10 +142,11 @@ boot() {
 		"@@MUT start "*)
 			i=$((i + 1))
 			say "$label: test ${line#@@MUT start } ($i of $#), boot started $(el "$tb") ago" ;;
+		"@@MUT again "*) say "$label: test_${line#@@MUT again } failed: running it again" ;;
 		"@@MUT end "*)
 			echo "${line#@@MUT end }" >>"$d/tests.txt"
-			read -r _ _ t sec f k <<<"$line"
-			say "$label: test_$t: $f failed, $k skipped in ${sec}s" ;;
+			read -r _ _ t sec f k w <<<"$line"
+			say "$label: test_$t: $f failed${w:+ ($w of them twice)}, $k skipped in ${sec}s" ;;
 		"not ok "*) say "$label: $line" ;;
 		"[vm "*) say "$label: ${line#\[vm * }" ;;
 		esac
@@ -156,16 +177,16 @@ for p in "${patches[@]}"; do
 	vrc=$?
 	secs[$n]=$(($(date +%s) - tm))
 	skips[$n]=$(awk '{ s += $4 } END { print s + 0 }' "$MUTDIR/$n/tests.txt")
-	read -r kt _ kf _ < <(awk '$3 > 0' "$MUTDIR/$n/tests.txt" | head -n1)
+	read -r kt _ _ _ kw < <(awk '$5 > 0' "$MUTDIR/$n/tests.txt" | head -n1)
 	ran=$(grep -c . "$MUTDIR/$n/tests.txt")
 	last=$(sed -n 's/^@@MUT start //p' "$MUTDIR/$n/vm.log" | tail -n1)
 	if [ -n "${kt:-}" ]; then
 		res[$n]=killed
 		killer[$n]=$kt
-		# the failed checks of that file, the first ones in full
-		check[$n]=$(sed -n "/^@@MUT start $kt\$/,/^@@MUT end $kt /p" "$MUTDIR/$n/vm.log" |
-			sed -nE 's/^not ok [0-9]+ - //p' | head -n 3 | cut -c1-160 | paste -sd '|' -)
-		[ "$kf" -gt 3 ] && check[$n]="${check[$n]}| ($kf failed)"
+		# the checks of that file that failed in both runs
+		sed -n 's/^@@MUT twice //p' "$MUTDIR/$n/vm.log" >"$MUTDIR/$n/killing-checks.txt"
+		check[$n]=$(head -n 3 "$MUTDIR/$n/killing-checks.txt" | cut -c1-160 | paste -sd '|' -)
+		[ "$kw" -gt 3 ] && check[$n]="${check[$n]}| ($kw checks)"
 	elif grep -q '^@@MUT done' "$MUTDIR/$n/vm.log" && [ "$ran" = "$ntests" ] && [ "$vrc" = 0 ]; then
 		res[$n]=SURVIVED
 		check[$n]="all $ntests tests passed (${skips[$n]} skipped)"
@@ -174,6 +195,7 @@ for p in "${patches[@]}"; do
 		# guest that died inside a test
 		res[$n]=killed
 		killer[$n]=$last
+		: >"$MUTDIR/$n/killing-checks.txt"
 		check[$n]="vm.sh exit $vrc ($([ "$vrc" = 126 ] && echo "kernel splat on the console" || echo "guest died"), in test_$last): $(sed -nE 's/^\[vm [^]]*\] console: //p' "$MUTDIR/$n/vm.log" | tail -n1 | cut -c1-120)"
 	else
 		res[$n]="ERROR: run incomplete"
@@ -182,15 +204,12 @@ for p in "${patches[@]}"; do
 	say "mutant $n: ${res[$n]}${killer[$n]:+ by test_${killer[$n]}}: ${check[$n]} ($(el "$tm"))"
 done
 
-# results LOG TEST ok|"not ok": the descriptions of TEST's passed (not
-# skipped) or failed results in a guest's log
-results() {
-	sed -n "/^@@MUT start $2\$/,/^@@MUT end $2 /p" "$1" | grep -E "^$3 [0-9]+ - " |
-		grep -v '# SKIP' | sed -E 's/^(not )?ok [0-9]+ - //'
+# passed LOG TEST: the checks of TEST that passed (not skipped) in a
+# guest's log
+passed() {
+	sed -n "/^@@MUT start $2\$/,/^@@MUT end $2 /p" "$1" | grep -E "^ok [0-9]+ - " |
+		grep -v '# SKIP' | sed -E 's/^ok [0-9]+ - //'
 }
-# checkid: a check's name as both runs print it: without the measured
-# numbers and the parenthesized values at its end
-checkid() { sed -E 's/ \([^()]*\)$//; s/[0-9]+/N/g' | sort -u; }
 
 # The killing tests on the unmutated module: a kill counts by the checks
 # that failed with the mutant and pass without it
@@ -213,9 +232,16 @@ if [ -n "$ktests" ] && [ "${ARBT_MUTANT_CONFIRM:-1}" = 1 ]; then
 			check[$n]="test_$kt did not run on the unmutated module; ${check[$n]}"
 			continue
 		fi
-		# the mutant's failed checks that pass without it
-		good=$(grep -xF -f <(results "$MUTDIR/00-none/vm.log" "$kt" ok | checkid) \
-			<(results "$MUTDIR/$n/vm.log" "$kt" "not ok" | checkid))
+		# the mutant's killing checks that pass without it; a guest
+		# that died or splatted: the test passes without the mutant
+		if [ ! -s "$MUTDIR/$n/killing-checks.txt" ]; then
+			awk -v t="$kt" '$1 == t && $3 == 0 { ok = 1 } END { exit !ok }' "$MUTDIR/00-none/tests.txt" &&
+				good=${check[$n]} || good=
+		else
+			good=$(while IFS= read -r c; do
+				grep -qxF "$(checkid <<<"$c")" <(passed "$MUTDIR/00-none/vm.log" "$kt" | checkid) && echo "$c"
+			done <"$MUTDIR/$n/killing-checks.txt")
+		fi
 		if [ -z "$good" ]; then
 			res[$n]="ERROR: kill not confirmed"
 			check[$n]="every failed check of test_$kt fails without the mutant too; ${check[$n]}"
