@@ -15,6 +15,8 @@
 #   ARBT_MUTANT_TESTS="a b"     the tests, in this order (default: the full run's)
 #   ARBT_MUTANT_CONFIRM=0       no run of the killing tests on the unmutated module
 #   ARBT_MUTANT_VM_TIMEOUT=S    one boot's limit (default 4800, as the full run's)
+#   ARBT_MUTANT_REUSE=1         a mutant's finished run in build/mutants/ (same
+#                               patch) is counted again, not repeated
 #
 # Ends with a table (mutant, result, killing test and check, time) and
 # exits non-zero when a mutant survived, did not build, or its kill is not
@@ -165,19 +167,27 @@ for p in "${patches[@]}"; do
 	n=$(basename "$p" .patch)
 	names+=("$n")
 	tm=$(date +%s)
-	say "mutant $n: building ($(sed -n 1p "$p"))"
-	if ! ko=$(build "$n" "$p"); then
-		res[$n]="ERROR: does not build"
-		check[$n]="$(tail -n 3 "$MUTDIR/$n/build.log" | tr '\n' ' ' | cut -c1-200)"
+	if [ "${ARBT_MUTANT_REUSE:-0}" = 1 ] && [ -s "$MUTDIR/$n/time.txt" ] &&
+		cmp -s "$p" "$MUTDIR/$n/mutant.patch"; then
+		say "mutant $n: the run in build/mutants/$n/ (ARBT_MUTANT_REUSE=1)"
+		read -r secs[$n] vrc <"$MUTDIR/$n/time.txt"
+	else
+		say "mutant $n: building ($(sed -n 1p "$p"))"
+		if ! ko=$(build "$n" "$p"); then
+			res[$n]="ERROR: does not build"
+			check[$n]="$(tail -n 3 "$MUTDIR/$n/build.log" | tr '\n' ' ' | cut -c1-200)"
+			secs[$n]=$(($(date +%s) - tm))
+			say "mutant $n: ${res[$n]} (build/mutants/$n/build.log)"
+			continue
+		fi
+		cp "$p" "$MUTDIR/$n/mutant.patch"
+		say "mutant $n: built in $(el "$tm"); booting $KVER ($ntests tests, stop after the first file with a check failed twice)"
+		: >"$MUTDIR/$n/vm.log"
+		boot "$n" "$ko" "mutant $n" 1 $tests
+		vrc=$?
 		secs[$n]=$(($(date +%s) - tm))
-		say "mutant $n: ${res[$n]} (build/mutants/$n/build.log)"
-		continue
+		echo "${secs[$n]} $vrc" >"$MUTDIR/$n/time.txt"
 	fi
-	say "mutant $n: built in $(el "$tm"); booting $KVER ($ntests tests, stop after the first file with a check failed twice)"
-	: >"$MUTDIR/$n/vm.log"
-	boot "$n" "$ko" "mutant $n" 1 $tests
-	vrc=$?
-	secs[$n]=$(($(date +%s) - tm))
 	skips[$n]=$(awk '{ s += $4 } END { print s + 0 }' "$MUTDIR/$n/tests.txt")
 	read -r kt _ _ _ kw < <(awk '$5 > 0' "$MUTDIR/$n/tests.txt" | head -n1)
 	ran=$(grep -c . "$MUTDIR/$n/tests.txt")
