@@ -65,7 +65,7 @@ if lost:
 # there fails when it is read) and status 1
 klog_next() {
 	local l
-	l=$(klog_read -1) && l=$(sed -n 's/^@@next //p' <<<"$l") && [ -n "$l" ] &&
+	l=$(klog_read -1 2>/dev/null) && l=$(sed -n 's/^@@next //p' <<<"$l") && [ -n "$l" ] &&
 		{ echo "$l"; return 0; }
 	echo unreadable
 	return 1

@@ -45,7 +45,7 @@ kseq=0
 klog_window() {
 	local log bad others nrec
 	if ! klog_window_read "$kseq"; then
-		echo "# $KLOG_ERR"
+		diag "$KLOG_ERR"
 		result "not ok" "$1: kernel log clean (window from record $kseq not read)"
 		# the next window starts where the log ends now, if it can
 		# be read at all; else it fails too
