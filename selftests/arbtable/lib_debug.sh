@@ -10,8 +10,9 @@ _kml=/sys/kernel/debug/kmemleak
 # What a kernel splat prints, whatever its source: a WARN (cut here,
 # WARNING:), BUG: (KASAN, KCSAN, KFENCE, soft lockup, bad page, sleeping
 # in atomic), an oops (Oops:, general protection, int3), UBSAN, lockdep,
-# RCU stalls, hung tasks, hard lockups, panics, list and refcount checks
-_klog_pat='cut here|BUG|WARNING|Oops|KASAN|KFENCE|UBSAN|general protection|Kernel panic|detected stall|self-detected stall|blocked for more than|hard LOCKUP|soft lockup|refcount_t|list_(add|del) corruption|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|suspicious RCU usage|sleeping function called from invalid context|scheduling while atomic|stack-protector|stack guard page|double fault'
+# RCU stalls, hung tasks, hard lockups, panics, list and refcount checks.
+# BUG as a word: "DEBUGCTL" (a KVM host's boot line) is none
+_klog_pat='cut here|(^|[^[:alnum:]_])BUG([^[:alnum:]_]|$)|WARNING|Oops|KASAN|KFENCE|UBSAN|general protection|Kernel panic|detected stall|self-detected stall|blocked for more than|hard LOCKUP|soft lockup|refcount_t|list_(add|del) corruption|possible circular locking|possible recursive locking|inconsistent lock state|lock held when returning|suspicious RCU usage|sleeping function called from invalid context|scheduling while atomic|stack-protector|stack guard page|double fault'
 
 # klog_read SEQ: the kernel log's records from sequence number SEQ on,
 # read from /dev/kmsg without clearing anything ("[seconds] text", as
