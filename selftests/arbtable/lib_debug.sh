@@ -178,10 +178,9 @@ have_kmemleak() {
 	[ -w $_kml ]
 }
 # Unreferenced objects that are not the suite's to fix, one entry each:
-# "name;;ERE on the object's backtrace frames;;why it is not ours".  Empty:
-# on the sanitizer kernel with the real suite nothing from boot or
-# upstream has been reported.  An entry needs the backtrace it matches,
-# its key frames named, and the reason.
+# "name;;ERE on the object's backtrace frames;;why it is not ours".
+# Empty: an entry needs the backtrace the sanitizer kernel reported with
+# the real suite, its key frames named, and the reason.
 KMEMLEAK_ALLOW=()
 # kmemleak_filter: kmemleak's report on stdin; prints every unreferenced
 # object no KMEMLEAK_ALLOW entry matches, in full, and for each one that
