@@ -9,18 +9,21 @@
 # count; /proc/self/fail-nth = N then fails the N-th of them in the tc
 # process that runs the operation.  N runs 1, 2, ... until an operation
 # runs with no fault injected: every failure point of that operation was
-# reached.  Each operation's count is printed (one with none says so),
-# and the total is asserted above zero.
+# reached.  Each of the fourteen operations has a result with its count;
+# one that reaches no point fails, unless declared (NOALLOC) with the
+# reason.  Operations outside ARBT_FAULT_MATCH (make test's time) run
+# once without injection and say they were not swept.  A kernel without
+# failslab, fail_page_alloc, their stack filter or fail-nth fails.
 #
-# Every operation runs first without injection (its reference result);
-# asserted for every N: the fault was injected (the attributes' times
-# count it); a failed command printed an error message and left the dump
-# exactly as before; a command that succeeded left the dump its
-# reference left.  Then the same under traffic: TCP through a GSO split
-# into an fq child, the N-th allocation of the sending task's enqueues
-# failed (the segmentation's, fq's flows), every packet accounted and the
-# qdisc drained after each.  After all of it: no splat, and kmemleak
-# finds nothing of ours.
+# Every operation runs first without injection (its reference result:
+# it succeeds, changes the dump, and the dump shows what was asked);
+# asserted for every N: a failed command printed an error message and
+# left the dump exactly as before; a command that succeeded left the
+# dump its reference left.  Then the same under traffic: TCP through a
+# GSO split into an fq child, the N-th allocation of the sending task's
+# enqueues failed (the segmentation's, fq's flows), every packet
+# accounted and the qdisc drained after each.  After all of it: no
+# splat, and kmemleak finds no unreferenced object.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_debug.sh"
 . "$(dirname "$0")/lib_net.sh"
@@ -29,16 +32,22 @@ trap 'fi_disarm 2>/dev/null; dev_del $DEV; veth_peer_del fv0 fv-peer' EXIT
 
 DBG=/sys/kernel/debug
 [ -d $DBG/failslab ] || mount -t debugfs none $DBG 2>/dev/null
-if [ ! -d $DBG/failslab ] || [ ! -f $DBG/failslab/require-start ]; then
-	tap_skip "faults: inject allocation failures" \
-		"this kernel has no failslab with a stack-trace filter (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER): the sanitizer kernel has them"
-	tap_end
-	exit
-fi
 if ! have_arbtable; then
 	tap_fail "faults: sch_arbtable module and tc plugin present"
 	tap_end; exit
 fi
+# FI_OK: fault injection usable here.  Without it every operation still
+# runs once (its result checked) and fails as not swept: the sanitizer
+# kernel has all of it, so a kernel without it is the wrong kernel.
+FI_OK=1
+FI_WHY=
+if [ ! -d $DBG/failslab ] || [ ! -f $DBG/failslab/require-start ] ||
+	[ ! -d $DBG/fail_page_alloc ] || [ ! -e /proc/self/fail-nth ]; then
+	FI_OK=0
+	FI_WHY="this kernel has no failslab/fail_page_alloc with a stack-trace filter or no /proc/self/fail-nth (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER, CONFIG_FAULT_INJECTION_DEBUG_FS): the sanitizer kernel has them"
+fi
+tap_check "faults: failslab, fail_page_alloc, their stack-trace filter and fail-nth present" test $FI_OK = 1
+[ $FI_OK = 1 ] || diag "$FI_WHY"
 
 # The module's text: its lowest and highest text symbols, plus the last
 # function's length at most (4 KiB is more than any function here).
@@ -47,11 +56,13 @@ mod_lo=$(head -n1 <<<"$addrs")
 mod_hi=$(tail -n1 <<<"$addrs")
 if [ -z "$mod_lo" ] || [ "$mod_lo" = 0000000000000000 ]; then
 	tap_fail "faults: the module's text symbols in /proc/kallsyms"
-	tap_end; exit
+	[ $FI_OK = 0 ] || FI_WHY="the module's text range is unknown (no [sch_arbtable] text symbols in /proc/kallsyms)"
+	FI_OK=0
+else
+	mod_lo=0x$mod_lo
+	mod_hi=$(printf '%#x' $((0x$mod_hi + 4096)))
+	diag "module text $mod_lo-$mod_hi"
 fi
-mod_lo=0x$mod_lo
-mod_hi=$(printf '%#x' $((0x$mod_hi + 4096)))
-diag "module text $mod_lo-$mod_hi"
 
 FI_TIMES=1000000
 fi_set() { echo "$2" >"$DBG/$1" 2>/dev/null || { diag "cannot write $2 to $DBG/$1"; return 1; }; }
@@ -133,14 +144,24 @@ MAX_NTH=${ARBT_FAULT_MAX_NTH:-200}
 nskipped_ops=0
 survived=0
 points_all=
-# op DESC STATE CMD...: the operation CMD (tc arguments) from state STATE,
-# its N-th allocation through the module failed, for N = 1, 2, ...
+# expect PATTERN: the dump in DUMP shows what the operation should have
+# made: PATTERN (grep -E) matches it, or with a leading ! does not
+expect() {
+	if [ "${1:0:1}" = '!' ]; then
+		! grep -qE -- "${1:1}" <<<"$DUMP"
+	else
+		grep -qE -- "$1" <<<"$DUMP"
+	fi
+}
+# op DESC STATE EXPECT CMD...: the operation CMD (tc arguments) from
+# state STATE, first without injection (it must succeed, change the dump
+# and leave EXPECT true of it), then its N-th allocation through the
+# module failed, for N = 1, 2, ...  An operation that cannot reach an
+# allocation through the module is declared with NOALLOC="why" before
+# op; any other fails when it reached none.
 op() {
-	local desc=$1 state=$2 before ref after out rc n inj bad=0 nfail=0 nok=0 points=0
-	shift 2
-	# ARBT_FAULT_MATCH (an extended regular expression on DESC) runs
-	# some of the operations (make test's time); default every one
-	grep -qE "${ARBT_FAULT_MATCH:-.}" <<<"$desc" || { nskipped_ops=$((nskipped_ops + 1)); return; }
+	local desc=$1 state=$2 want=$3 before ref after out rc n inj bad=0 nfail=0 nok=0 points=0 rebuild
+	shift 3
 	$state || { tap_fail "faults: $desc: set up the starting state"; return; }
 	dump
 	before=$DUMP
@@ -151,6 +172,23 @@ op() {
 	fi
 	dump
 	ref=$DUMP
+	if [ "$ref" = "$before" ] || ! expect "$want"; then
+		tap_fail "faults: $desc: without injection, changes the configuration as asked ($want)"
+		diag "before:"$'\n'"$before"$'\n'"after:"$'\n'"$ref"
+		return
+	fi
+	if [ $FI_OK = 0 ]; then
+		tap_fail "faults: $desc: ran without injection as asked; not swept: no fault injection here (above)"
+		return
+	fi
+	# ARBT_FAULT_MATCH (an extended regular expression on DESC) sweeps
+	# some of the operations (make test's time); the others have run
+	# once above, without injection
+	if ! grep -qE "${ARBT_FAULT_MATCH:-.}" <<<"$desc"; then
+		nskipped_ops=$((nskipped_ops + 1))
+		tap_ok "faults: $desc: without injection, changes the configuration as asked ($want); not swept in this run (ARBT_FAULT_MATCH)"
+		return
+	fi
 	# the starting state is built again only when the last run changed
 	# it (a failure that left the dump as it was needs none): under
 	# KASAN in TCG every tc process costs seconds
@@ -205,33 +243,54 @@ op() {
 	survived=$((survived + points))
 	points_all="$points_all, $desc $points"
 	diag "$desc: $points allocation points, each failed in turn: $nfail failed cleanly, $nok succeeded past it"
-	# an operation that allocates nothing through the module has no
-	# point to fail: said, and the total below must still be above 0
-	[ "$points" -gt 0 ] || diag "$desc: no allocation through the module: ran whole at fail-nth 1"
+	if [ -n "${NOALLOC:-}" ]; then
+		# declared unreachable: a point reached means the declaration
+		# (and the reason given for it) no longer holds
+		[ "$points" = 0 ] || { bad=1; diag "$desc: declared without allocation through the module ($NOALLOC), yet $points reached"; }
+		tap_check "faults: $desc: no allocation through the module, as declared ($NOALLOC); ran whole at fail-nth 1" \
+			test "$bad" = 0
+		return
+	fi
+	[ "$points" -gt 0 ] || { bad=1; diag "$desc: no allocation point reached (fail-nth 1 injected nothing): the sweep tested nothing"; }
 	tap_check "faults: $desc: each of its $points allocation points failed in turn; each failure has a message and leaves the dump as it was, each success matches the reference" \
 		test "$bad" = 0
 }
 
 dummy_up $DEV
 klog_mark
-# Only operations that allocate through the module: a class change of
-# ceil, a class delete and grafting a child the core created allocate
-# nothing there (measured with the earlier probabilistic injection), so
-# they are not here; test_config and test_stress cover them.
-op "auto: qdisc add" st_none qdisc add dev $DEV root handle 1: arbtable rate 100mbit
-op "auto: class add with rate and latency (admission)" st_auto class add dev $DEV parent 1: classid 1:20 arbtable rate 5mbit latency 2ms
-op "auto: class add with a share" st_auto class add dev $DEV parent 1: classid 1:21 arbtable share 2
-op "auto: class add with an estimator" st_auto class add dev $DEV parent 1: classid 1:22 est 1sec 8sec arbtable rate 1mbit
-op "auto: class change rate (reallocation)" st_auto class change dev $DEV classid 1:11 arbtable rate 20mbit latency 5ms
-op "auto: class change to a share" st_auto class change dev $DEV classid 1:10 arbtable share 3
-op "auto: class delete (release and defragment)" st_auto class del dev $DEV classid 1:10
-op "auto: qdisc change rate (no reservations yet)" st_auto0 qdisc change dev $DEV root handle 1: arbtable rate 200mbit
-op "auto: qdisc replace by a new manual arbtable" st_auto qdisc replace dev $DEV root handle 2: arbtable manual rate 50mbit
-op "manual: qdisc add" st_none qdisc add dev $DEV root handle 1: arbtable manual rate 100mbit highlimit 5
-op "manual: class add" st_man class add dev $DEV parent 1: classid 1:13 arbtable strict ceil 1mbit
-op "manual: program tables and priomap" st_man qdisc change dev $DEV root handle 1: arbtable high 12:50,10:10@4 low 11:3 priomap 12 12 10 10 12 12 10 10 12 12 10 10 12 12 10 10
-op "manual: delete a grafted child" st_graft qdisc del dev $DEV parent 1:10 handle 10:
-op "manual: qdisc delete" st_graft qdisc del dev $DEV root
+# The fourteen configuration operations, each with what its reference
+# dump must show.  A class change of ceil and grafting a child the core
+# created are not here: they allocate nothing through the module
+# (measured with the earlier probabilistic injection); test_config and
+# test_stress cover them.
+op "auto: qdisc add" st_none 'qdisc arbtable 1: root .*rate 100Mbit' \
+	qdisc add dev $DEV root handle 1: arbtable rate 100mbit
+op "auto: class add with rate and latency (admission)" st_auto 'class arbtable 1:20 .*rate 5Mbit' \
+	class add dev $DEV parent 1: classid 1:20 arbtable rate 5mbit latency 2ms
+op "auto: class add with a share" st_auto 'class arbtable 1:21 .*share 2' \
+	class add dev $DEV parent 1: classid 1:21 arbtable share 2
+op "auto: class add with an estimator" st_auto 'class arbtable 1:22 .*rate 1Mbit' \
+	class add dev $DEV parent 1: classid 1:22 est 1sec 8sec arbtable rate 1mbit
+op "auto: class change rate (reallocation)" st_auto 'class arbtable 1:11 .*rate 20Mbit' \
+	class change dev $DEV classid 1:11 arbtable rate 20mbit latency 5ms
+op "auto: class change to a share" st_auto 'class arbtable 1:10 .*share 3' \
+	class change dev $DEV classid 1:10 arbtable share 3
+op "auto: class delete (release and defragment)" st_auto '!class arbtable 1:10 ' \
+	class del dev $DEV classid 1:10
+op "auto: qdisc change rate (no reservations yet)" st_auto0 'qdisc arbtable 1: root .*rate 200Mbit' \
+	qdisc change dev $DEV root handle 1: arbtable rate 200mbit
+op "auto: qdisc replace by a new manual arbtable" st_auto 'qdisc arbtable 2: root .*rate 50Mbit' \
+	qdisc replace dev $DEV root handle 2: arbtable manual rate 50mbit
+op "manual: qdisc add" st_none 'qdisc arbtable 1: root .*highlimit 5' \
+	qdisc add dev $DEV root handle 1: arbtable manual rate 100mbit highlimit 5
+op "manual: class add" st_man 'class arbtable 1:13 .*ceil 1Mbit' \
+	class add dev $DEV parent 1: classid 1:13 arbtable strict ceil 1mbit
+op "manual: program tables and priomap" st_man 'priomap 12 12 10 10 ' \
+	qdisc change dev $DEV root handle 1: arbtable high 12:50,10:10@4 low 11:3 priomap 12 12 10 10 12 12 10 10 12 12 10 10 12 12 10 10
+op "manual: delete a grafted child" st_graft '!qdisc fq_codel 10: ' \
+	qdisc del dev $DEV parent 1:10 handle 10:
+op "manual: qdisc delete" st_graft '!arbtable' \
+	qdisc del dev $DEV root
 st_none
 
 # ------------------------------------------------ under traffic
@@ -274,7 +333,8 @@ tap_check "faults: traffic: TCP over veth fv0 into arbtable 1:10 with an fq chil
 tr_points=0
 tr_bad=0
 TR_MAX=${ARBT_FAULT_TRAFFIC_MAX:-100}
-for ((n = 1; tr_ok && n <= TR_MAX; n++)); do
+[ $FI_OK = 1 ] || diag "traffic: not swept: no fault injection here"
+for ((n = 1; tr_ok && FI_OK && n <= TR_MAX; n++)); do
 	fi_arm 0 || { tr_bad=1; break; }
 	# the connection is made before fail-nth is armed (it is not what is
 	# tested): 90 s for it, since a KASAN guest beside two other TCG
@@ -316,7 +376,7 @@ veth_peer_del fv0 fv-peer
 survived=$((survived + tr_points))
 points_all="$points_all, traffic $tr_points"
 
-diag "allocation points failed in turn and survived: $survived (${points_all#, })${ARBT_FAULT_MATCH:+; $nskipped_ops operations not matching ARBT_FAULT_MATCH=$ARBT_FAULT_MATCH left to make check-debug}"
+diag "allocation points failed in turn and survived: $survived (${points_all#, })${ARBT_FAULT_MATCH:+; $nskipped_ops operations not matching ARBT_FAULT_MATCH=$ARBT_FAULT_MATCH run once without injection}"
 tap_check "faults: every configuration allocation point failed in turn ($survived survived)" test "$survived" -gt 0
 phase_checks "faults"
 tap_end
