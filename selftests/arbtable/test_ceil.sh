@@ -47,4 +47,20 @@ for lift in "ceil 5mbit" "ceil 0"; do
 	tap_check "ceil: '$lift' drains the throttled class within 5 s" drained $DEV 1: arbtable 5
 done
 tap_check "ceil: 'ceil 0' removed the ceil" bash -c "! tc class show dev $DEV classid 1:13 | grep -q ' ceil '"
+# The first class added holds the lowest index (0): its ceil throttles
+# it as any other's does (a "no class" reading of index 0 would let it
+# through: make check-mutants' 01)
+first_throttled() {
+	local qp
+	run tc class change dev $DEV classid 1:10 arbtable ceil 120bit cburst 2k ||
+		{ diag "1:10 ceil 120bit: $RUN_ERR"; return 1; }
+	arb_traffic "10:1500:2" && pg_start && sleep 1 && pg_stop
+	sleep 1
+	qp=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $6 }')
+	diag "1:10 (the first class) under ceil 120bit holds ${qp:-?} packets after traffic stopped"
+	[ "${qp:-0}" -gt 2 ]
+}
+tap_check "ceil: the first class added (1:10) is throttled by its ceil 120bit too" first_throttled
+tap_check "ceil: 'ceil 0' on 1:10 drains it within 5 s" \
+	eval 'run tc class change dev $DEV classid 1:10 arbtable ceil 0 && drained $DEV 1: arbtable 5'
 tap_end
