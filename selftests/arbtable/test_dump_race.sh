@@ -108,7 +108,7 @@ dumps_check() {
 # race MODE NCLASSES CMDFILE: the window: dumper and changer beside the
 # traffic for SECS s; then the checks
 race() {
-	local mode=$1 ncl=$2 cmds=$3 s0 s1 res out
+	local mode=$1 ncl=$2 cmds=$3 s0 s1 res out rc
 	rm -f "$tmp/stop" "$tmp/d".*
 	pg_start
 	sleep 2
@@ -130,7 +130,10 @@ race() {
 		test "${res%% *}" -gt 0 -a "${res#* }" = 0
 	[ ! -e "$cmds.failed" ] || diag "$(grep -A1 '^Command failed' "$cmds.failed" | head -n 6)"
 	out=$(dumps_check "$tmp/d" "$ncl")
-	tap_check "dump race: $mode: every tc dump complete, no counter went back between dumps" test $? = 0
+	rc=$?
+	# what went wrong (its lines are diagnostics already)
+	echo "$out" | head -n 20
+	tap_check "dump race: $mode: every tc dump complete, no counter went back between dumps" test $rc = 0
 	diag "$out"
 	while IFS= read -r l; do
 		case $l in
