@@ -355,6 +355,11 @@ measure() {
 # between two markers, into FILE (empty where tracefs is not there)
 IN_TR=/sys/kernel/tracing/instances/arbt_in
 in_trace_start() {
+	# not on 6.1: there a later test's function_graph tracer (test_dump_lock)
+	# missed most of its callbacks after this instance had come and gone
+	# (make test of 2026-11-28; alone it passed); 6.12 and 7.2 are not
+	# affected.  Without the trace, busy is 1 and no stall is excused.
+	kver_ge 6 2 || return 0
 	[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 	[ -d $IN_TR ] || mkdir $IN_TR 2>/dev/null || return 0
 	echo 0 >$IN_TR/tracing_on; echo mono >$IN_TR/trace_clock; echo 8192 >$IN_TR/buffer_size_kb; : >$IN_TR/trace
