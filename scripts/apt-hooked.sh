@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by scripts/setup.sh and tests/setup/dpkg-path-check.sh: the one
 # way setup runs apt-get and dpkg.
