@@ -511,6 +511,25 @@ u64 arb_bound_ns(const struct arb_params *p, unsigned int d, u32 wmin)
 }
 
 /*
+ * The unclassified queue's head-of-line bound: it takes every second
+ * LOW-side opportunity while backlogged (arb_low_side_pick()), and HIGH
+ * leaves one at least every H bytes, past which it sends one more packet.
+ * So its head waits for at most one packet in flight, two runs of HIGH of
+ * H + MTU, one LOW packet and the strict burst, at C - strict_ceil. None
+ * when highlimit is unlimited: LOW then gets only what HIGH leaves.
+ */
+u64 arb_unclassified_bound_ns(const struct arb_params *p)
+{
+	u64 b;
+
+	if (arb_params_check(p) || p->highlimit == ARB_HIGHLIMIT_INF)
+		return ARB_BOUND_NONE;
+	b = 2 * (arb_highlimit_bytes(p) + p->mtu) + 2 * (u64)p->mtu +
+	    p->strict_burst;
+	return arb_muldiv(b, 1000000000ULL, p->rate - p->strict_ceil, true);
+}
+
+/*
  * The largest distance <= dmax, and the smallest raise of the slot weight
  * there, that meet @lat: slots are the scarce resource, not units.
  */

@@ -58,6 +58,7 @@ enum arb_table_id {
 	ARB_NTABLES = 2,
 	ARB_STRICT = 2,		/* arb_pick.table for the strict class */
 	ARB_SLOTLESS = 3,	/* a class no slot names, served when idle */
+	ARB_UNCLASSIFIED = 4,	/* the owner's queue of packets no class took */
 };
 
 enum arb_accounting {
@@ -93,11 +94,17 @@ struct arb_sched {
 	u8	strict;			/* strict class index or ARB_NO_CLASS */
 	bool	low_turn;		/* the high limit expired: low is owed */
 	u8	slotless_cur;		/* round-robin position for slotless */
+	/* the owner's unclassified queue is backlogged (set by the owner) */
+	bool	uncl_ready;
+	/* the next LOW-side opportunity is the unclassified queue's */
+	bool	uncl_turn;
 };
 
 struct arb_pick {
 	u8	cls;
-	u8	table;	/* ARB_HIGH, ARB_LOW, ARB_STRICT or ARB_SLOTLESS */
+	u8	table;	/* ARB_HIGH, ARB_LOW, ARB_STRICT, ARB_SLOTLESS or
+			 * ARB_UNCLASSIFIED (no class: the owner's queue)
+			 */
 	u8	slot;
 	bool	fresh;	/* the pick started the slot's visit */
 };
@@ -339,8 +346,37 @@ out:
 }
 
 /*
+ * A LOW-side opportunity (the high limit expired, or HIGH is idle): the
+ * unclassified queue takes every second one while it is backlogged, so
+ * that it has a bound of its own (arb_unclassified_bound_ns()) and takes
+ * nothing HIGH was guaranteed; the LOW table, or the classes no slot
+ * names, the others.
+ */
+static inline bool arb_low_side_pick(struct arb_sched *s, u64 lo,
+				     struct arb_pick *p)
+{
+	if (s->uncl_ready && s->uncl_turn)
+		goto unclassified;
+	if (lo) {
+		arb_table_pick(s, ARB_LOW, p);
+		return true;
+	}
+	*p = (struct arb_pick){ .cls = arb_select_slotless(s),
+				.table = ARB_SLOTLESS };
+	if (p->cls != ARB_NO_CLASS)
+		return true;
+	if (!s->uncl_ready)
+		return false;
+unclassified:
+	*p = (struct arb_pick){ .cls = ARB_NO_CLASS,
+				.table = ARB_UNCLASSIFIED };
+	return true;
+}
+
+/*
  * The next class to serve, false when none: the strict class, the tables,
  * then classes no slot names, round robin, so that none waits forever.
+ * The unclassified queue shares the LOW side (arb_low_side_pick()).
  */
 static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 {
@@ -352,11 +388,10 @@ static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 		return true;
 	}
 	if (unlikely(s->low_turn)) {
-		if (lo) {
+		if (lo || s->uncl_ready) {
 			if (!hi)	/* [IBA]: high idle resets its counter */
 				s->hp_counter = arb_hp_limit(s);
-			arb_table_pick(s, ARB_LOW, p);
-			return true;
+			return arb_low_side_pick(s, lo, p);
 		}
 		s->low_turn = false;	/* nobody to take the owed turn */
 	}
@@ -364,14 +399,9 @@ static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
 		arb_table_pick(s, ARB_HIGH, p);
 		return true;
 	}
-	if (lo) {
+	if (lo)
 		s->hp_counter = arb_hp_limit(s);	/* as above */
-		arb_table_pick(s, ARB_LOW, p);
-		return true;
-	}
-	*p = (struct arb_pick){ .cls = arb_select_slotless(s),
-				.table = ARB_SLOTLESS };
-	return p->cls != ARB_NO_CLASS;
+	return arb_low_side_pick(s, lo, p);
 }
 
 /* arb_charge() for table @t, a constant where it is inlined */
@@ -395,6 +425,7 @@ static __always_inline s32 arb_charge_slot(struct arb_sched *s,
 		}
 	} else {
 		s->low_turn = false;
+		s->uncl_turn = true;
 	}
 
 	if (!tb->in_visit || tb->cur != slot) {
@@ -427,6 +458,13 @@ static inline s32 arb_charge(struct arb_sched *s, const struct arb_pick *p,
 		return arb_charge_slot(s, ARB_HIGH, p->slot, len);
 	if (p->table == ARB_LOW)
 		return arb_charge_slot(s, ARB_LOW, p->slot, len);
+	if (p->table == ARB_SLOTLESS) {
+		s->low_turn = false;
+		s->uncl_turn = true;
+	} else if (p->table == ARB_UNCLASSIFIED) {
+		s->low_turn = false;
+		s->uncl_turn = false;
+	}
 	return 0;
 }
 
@@ -506,6 +544,7 @@ u32 arb_weight_eff(u32 w, unsigned int n, unsigned int maxweight);
 u8 arb_slot_weight(u32 w, unsigned int n, unsigned int k,
 		   unsigned int maxweight);
 u64 arb_bound_ns(const struct arb_params *p, unsigned int d, u32 wmin);
+u64 arb_unclassified_bound_ns(const struct arb_params *p);
 
 /* How a rate (and latency or distance) spreads over the HIGH table. */
 struct arb_spread {

@@ -44,7 +44,6 @@
 
 #define ARBTABLE_DEFAULT_HIGHLIMIT	16	/* 64 KiB of high per low turn */
 #define ARBTABLE_DEFAULT_MAXWEIGHT	255
-#define ARBTABLE_TRACE_UNCLASSIFIED	4
 
 struct arbtable_bucket {
 	struct psched_ratecfg	rate;
@@ -145,6 +144,8 @@ struct arbtable_sched {
 
 	u64				unclassified_pkts;
 	u64				unclassified_drops;
+	u64				uncl_head_since;	/* ns */
+	u64				uncl_max_wait;		/* ns */
 	u64				nthrottled;
 	u64				swaps;
 	u64				gso_split;	/* GSO skbs segmented */
@@ -893,6 +894,10 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 			return qdisc_drop(skb, sch, to_free);
 		}
 		*len = qdisc_pkt_len(skb);
+		if (!q->unclassified.qlen) {
+			q->uncl_head_since = ktime_get_ns();
+			q->arb.uncl_ready = true;
+		}
 		__qdisc_enqueue_tail(skb, &q->unclassified);
 		qdisc_qstats_backlog_inc(sch, skb);
 		arbtable_qlen_inc(sch);
@@ -1041,17 +1046,30 @@ static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return arbtable_enqueue_one(skb, sch, cl, &len, to_free);
 }
 
-static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
+/* The arbiter's pick of the unclassified queue (arb_low_side_pick()) */
+static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch,
+						     u64 *now)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
+	u64 wait;
 
 	skb = __qdisc_dequeue_head(&q->unclassified);
-	if (!skb)
+	if (WARN_ON_ONCE(!skb)) {
+		q->arb.uncl_ready = false;
 		return NULL;
+	}
+	if (!*now)
+		*now = ktime_get_ns();
+	wait = *now - q->uncl_head_since;
+	if (wait > q->uncl_max_wait)
+		WRITE_ONCE(q->uncl_max_wait, wait);
+	q->uncl_head_since = *now;
+	if (!q->unclassified.qlen)
+		q->arb.uncl_ready = false;
 	WRITE_ONCE(q->unclassified_pkts, q->unclassified_pkts + 1);
-	trace_arbtable_dequeue(sch, 0, ARBTABLE_TRACE_UNCLASSIFIED, 0, 0,
-			       q->arb.hp_counter, qdisc_pkt_len(skb), 0);
+	trace_arbtable_dequeue(sch, 0, ARB_UNCLASSIFIED, 0, 0,
+			       q->arb.hp_counter, qdisc_pkt_len(skb), wait);
 	return skb;
 }
 
@@ -1129,6 +1147,15 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 	}
 again:
 	while (arb_select(&q->arb, &pick)) {
+		if (unlikely(pick.table == ARB_UNCLASSIFIED)) {
+			skb = arbtable_dequeue_unclassified(sch, &now);
+			if (!skb)
+				continue;
+			arb_charge(&q->arb, &pick, 0);
+			len = qdisc_pkt_len(skb);
+			segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+			goto out;
+		}
 		cl = q->classes[pick.cls];
 		skb = qdisc_dequeue_peeked(cl->qdisc);
 		if (unlikely(!skb)) {
@@ -1171,14 +1198,9 @@ again:
 		if (arbtable_retry_stalled(q, true))
 			goto again;
 	}
-	skb = arbtable_dequeue_unclassified(sch);
-	if (!skb) {
-		if (q->throttled)
-			arbtable_schedule(sch, q->next_unthrottle);
-		return NULL;
-	}
-	len = qdisc_pkt_len(skb);
-	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	if (q->throttled)
+		arbtable_schedule(sch, q->next_unthrottle);
+	return NULL;
 out:
 	if (q->shaper.bps)
 		arbtable_bucket_charge(&q->shaper, len);
@@ -1841,6 +1863,7 @@ static void arbtable_reset(struct Qdisc *sch)
 	}
 	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
 	memset(&q->unclassified, 0, sizeof(q->unclassified));
+	q->arb.uncl_ready = false;
 	q->throttled = 0;
 	q->stalled = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
@@ -1938,6 +1961,20 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
+/* arb_unclassified_bound_ns() for the running configuration; 0: none */
+static u64 arbtable_unclassified_bound(struct arbtable_sched *q)
+{
+	struct arbtable_class *s = arbtable_strict_class(q);
+	struct arb_params p;
+	u64 b;
+
+	if (s && !s->ceil.bps)
+		return 0;
+	arbtable_params(q, &p);
+	b = arb_unclassified_bound_ns(&p);
+	return b == ARB_BOUND_NONE ? 0 : b;
+}
+
 /*
  * RTNL held, not the root lock, which the dump no longer takes: the
  * configuration (classes, tables, capacity, mtu) changes only under RTNL;
@@ -1967,6 +2004,8 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	xs.link_changes = q->link_changes;
 	xs.mtu_changes = q->mtu_changes;
 	xs.stalls = READ_ONCE(q->stalls);
+	xs.unclassified_bound_ns = arbtable_unclassified_bound(q);
+	xs.unclassified_max_wait_ns = READ_ONCE(q->uncl_max_wait);
 	return gnet_stats_copy_app(d, &xs, sizeof(xs));
 }
 

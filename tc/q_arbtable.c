@@ -1038,6 +1038,15 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 	print_u64(PRINT_ANY, "drops", " drops %" PRIu64,
 		  (uint64_t)st->unclassified_drops);
 	print_uint(PRINT_ANY, "qlen", " qlen %u", st->unclassified_qlen);
+	/* its own bound, beside the classes' (0 in JSON: none) */
+	if (st->unclassified_bound_ns) {
+		arb_print_time("bound", " bound %s", st->unclassified_bound_ns);
+	} else {
+		print_u64(PRINT_JSON, "bound", NULL, 0);
+		print_string(PRINT_FP, NULL, " bound %s", "none");
+	}
+	arb_print_time("max_wait", " max_wait %s",
+		       st->unclassified_max_wait_ns);
 	close_json_object();
 	/* the unclassified queue's line is its own; then the allocator's
 	 * defragmentation swaps and the class ceilings' throttles

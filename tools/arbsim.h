@@ -21,7 +21,7 @@
 
 #define SIM_QLIMIT		1000	/* pfifo default (txqueuelen) */
 #define SIM_MAX_SIZES		32
-#define SIM_UNCLASSIFIED	4	/* table id in the order output */
+#define SIM_UNCLASSIFIED	ARB_UNCLASSIFIED	/* table id in the order output */
 #define SIM_MAX_SOURCES		128
 
 /* ---------------------------------------------------------------------- */

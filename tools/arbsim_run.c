@@ -3,7 +3,8 @@
  * arbsim_run.c - the simulation: the qdisc dequeues on the module's arbiter
  * at its rate, simulated time advancing by each packet's length; traffic
  * backlogged or offered at a constant rate, ceils throttling, the
- * unclassified queue served when no class is eligible. What it measures
+ * unclassified queue where the arbiter picks it (every second LOW-side
+ * opportunity while it is backlogged). What it measures
  * stays in struct sim for the reports.
  */
 #include <string.h>
@@ -157,6 +158,16 @@ static u64 next_event(struct sim *s)
 	return t;
 }
 
+static bool uncl_backlogged(const struct sim *s)
+{
+	unsigned int k;
+
+	for (k = 0; k < s->nuncl; k++)
+		if (s->uncl[k].tr.qlen)
+			return true;
+	return false;
+}
+
 static bool serve_unclassified(struct sim *s)
 {
 	unsigned int k, j;
@@ -214,13 +225,11 @@ void simulate(struct sim *s)
 		}
 		for (i = 0; i < s->nuncl; i++)
 			refill(s, &s->uncl[i]);
+		s->arb.uncl_ready = uncl_backlogged(s);
 
 		if (!arb_select(&s->arb, &pick)) {
-			u64 t;
+			u64 t = next_event(s);
 
-			if (serve_unclassified(s))
-				continue;
-			t = next_event(s);
 			if (t == UINT64_MAX) {
 				s->stopped_early = true;
 				break;
@@ -228,6 +237,11 @@ void simulate(struct sim *s)
 			/* Idle until the next arrival or unthrottle. */
 			s->now = t > s->now ? t : s->now + 1;
 			s->now_rem = 0;
+			continue;
+		}
+		if (pick.table == ARB_UNCLASSIFIED) {
+			serve_unclassified(s);
+			arb_charge(&s->arb, &pick, 0);
 			continue;
 		}
 		c = &s->cls[pick.cls];

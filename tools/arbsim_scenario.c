@@ -36,7 +36,7 @@
  *       Sizes cycle in order (alternate, default) or are drawn uniformly
  *       (random). Default size: the mtu. Traffic for a class that does
  *       not exist (e.g. a rejected admission) goes to the qdisc's
- *       unclassified queue, served only when no class is eligible.
+ *       unclassified queue, which takes every second LOW-side turn.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -123,6 +123,13 @@ struct arb_sim {
 	uint64_t total_bytes;
 	uint64_t total_pkts;
 	uint64_t high_bytes, low_bytes, strict_bytes, other_bytes;
+	/* the owner's unclassified queue: packets queued (-1: always), of
+	 * uncl_len bytes; what it sent
+	 */
+	long uncl_backlog;
+	uint32_t uncl_len;
+	uint64_t uncl_bytes, uncl_pkts;
+	uint64_t uncl_empty_picks;	/* picked while empty: a bug */
 };
 
 static inline void arb_sim_init(struct arb_sim *sim, struct arb_sched *s)
@@ -133,6 +140,14 @@ static inline void arb_sim_init(struct arb_sim *sim, struct arb_sched *s)
 	sim->s = s;
 	for (i = 0; i < ARB_MAX_CLASSES; i++)
 		arb_sz_fixed(&sim->c[i].sz, 1500);
+	sim->uncl_len = 64;
+}
+
+/* as the qdisc keeps arb_sched.uncl_ready: its queue is backlogged */
+static inline void arb_sim_set_uncl(struct arb_sim *sim, long backlog)
+{
+	sim->uncl_backlog = backlog;
+	sim->s->uncl_ready = backlog != 0;
 }
 
 static inline bool arb_sim_cls_eligible(const struct arb_sim *sim,
@@ -179,6 +194,25 @@ static inline bool arb_sim_step(struct arb_sim *sim, struct arb_pick *p,
 
 	if (!arb_select(sim->s, &pk))
 		return false;
+	if (pk.table == ARB_UNCLASSIFIED) {
+		/* the owner's queue: no class, no slot */
+		if (!sim->uncl_backlog)
+			sim->uncl_empty_picks++;
+		cr = arb_charge(sim->s, &pk, sim->uncl_len);
+		sim->uncl_bytes += sim->uncl_len;
+		sim->uncl_pkts++;
+		sim->total_bytes += sim->uncl_len;
+		sim->total_pkts++;
+		if (sim->uncl_backlog > 0 && !--sim->uncl_backlog)
+			sim->s->uncl_ready = false;
+		if (p)
+			*p = pk;
+		if (len)
+			*len = sim->uncl_len;
+		if (credit)
+			*credit = cr;
+		return true;
+	}
 	c = &sim->c[pk.cls];
 	l = arb_sz_next(&c->sz);
 	cr = arb_charge(sim->s, &pk, l);

@@ -385,6 +385,179 @@ static void test_highlimit_middle(void **state)
 /* 4. Strict preemption                                                 */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The unclassified queue (issue 44): it takes every second LOW-side
+ * opportunity while backlogged, so HIGH's picks are exactly those of a run
+ * without it, and its head waits at most two HIGH runs and one LOW packet.
+ */
+static void test_unclassified_low_side(void **state)
+{
+	static struct arb_sched s, r;
+	static struct arb_sim sim, ref;
+	const uint64_t limit = 3 * ARB_HIGHLIMIT_UNIT;
+	struct arb_pick p, q;
+	uint64_t since = 0, worst = 0;
+	unsigned int i, lows = 0, uncls = 0, prev = ARB_HIGH;
+	u32 len, rlen;
+
+	(void)state;
+	highlimit_setup(&s, &sim, 3);
+	highlimit_setup(&r, &ref, 3);
+	arb_sim_set_uncl(&sim, -1);
+	for (i = 0; i < 50000; i++) {
+		assert_true(arb_sim_step(&sim, &p, &len, NULL));
+		if (p.table == ARB_UNCLASSIFIED) {
+			/* it alternates with LOW: never twice running */
+			assert_int_not_equal(prev, ARB_UNCLASSIFIED);
+			if (since > worst)
+				worst = since;
+			since = 0;
+			uncls++;
+		} else {
+			since += len;
+		}
+		if (p.table == ARB_LOW) {
+			assert_int_not_equal(prev, ARB_LOW);
+			lows++;
+		}
+		if (p.table == ARB_HIGH) {
+			/* HIGH's picks are the run without it, one by one */
+			do {
+				assert_true(arb_sim_step(&ref, &q, &rlen,
+							 NULL));
+			} while (q.table != ARB_HIGH);
+			assert_int_equal(p.cls, q.cls);
+			assert_int_equal(p.slot, q.slot);
+			assert_int_equal(len, rlen);
+		}
+		prev = p.table;
+	}
+	assert_int_equal(sim.uncl_empty_picks, 0);
+	/* every second LOW-side turn */
+	assert_true(uncls > 1000);
+	assert_true(lows == uncls || lows == uncls + 1 || lows + 1 == uncls);
+	/* two HIGH runs of at most H + one 9000-byte packet, one LOW packet */
+	assert_true(worst <= 2 * (limit + 9000) + 1500);
+	assert_true(worst > limit);
+}
+
+/* LOW empty: every LOW turn is the unclassified queue's */
+static void test_unclassified_no_low(void **state)
+{
+	static struct arb_sched s;
+	static struct arb_sim sim;
+	struct arb_pick p;
+	unsigned int i;
+
+	(void)state;
+	highlimit_setup(&s, &sim, 0);
+	arb_sim_set_backlog(&sim, 2, 0);
+	arb_sim_set_backlog(&sim, 3, 0);
+	arb_sim_set_uncl(&sim, -1);
+	/* highlimit 0: one high packet, then the low turn */
+	for (i = 0; i < 4000; i++) {
+		assert_true(arb_sim_step(&sim, &p, NULL, NULL));
+		assert_int_equal(p.table, (i & 1) ? ARB_UNCLASSIFIED :
+						    ARB_HIGH);
+	}
+	/* drained: high runs on, never an empty pick */
+	arb_sim_set_uncl(&sim, 3);
+	for (i = 0; i < 100; i++)
+		assert_true(arb_sim_step(&sim, &p, NULL, NULL));
+	assert_int_equal(sim.uncl_pkts, 2003);
+	assert_int_equal(sim.uncl_empty_picks, 0);
+	assert_false(s.uncl_ready);
+}
+
+/* highlimit unlimited: no bound, served only when HIGH is idle */
+static void test_unclassified_unlimited(void **state)
+{
+	static struct arb_sched s;
+	static struct arb_sim sim;
+	struct arb_pick p;
+	unsigned int i;
+	struct arb_params pa = {
+		.rate = 1250000000ULL, .mtu = 1500, .maxweight = 255,
+		.highlimit = ARB_HIGHLIMIT_INF,
+	};
+
+	(void)state;
+	assert_true(arb_unclassified_bound_ns(&pa) == ARB_BOUND_NONE);
+	highlimit_setup(&s, &sim, ARB_HIGHLIMIT_INF);
+	arb_sim_set_uncl(&sim, -1);
+	for (i = 0; i < 20000; i++) {
+		assert_true(arb_sim_step(&sim, &p, NULL, NULL));
+		assert_int_equal(p.table, ARB_HIGH);
+	}
+	/* HIGH idle: LOW and the queue alternate, LOW first (the queue
+	 * took no LOW-side turn yet)
+	 */
+	arb_sim_set_throttled(&sim, 0, true);
+	arb_sim_set_throttled(&sim, 1, true);
+	for (i = 0; i < 1000; i++) {
+		assert_true(arb_sim_step(&sim, &p, NULL, NULL));
+		assert_int_equal(p.table, (i & 1) ? ARB_UNCLASSIFIED :
+						    ARB_LOW);
+	}
+	/* LOW idle too: the queue alone, then nothing */
+	arb_sim_set_backlog(&sim, 2, 0);
+	arb_sim_set_backlog(&sim, 3, 0);
+	arb_sim_set_uncl(&sim, 5);
+	for (i = 0; i < 5; i++) {
+		assert_true(arb_sim_step(&sim, &p, NULL, NULL));
+		assert_int_equal(p.table, ARB_UNCLASSIFIED);
+	}
+	assert_false(arb_sim_step(&sim, &p, NULL, NULL));
+	assert_int_equal(sim.uncl_empty_picks, 0);
+}
+
+/* classes no slot names share the LOW side with the queue too */
+static void test_unclassified_slotless(void **state)
+{
+	static struct arb_sched s;
+	static struct arb_sim sim;
+	struct arb_pick p;
+	unsigned int i;
+
+	(void)state;
+	arb_init(&s, 16, ARB_ACCT_DEFICIT);
+	arb_sim_init(&sim, &s);
+	arb_sim_set_backlog(&sim, 7, -1);	/* in no slot */
+	arb_sim_set_uncl(&sim, -1);
+	for (i = 0; i < 1000; i++) {
+		assert_true(arb_sim_step(&sim, &p, NULL, NULL));
+		if (p.table == ARB_SLOTLESS)
+			assert_int_equal(p.cls, 7);
+		else
+			assert_int_equal(p.table, ARB_UNCLASSIFIED);
+	}
+	assert_int_equal(sim.uncl_pkts, 500);
+}
+
+/* the bound's arithmetic */
+static void test_unclassified_bound(void **state)
+{
+	struct arb_params pa = {
+		.rate = 1250000000ULL, .mtu = 1500, .maxweight = 255,
+		.highlimit = 16,
+	};
+
+	(void)state;
+	/* 2 * (65536 + 1500) + 2 * 1500 = 137072 B at 1.25e9 B/s */
+	assert_true(arb_unclassified_bound_ns(&pa) == 109658ULL);
+	/* a strict class of 2 Gbit/s ceil, 3000 B burst: at 1e9 B/s */
+	pa.strict_ceil = 250000000ULL;
+	pa.strict_burst = 3000;
+	assert_true(arb_unclassified_bound_ns(&pa) == 140072ULL);
+	/* highlimit 0: H is one 64-byte packet: 6128 B at 1.25e9 B/s */
+	pa.highlimit = 0;
+	pa.strict_ceil = 0;
+	pa.strict_burst = 0;
+	assert_true(arb_unclassified_bound_ns(&pa) == 4903ULL);
+	pa.rate = 0;
+	assert_true(arb_unclassified_bound_ns(&pa) == ARB_BOUND_NONE);
+}
+
 static void test_strict_preemption(void **state)
 {
 	static struct arb_sched s, ref;
@@ -1426,6 +1599,11 @@ int main(void)
 		cmocka_unit_test(test_set_drained_equals_set_eligible),
 		cmocka_unit_test(test_set_stalled),
 		cmocka_unit_test(test_set_emptied),
+		cmocka_unit_test(test_unclassified_low_side),
+		cmocka_unit_test(test_unclassified_no_low),
+		cmocka_unit_test(test_unclassified_unlimited),
+		cmocka_unit_test(test_unclassified_slotless),
+		cmocka_unit_test(test_unclassified_bound),
 		cmocka_unit_test(test_random_properties_swaps),
 	};
 

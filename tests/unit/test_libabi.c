@@ -475,8 +475,8 @@ static void stale_qdisc_info(struct arbtable_qdisc_info *q)
 }
 
 /*
- * The xstats of this release's sch_arbtable (120 bytes, configuration and
- * results only), a newer kernel's longer struct, and payloads cut short:
+ * The xstats of this release's sch_arbtable (136 bytes, configuration and
+ * results only; the library reads the first 120), a newer kernel's longer struct, and payloads cut short:
  * what a payload lacks reads as 0 with its bit clear; a field cut short
  * is not taken.
  */
@@ -496,11 +496,13 @@ static void test_qdisc_xstats_lengths(void **state)
 	memset(buf, CANARY, sizeof(buf));
 	memcpy(buf, &x, sizeof(x));
 	/* no holes: every byte a field */
-	assert_int_equal(sizeof(x), 120);
+	assert_int_equal(sizeof(x), 136);
 	assert_int_equal(offsetof(struct tc_arbtable_xstats, broken), 52);
 	assert_int_equal(offsetof(struct tc_arbtable_xstats, gso_split), 56);
 	assert_int_equal(offsetof(struct tc_arbtable_xstats, capacity), 80);
 	assert_int_equal(offsetof(struct tc_arbtable_xstats, stalls), 112);
+	assert_int_equal(offsetof(struct tc_arbtable_xstats,
+				  unclassified_max_wait_ns), 128);
 
 	/* today's kernel, and a newer one with 16 bytes more */
 	stale_qdisc_info(&q);
@@ -543,7 +545,7 @@ static void test_qdisc_xstats_lengths(void **state)
 	assert_int_equal(q.xstats_fields, gso | ARBTABLE_QX_BROKEN);
 	assert_int_equal(q.capacity, 0);
 	stale_qdisc_info(&q);
-	assert_int_equal(arb_qdisc_xstats_in(&q, buf, sizeof(x) - 1), 1);
+	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 119), 1);
 	assert_int_equal(q.xstats_fields, all & ~ARBTABLE_QX_STALLS);
 	assert_true(q.stalls == 0 && q.broken == 206);
 

@@ -197,6 +197,11 @@ enum tc_arbtable_xstats_type {
  * @link_changes: times the link speed was seen to change since creation
  * @mtu_changes: times the mtu followed the device's
  * @stalls: times a class's child held packets but gave none
+ * @unclassified_bound_ns: the unclassified queue's head-of-line bound,
+ *	however backlogged the classes are, ns (0: none, with an unlimited
+ *	highlimit, an unknown capacity or a strict class without a ceil)
+ * @unclassified_max_wait_ns: the longest head-of-line wait measured in
+ *	the unclassified queue, ns
  *
  * Configuration and results only: the arbiter's position in the tables
  * and the slots' credits change with every packet and are reported per
@@ -221,6 +226,8 @@ struct tc_arbtable_xstats {
 	__u64	link_changes;
 	__u64	mtu_changes;
 	__u64	stalls;
+	__u64	unclassified_bound_ns;
+	__u64	unclassified_max_wait_ns;
 };
 
 /**
