@@ -27,7 +27,7 @@ _Static_assert(sizeof(struct arbtable_qdisc_info) >=
 _Static_assert(sizeof(struct arbtable_class_info) >=
 	       ARBTABLE_CLASS_INFO_SIZE_VER0, "class info shrank");
 _Static_assert(sizeof(struct arbtable_qdisc_info) ==
-	       ARBTABLE_QDISC_INFO_SIZE_VER1, "qdisc info: a new SIZE_VER");
+	       ARBTABLE_QDISC_INFO_SIZE_VER2, "qdisc info: a new SIZE_VER");
 _Static_assert(sizeof(struct arbtable_class_info) ==
 	       ARBTABLE_CLASS_INFO_SIZE_VER1, "class info: a new SIZE_VER");
 /* embedded in the records, so frozen */
@@ -71,6 +71,8 @@ int arb_qdisc_xstats_in(struct arbtable_qdisc_info *qi, const void *data,
 	qi->mtu_changes = 0;
 	qi->stalls = 0;
 	qi->broken = 0;
+	qi->unclassified_bound_ns = 0;
+	qi->unclassified_max_wait_ns = 0;
 	if (!data || len < sizeof(x.type))
 		return 0;
 	memcpy(&x, data, len < sizeof(x) ? len : sizeof(x));
@@ -100,6 +102,9 @@ int arb_qdisc_xstats_in(struct arbtable_qdisc_info *qi, const void *data,
 	ARB_XTAKE(qi, x, len, mtu_changes, ARBTABLE_QX_MTU_CHANGES);
 	ARB_XTAKE(qi, x, len, broken, ARBTABLE_QX_BROKEN);
 	ARB_XTAKE(qi, x, len, stalls, ARBTABLE_QX_STALLS);
+	ARB_XTAKE(qi, x, len, unclassified_bound_ns, ARBTABLE_QX_UNCL_BOUND);
+	ARB_XTAKE(qi, x, len, unclassified_max_wait_ns,
+		  ARBTABLE_QX_UNCL_MAX_WAIT);
 	return 1;
 }
 

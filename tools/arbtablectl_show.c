@@ -317,6 +317,10 @@ static void show_json(const struct ctl_snap *st)
 	arbt_jput_u64(u, "packets", st->q.unclassified_pkts);
 	arbt_jput_u64(u, "drops", st->q.unclassified_drops);
 	arbt_jput_u64(u, "qlen", st->q.unclassified_qlen);
+	if (st->q.xstats_fields & ARBTABLE_QX_UNCL_BOUND)
+		arbt_jput_u64(u, "bound", st->q.unclassified_bound_ns);
+	if (st->q.xstats_fields & ARBTABLE_QX_UNCL_MAX_WAIT)
+		arbt_jput_u64(u, "max_wait", st->q.unclassified_max_wait_ns);
 	arbt_jput_u64(q, "swaps", st->q.swaps);
 	arbt_jput_u64(q, "throttled", st->q.throttled);
 	arbt_jput_u64(q, "high_used", st->q.used[ARBTABLE_HIGH]);

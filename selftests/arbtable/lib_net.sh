@@ -11,9 +11,9 @@
 #
 # Every tenant's packets leave NET with its own source address, so a
 # flower filter on src_ip names its class.  Neighbours are permanent on
-# both sides: an ARP request queued behind saturated classes in the
-# qdisc's unclassified queue would starve (it is served only when no
-# class is eligible) and the neighbour entry would fail mid-test.
+# both sides, so that nothing but the tenants' traffic is measured (ARP
+# would wait in the qdisc's unclassified queue, which takes every second
+# LOW-side turn: test_unclassified.sh).
 
 NET_RX=arbt-rx
 NET_RX_ADDR=10.77.0.2

@@ -30,9 +30,8 @@ cleanup() {
 }
 veth_test_begin child_drop "arbtable: packets a child hands out after dropping the rest are charged" cleanup
 
-# no ARP (veth_peer's neighbours are permanent): an ARP reply would wait
-# in the unclassified queue, served only when no class has packets, i.e.
-# never while the producers run
+# no ARP (veth_peer's neighbours are permanent): only the test's own
+# packets pass the qdisc
 if ! veth_peer $DEV $PEER $NS 10.89.0; then
 	tap_fail "child_drop: veth $DEV to namespace $NS with an iperf3 server"
 	tap_end; exit

@@ -237,11 +237,14 @@ static void test_ver_sizes(void **state)
 	assert_int_equal(offsetof(struct arbtable_class_info, xstats_fields),
 			 ARBTABLE_CLASS_INFO_SIZE_VER0);
 	assert_int_equal(sizeof(struct arbtable_qdisc_info),
-			 ARBTABLE_QDISC_INFO_SIZE_VER1);
+			 ARBTABLE_QDISC_INFO_SIZE_VER2);
 	assert_int_equal(sizeof(struct arbtable_class_info),
 			 ARBTABLE_CLASS_INFO_SIZE_VER1);
 	assert_int_equal(offsetof(struct arbtable_qdisc_info, reserved1) + 4,
 			 ARBTABLE_QDISC_INFO_SIZE_VER1);
+	assert_int_equal(offsetof(struct arbtable_qdisc_info,
+				  unclassified_max_wait_ns) + 8,
+			 ARBTABLE_QDISC_INFO_SIZE_VER2);
 	assert_int_equal(offsetof(struct arbtable_class_info, stalls) + 8,
 			 ARBTABLE_CLASS_INFO_SIZE_VER1);
 }
@@ -387,7 +390,7 @@ static void test_state_ver0_caller(void **state)
 
 	(void)state;
 	assert_int_equal(arbtable_state_qdisc(st, &q, sizeof(q)),
-			 ARBTABLE_QDISC_INFO_SIZE_VER1);
+			 ARBTABLE_QDISC_INFO_SIZE_VER2);
 	assert_true(q.mtu_follows_device == 1 &&
 		    q.xstats_fields == (ARBTABLE_QX_CAPACITY | ARBTABLE_QX_STALLS) &&
 		    q.capacity == 1250000 && q.stalls == 17 && q.broken == 2);
@@ -444,6 +447,8 @@ static void full_qdisc_xstats(struct tc_arbtable_xstats *x)
 	x->link_changes = 204;
 	x->mtu_changes = 205;
 	x->stalls = 207;
+	x->unclassified_bound_ns = 208;
+	x->unclassified_max_wait_ns = 209;
 }
 
 /* The record's first fields, as any length that holds them gives them;
@@ -476,7 +481,7 @@ static void stale_qdisc_info(struct arbtable_qdisc_info *q)
 
 /*
  * The xstats of this release's sch_arbtable (136 bytes, configuration and
- * results only; the library reads the first 120), a newer kernel's longer struct, and payloads cut short:
+ * results only), a newer kernel's longer struct, and payloads cut short:
  * what a payload lacks reads as 0 with its bit clear; a field cut short
  * is not taken.
  */
@@ -486,7 +491,8 @@ static void test_qdisc_xstats_lengths(void **state)
 			     ARBTABLE_QX_OVERSIZE_DROPS;
 	const uint32_t all = gso | ARBTABLE_QX_CAPACITY | ARBTABLE_QX_LINK_RATE |
 			     ARBTABLE_QX_LINK_CHANGES | ARBTABLE_QX_MTU_CHANGES |
-			     ARBTABLE_QX_BROKEN | ARBTABLE_QX_STALLS;
+			     ARBTABLE_QX_BROKEN | ARBTABLE_QX_STALLS |
+			     ARBTABLE_QX_UNCL_BOUND | ARBTABLE_QX_UNCL_MAX_WAIT;
 	unsigned char buf[sizeof(struct tc_arbtable_xstats) + 16];
 	struct tc_arbtable_xstats x;
 	struct arbtable_qdisc_info q;
@@ -512,7 +518,9 @@ static void test_qdisc_xstats_lengths(void **state)
 	assert_true(q.gso_split == 201 && q.gso_segs == 202 &&
 		    q.oversize_drops == 203 && q.capacity == 1250000000 &&
 		    q.link_rate == 125000000 && q.link_changes == 204 &&
-		    q.mtu_changes == 205 && q.broken == 206 && q.stalls == 207);
+		    q.mtu_changes == 205 && q.broken == 206 && q.stalls == 207 &&
+		    q.unclassified_bound_ns == 208 &&
+		    q.unclassified_max_wait_ns == 209);
 	/* not the library's to touch: read from the qdisc's options */
 	assert_int_equal(q.mtu_follows_device, 1);
 	stale_qdisc_info(&q);
@@ -546,7 +554,9 @@ static void test_qdisc_xstats_lengths(void **state)
 	assert_int_equal(q.capacity, 0);
 	stale_qdisc_info(&q);
 	assert_int_equal(arb_qdisc_xstats_in(&q, buf, 119), 1);
-	assert_int_equal(q.xstats_fields, all & ~ARBTABLE_QX_STALLS);
+	assert_int_equal(q.xstats_fields, all & ~(ARBTABLE_QX_STALLS |
+						  ARBTABLE_QX_UNCL_BOUND |
+						  ARBTABLE_QX_UNCL_MAX_WAIT));
 	assert_true(q.stalls == 0 && q.broken == 206);
 
 	/* the type alone: xstats, every field 0 */

@@ -240,9 +240,16 @@ struct arbtable_qdisc_info {
 					 * holds (the device's frames grew)
 					 */
 	uint32_t	reserved1;	/* 0 */
+
+	/* appended in the second (ARBTABLE_QDISC_INFO_SIZE_VER2) */
+	uint64_t	unclassified_bound_ns;	/* the unclassified queue's
+						 * head-of-line bound, 0 = none
+						 */
+	uint64_t	unclassified_max_wait_ns; /* its longest wait */
 };
 #define ARBTABLE_QDISC_INFO_SIZE_VER0	1760	/* up to reserved */
 #define ARBTABLE_QDISC_INFO_SIZE_VER1	1840	/* up to reserved1 */
+#define ARBTABLE_QDISC_INFO_SIZE_VER2	1856
 
 /*
  * Bits of arbtable_qdisc_info.xstats_fields: the kernel reported the
@@ -261,6 +268,8 @@ struct arbtable_qdisc_info {
 #define ARBTABLE_QX_MTU_CHANGES		(1u << 6)
 #define ARBTABLE_QX_BROKEN		(1u << 7)
 #define ARBTABLE_QX_STALLS		(1u << 8)
+#define ARBTABLE_QX_UNCL_BOUND		(1u << 11)
+#define ARBTABLE_QX_UNCL_MAX_WAIT	(1u << 12)
 /* never set: the kernel no longer reports cur and hp_counter, credit */
 #define ARBTABLE_QX_CURSOR		(1u << 9)
 #define ARBTABLE_QX_CREDIT		(1u << 10)
