@@ -1030,7 +1030,9 @@ static void arb_print_class_xstats(const struct tc_arbtable_class_xstats *st)
 		print_string(PRINT_FP, NULL, " %s", "BROKEN (mtu grew)");
 }
 
-static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
+/* @len: the payload's length; fields it does not hold are not printed */
+static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st,
+				   size_t len)
 {
 	open_json_object("unclassified");
 	print_u64(PRINT_ANY, "packets", " unclassified: pkts %" PRIu64,
@@ -1038,15 +1040,21 @@ static void arb_print_qdisc_xstats(const struct tc_arbtable_xstats *st)
 	print_u64(PRINT_ANY, "drops", " drops %" PRIu64,
 		  (uint64_t)st->unclassified_drops);
 	print_uint(PRINT_ANY, "qlen", " qlen %u", st->unclassified_qlen);
-	/* its own bound, beside the classes' (0 in JSON: none) */
-	if (st->unclassified_bound_ns) {
+	/* its own bound, beside the classes' (0 in JSON: none); a kernel
+	 * before issue 44 served the queue only when no class was eligible
+	 */
+	if (len < offsetof(struct tc_arbtable_xstats,
+			   unclassified_max_wait_ns) + sizeof(__u64)) {
+		;
+	} else if (st->unclassified_bound_ns) {
 		arb_print_time("bound", " bound %s", st->unclassified_bound_ns);
 	} else {
 		print_u64(PRINT_JSON, "bound", NULL, 0);
 		print_string(PRINT_FP, NULL, " bound %s", "none");
 	}
-	arb_print_time("max_wait", " max_wait %s",
-		       st->unclassified_max_wait_ns);
+	if (len >= sizeof(*st))
+		arb_print_time("max_wait", " max_wait %s",
+			       st->unclassified_max_wait_ns);
 	close_json_object();
 	/* the unclassified queue's line is its own; then the allocator's
 	 * defragmentation swaps and the class ceilings' throttles
@@ -1112,7 +1120,7 @@ static int arb_print_xstats(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, FILE 
 		struct tc_arbtable_xstats st = {};
 
 		memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
-		arb_print_qdisc_xstats(&st);
+		arb_print_qdisc_xstats(&st, len);
 	} else if (type == TCA_ARBTABLE_XSTATS_CLASS) {
 		struct tc_arbtable_class_xstats st = {};
 

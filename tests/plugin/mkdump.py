@@ -69,8 +69,11 @@ def qdisc(mode, high, low, priomap=None, default=0x30):
     opts += [u32(7, 1514), u32(8, 255), table(9, high), table(10, low)]
     if mode == 0:
         opts.append(u32(12, 30720))   # burst: manual example only
+    # the auto example from a kernel that reports the unclassified
+    # queue's bound and longest wait, the manual one from an older one
+    extra = struct.pack("<QQ", 109702400, 52000000) if mode == 1 else b""
     body = (attr(TCA_KIND, b"arbtable\0") + nest(TCA_OPTIONS, *opts) +
-            stats(qdisc_xstats(len(high), len(low))))
+            stats(qdisc_xstats(len(high), len(low), extra)))
     return msg(RTM_NEWQDISC, 0x10000, 0xFFFFFFFF, 1, body)
 
 

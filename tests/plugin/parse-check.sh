@@ -279,6 +279,7 @@ if grep -qx -- " unclassified: pkts 7 drops 1 qlen 2 *" <<<"$OUT" && grep -qx --
 else
 	ko "print: qdisc xstats lines: $(grep -E 'unclassified|swaps' <<<"$OUT" | tr '\n' '|')"
 fi
+chk "the unclassified queue's bound and longest wait (a kernel that has them)" " unclassified: pkts 7 drops 1 qlen 2 bound 110ms max_wait 52ms"
 chk "occupancy" "occupancy: high 3/64 low 1/64 classes 4"
 if grep -qE 'pointers|hp_counter|credit' <<<"$OUT"; then ko "print: the arbiter's cursor or credits printed"; else ok "print: no cursor, hp_counter or credits (the tracepoint has them)"; fi
 chk "class options" "class arbtable 1:10 dev lo parent 1: leaf 8001: rate 2Gbit latency 50us"
@@ -327,6 +328,8 @@ assert o["high"][2] == {"slot": 3, "class": "1:12", "weight": 5}
 assert o["low"] == [{"slot": 0, "class": "1:30", "weight": 2}]
 assert a["options"]["default"] == "" and "priomap" not in a["options"]
 assert m["unclassified"]["packets"] == 7
+assert "bound" not in m["unclassified"] and "max_wait" not in m["unclassified"]
+assert (a["unclassified"]["bound"], a["unclassified"]["max_wait"]) == (109702400, 52000000)
 assert not {"high_cur", "low_cur", "hp_counter", "high_credit", "low_credit"} & set(m)
 assert (m["gso_split"], m["gso_segs"], m["oversize_drops"]) == (5, 40, 1)
 assert a["options"]["mode"] == "auto" and len(a["options"]["high"]) == 4
