@@ -330,7 +330,8 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 
 	/*
 	 * An instance made without options (default_qdisc, a queue of mq)
-	 * on a device whose speed is unknown: refusing it would leave the
+	 * with no capacity (the speed unknown, or a queue's share of the
+	 * port not given, arbtable_configure()): refusing it would leave the
 	 * device without a qdisc, dropping everything. It runs unshaped and
 	 * admits no class until it is given a rate; a change that gives none
 	 * leaves it so.
@@ -416,7 +417,8 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 }
 
 /* An instance the kernel made without options on a device of unknown
- * speed (arbtable_auto_check_qdisc()): nothing to admit against yet.
+ * speed or a queue of mq (arbtable_auto_check_qdisc()): nothing to admit
+ * against yet.
  */
 static bool arbtable_no_capacity(const struct arbtable_sched *q,
 				 struct netlink_ext_ack *extack)
@@ -424,7 +426,7 @@ static bool arbtable_no_capacity(const struct arbtable_sched *q,
 	if (q->capacity)
 		return false;
 	NL_SET_ERR_MSG(extack,
-		       "no rate to admit against: the device's link speed is unknown; give the qdisc 'rate' first");
+		       "no rate to admit against: the link speed is unknown, or this is one queue of a multi-queue root; give the qdisc 'rate' first");
 	return true;
 }
 
@@ -1511,6 +1513,30 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	return err ? : arbtable_check_strict_ceil(sch, cfg, extack);
 }
 
+/*
+ * One transmit queue's instance under mq, mqprio or offloaded htb: it
+ * schedules a share of the port, not the port. Its parent is in a tree
+ * under such a root or, while mq_init() makes the queues' defaults, not
+ * in the device's tree yet (as bpf_qdisc_init() tells them apart). RTNL.
+ */
+static bool arbtable_per_queue(struct Qdisc *sch)
+{
+	struct net_device *dev = qdisc_dev(sch);
+	struct Qdisc *root = rtnl_dereference(dev->qdisc), *p;
+	u32 major = TC_H_MAJ(sch->parent);
+
+	if (sch->parent == TC_H_ROOT || dev->real_num_tx_queues < 2)
+		return false;
+	if (root->flags & TCQ_F_MQROOT)
+		return true;
+	if (!(root->flags & TCQ_F_BUILTIN) && root->handle == major)
+		return false;
+	hash_for_each_possible(dev->qdisc_hash, p, hash, major)
+		if (p->handle == major)
+			return false;
+	return true;
+}
+
 /* Link speed in bytes/s from ethtool, 0 when unknown. Called under RTNL. */
 static u64 arbtable_link_capacity(struct Qdisc *sch)
 {
@@ -1642,6 +1668,7 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_cfg *cfg;
 	u64 link, capacity;
+	bool per_queue;
 	u32 mtu;
 	int err;
 
@@ -1654,15 +1681,23 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 	err = arbtable_parse(sch, opt, cfg, create, extack);
 	if (err)
 		goto out;
+	per_queue = arbtable_per_queue(sch);
 	link = arbtable_link_capacity(sch);
 	/* the link speed counts when the rate is set, not at every change:
-	 * admissions keep the capacity they were made against
+	 * admissions keep the capacity they were made against. A queue of
+	 * a multi-queue root admits against its own rate only: the port's
+	 * speed in each of N queues would promise N times the wire. Its
+	 * mtu still follows as the port's does.
 	 */
 	capacity = q->capacity;
-	if (create || cfg->rate_given)
+	if (create || cfg->rate_given) {
 		capacity = cfg->rate ? : link;
+		if (per_queue && cfg->mode == TC_ARBTABLE_MODE_AUTO)
+			capacity = cfg->rate;
+	}
 	if (!cfg->mtu_pinned)
-		cfg->mtu = arbtable_follow_size(qdisc_dev(sch), capacity);
+		cfg->mtu = arbtable_follow_size(qdisc_dev(sch),
+						capacity ? : link);
 	/* on the mtu that will be in force: a following mtu is a whole GSO
 	 * skb from 1gbit up. Checked when burst, mtu or rate is given; the
 	 * device's own changes are the notifier's (arbtable_follow_mtu()).
@@ -1684,9 +1719,18 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 		/* no rate, and none to have: made without options, or such
 		 * an instance changed without a rate (its dump sent back)
 		 */
-		err = arbtable_auto_check_qdisc(sch, capacity, cfg,
-						create ? !opt :
-						!q->capacity && !cfg->rate,
+		bool no_rate_ok = create ? !opt : !q->capacity && !cfg->rate;
+
+		if (!capacity && !no_rate_ok && per_queue && link) {
+			char r[16];
+
+			arbtable_refuse(extack, NULL,
+					"a queue of a multi-queue root: give 'rate', its share of the port",
+					"'s %s", arb_fmt_rate(r, sizeof(r), link));
+			err = -EINVAL;
+			goto out;
+		}
+		err = arbtable_auto_check_qdisc(sch, capacity, cfg, no_rate_ok,
 						extack);
 		if (err)
 			goto out;
@@ -1721,7 +1765,7 @@ static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event)
 				    TC_H_MAJ(sch->handle) >> 16, mtu, q->mtu);
 		return;
 	}
-	mtu = arbtable_follow_size(dev, q->capacity);
+	mtu = arbtable_follow_size(dev, q->capacity ? : q->link_rate);
 	if (mtu == q->mtu)
 		return;
 	sch_tree_lock(sch);
