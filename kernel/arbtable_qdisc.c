@@ -1513,6 +1513,8 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	return err ? : arbtable_check_strict_ceil(sch, cfg, extack);
 }
 
+static LIST_HEAD(arbtable_list);	/* every instance; RTNL */
+
 /*
  * One transmit queue's instance under mq, mqprio or offloaded htb: it
  * schedules a share of the port, not the port. Its parent is in a tree
@@ -1548,6 +1550,20 @@ static u64 arbtable_link_capacity(struct Qdisc *sch)
 	if (ks.base.speed == SPEED_UNKNOWN || !ks.base.speed)
 		return 0;
 	return (u64)ks.base.speed * 1000 * 1000 / 8;
+}
+
+/* The port's speed for a new queue of a multi-queue root: a sibling's
+ * reading (taken at its creation, its last change or the port's last
+ * NETDEV_UP/CHANGE), so mq's N queues cost the driver one read, not N.
+ */
+static u64 arbtable_port_capacity(struct Qdisc *sch)
+{
+	struct arbtable_sched *s;
+
+	list_for_each_entry(s, &arbtable_list, list)
+		if (qdisc_dev(s->sch) == qdisc_dev(sch))
+			return s->link_rate;
+	return arbtable_link_capacity(sch);
 }
 
 /* A new link speed read under RTNL: remembered and counted, never applied
@@ -1682,7 +1698,8 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		goto out;
 	per_queue = arbtable_per_queue(sch);
-	link = arbtable_link_capacity(sch);
+	link = create && per_queue ? arbtable_port_capacity(sch) :
+				     arbtable_link_capacity(sch);
 	/* the link speed counts when the rate is set, not at every change:
 	 * admissions keep the capacity they were made against. A queue of
 	 * a multi-queue root admits against its own rate only: the port's
@@ -1751,18 +1768,23 @@ out:
  * The device's mtu or gso_max_size may have changed (RTNL held). Unless the
  * user pinned the qdisc's mtu, follow it: a frame the device accepts is
  * never dropped for length, and the bounds describe the skbs actually sent.
+ * What the change breaks is said once per device (*warned): mq's queues
+ * would each say it, up to three times.
  */
-static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event)
+static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event,
+				bool *warned)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
-	u32 mtu = arbtable_dev_mtu(dev), broken = 0;
+	u32 mtu = arbtable_dev_mtu(dev), broken = 0, h = sch->handle >> 16;
 
 	if (q->mtu_pinned) {
-		if (event == NETDEV_CHANGEMTU && mtu > q->mtu)
+		if (event == NETDEV_CHANGEMTU && mtu > q->mtu && !*warned) {
 			netdev_warn(dev,
 				    "arbtable %x: frames of up to %u bytes are now allowed, above the qdisc's pinned mtu %u: longer ones are dropped and counted (oversize_drops); raise 'mtu' or set it to 0 to follow the device\n",
-				    TC_H_MAJ(sch->handle) >> 16, mtu, q->mtu);
+				    h, mtu, q->mtu);
+			*warned = true;
+		}
 		return;
 	}
 	mtu = arbtable_follow_size(dev, q->capacity ? : q->link_rate);
@@ -1780,28 +1802,31 @@ static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event)
 	/* what a user's change is refused for (arbtable_configure(),
 	 * arbtable_check_cburst()) the device's change cannot be: said
 	 */
+	if (*warned)
+		return;
+	*warned = true;
 	if (q->burst && q->burst < mtu)
 		netdev_warn(dev,
 			    "arbtable %x: mtu now %u, above the qdisc's burst %u: a whole packet overdraws its bucket; raise 'burst'\n",
-			    TC_H_MAJ(sch->handle) >> 16, mtu, q->burst);
-	if (arbtable_check_cburst(sch, mtu, NULL))
+			    h, mtu, q->burst);
+	else if (arbtable_check_cburst(sch, mtu, NULL))
 		netdev_warn(dev,
 			    "arbtable %x: mtu now %u, above a class's cburst: a whole packet overdraws its ceil's bucket; raise its 'cburst' (tc -d class show)\n",
-			    TC_H_MAJ(sch->handle) >> 16, mtu);
-	if (broken)
+			    h, mtu);
+	else if (broken)
 		netdev_warn(dev,
 			    "arbtable %x: mtu now %u: %u admitted classes no longer get the rate or latency they asked for (tc -s class show)\n",
-			    TC_H_MAJ(sch->handle) >> 16, mtu, broken);
+			    h, mtu, broken);
+	else
+		*warned = false;
 }
-
-static LIST_HEAD(arbtable_list);	/* every instance; RTNL */
 
 static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct arbtable_sched *q;
-	bool read = false;
+	bool read = false, warned = false;
 	u64 link = 0;
 
 	if (event != NETDEV_CHANGEMTU && event != NETDEV_UP &&
@@ -1824,7 +1849,7 @@ static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
 			sch_tree_unlock(q->sch);
 		}
 		/* gso_max_size has no event of its own: read it here too */
-		arbtable_follow_mtu(q->sch, event);
+		arbtable_follow_mtu(q->sch, event, &warned);
 	}
 	return NOTIFY_DONE;
 }
