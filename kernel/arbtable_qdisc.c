@@ -331,7 +331,8 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 
 	/*
 	 * An instance made without options (default_qdisc, a queue of mq)
-	 * on a device whose speed is unknown: refusing it would leave the
+	 * with no capacity (the speed unknown, or a queue's share of the
+	 * port not given, arbtable_configure()): refusing it would leave the
 	 * device without a qdisc, dropping everything. It runs unshaped and
 	 * admits no class until it is given a rate; a change that gives none
 	 * leaves it so.
@@ -417,7 +418,8 @@ static int arbtable_auto_parse(struct Qdisc *sch, struct nlattr **tb,
 }
 
 /* An instance the kernel made without options on a device of unknown
- * speed (arbtable_auto_check_qdisc()): nothing to admit against yet.
+ * speed or a queue of mq (arbtable_auto_check_qdisc()): nothing to admit
+ * against yet.
  */
 static bool arbtable_no_capacity(const struct arbtable_sched *q,
 				 struct netlink_ext_ack *extack)
@@ -425,7 +427,7 @@ static bool arbtable_no_capacity(const struct arbtable_sched *q,
 	if (q->capacity)
 		return false;
 	NL_SET_ERR_MSG(extack,
-		       "no rate to admit against: the device's link speed is unknown; give the qdisc 'rate' first");
+		       "no rate to admit against: the link speed is unknown, or this is one queue of a multi-queue root; give the qdisc 'rate' first");
 	return true;
 }
 
@@ -1533,6 +1535,32 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	return err ? : arbtable_check_strict_ceil(sch, cfg, extack);
 }
 
+static LIST_HEAD(arbtable_list);	/* every instance; RTNL */
+
+/*
+ * One transmit queue's instance under mq, mqprio or offloaded htb: it
+ * schedules a share of the port, not the port. Its parent is in a tree
+ * under such a root or, while mq_init() makes the queues' defaults, not
+ * in the device's tree yet (as bpf_qdisc_init() tells them apart). RTNL.
+ */
+static bool arbtable_per_queue(struct Qdisc *sch)
+{
+	struct net_device *dev = qdisc_dev(sch);
+	struct Qdisc *root = rtnl_dereference(dev->qdisc), *p;
+	u32 major = TC_H_MAJ(sch->parent);
+
+	if (sch->parent == TC_H_ROOT || dev->real_num_tx_queues < 2)
+		return false;
+	if (root->flags & TCQ_F_MQROOT)
+		return true;
+	if (!(root->flags & TCQ_F_BUILTIN) && root->handle == major)
+		return false;
+	hash_for_each_possible(dev->qdisc_hash, p, hash, major)
+		if (p->handle == major)
+			return false;
+	return true;
+}
+
 /* Link speed in bytes/s from ethtool, 0 when unknown. Called under RTNL. */
 static u64 arbtable_link_capacity(struct Qdisc *sch)
 {
@@ -1544,6 +1572,20 @@ static u64 arbtable_link_capacity(struct Qdisc *sch)
 	if (ks.base.speed == SPEED_UNKNOWN || !ks.base.speed)
 		return 0;
 	return (u64)ks.base.speed * 1000 * 1000 / 8;
+}
+
+/* The port's speed for a new queue of a multi-queue root: a sibling's
+ * reading (taken at its creation, its last change or the port's last
+ * NETDEV_UP/CHANGE), so mq's N queues cost the driver one read, not N.
+ */
+static u64 arbtable_port_capacity(struct Qdisc *sch)
+{
+	struct arbtable_sched *s;
+
+	list_for_each_entry(s, &arbtable_list, list)
+		if (qdisc_dev(s->sch) == qdisc_dev(sch))
+			return s->link_rate;
+	return arbtable_link_capacity(sch);
 }
 
 /* A new link speed read under RTNL: remembered and counted, never applied
@@ -1664,6 +1706,7 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_cfg *cfg;
 	u64 link, capacity;
+	bool per_queue;
 	u32 mtu;
 	int err;
 
@@ -1676,15 +1719,24 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 	err = arbtable_parse(sch, opt, cfg, create, extack);
 	if (err)
 		goto out;
-	link = arbtable_link_capacity(sch);
+	per_queue = arbtable_per_queue(sch);
+	link = create && per_queue ? arbtable_port_capacity(sch) :
+				     arbtable_link_capacity(sch);
 	/* the link speed counts when the rate is set, not at every change:
-	 * admissions keep the capacity they were made against
+	 * admissions keep the capacity they were made against. A queue of
+	 * a multi-queue root admits against its own rate only: the port's
+	 * speed in each of N queues would promise N times the wire. Its
+	 * mtu still follows as the port's does.
 	 */
 	capacity = q->capacity;
-	if (create || cfg->rate_given)
+	if (create || cfg->rate_given) {
 		capacity = cfg->rate ? : link;
+		if (per_queue && cfg->mode == TC_ARBTABLE_MODE_AUTO)
+			capacity = cfg->rate;
+	}
 	if (!cfg->mtu_pinned)
-		cfg->mtu = arbtable_follow_size(qdisc_dev(sch), capacity);
+		cfg->mtu = arbtable_follow_size(qdisc_dev(sch),
+						capacity ? : link);
 	/* on the mtu that will be in force: a following mtu is a whole GSO
 	 * skb from 1gbit up. Checked when burst, mtu or rate is given; the
 	 * device's own changes are the notifier's (arbtable_follow_mtu()).
@@ -1706,9 +1758,18 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 		/* no rate, and none to have: made without options, or such
 		 * an instance changed without a rate (its dump sent back)
 		 */
-		err = arbtable_auto_check_qdisc(sch, capacity, cfg,
-						create ? !opt :
-						!q->capacity && !cfg->rate,
+		bool no_rate_ok = create ? !opt : !q->capacity && !cfg->rate;
+
+		if (!capacity && !no_rate_ok && per_queue && link) {
+			char r[16];
+
+			arbtable_refuse(extack, NULL,
+					"a queue of a multi-queue root: give 'rate', its share of the port",
+					"'s %s", arb_fmt_rate(r, sizeof(r), link));
+			err = -EINVAL;
+			goto out;
+		}
+		err = arbtable_auto_check_qdisc(sch, capacity, cfg, no_rate_ok,
 						extack);
 		if (err)
 			goto out;
@@ -1729,21 +1790,26 @@ out:
  * The device's mtu or gso_max_size may have changed (RTNL held). Unless the
  * user pinned the qdisc's mtu, follow it: a frame the device accepts is
  * never dropped for length, and the bounds describe the skbs actually sent.
+ * What the change breaks is said once per device (*warned): mq's queues
+ * would each say it, up to three times.
  */
-static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event)
+static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event,
+				bool *warned)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
-	u32 mtu = arbtable_dev_mtu(dev), broken = 0;
+	u32 mtu = arbtable_dev_mtu(dev), broken = 0, h = sch->handle >> 16;
 
 	if (q->mtu_pinned) {
-		if (event == NETDEV_CHANGEMTU && mtu > q->mtu)
+		if (event == NETDEV_CHANGEMTU && mtu > q->mtu && !*warned) {
 			netdev_warn(dev,
 				    "arbtable %x: frames of up to %u bytes are now allowed, above the qdisc's pinned mtu %u: longer ones are dropped and counted (oversize_drops); raise 'mtu' or set it to 0 to follow the device\n",
-				    TC_H_MAJ(sch->handle) >> 16, mtu, q->mtu);
+				    h, mtu, q->mtu);
+			*warned = true;
+		}
 		return;
 	}
-	mtu = arbtable_follow_size(dev, q->capacity);
+	mtu = arbtable_follow_size(dev, q->capacity ? : q->link_rate);
 	if (mtu == q->mtu)
 		return;
 	sch_tree_lock(sch);
@@ -1758,28 +1824,31 @@ static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event)
 	/* what a user's change is refused for (arbtable_configure(),
 	 * arbtable_check_cburst()) the device's change cannot be: said
 	 */
+	if (*warned)
+		return;
+	*warned = true;
 	if (q->burst && q->burst < mtu)
 		netdev_warn(dev,
 			    "arbtable %x: mtu now %u, above the qdisc's burst %u: a whole packet overdraws its bucket; raise 'burst'\n",
-			    TC_H_MAJ(sch->handle) >> 16, mtu, q->burst);
-	if (arbtable_check_cburst(sch, mtu, NULL))
+			    h, mtu, q->burst);
+	else if (arbtable_check_cburst(sch, mtu, NULL))
 		netdev_warn(dev,
 			    "arbtable %x: mtu now %u, above a class's cburst: a whole packet overdraws its ceil's bucket; raise its 'cburst' (tc -d class show)\n",
-			    TC_H_MAJ(sch->handle) >> 16, mtu);
-	if (broken)
+			    h, mtu);
+	else if (broken)
 		netdev_warn(dev,
 			    "arbtable %x: mtu now %u: %u admitted classes no longer get the rate or latency they asked for (tc -s class show)\n",
-			    TC_H_MAJ(sch->handle) >> 16, mtu, broken);
+			    h, mtu, broken);
+	else
+		*warned = false;
 }
-
-static LIST_HEAD(arbtable_list);	/* every instance; RTNL */
 
 static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct arbtable_sched *q;
-	bool read = false;
+	bool read = false, warned = false;
 	u64 link = 0;
 
 	if (event != NETDEV_CHANGEMTU && event != NETDEV_UP &&
@@ -1802,7 +1871,7 @@ static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
 			sch_tree_unlock(q->sch);
 		}
 		/* gso_max_size has no event of its own: read it here too */
-		arbtable_follow_mtu(q->sch, event);
+		arbtable_follow_mtu(q->sch, event, &warned);
 	}
 	return NOTIFY_DONE;
 }

@@ -20,6 +20,83 @@ if ! have_arbtable; then
 	tap_fail "mq: sch_arbtable module and tc plugin present"
 	tap_end; exit
 fi
+
+# ------------------------- C: a queue's share of the port (issue 44)
+# A 4-queue veth (10000Mb/s) under mq: an auto arbtable on one queue
+# without a rate of its own is refused (each took the port's speed and
+# four promised 4x the wire); the queues' instances read the link once,
+# not once each; an mtu change that breaks their bursts is said once.
+V=mqv0
+dflt=$(sysctl -n net.core.default_qdisc)
+trap 'pg_stop; dev_del $DEV; dev_del $V; sysctl -qw net.core.default_qdisc=$dflt; ks_off; rm -rf "$tmp"' EXIT
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+# ks_count: the driver's link-settings reads (veth_get_link_ksettings)
+# since ks_on, from the kprobe's hit count
+ks_on() {
+	ks_off
+	echo 'p:arbt_mq_ks veth_get_link_ksettings' >>/sys/kernel/tracing/kprobe_events &&
+		echo 1 >/sys/kernel/tracing/events/kprobes/arbt_mq_ks/enable
+}
+ks_off() {
+	echo 0 2>/dev/null >/sys/kernel/tracing/events/kprobes/arbt_mq_ks/enable
+	echo '-:arbt_mq_ks' 2>/dev/null >>/sys/kernel/tracing/kprobe_events
+	true
+}
+ks_count() { awk '$1 == "arbt_mq_ks" { print $2 }' /sys/kernel/tracing/kprobe_profile; }
+ip link del $V 2>/dev/null
+ip link add $V numtxqueues 4 numrxqueues 4 type veth peer name mqv1 numtxqueues 4 numrxqueues 4
+sysctl -qw net.ipv6.conf.$V.disable_ipv6=1 net.ipv6.conf.mqv1.disable_ipv6=1
+ip link set mqv1 up && ip link set $V up
+sp=$(cat /sys/class/net/$V/speed)
+run tc qdisc add dev $V root handle 1: arbtable
+tap_check "mq C: arbtable as the root of the 4-queue veth ($sp Mb/s) takes the link speed (${RUN_ERR:-ok}; $(tc -s qdisc show dev $V | grep -o 'capacity [^ ]*'))" \
+	eval '[ "$RUN_RC" = 0 ] && tc -s qdisc show dev $V | grep -q "capacity 10Gbit"'
+tc qdisc del dev $V root
+tc qdisc add dev $V root handle 1: mq
+run tc qdisc add dev $V parent 1:1 handle 10: arbtable
+tap_check "mq C: auto arbtable on a queue of mq without a rate: refused, saying to give the queue's rate (${RUN_ERR:-accepted})" \
+	eval '[ "$RUN_RC" != 0 ] && grep -q "multi-queue root: give .rate." <<<"$RUN_ERR"'
+tc qdisc del dev $V parent 1:1 2>/dev/null
+ks=ok
+ks_on || ks="no kprobe on veth_get_link_ksettings"
+ok=0
+for q in 1 2 3 4; do
+	run tc qdisc add dev $V parent 1:$q handle $((q * 10)): arbtable rate 100mbit burst 3000
+	ok=$((ok | RUN_RC))
+done
+n=$(ks_count)
+ks_off
+tap_check "mq C: four auto arbtables with rate 100mbit under mq (${RUN_ERR:-ok})" test "$ok" = 0
+tap_check "mq C: the four queues' instances read the link settings once ($ks: ${n:-?} reads)" \
+	test "$ks/${n:-x}" = ok/1
+run tc class add dev $V parent 10: classid 10:1 arbtable rate 200mbit
+tap_check "mq C: a queue admits against its own rate, 200mbit refused on 100mbit (${RUN_ERR:-accepted})" \
+	test "$RUN_RC" != 0
+seq=$(klog_next)
+ip link set $V mtu 4000
+n=
+klog_window_read "$seq" && n=$(grep -c 'arbtable [0-9a-f]*: mtu now' <<<"$KLOG")
+diag "$(grep 'arbtable [0-9a-f]*: mtu now' <<<"$KLOG")"
+tap_check "mq C: the mtu 4000 above four queues' burst 3000: one warning for the device (${n:-$KLOG_ERR})" test "${n:-x}" = 1
+# the kernel's own: with default_qdisc arbtable, mq makes one per queue
+# in its init, without options (veth's default root is noqueue)
+tc qdisc del dev $V root
+sysctl -qw net.core.default_qdisc=arbtable
+ks=ok
+ks_on || ks="no kprobe on veth_get_link_ksettings"
+run tc qdisc add dev $V root handle 2: mq
+n=$(ks_count)
+ks_off
+sysctl -qw net.core.default_qdisc="$dflt"
+tc qdisc show dev $V >"$tmp/dq"
+diag "$(cat "$tmp/dq")"
+tap_check "mq C: default_qdisc arbtable: mq makes one per queue (${RUN_ERR:-ok}), reading the link once ($ks: ${n:-?} reads)" \
+	eval '[ "$RUN_RC" = 0 ] && [ "$(grep -c "^qdisc arbtable " "$tmp/dq")" = 4 ] && [ "$ks/${n:-x}" = ok/1 ]'
+c=$(tc -s qdisc show dev $V parent 2:1 | grep -o 'capacity [^ ]*')
+tap_check "mq C: mq's default arbtable on queue 0 has nothing to admit against (${c:-no capacity shown})" \
+	test "$c" = "capacity 0bit"
+dev_del $V
+
 if [ "$(nproc)" -lt 4 ]; then
 	tap_fail "mq: 4 vCPUs for 4 producers on 4 queues (have $(nproc))"
 	tap_end; exit
