@@ -49,6 +49,29 @@ void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting)
 	s->hp_counter = arb_hp_limit(s);
 }
 
+/*
+ * Forget every visit in progress: no slot keeps a credit or a debt, both
+ * tables start at slot 0, the high table's limit is whole and no low turn
+ * is owed. The tables and the eligible classes stay.
+ */
+void arb_reset_visits(struct arb_sched *s)
+{
+	unsigned int t;
+
+	for (t = 0; t < ARB_NTABLES; t++) {
+		struct arb_table *tb = &s->tbl[t];
+
+		memset(tb->credit, 0, sizeof(tb->credit));
+		tb->cur = 0;
+		tb->in_visit = false;
+		tb->dropped_slot = ARB_NO_CLASS;
+		tb->dropped_credit = 0;
+	}
+	s->hp_counter = arb_hp_limit(s);
+	s->low_turn = false;
+	s->slotless_cur = 0;
+}
+
 void arb_set_highlimit(struct arb_sched *s, u8 highlimit)
 {
 	s->highlimit = highlimit;

@@ -1843,6 +1843,8 @@ static void arbtable_reset(struct Qdisc *sch)
 	memset(&q->unclassified, 0, sizeof(q->unclassified));
 	q->throttled = 0;
 	q->stalled = 0;
+	/* no class carries a debt or a visit across a reset */
+	arb_reset_visits(&q->arb);
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
