@@ -241,6 +241,10 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
 	[TCA_ARBTABLE_MTU_FOLLOW] = { .type = NLA_FLAG },
 	[TCA_ARBTABLE_RATE_LINK] = { .type = NLA_FLAG },
+	/* what nla_put_u64_64bit() puts before a u64 on some arches
+	 * (i386): taken, so a dump is accepted back, and ignored
+	 */
+	[TCA_ARBTABLE_PAD]	= NLA_POLICY_EXACT_LEN(0),
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -251,6 +255,7 @@ static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
 	[TCA_ARBTABLE_C_LATENCY] = NLA_POLICY_MIN(NLA_U64, 1),
 	[TCA_ARBTABLE_C_DISTANCE] = NLA_POLICY_RANGE(NLA_U32, 1, ARB_SLOTS),
 	[TCA_ARBTABLE_C_SHARE]	= NLA_POLICY_RANGE(NLA_U32, 1, TC_ARBTABLE_WEIGHT_MAX),
+	[TCA_ARBTABLE_C_PAD]	= NLA_POLICY_EXACT_LEN(0),	/* as above */
 };
 
 /* Constant messages below spell these limits out. */
