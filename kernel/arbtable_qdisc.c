@@ -878,6 +878,45 @@ static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 
 /* ---- datapath ---- */
 
+/*
+ * The unclassified queue, as __qdisc_enqueue_tail() and
+ * __qdisc_dequeue_head() keep it, its qlen written once: the stats dump
+ * reads it without the qdisc lock.
+ */
+static void arbtable_unclassified_add(struct qdisc_skb_head *qh,
+				      struct sk_buff *skb)
+{
+	skb->next = NULL;
+	if (qh->tail)
+		qh->tail->next = skb;
+	else
+		qh->head = skb;
+	qh->tail = skb;
+	WRITE_ONCE(qh->qlen, qh->qlen + 1);
+}
+
+static struct sk_buff *arbtable_unclassified_take(struct qdisc_skb_head *qh)
+{
+	struct sk_buff *skb = qh->head;
+
+	if (!skb)
+		return NULL;
+	qh->head = skb->next;
+	if (!qh->head)
+		qh->tail = NULL;
+	skb->next = NULL;
+	WRITE_ONCE(qh->qlen, qh->qlen - 1);
+	return skb;
+}
+
+static void arbtable_unclassified_purge(struct qdisc_skb_head *qh)
+{
+	rtnl_kfree_skbs(qh->head, qh->tail);
+	qh->head = NULL;
+	qh->tail = NULL;
+	WRITE_ONCE(qh->qlen, 0);
+}
+
 /* Queue one packet of at most q->mtu bytes; on success it is counted in
  * sch->q.qlen/backlog and *@len says with how many bytes.
  */
@@ -898,8 +937,8 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 			return qdisc_drop(skb, sch, to_free);
 		}
 		*len = qdisc_pkt_len(skb);
-		__qdisc_enqueue_tail(skb, &q->unclassified);
-		qdisc_qstats_backlog_inc(sch, skb);
+		arbtable_unclassified_add(&q->unclassified, skb);
+		arbtable_backlog_add(sch, *len);
 		arbtable_qlen_inc(sch);
 		trace_arbtable_enqueue(sch, 0, *len,
 				       q->unclassified.qlen);
@@ -1051,7 +1090,7 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch)
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
 
-	skb = __qdisc_dequeue_head(&q->unclassified);
+	skb = arbtable_unclassified_take(&q->unclassified);
 	if (!skb)
 		return NULL;
 	WRITE_ONCE(q->unclassified_pkts, q->unclassified_pkts + 1);
@@ -1844,8 +1883,7 @@ static void arbtable_reset(struct Qdisc *sch)
 			arb_set_eligible(&q->arb, cl->index, false);
 		}
 	}
-	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
-	memset(&q->unclassified, 0, sizeof(q->unclassified));
+	arbtable_unclassified_purge(&q->unclassified);
 	q->throttled = 0;
 	q->stalled = 0;
 	/* no class carries a debt or a visit across a reset */
