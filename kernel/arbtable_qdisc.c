@@ -87,22 +87,6 @@ struct arbtable_class {
 	 * reserved rate or the latency asked no longer holds
 	 */
 	bool				broken;
-	/* arbtable_auto_fill_xstats(): its HIGH guarantees as of @xs_gen */
-	u64				xs_gen;
-	u64				xs_rate;
-	u64				xs_bound_ns;
-};
-
-/* What the guarantees a class dump reports are computed from, besides the
- * allocation: a change of any bumps arbtable_sched.alloc_gen
- */
-struct arbtable_xs_key {
-	u64	capacity;
-	u64	strict_ceil;
-	u32	strict_cburst;
-	u32	mtu;
-	u8	maxweight;
-	u8	highlimit;
 };
 
 struct arbtable_sched {
@@ -154,11 +138,6 @@ struct arbtable_sched {
 
 	/* auto mode: the allocator's view of each table */
 	struct arb_alloc		alloc[ARB_NTABLES];
-	/* changes with the allocation or the parameters (xs_key), so that
-	 * class dumps compute a class's guarantees once per change (RTNL)
-	 */
-	u64				alloc_gen;
-	struct arbtable_xs_key		xs_key;
 };
 
 /* A qdisc configuration parsed and checked in full before anything is
@@ -316,7 +295,6 @@ static void arbtable_auto_init(struct arbtable_sched *q)
 
 	for (t = 0; t < ARB_NTABLES; t++)
 		arb_alloc_init(&q->alloc[t], q->maxweight);
-	q->alloc_gen++;
 }
 
 /*
@@ -536,7 +514,6 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 				       adm->mv.n);
 	arb_admit_commit(&q->arb, q->alloc, cl->index, adm, arbtable_on_swap,
 			 sch);
-	q->alloc_gen++;
 
 	cl->resv = adm->resv;
 	cl->table = adm->new_table;
@@ -553,38 +530,20 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 }
 
 /*
- * A HIGH class's guaranteed rate and current bound take 128-bit divisions
- * and a walk of the table: computed once per change of the allocation or
- * of what they depend on, not per class per dump. RTNL held.
+ * A HIGH class's guaranteed rate and current bound, from the allocation
+ * and the parameters as they are: read, nothing written (RTNL held).
  */
 static noinline_for_stack void
-arbtable_auto_xs_refresh(struct arbtable_sched *q, struct arbtable_class *cl)
+arbtable_auto_guarantees(struct arbtable_sched *q, struct arbtable_class *cl,
+			 struct tc_arbtable_class_xstats *xs)
 {
-	struct arbtable_class *s = arbtable_strict_class(q);
-	struct arbtable_xs_key key;
 	struct arb_params p;
 	u64 cur;
 
-	memset(&key, 0, sizeof(key));
-	key.capacity = q->capacity;
-	key.mtu = q->mtu;
-	key.maxweight = q->maxweight;
-	key.highlimit = q->arb.highlimit;
-	if (s) {
-		key.strict_ceil = s->ceil.bps;
-		key.strict_cburst = s->cburst;
-	}
-	if (memcmp(&key, &q->xs_key, sizeof(key))) {
-		q->xs_key = key;
-		q->alloc_gen++;
-	}
-	if (cl->xs_gen == q->alloc_gen)
-		return;
 	arbtable_params(q, &p);
-	cl->xs_rate = arb_weight_rate(&p, cl->weight);
+	xs->guaranteed_rate = arb_weight_rate(&p, cl->weight);
 	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
-	cl->xs_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
-	cl->xs_gen = q->alloc_gen;
+	xs->current_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
 }
 
 static void arbtable_auto_fill_xstats(struct Qdisc *sch,
@@ -601,9 +560,7 @@ static void arbtable_auto_fill_xstats(struct Qdisc *sch,
 	if (cl->table != ARB_HIGH)
 		return;
 	xs->guaranteed_bound_ns = cl->bound_ns;
-	arbtable_auto_xs_refresh(q, cl);
-	xs->guaranteed_rate = cl->xs_rate;
-	xs->current_bound_ns = cl->xs_bound_ns;
+	arbtable_auto_guarantees(q, cl, xs);
 }
 
 static const char *const arbtable_table_name[ARB_NTABLES] = { "high", "low" };
@@ -1862,7 +1819,6 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	q->mtu = arbtable_dev_mtu(dev);
 	q->maxweight = ARBTABLE_DEFAULT_MAXWEIGHT;
 	q->mode = TC_ARBTABLE_MODE_AUTO;
-	q->alloc_gen = 1;	/* a new class's xs_gen (0) is stale */
 	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
 	err = arbtable_configure(sch, opt, true, extack);
 	if (err)
