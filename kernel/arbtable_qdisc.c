@@ -891,7 +891,7 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 		if (unlikely(q->unclassified.qlen >= READ_ONCE(sch->limit))) {
 			WRITE_ONCE(q->unclassified_drops,
 				   q->unclassified_drops + 1);
-			return qdisc_drop(skb, sch, to_free);
+			return arbtable_drop_overlimit(skb, sch, to_free);
 		}
 		*len = qdisc_pkt_len(skb);
 		arbtable_unclassified_add(&q->unclassified, skb);
