@@ -341,7 +341,7 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 
 		arbtable_refuse(extack, NULL,
 				"auto mode needs 1..2^48 bytes/s above the strict ceil",
-				": %s", arb_fmt_rate(r, sizeof(r), capacity));
+				": %.16s", arb_fmt_rate(r, sizeof(r), capacity));
 		return -EINVAL;
 	}
 	return 0;
@@ -436,7 +436,7 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 
 		arbtable_refuse(extack, NULL,
 				"strict ceil is not below the qdisc's capacity",
-				": %s >= %s", arb_fmt_rate(c, sizeof(c), o->ceil),
+				": %.12s >= %.12s", arb_fmt_rate(c, sizeof(c), o->ceil),
 				arb_fmt_rate(r, sizeof(r), q->capacity));
 		return -EINVAL;
 	}
@@ -480,7 +480,7 @@ static int arbtable_admission_stage(struct Qdisc *sch, unsigned int idx,
 				resv, &pend->adm, pend->why, sizeof(pend->why));
 	if (err) {
 		arbtable_err(extack, NULL, arb_reason_text(pend->adm.reason),
-			     "%s", pend->why);
+			     "%.79s", pend->why);
 		kfree(pend);
 		return err;
 	}
@@ -1218,13 +1218,13 @@ static int arbtable_parse_slot(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	if (!c && w) {
 		arbtable_refuse(extack, w,
 				"a table slot has a weight but no class",
-				": %s slot %u", name, slot);
+				": %.4s slot %hhu", name, slot);
 		return -EINVAL;
 	}
 	if (c && !w) {
 		arbtable_refuse(extack, c,
 				"a table slot has a class but no weight",
-				": %s slot %u", name, slot);
+				": %.4s slot %hhu", name, slot);
 		return -EINVAL;
 	}
 	weight = w ? nla_get_u32(w) : 0;
@@ -1235,14 +1235,14 @@ static int arbtable_parse_slot(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	if (!cl) {
 		arbtable_refuse(extack, c,
 				"a table slot names a class that does not exist",
-				": %s slot %u, class %x:%x", name, slot,
+				": %.4s slot %hhu, class %hx:%hx", name, slot,
 				TC_H_MAJ(sch->handle) >> 16, minor);
 		return -ENOENT;
 	}
 	if (cl->strict) {
 		arbtable_refuse(extack, c,
 				"the strict class takes no table slot",
-				": %s slot %u, class %x:%x", name, slot,
+				": %.4s slot %hhu, class %hx:%hx", name, slot,
 				TC_H_MAJ(sch->handle) >> 16, minor);
 		return -EINVAL;
 	}
@@ -1268,7 +1268,7 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 		if (slot >= ARB_SLOTS) {
 			arbtable_refuse(extack, a,
 					"a slot table has more than 64 slots",
-					": %s", arbtable_table_name[t]);
+					": %.4s", arbtable_table_name[t]);
 			return -EINVAL;
 		}
 		err = arbtable_parse_slot(sch, cfg, t, slot++, a, extack);
@@ -1348,7 +1348,7 @@ static int arbtable_check_strict_ceil(struct Qdisc *sch,
 		return 0;
 	arbtable_refuse(extack, NULL,
 			"the strict class has no ceil and would starve the table slots",
-			": %x:%x", TC_H_MAJ(s->common.classid) >> 16,
+			": %hx:%hx", TC_H_MAJ(s->common.classid) >> 16,
 			TC_H_MIN(s->common.classid));
 	return -EINVAL;
 }
@@ -2068,7 +2068,7 @@ arbtable_ceil_below_rate(u64 ceil, u64 rate, const struct nlattr *attr,
 
 	arbtable_refuse(extack, attr,
 			"the ceil is below the class's reserved rate",
-			": %s < %s", arb_fmt_rate(c, sizeof(c), ceil),
+			": %.12s < %.12s", arb_fmt_rate(c, sizeof(c), ceil),
 			arb_fmt_rate(r, sizeof(r), rate));
 	return -EINVAL;
 }
@@ -2335,7 +2335,7 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 
 		arbtable_refuse(extack, NULL,
 				"the class is still named by table slots",
-				": %u, the first %s slot %u", n,
+				": %hhu, the first %.4s slot %hhu", n,
 				hi ? "high" : "low", first);
 		return -EBUSY;
 	}

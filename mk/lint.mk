@@ -5,8 +5,13 @@ CHECKPATCH ?= $(CACHE)/checkpatch/checkpatch.pl
 LINT_FILES := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/pkt_sched_arbtable.h \
 	      include/trace/events/arbtable.h
 
-.PHONY: lint checkpatch kerneldoc sparse stack rst man-lint
-lint: checkpatch kerneldoc sparse stack rst man-lint
+.PHONY: lint checkpatch kerneldoc sparse stack rst man-lint extack
+lint: checkpatch kerneldoc sparse stack rst man-lint extack
+
+# Every formatted extack fits NL_SET_ERR_MSG_FMT's 80 bytes, its width read
+# from the format (the core's own refusals: unit test test_alloc).
+extack:
+	python3 scripts/extack-check.py kernel/arbtable_qdisc.c
 
 # --strict, as net/ maintainers run it. Ignored: CAMELCASE (the kernel's
 # own Qdisc types, which --no-tree cannot tell from ours), LONG_LINE_STRING
