@@ -83,6 +83,23 @@ static inline void arbtable_backlog_sub(struct Qdisc *sch, u32 len)
 #endif
 
 /*
+ * A drop for a full queue, with the qdisc's own reason where the kernel
+ * has them (enum qdisc_drop_reason, named by the qdisc:qdisc_drop
+ * tracepoint): 7.2 has them, 6.12 and 6.1 do not (7.0 and 7.1 not
+ * checked); there, the generic drop.
+ */
+static inline int arbtable_drop_overlimit(struct sk_buff *skb,
+					  struct Qdisc *sch,
+					  struct sk_buff **to_free)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	return qdisc_drop_reason(skb, sch, to_free, QDISC_DROP_OVERLIMIT);
+#else
+	return qdisc_drop(skb, sch, to_free);
+#endif
+}
+
+/*
  * The link speed, under RTNL. Since 6.15 tc and netdevice notifiers also
  * hold the instance lock of a device whose ops take it, and
  * __ethtool_get_link_ksettings() takes it again: there the caller's lock

@@ -49,6 +49,30 @@ void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting)
 	s->hp_counter = arb_hp_limit(s);
 }
 
+/*
+ * Forget every visit in progress: no slot keeps a credit or a debt, both
+ * tables start at slot 0, the high table's limit is whole and no low turn
+ * is owed. The tables and the eligible classes stay.
+ */
+void arb_reset_visits(struct arb_sched *s)
+{
+	unsigned int t;
+
+	for (t = 0; t < ARB_NTABLES; t++) {
+		struct arb_table *tb = &s->tbl[t];
+
+		memset(tb->credit, 0, sizeof(tb->credit));
+		tb->cur = 0;
+		tb->in_visit = false;
+		tb->dropped_slot = ARB_NO_CLASS;
+		tb->dropped_credit = 0;
+	}
+	s->hp_counter = arb_hp_limit(s);
+	s->low_turn = false;
+	s->slotless_cur = 0;
+	s->uncl_turn = false;
+}
+
 void arb_set_highlimit(struct arb_sched *s, u8 highlimit)
 {
 	s->highlimit = highlimit;
@@ -225,11 +249,14 @@ u8 arb_select_slotless(struct arb_sched *s)
 
 /* Messages */
 
-/* @v as tc prints it, truncated to three decimals ("9.765Gbit", "2.42ms") */
+/*
+ * @v as tc prints it, truncated to three decimals ("9.765Gbit", "2.42ms"),
+ * or rounded up to them with @up. At most 16 characters for any u64.
+ */
 static char *arb_fmt_unit(char *buf, size_t len, u64 v,
-			  const char *const *unit, unsigned int nunit)
+			  const char *const *unit, unsigned int nunit, bool up)
 {
-	u64 div = 1, ip;
+	u64 div = 1, ip, rest;
 	unsigned int i = 0, digits = 3;
 	u32 frac;
 
@@ -238,7 +265,12 @@ static char *arb_fmt_unit(char *buf, size_t len, u64 v,
 		i++;
 	}
 	ip = div64_u64(v, div);
-	frac = (u32)div64_u64((v - ip * div) * 1000, div);
+	rest = (v - ip * div) * 1000;	/* below 10^15: div is at most 10^12 */
+	frac = (u32)div64_u64(rest, div);
+	if (up && (u64)frac * div != rest && ++frac == 1000) {
+		ip++;
+		frac = 0;
+	}
 	if (!frac) {
 		scnprintf(buf, len, "%llu%s", ip, unit[i]);
 		return buf;
@@ -264,18 +296,24 @@ char *arb_fmt_rate(char *buf, size_t len, u64 bytes_per_s)
 		return buf;
 	}
 	return arb_fmt_unit(buf, len, bytes_per_s * 8, arb_rate_unit,
-			    ARRAY_SIZE(arb_rate_unit));
+			    ARRAY_SIZE(arb_rate_unit), false);
 }
 
-/* Two values compared: in the base unit if tc would print them the same. */
+/*
+ * Two different values compared: where tc would print them alike, the
+ * larger is rounded up, so they read as different and stay as short (an
+ * exact base unit took up to 20 digits each, beyond an extack's 80 bytes).
+ */
 static void arb_fmt_pair(char *a, char *b, size_t len, u64 va, u64 vb,
 			 const char *const *unit, unsigned int nunit)
 {
-	arb_fmt_unit(a, len, va, unit, nunit);
-	arb_fmt_unit(b, len, vb, unit, nunit);
-	if (!strcmp(a, b)) {
-		scnprintf(a, len, "%llu%s", va, unit[0]);
-		scnprintf(b, len, "%llu%s", vb, unit[0]);
+	arb_fmt_unit(a, len, va, unit, nunit, false);
+	arb_fmt_unit(b, len, vb, unit, nunit, false);
+	if (!strcmp(a, b) && va != vb) {
+		if (va > vb)
+			arb_fmt_unit(a, len, va, unit, nunit, true);
+		else
+			arb_fmt_unit(b, len, vb, unit, nunit, true);
 	}
 }
 

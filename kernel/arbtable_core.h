@@ -110,6 +110,7 @@ struct arb_pick {
 };
 
 void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting);
+void arb_reset_visits(struct arb_sched *s);
 void arb_set_highlimit(struct arb_sched *s, u8 highlimit);
 void arb_set_accounting(struct arb_sched *s, u8 accounting);
 /* weight 0 or ARB_NO_CLASS makes a null slot */

@@ -86,22 +86,6 @@ struct arbtable_class {
 	 * reserved rate or the latency asked no longer holds
 	 */
 	bool				broken;
-	/* arbtable_auto_fill_xstats(): its HIGH guarantees as of @xs_gen */
-	u64				xs_gen;
-	u64				xs_rate;
-	u64				xs_bound_ns;
-};
-
-/* What the guarantees a class dump reports are computed from, besides the
- * allocation: a change of any bumps arbtable_sched.alloc_gen
- */
-struct arbtable_xs_key {
-	u64	capacity;
-	u64	strict_ceil;
-	u32	strict_cburst;
-	u32	mtu;
-	u8	maxweight;
-	u8	highlimit;
 };
 
 struct arbtable_sched {
@@ -155,11 +139,6 @@ struct arbtable_sched {
 
 	/* auto mode: the allocator's view of each table */
 	struct arb_alloc		alloc[ARB_NTABLES];
-	/* changes with the allocation or the parameters (xs_key), so that
-	 * class dumps compute a class's guarantees once per change (RTNL)
-	 */
-	u64				alloc_gen;
-	struct arbtable_xs_key		xs_key;
 };
 
 /* A qdisc configuration parsed and checked in full before anything is
@@ -242,6 +221,10 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
 	[TCA_ARBTABLE_MTU_FOLLOW] = { .type = NLA_FLAG },
 	[TCA_ARBTABLE_RATE_LINK] = { .type = NLA_FLAG },
+	/* what nla_put_u64_64bit() puts before a u64 on some arches
+	 * (i386): taken, so a dump is accepted back, and ignored
+	 */
+	[TCA_ARBTABLE_PAD]	= NLA_POLICY_EXACT_LEN(0),
 };
 
 static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -252,6 +235,7 @@ static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
 	[TCA_ARBTABLE_C_LATENCY] = NLA_POLICY_MIN(NLA_U64, 1),
 	[TCA_ARBTABLE_C_DISTANCE] = NLA_POLICY_RANGE(NLA_U32, 1, ARB_SLOTS),
 	[TCA_ARBTABLE_C_SHARE]	= NLA_POLICY_RANGE(NLA_U32, 1, TC_ARBTABLE_WEIGHT_MAX),
+	[TCA_ARBTABLE_C_PAD]	= NLA_POLICY_EXACT_LEN(0),	/* as above */
 };
 
 /* Constant messages below spell these limits out. */
@@ -312,7 +296,6 @@ static void arbtable_auto_init(struct arbtable_sched *q)
 
 	for (t = 0; t < ARB_NTABLES; t++)
 		arb_alloc_init(&q->alloc[t], q->maxweight);
-	q->alloc_gen++;
 }
 
 /*
@@ -360,7 +343,7 @@ static int arbtable_auto_check_qdisc(struct Qdisc *sch, u64 capacity,
 
 		arbtable_refuse(extack, NULL,
 				"auto mode needs 1..2^48 bytes/s above the strict ceil",
-				": %s", arb_fmt_rate(r, sizeof(r), capacity));
+				": %.16s", arb_fmt_rate(r, sizeof(r), capacity));
 		return -EINVAL;
 	}
 	return 0;
@@ -456,7 +439,7 @@ static int arbtable_auto_strict_check(struct Qdisc *sch,
 
 		arbtable_refuse(extack, NULL,
 				"strict ceil is not below the qdisc's capacity",
-				": %s >= %s", arb_fmt_rate(c, sizeof(c), o->ceil),
+				": %.12s >= %.12s", arb_fmt_rate(c, sizeof(c), o->ceil),
 				arb_fmt_rate(r, sizeof(r), q->capacity));
 		return -EINVAL;
 	}
@@ -500,7 +483,7 @@ static int arbtable_admission_stage(struct Qdisc *sch, unsigned int idx,
 				resv, &pend->adm, pend->why, sizeof(pend->why));
 	if (err) {
 		arbtable_err(extack, NULL, arb_reason_text(pend->adm.reason),
-			     "%s", pend->why);
+			     "%.79s", pend->why);
 		kfree(pend);
 		return err;
 	}
@@ -534,7 +517,6 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 				       adm->mv.n);
 	arb_admit_commit(&q->arb, q->alloc, cl->index, adm, arbtable_on_swap,
 			 sch);
-	q->alloc_gen++;
 
 	cl->resv = adm->resv;
 	cl->table = adm->new_table;
@@ -551,38 +533,20 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 }
 
 /*
- * A HIGH class's guaranteed rate and current bound take 128-bit divisions
- * and a walk of the table: computed once per change of the allocation or
- * of what they depend on, not per class per dump. RTNL held.
+ * A HIGH class's guaranteed rate and current bound, from the allocation
+ * and the parameters as they are: read, nothing written (RTNL held).
  */
 static noinline_for_stack void
-arbtable_auto_xs_refresh(struct arbtable_sched *q, struct arbtable_class *cl)
+arbtable_auto_guarantees(struct arbtable_sched *q, struct arbtable_class *cl,
+			 struct tc_arbtable_class_xstats *xs)
 {
-	struct arbtable_class *s = arbtable_strict_class(q);
-	struct arbtable_xs_key key;
 	struct arb_params p;
 	u64 cur;
 
-	memset(&key, 0, sizeof(key));
-	key.capacity = q->capacity;
-	key.mtu = q->mtu;
-	key.maxweight = q->maxweight;
-	key.highlimit = q->arb.highlimit;
-	if (s) {
-		key.strict_ceil = s->ceil.bps;
-		key.strict_cburst = s->cburst;
-	}
-	if (memcmp(&key, &q->xs_key, sizeof(key))) {
-		q->xs_key = key;
-		q->alloc_gen++;
-	}
-	if (cl->xs_gen == q->alloc_gen)
-		return;
 	arbtable_params(q, &p);
-	cl->xs_rate = arb_weight_rate(&p, cl->weight);
+	xs->guaranteed_rate = arb_weight_rate(&p, cl->weight);
 	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
-	cl->xs_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
-	cl->xs_gen = q->alloc_gen;
+	xs->current_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
 }
 
 static void arbtable_auto_fill_xstats(struct Qdisc *sch,
@@ -599,9 +563,7 @@ static void arbtable_auto_fill_xstats(struct Qdisc *sch,
 	if (cl->table != ARB_HIGH)
 		return;
 	xs->guaranteed_bound_ns = cl->bound_ns;
-	arbtable_auto_xs_refresh(q, cl);
-	xs->guaranteed_rate = cl->xs_rate;
-	xs->current_bound_ns = cl->xs_bound_ns;
+	arbtable_auto_guarantees(q, cl, xs);
 }
 
 static const char *const arbtable_table_name[ARB_NTABLES] = { "high", "low" };
@@ -876,6 +838,45 @@ static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 
 /* ---- datapath ---- */
 
+/*
+ * The unclassified queue, as __qdisc_enqueue_tail() and
+ * __qdisc_dequeue_head() keep it, its qlen written once: the stats dump
+ * reads it without the qdisc lock.
+ */
+static void arbtable_unclassified_add(struct qdisc_skb_head *qh,
+				      struct sk_buff *skb)
+{
+	skb->next = NULL;
+	if (qh->tail)
+		qh->tail->next = skb;
+	else
+		qh->head = skb;
+	qh->tail = skb;
+	WRITE_ONCE(qh->qlen, qh->qlen + 1);
+}
+
+static struct sk_buff *arbtable_unclassified_take(struct qdisc_skb_head *qh)
+{
+	struct sk_buff *skb = qh->head;
+
+	if (!skb)
+		return NULL;
+	qh->head = skb->next;
+	if (!qh->head)
+		qh->tail = NULL;
+	skb->next = NULL;
+	WRITE_ONCE(qh->qlen, qh->qlen - 1);
+	return skb;
+}
+
+static void arbtable_unclassified_purge(struct qdisc_skb_head *qh)
+{
+	rtnl_kfree_skbs(qh->head, qh->tail);
+	qh->head = NULL;
+	qh->tail = NULL;
+	WRITE_ONCE(qh->qlen, 0);
+}
+
 /* Queue one packet of at most q->mtu bytes; on success it is counted in
  * sch->q.qlen/backlog and *@len says with how many bytes.
  */
@@ -893,15 +894,15 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 		if (unlikely(q->unclassified.qlen >= READ_ONCE(sch->limit))) {
 			WRITE_ONCE(q->unclassified_drops,
 				   q->unclassified_drops + 1);
-			return qdisc_drop(skb, sch, to_free);
+			return arbtable_drop_overlimit(skb, sch, to_free);
 		}
 		*len = qdisc_pkt_len(skb);
 		if (!q->unclassified.qlen) {
 			q->uncl_head_since = ktime_get_ns();
 			q->arb.uncl_ready = true;
 		}
-		__qdisc_enqueue_tail(skb, &q->unclassified);
-		qdisc_qstats_backlog_inc(sch, skb);
+		arbtable_unclassified_add(&q->unclassified, skb);
+		arbtable_backlog_add(sch, *len);
 		arbtable_qlen_inc(sch);
 		trace_arbtable_enqueue(sch, 0, *len,
 				       q->unclassified.qlen);
@@ -1056,7 +1057,7 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch,
 	struct sk_buff *skb;
 	u64 wait;
 
-	skb = __qdisc_dequeue_head(&q->unclassified);
+	skb = arbtable_unclassified_take(&q->unclassified);
 	if (WARN_ON_ONCE(!skb)) {
 		q->arb.uncl_ready = false;
 		return NULL;
@@ -1241,13 +1242,13 @@ static int arbtable_parse_slot(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	if (!c && w) {
 		arbtable_refuse(extack, w,
 				"a table slot has a weight but no class",
-				": %s slot %u", name, slot);
+				": %.4s slot %hhu", name, slot);
 		return -EINVAL;
 	}
 	if (c && !w) {
 		arbtable_refuse(extack, c,
 				"a table slot has a class but no weight",
-				": %s slot %u", name, slot);
+				": %.4s slot %hhu", name, slot);
 		return -EINVAL;
 	}
 	weight = w ? nla_get_u32(w) : 0;
@@ -1258,14 +1259,14 @@ static int arbtable_parse_slot(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	if (!cl) {
 		arbtable_refuse(extack, c,
 				"a table slot names a class that does not exist",
-				": %s slot %u, class %x:%x", name, slot,
+				": %.4s slot %hhu, class %hx:%hx", name, slot,
 				TC_H_MAJ(sch->handle) >> 16, minor);
 		return -ENOENT;
 	}
 	if (cl->strict) {
 		arbtable_refuse(extack, c,
 				"the strict class takes no table slot",
-				": %s slot %u, class %x:%x", name, slot,
+				": %.4s slot %hhu, class %hx:%hx", name, slot,
 				TC_H_MAJ(sch->handle) >> 16, minor);
 		return -EINVAL;
 	}
@@ -1291,7 +1292,7 @@ static int arbtable_parse_table(struct Qdisc *sch, struct arbtable_cfg *cfg,
 		if (slot >= ARB_SLOTS) {
 			arbtable_refuse(extack, a,
 					"a slot table has more than 64 slots",
-					": %s", arbtable_table_name[t]);
+					": %.4s", arbtable_table_name[t]);
 			return -EINVAL;
 		}
 		err = arbtable_parse_slot(sch, cfg, t, slot++, a, extack);
@@ -1371,7 +1372,7 @@ static int arbtable_check_strict_ceil(struct Qdisc *sch,
 		return 0;
 	arbtable_refuse(extack, NULL,
 			"the strict class has no ceil and would starve the table slots",
-			": %x:%x", TC_H_MAJ(s->common.classid) >> 16,
+			": %hx:%hx", TC_H_MAJ(s->common.classid) >> 16,
 			TC_H_MIN(s->common.classid));
 	return -EINVAL;
 }
@@ -1909,7 +1910,6 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	q->mtu = arbtable_dev_mtu(dev);
 	q->maxweight = ARBTABLE_DEFAULT_MAXWEIGHT;
 	q->mode = TC_ARBTABLE_MODE_AUTO;
-	q->alloc_gen = 1;	/* a new class's xs_gen (0) is stale */
 	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
 	err = arbtable_configure(sch, opt, true, extack);
 	if (err)
@@ -1930,11 +1930,12 @@ static void arbtable_reset(struct Qdisc *sch)
 			arb_set_eligible(&q->arb, cl->index, false);
 		}
 	}
-	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
-	memset(&q->unclassified, 0, sizeof(q->unclassified));
+	arbtable_unclassified_purge(&q->unclassified);
 	q->arb.uncl_ready = false;
 	q->throttled = 0;
 	q->stalled = 0;
+	/* no class carries a debt or a visit across a reset */
+	arb_reset_visits(&q->arb);
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
@@ -2175,7 +2176,7 @@ arbtable_ceil_below_rate(u64 ceil, u64 rate, const struct nlattr *attr,
 
 	arbtable_refuse(extack, attr,
 			"the ceil is below the class's reserved rate",
-			": %s < %s", arb_fmt_rate(c, sizeof(c), ceil),
+			": %.12s < %.12s", arb_fmt_rate(c, sizeof(c), ceil),
 			arb_fmt_rate(r, sizeof(r), rate));
 	return -EINVAL;
 }
@@ -2442,7 +2443,7 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 
 		arbtable_refuse(extack, NULL,
 				"the class is still named by table slots",
-				": %u, the first %s slot %u", n,
+				": %hhu, the first %.4s slot %hhu", n,
 				hi ? "high" : "low", first);
 		return -EBUSY;
 	}

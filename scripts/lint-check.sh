@@ -27,5 +27,6 @@ one "sparse (C=2, W=1): no warning on any kernel in KVERS" sparse
 one "stack (-fstack-usage): no frame above 256 bytes on any kernel in KVERS" stack
 one "rst: every Documentation/networking/*.rst, Documentation/dev/*.rst and the selftests README parses without a docutils warning" rst
 one "man pages: every page renders without a groff warning" man-lint
+one "extack: every formatted refusal of the qdisc fits NL_SET_ERR_MSG_FMT's 80 bytes" extack
 echo "lint: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -107,4 +107,49 @@ tap_check "emptied: the qdisc counts no stall: no child delays ($sq)" [ "$sq" = 
 tap_check "emptied: 1:13 sent every packet its netem gave ($c13 vs ${n13b} ${n13p})" \
 	[ "$c13" = "$n13b $n13p" ]
 arb_after_stop emptied
+
+# ---------------------------------------------------------------- reset
+# A reset (the link going down, a graft) leaves no visit behind: no slot
+# keeps its debt, the high limit is whole again (issue 44). 1:10 has weight
+# 1 (64 bytes) and highlimit 1 (4096 bytes): one 1000-byte packet leaves
+# its slot 936 bytes in debt and the high counter at 3096. The first packet
+# after a link down/up must see the same credit and counter as the first
+# packet of the qdisc; a debt carried over shows as a different credit.
+TR=/sys/kernel/tracing
+pg_one() { # send one 1000-byte packet to 1:10 and wait for it
+	timeout 10 sh -c "echo start >$PG/pgctrl"
+	sleep 0.3
+}
+tc qdisc del dev $DEV root 2>/dev/null
+ok=0
+run tc qdisc add dev $DEV root handle 1: arbtable manual rate 100mbit highlimit 1 accounting deficit
+ok=$RUN_RC
+for m in 10 11; do run tc class add dev $DEV parent 1: classid 1:$m arbtable; ok=$((ok | RUN_RC)); done
+run tc qdisc change dev $DEV root handle 1: arbtable high 10:1,11:1
+ok=$((ok | RUN_RC))
+[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+if [ "$ok" = 0 ] && [ -d $TR/events/arbtable/arbtable_dequeue ] && pg_reset &&
+	pg_device $DEV 0 0 1000 0x10010 1 02:00:00:00:00:01 &&
+	pg_cmd "$PG/$DEV@0" "count 1"; then
+	echo 0 >$TR/tracing_on; : >$TR/trace
+	echo 1 >$TR/events/arbtable/arbtable_dequeue/enable
+	echo 1 >$TR/tracing_on
+	pg_one
+	ip link set $DEV down; ip link set $DEV up
+	pg_one
+	echo 0 >$TR/tracing_on
+	echo 0 >$TR/events/arbtable/arbtable_dequeue/enable
+	deq=$(awk '/arbtable_dequeue: .*class=1:10 / {
+		c = $0; sub(/.* credit=/, "", c); sub(/ .*/, "", c)
+		h = $0; sub(/.* hp_counter=/, "", h); sub(/ .*/, "", h)
+		printf "%s/%s ", c, h }' $TR/trace)
+	: >$TR/trace
+	pg_stop
+	read -r d1 d2 dx <<<"$deq"
+	diag "reset: 1:10's dequeues, credit/hp_counter: ${deq:-none}"
+	tap_check "emptied: after a link down/up 1:10 starts with no debt, the high limit whole (first ${d1:-none}, after the reset ${d2:-none})" \
+		eval '[ -n "$d2" ] && [ -z "$dx" ] && [ "$d1" = "$d2" ]'
+else
+	tap_fail "emptied: reset: qdisc, classes 1:10 1:11 (weight 1), trace and pktgen set up (${RUN_ERR:-ok})"
+fi
 tap_end

@@ -12,7 +12,10 @@
 # - after the link's speed changed (a rate given would read it again and
 #   is refused with classes admitted: EBUSY);
 # - with the link down (a rate given would find no speed);
-# - manual mode at the link speed with a table, and with a rate.
+# - manual mode at the link speed with a table, and with a rate;
+# - with a class and with a rate, the qdisc's and the classes' options
+#   sent back with the PAD attributes an i386 kernel puts before 64-bit
+#   ones (nla_put_u64_64bit()).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
 tap_begin "dumps sent back at the netlink level change nothing"
@@ -94,6 +97,16 @@ after: $after"
 	tap_check "roundtrip: $1, through libarbtable: accepted, options and capacity unchanged" \
 		eval '[ "$rc" = 0 ] && [ "$before" = "$after" ] && [ "$c1" = "$c2" ]'
 }
+# padtrip WHAT: the same at the netlink level, the qdisc's and every
+# class's options sent back with an empty PAD attribute before each
+# 64-bit one, as a kernel whose nla_put_u64_64bit() pads (i386) dumps them
+padtrip() {
+	local out rc
+	out=$("$FUZZ" -d "$NIC" -T "$1" -P 2>&1); rc=$?
+	diag "$out"
+	tap_check "roundtrip: $1, with i386's pads: the qdisc's and classes' dumps accepted, unchanged" \
+		test "$rc" = 0
+}
 setq() { tc qdisc del dev "$NIC" root 2>/dev/null; run tc qdisc add dev "$NIC" root handle 1: arbtable "$@" || diag "qdisc add $*: $RUN_ERR"; }
 
 # the NIC's transmit watchdog (a queue stopped for 5 s) over the test
@@ -109,6 +122,7 @@ trip "auto, capacity from the link, no class (empty tables)"
 run tc class add dev "$NIC" parent 1: classid 1:10 arbtable rate 10mbit distance 8
 tap_check "roundtrip: class 1:10 admitted (${RUN_ERR:-ok})" test "$RUN_RC" = 0
 trip "auto, capacity from the link, class 1:10 in HIGH"
+padtrip "auto, class 1:10 in HIGH"
 ethtool -s "$NIC" speed 100 duplex full
 trip "auto, the link's speed changed to 100 since"
 ip link set "$NIC" down
@@ -124,6 +138,7 @@ ethtool -s "$NIC" speed 100 duplex full
 trip "manual, capacity from the link, its speed changed since"
 setq manual rate 40mbit
 trip "manual, rate 40mbit"
+padtrip "manual, rate 40mbit"
 # traffic through the NIC after all this: its queue still transmits
 tc qdisc del dev "$NIC" root 2>/dev/null
 tx0=$(cat "/sys/class/net/$NIC/statistics/tx_packets")

@@ -50,6 +50,14 @@
  * leave the dump and the capacity unchanged (issue 35, defect 4).
  *
  *   arbt_nlfuzz -d DEV -T WHAT
+ *
+ * With -P as well, the options are sent back as a kernel whose
+ * nla_put_u64_64bit() pads (i386) dumps them: an empty TCA_ARBTABLE_PAD
+ * (TCA_ARBTABLE_C_PAD) before every 64-bit attribute; and every class's
+ * dumped options are sent back too, as a change of the class, which
+ * must be accepted and leave the class's dump as it was.
+ *
+ *   arbt_nlfuzz -d DEV -T WHAT -P
  * Exit status: 0 all checks held, 1 a check failed, 2 usage/setup error.
  */
 #include <errno.h>
@@ -505,6 +513,8 @@ struct dumpstate {
 	bool have_cxs[MAX_CLASSES];
 	uint8_t opts[4096];	/* the dumped TCA_OPTIONS payload */
 	int optlen;
+	uint8_t copts[MAX_CLASSES][256];	/* each class's, the same */
+	int coptlen[MAX_CLASSES];
 	char why[512];
 };
 
@@ -671,6 +681,12 @@ static bool on_class(struct dumpstate *d, struct nlmsghdr *h)
 	if (i >= MAX_CLASSES)
 		return bad(d, "more than %d classes dumped", MAX_CLASSES);
 	d->minors[i] = TC_H_MIN(t->tcm_handle);
+	d->coptlen[i] = 0;
+	if (tca[TCA_OPTIONS] &&
+	    ALEN(tca[TCA_OPTIONS]) <= (int)sizeof(d->copts[i])) {
+		d->coptlen[i] = ALEN(tca[TCA_OPTIONS]);
+		memcpy(d->copts[i], ADATA(tca[TCA_OPTIONS]), d->coptlen[i]);
+	}
 	if (!take_xstats(d, tca, &d->cxs[i], sizeof(d->cxs[i]),
 			 TCA_ARBTABLE_XSTATS_CLASS, "class"))
 		return false;
@@ -792,6 +808,31 @@ static bool consistent(struct dumpstate *d)
 	return true;
 }
 
+/* -P: pads before 64-bit attributes, as an i386 kernel dumps them */
+static bool pads;
+
+/*
+ * The dumped options @p as TCA_OPTIONS of @m (tc sends it as a nest),
+ * with -P an empty @pad attribute before each 64-bit one.
+ */
+static void put_dumped_opts(struct msg *m, const uint8_t *p, int len,
+			    uint16_t pad)
+{
+	struct nlattr *opts = nest_start(m, TCA_OPTIONS);
+
+	while (len >= (int)NLA_HDRLEN) {
+		const struct nlattr *a = (const struct nlattr *)p;
+
+		if (pads && a->nla_len == NLA_HDRLEN + 8)
+			put_attr(m, pad, NULL, 0);
+		memcpy(m->buf + m->len, a, NLA_ALIGN(a->nla_len));
+		m->len += NLA_ALIGN(a->nla_len);
+		len -= NLA_ALIGN(a->nla_len);
+		p += NLA_ALIGN(a->nla_len);
+	}
+	nest_end(m, opts);
+}
+
 /*
  * Send the dumped options back, whole, as a change of the qdisc (auto
  * mode's tables too: the kernel takes the tables in force). 0 accepted,
@@ -801,21 +842,8 @@ static int replay(int fd, const struct dumpstate *d, char *msg, size_t msglen)
 {
 	static struct msg m;
 	struct nlmsghdr *h = qdisc_msg_begin(&m);
-	const uint8_t *p = d->opts;
-	struct nlattr *opts;
-	int len = d->optlen;
 
-	/* as tc sends it: the kernel parses TCA_OPTIONS as a nest */
-	opts = nest_start(&m, TCA_OPTIONS);
-	while (len >= (int)NLA_HDRLEN) {
-		const struct nlattr *a = (const struct nlattr *)p;
-
-		memcpy(m.buf + m.len, a, NLA_ALIGN(a->nla_len));
-		m.len += NLA_ALIGN(a->nla_len);
-		len -= NLA_ALIGN(a->nla_len);
-		p += NLA_ALIGN(a->nla_len);
-	}
-	nest_end(&m, opts);
+	put_dumped_opts(&m, d->opts, d->optlen, TCA_ARBTABLE_PAD);
 	h->nlmsg_len = (uint32_t)m.len;
 	if (send(fd, m.buf, m.len, 0) < 0)
 		return -errno;
@@ -1101,13 +1129,78 @@ static int roundtrip_check(int fd, const char *what)
 	return !err && same && cap ? 0 : 1;
 }
 
+/* The dumped options of class @i sent back as a change of the class */
+static int replay_class(int fd, const struct dumpstate *d, unsigned int i,
+			char *msg, size_t msglen)
+{
+	static struct msg m;
+	struct tcmsg *t = msg_begin(&m, RTM_NEWTCLASS);
+	struct nlmsghdr *h = (struct nlmsghdr *)m.buf;
+
+	t->tcm_parent = HANDLE;
+	t->tcm_handle = HANDLE | d->minors[i];
+	put_attr(&m, TCA_KIND, kind, sizeof(kind));
+	put_dumped_opts(&m, d->copts[i], d->coptlen[i], TCA_ARBTABLE_C_PAD);
+	h->nlmsg_len = (uint32_t)m.len;
+	if (send(fd, m.buf, m.len, 0) < 0)
+		return -errno;
+	return read_ack(fd, h->nlmsg_seq, msg, msglen);
+}
+
+/*
+ * -T -P: every class's dump sent back as a change is accepted and leaves
+ * the classes' dumps as they were.
+ */
+static int class_roundtrip_check(int fd, const char *what)
+{
+	static struct dumpstate before, after;
+	unsigned int i, nbad = 0;
+	char msg[512];
+
+	memset(&before, 0, sizeof(before));
+	memset(&after, 0, sizeof(after));
+	if (!dump(fd, &before, RTM_GETTCLASS)) {
+		printf("not ok - class round trip %s: no class dump (%s)\n",
+		       what, before.why);
+		return 1;
+	}
+	for (i = 0; i < before.nclasses; i++) {
+		int err;
+
+		msg[0] = '\0';
+		err = replay_class(fd, &before, i, msg, sizeof(msg));
+		if (err) {
+			printf("# class 1:%x: its dump sent back is refused: %s\n",
+			       before.minors[i], msg[0] ? msg : strerror(-err));
+			nbad++;
+		}
+	}
+	if (!dump(fd, &after, RTM_GETTCLASS) ||
+	    after.nclasses != before.nclasses) {
+		printf("not ok - class round trip %s: no class dump after (%s)\n",
+		       what, after.why);
+		return 1;
+	}
+	for (i = 0; i < before.nclasses; i++)
+		if (after.coptlen[i] != before.coptlen[i] ||
+		    memcmp(after.copts[i], before.copts[i], before.coptlen[i])) {
+			printf("# class 1:%x: dumps differently after\n",
+			       before.minors[i]);
+			nbad++;
+		}
+	printf("%s - class round trip %s: %u classes' dumps sent back%s, %u refused or changed\n",
+	       nbad ? "not ok" : "ok", what, before.nclasses,
+	       pads ? " with pads" : "", nbad);
+	return nbad ? 1 : 0;
+}
+
 /* ------------------------------------------------------------ main */
 static void usage(void)
 {
 	fprintf(stderr, "usage: arbt_nlfuzz -d DEV [-n MESSAGES] [-b BATCH] [-s SEED] [-v]\n"
 			"       arbt_nlfuzz -d DEV -D SECONDS\n"
 			"       arbt_nlfuzz -d DEV -R\n"
-			"       arbt_nlfuzz -d DEV -T WHAT\n");
+			"       arbt_nlfuzz -d DEV -T WHAT [-P]\n");
 	exit(2);
 }
 
@@ -1194,9 +1287,10 @@ int main(int argc, char **argv)
 	int fd, c, rc = 0;
 
 	rng = 0x9e3779b97f4a7c15ULL;
-	while ((c = getopt(argc, argv, "d:n:b:s:vD:RT:")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:b:s:vD:RPT:")) != -1) {
 		switch (c) {
 		case 'R': refuse = true; break;
+		case 'P': pads = true; break;
 		case 'T': trip = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'D': loop_secs = strtod(optarg, NULL); if (loop_secs <= 0) usage(); break;
@@ -1221,6 +1315,8 @@ int main(int argc, char **argv)
 	}
 	if (trip) {
 		rc = roundtrip_check(fd, trip);
+		if (pads)
+			rc |= class_roundtrip_check(fd, trip);
 		close(fd);
 		return rc;
 	}

@@ -275,9 +275,9 @@ static void test_bxiv3_layout(void **state)
  * the NUL on 6.2+ (NETLINK_MAX_FMTMSG_LEN): every reason must fit for every
  * value its fields can take (slots and distances up to 64, weights up to
  * 64 * 255, rates up to 2^48 bytes/s; times up to 10^6 s, the bound at 8
- * bit/s with the largest mtu), and each has a constant text for 6.1. Not
- * covered: two rates above 1000Tbit less than 1Mbit apart print alike and
- * then exactly, 16 digits each, 81 characters (the tail is cut).
+ * bit/s with the largest mtu), two values that differ by one unit
+ * included (tc's units print them alike), and each has a constant text
+ * for 6.1.
  */
 static void test_reject_fits_netlink(void **state)
 {
@@ -312,6 +312,14 @@ static void test_reject_fits_netlink(void **state)
 				rj.cap_rate = rates[(j + 1) % ARRAY_SIZE(rates)];
 				rj.latency_ns = times[j % ARRAY_SIZE(times)];
 				rj.best_ns = times[(j + 1) % ARRAY_SIZE(times)];
+				n = arb_reject_format(&rj, buf, sizeof(buf));
+				if (n >= 80)
+					fail_msg("%zu characters: %s", n, buf);
+				if (n > longest)
+					longest = n;
+				/* one unit apart, as the refusal has them */
+				rj.cap_rate = rj.rate - (rj.rate > 1);
+				rj.best_ns = rj.latency_ns + 1;
 				n = arb_reject_format(&rj, buf, sizeof(buf));
 				if (n >= 80)
 					fail_msg("%zu characters: %s", n, buf);
@@ -407,6 +415,14 @@ static void test_bad_inputs(void **state)
 	rj.distance = 8;
 	arb_reject_format(&rj, buf, sizeof(buf));
 	assert_string_equal(buf, "latency 1ms below the best possible bound 2.42ms at distance <= 8");
+	rj.latency_ns = 1000000;	/* 1 ns apart: the larger rounded up */
+	rj.best_ns = 1000001;
+	arb_reject_format(&rj, buf, sizeof(buf));
+	assert_string_equal(buf, "latency 1ms below the best possible bound 1.001ms at distance <= 8");
+	rj.best_ns = 999999999999ULL;	/* up to the next unit */
+	rj.latency_ns = rj.best_ns - 1;
+	arb_reject_format(&rj, buf, sizeof(buf));
+	assert_string_equal(buf, "latency 999.999s below the best possible bound 1000s at distance <= 8");
 	rj.latency_ns = 999;
 	rj.best_ns = 3000000000ULL;
 	arb_reject_format(&rj, buf, sizeof(buf));
@@ -655,9 +671,9 @@ static void test_plan(void **state)
 	assert_int_equal(rj.code, ARB_R_RATE_ZERO);
 	assert_int_equal(arb_spread_for_rate(&p, 1250000001ULL, 0, 0, &pl, &rj), -EINVAL);
 	assert_int_equal(rj.code, ARB_R_RATE_ABOVE_CAP);
-	/* 8 bit/s above: tc's units would print the same, so the bits */
+	/* 8 bit/s above: tc's units would print the same, so rounded up */
 	arb_reject_format(&rj, buf, sizeof(buf));
-	assert_string_equal(buf, "rate 10000000008bit above the guaranteed high-table rate 10000000000bit");
+	assert_string_equal(buf, "rate 10.001Gbit above the guaranteed high-table rate 10Gbit");
 	assert_int_equal(arb_spread_for_rate(&p, 2500000000ULL, 0, 0, &pl, &rj), -EINVAL);
 	arb_reject_format(&rj, buf, sizeof(buf));
 	assert_string_equal(buf, "rate 20Gbit above the guaranteed high-table rate 10Gbit");

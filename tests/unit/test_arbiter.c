@@ -1570,6 +1570,57 @@ static void test_set_emptied(void **state)
 	assert_false(arb_class_eligible(&s, 1));
 }
 
+/*
+ * The qdisc's reset (link down, graft): no debt, credit, open visit,
+ * spent high limit or owed low turn survives; the first packet after it
+ * starts a fresh visit of the first slot with its weight alone.
+ */
+static void test_reset_visits(void **state)
+{
+	struct arb_sched s;
+	struct arb_pick p;
+	unsigned int i;
+
+	(void)state;
+	arb_init(&s, 1, ARB_ACCT_DEFICIT);	/* 4096 bytes of high */
+	arb_set_slot(&s, ARB_HIGH, 0, 1, 10);	/* quanta of 640 bytes */
+	arb_set_slot(&s, ARB_HIGH, 1, 2, 10);
+	arb_set_slot(&s, ARB_LOW, 0, 3, 1);
+	arb_set_eligible(&s, 1, true);
+	arb_set_eligible(&s, 2, true);
+	arb_set_eligible(&s, 3, true);
+	/* 1500-byte packets: every visit ends in debt, the limit expires */
+	for (i = 0; i < 3; i++)
+		step_len(&s, &p, 1500);
+	assert_true(s.tbl[ARB_HIGH].credit[0] < 0);
+	assert_true(s.low_turn);
+	step_len(&s, &p, 1500);			/* the low turn */
+	assert_int_equal(p.table, ARB_LOW);
+	assert_true(s.tbl[ARB_LOW].credit[0] < 0);
+	assert_true(arb_select(&s, &p));	/* a visit left open */
+	assert_true(s.tbl[ARB_HIGH].in_visit);
+
+	arb_reset_visits(&s);
+	for (i = 0; i < ARB_SLOTS; i++) {
+		assert_int_equal(s.tbl[ARB_HIGH].credit[i], 0);
+		assert_int_equal(s.tbl[ARB_LOW].credit[i], 0);
+	}
+	assert_false(s.tbl[ARB_HIGH].in_visit);
+	assert_false(s.tbl[ARB_LOW].in_visit);
+	assert_int_equal(s.tbl[ARB_HIGH].dropped_slot, ARB_NO_CLASS);
+	assert_int_equal(s.hp_counter, KB4);
+	assert_false(s.low_turn);
+	/* the tables and eligibility stay */
+	assert_int_equal(s.tbl[ARB_HIGH].weight[1], 10);
+	assert_true(arb_class_eligible(&s, 2));
+	/* slot 0 again, with its quantum alone */
+	assert_true(arb_select(&s, &p));
+	assert_int_equal(p.table, ARB_HIGH);
+	assert_int_equal(p.slot, 0);
+	assert_true(p.fresh);
+	assert_int_equal(arb_charge(&s, &p, 100), 540);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1604,6 +1655,7 @@ int main(void)
 		cmocka_unit_test(test_unclassified_unlimited),
 		cmocka_unit_test(test_unclassified_slotless),
 		cmocka_unit_test(test_unclassified_bound),
+		cmocka_unit_test(test_reset_visits),
 		cmocka_unit_test(test_random_properties_swaps),
 	};
 

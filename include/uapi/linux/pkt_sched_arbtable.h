@@ -83,7 +83,9 @@ enum {
 					 * table in force: a dump sent back)
 					 */
 	TCA_ARBTABLE_LOW,		/* nested: as TCA_ARBTABLE_HIGH */
-	TCA_ARBTABLE_PAD,
+	TCA_ARBTABLE_PAD,		/* alignment of 64-bit attributes (i386),
+					 * accepted back and ignored
+					 */
 	TCA_ARBTABLE_BURST,		/* u32 bytes the rate may send back to
 					 * back, 0 = max(2 * mtu, 10 ms of rate)
 					 */
@@ -151,7 +153,7 @@ enum {
 	TCA_ARBTABLE_C_LATENCY,		/* u64 ns, auto mode bound */
 	TCA_ARBTABLE_C_DISTANCE,	/* u32 1..64, auto mode */
 	TCA_ARBTABLE_C_SHARE,		/* u32 1..255, auto mode, LOW table */
-	TCA_ARBTABLE_C_PAD,
+	TCA_ARBTABLE_C_PAD,		/* as TCA_ARBTABLE_PAD */
 	TCA_ARBTABLE_C_CBURST,		/* u32 bytes the ceil may send back to
 					 * back, 0 = max(2 * mtu, 10 ms of ceil)
 					 */
