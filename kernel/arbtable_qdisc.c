@@ -1766,7 +1766,7 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 
 			arbtable_refuse(extack, NULL,
 					"a queue of a multi-queue root: give 'rate', its share of the port",
-					"'s %s", arb_fmt_rate(r, sizeof(r), link));
+					"'s %.10s", arb_fmt_rate(r, sizeof(r), link));
 			err = -EINVAL;
 			goto out;
 		}
