@@ -443,8 +443,9 @@ checks_plan() {
 # configuration path (every allocation point in turn), GSO segmentation of TCP
 # traffic, and netlink fuzzing under traffic (qdisc create/delete, class
 # add/change/delete while every class is backlogged), then kernel_log.sh.
-# child_drop, classify, auto_reserve, mq and stress run on 6.1 (stress at
-# full size).  make check-debug runs every test there at full size.
+# child_drop, classify, auto_reserve, mq and stress run in the full run on
+# Debian's 7.2 image (stress at full size).  make check-debug runs every
+# test there at full size.
 SAN_TESTS=${ARBT_SAN_TESTS:-faults nlfuzz}
 # san_prepare: the sanitizer kernel built when not cached and the module
 # rebuilt in its tree; its path in $LOG/sanitizer-ready (empty: failed)
@@ -461,7 +462,8 @@ san_prepare() {
 }
 # The fault-injection operations make test sweeps (each allocation point
 # in turn costs ~8 s under KASAN in a TCG lane beside the full run: 464 s
-# for test_faults' 55 points in the cold run of 2026-11-27):
+# for test_faults' 55 points in the cold run of 2026-11-27, 775 s on a
+# machine loaded by two more guests on 2026-11-28):
 # qdisc creation, admission, reallocation, a root replaced, tables
 # programmed, and the TCP sender's; make check-debug sweeps all fourteen.
 SAN_FAULT_MATCH='^auto: qdisc add|admission|reallocation|replace|program tables'
