@@ -1794,6 +1794,37 @@ out:
  * What the change breaks is said once per device (*warned): mq's queues
  * would each say it, up to three times.
  */
+/*
+ * What a user's change is refused for (arbtable_configure(),
+ * arbtable_check_cburst()) the device's change cannot be: said in one
+ * line per device and change (*@warned), every problem of @sch in it.
+ */
+static noinline_for_stack void arbtable_warn_mtu(struct Qdisc *sch, u32 mtu,
+						 u32 broken, bool *warned)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	char buf[320];
+	int n = 0;
+
+	if (q->burst && q->burst < mtu)
+		n += scnprintf(buf + n, sizeof(buf) - n,
+			       ", above the qdisc's burst %u: a whole packet overdraws its bucket; raise 'burst'",
+			       q->burst);
+	if (arbtable_check_cburst(sch, mtu, NULL))
+		n += scnprintf(buf + n, sizeof(buf) - n,
+			       "%s above a class's cburst: a whole packet overdraws its ceil's bucket; raise its 'cburst' (tc -d class show)",
+			       n ? ";" : ",");
+	if (broken)
+		n += scnprintf(buf + n, sizeof(buf) - n,
+			       "%s %u admitted classes no longer get the rate or latency they asked for (tc -s class show)",
+			       n ? ";" : ":", broken);
+	if (!n)
+		return;
+	*warned = true;
+	netdev_warn(qdisc_dev(sch), "arbtable %x: mtu now %u%s\n",
+		    sch->handle >> 16, mtu, buf);
+}
+
 static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event,
 				bool *warned)
 {
@@ -1822,26 +1853,8 @@ static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event,
 		broken = arbtable_auto_recheck(sch);
 	q->broken = broken;
 	sch_tree_unlock(sch);
-	/* what a user's change is refused for (arbtable_configure(),
-	 * arbtable_check_cburst()) the device's change cannot be: said
-	 */
-	if (*warned)
-		return;
-	*warned = true;
-	if (q->burst && q->burst < mtu)
-		netdev_warn(dev,
-			    "arbtable %x: mtu now %u, above the qdisc's burst %u: a whole packet overdraws its bucket; raise 'burst'\n",
-			    h, mtu, q->burst);
-	else if (arbtable_check_cburst(sch, mtu, NULL))
-		netdev_warn(dev,
-			    "arbtable %x: mtu now %u, above a class's cburst: a whole packet overdraws its ceil's bucket; raise its 'cburst' (tc -d class show)\n",
-			    h, mtu);
-	else if (broken)
-		netdev_warn(dev,
-			    "arbtable %x: mtu now %u: %u admitted classes no longer get the rate or latency they asked for (tc -s class show)\n",
-			    h, mtu, broken);
-	else
-		*warned = false;
+	if (!*warned)
+		arbtable_warn_mtu(sch, mtu, broken, warned);
 }
 
 static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
