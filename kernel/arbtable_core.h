@@ -353,8 +353,8 @@ out:
  * nothing HIGH was guaranteed; the LOW table, or the classes no slot
  * names, the others.
  */
-static inline bool arb_low_side_pick(struct arb_sched *s, u64 lo,
-				     struct arb_pick *p)
+static __always_inline bool arb_low_side_pick(struct arb_sched *s, u64 lo,
+					      struct arb_pick *p)
 {
 	if (s->uncl_ready && s->uncl_turn)
 		goto unclassified;
