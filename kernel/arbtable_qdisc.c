@@ -1799,30 +1799,33 @@ out:
  * arbtable_check_cburst()) the device's change cannot be: said in one
  * line per device and change (*@warned), every problem of @sch in it.
  */
-static noinline_for_stack void arbtable_warn_mtu(struct Qdisc *sch, u32 mtu,
-						 u32 broken, bool *warned)
+static void arbtable_warn_mtu(struct Qdisc *sch, u32 mtu, u32 broken,
+			      bool *warned)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	char buf[320];
-	int n = 0;
+	bool burst = q->burst && q->burst < mtu;
+	bool cburst = arbtable_check_cburst(sch, mtu, NULL);
+	/* what a whole packet of the new mtu does, and what to do */
+	const char *bw = ": a packet overdraws its bucket; raise 'burst'";
+	const char *cw = " above a class's cburst: raise it (tc -d class show)";
+	const char *kw = " admitted classes lost their rate or latency (tc -s class show)";
+	char bn[12] = "", kn[12] = "";
 
-	if (q->burst && q->burst < mtu)
-		n += scnprintf(buf + n, sizeof(buf) - n,
-			       ", above the qdisc's burst %u: a whole packet overdraws its bucket; raise 'burst'",
-			       q->burst);
-	if (arbtable_check_cburst(sch, mtu, NULL))
-		n += scnprintf(buf + n, sizeof(buf) - n,
-			       "%s above a class's cburst: a whole packet overdraws its ceil's bucket; raise its 'cburst' (tc -d class show)",
-			       n ? ";" : ",");
-	if (broken)
-		n += scnprintf(buf + n, sizeof(buf) - n,
-			       "%s %u admitted classes no longer get the rate or latency they asked for (tc -s class show)",
-			       n ? ";" : ":", broken);
-	if (!n)
+	if (!burst && !cburst && !broken)
 		return;
 	*warned = true;
-	netdev_warn(qdisc_dev(sch), "arbtable %x: mtu now %u%s\n",
-		    sch->handle >> 16, mtu, buf);
+	if (burst)
+		snprintf(bn, sizeof(bn), "%u", q->burst);
+	if (broken)
+		snprintf(kn, sizeof(kn), "%u", broken);
+	netdev_warn(qdisc_dev(sch), "arbtable %x: mtu now %u%s%s%s%s%s%s%s%s\n",
+		    sch->handle >> 16, mtu,
+		    burst ? ", above the qdisc's burst " : "", bn,
+		    burst ? bw : "",
+		    cburst ? (burst ? ";" : ",") : "",
+		    cburst ? cw : "",
+		    broken ? (burst || cburst ? "; " : ": ") : "", kn,
+		    broken ? kw : "");
 }
 
 static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event,
