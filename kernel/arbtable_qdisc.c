@@ -2504,6 +2504,13 @@ static int arbtable_graft_class(struct Qdisc *sch, unsigned long arg,
 		qdisc_hash_add(new, true);
 	}
 	*old = qdisc_replace(sch, new, &cl->qdisc);
+	/* the class's drops outlive its child, as htb's do */
+	if (*old) {
+		struct gnet_stats_queue qs = {};
+
+		gnet_stats_add_queue(&qs, (*old)->cpu_qstats, &(*old)->qstats);
+		WRITE_ONCE(cl->qstats.drops, cl->qstats.drops + qs.drops);
+	}
 	return 0;
 }
 
@@ -2628,12 +2635,14 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	/*
 	 * The child's queue, as drr reports it: its drops are every drop of
 	 * the class (those it refused at enqueue, and its AQM's at dequeue,
-	 * which arbtable never sees), its backlog and requeues; the class's
-	 * overlimits are its ceil's throttles and the child's own.
+	 * which arbtable never sees) with those of the children grafted
+	 * before it, its backlog and requeues; the class's overlimits are its
+	 * ceil's throttles and the child's own.
 	 */
 	qlen = qdisc_qlen_sum(cl->qdisc);
 	gnet_stats_add_queue(&qs, cl->qdisc->cpu_qstats, &cl->qdisc->qstats);
 	qs.overlimits += READ_ONCE(cl->qstats.overlimits);
+	qs.drops += READ_ONCE(cl->qstats.drops);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_rate_est(d, &cl->rate_est) < 0 ||
