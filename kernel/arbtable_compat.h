@@ -16,24 +16,22 @@
 #define MODULE_ALIAS_NET_SCH(id)	MODULE_ALIAS("sch_" id)
 #endif
 
-/* 6.4 moved skb_gso_segment() and friends to <net/gso.h>; Kbuild says
- * when the headers built against predate it
- */
-#ifndef ARBTABLE_NO_NET_GSO_H
+/* 6.5 moved skb_gso_segment() and friends to <net/gso.h> */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #include <net/gso.h>
 #endif
 
 /*
- * A segment of a GSO skb the qdisc split: its length, and since 7.x its
+ * A segment of a GSO skb the qdisc split: its length, and since 7.0 its
  * segment count (qdisc_pkt_segs()), as tbf and cake reset them after
  * their own split. A stale count of the whole skb makes a cake child
  * segment the segment again (and drop it) and every parent's packet
- * counters count it as that many. Kbuild says whether the field exists.
+ * counters count it as that many.
  */
 static inline void arbtable_seg_cb_init(struct sk_buff *seg)
 {
 	qdisc_skb_cb(seg)->pkt_len = seg->len;
-#ifdef ARBTABLE_QDISC_PKT_SEGS
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 	qdisc_skb_cb(seg)->pkt_segs = 1;
 #endif
 }
@@ -44,7 +42,7 @@ static inline void arbtable_seg_cb_init(struct sk_buff *seg)
 static inline u32 arbtable_gso_max_size(const struct net_device *dev)
 {
 	u32 gso = READ_ONCE(dev->gso_max_size);
-#ifdef ARBTABLE_GSO_IPV4_MAX
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 	gso = max(gso, READ_ONCE(dev->gso_ipv4_max_size));
 #endif
 	return gso;
@@ -52,10 +50,10 @@ static inline u32 arbtable_gso_max_size(const struct net_device *dev)
 
 /*
  * The root's qlen and backlog, which 7.x dumps read without the qdisc
- * lock: written with the kernel's WRITE_ONCE helpers where it has them
- * (Kbuild tells), with the same stores where it does not.
+ * lock: written with the kernel's WRITE_ONCE helpers (7.0), with the same
+ * stores before.
  */
-#ifdef ARBTABLE_QLEN_HELPERS
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
 #define arbtable_qlen_inc(sch)		qdisc_qlen_inc(sch)
 #define arbtable_qlen_dec(sch)		qdisc_qlen_dec(sch)
 #define arbtable_backlog_add(sch, len)	qstats_backlog_add(sch, len)
@@ -103,9 +101,9 @@ static inline int arbtable_drop_overlimit(struct sk_buff *skb,
  * The link speed, under RTNL. Since 6.15 tc and netdevice notifiers also
  * hold the instance lock of a device whose ops take it, and
  * __ethtool_get_link_ksettings() takes it again: there the caller's lock
- * is used, as taprio and cbs do. Kbuild says which the headers have.
+ * is used, as taprio and cbs do.
  */
-#ifdef ARBTABLE_NETIF_LINK_KSETTINGS
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
 #define arbtable_get_link_ksettings(dev, ks)	netif_get_link_ksettings(dev, ks)
 #else
 #define arbtable_get_link_ksettings(dev, ks)	__ethtool_get_link_ksettings(dev, ks)
@@ -152,11 +150,12 @@ static inline int arbtable_drop_overlimit(struct sk_buff *skb,
 
 /*
  * Filters bound to a class: the kernel's count in Qdisc_class_common, with
- * its overflow-checked helpers, where it has them (6.12, 7.x: Kbuild
- * tells); a count of the class's own on older kernels (ARBTABLE_CLASS_REFS
- * unset adds the field to struct arbtable_class).
+ * its overflow-checked helpers, since 7.0 (6.12's stable releases have
+ * them too; nothing outside a qdisc reads them, so the class's own count,
+ * in struct arbtable_class, serves there as on 6.1).
  */
-#ifdef ARBTABLE_CLASS_REFS
+#define ARBTABLE_CLASS_REFS	(LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0))
+#if ARBTABLE_CLASS_REFS
 #define arbtable_class_get(cl)		qdisc_class_get(&(cl)->common)
 #define arbtable_class_put(cl)		qdisc_class_put(&(cl)->common)
 #define arbtable_class_in_use(cl)	qdisc_class_in_use(&(cl)->common)

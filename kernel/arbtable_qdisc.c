@@ -70,7 +70,7 @@ struct arbtable_class {
 	u32				cburst;		/* ceil depth, bytes;
 							 * 0: the default
 							 */
-#ifndef ARBTABLE_CLASS_REFS
+#if !ARBTABLE_CLASS_REFS
 	u32				filter_cnt;	/* arbtable_class_get() */
 #endif
 	u8				index;		/* arbiter class index */

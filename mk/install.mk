@@ -149,7 +149,6 @@ dkms-src:
 	$(INSTALL) -m 0644 $(wildcard kernel/*.c kernel/*.h) kernel/Kbuild $(DESTDIR)$(DKMS_SRC_DIR)/kernel/
 	$(INSTALL) -m 0644 include/uapi/linux/pkt_sched_arbtable.h $(DESTDIR)$(DKMS_SRC_DIR)/include/uapi/linux/
 	$(INSTALL) -m 0644 include/trace/events/arbtable.h $(DESTDIR)$(DKMS_SRC_DIR)/include/trace/events/
-	echo "$(ARBTABLE_VERSION)" >$(DESTDIR)$(DKMS_SRC_DIR)/VERSION
 	sed 's/@VERSION@/$(ARBTABLE_VERSION)/g' dkms.conf >$(DESTDIR)$(DKMS_SRC_DIR)/dkms.conf
 
 dkms-install: dkms-src

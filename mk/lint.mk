@@ -5,8 +5,14 @@ CHECKPATCH ?= $(CACHE)/checkpatch/checkpatch.pl
 LINT_FILES := $(wildcard kernel/*.c kernel/*.h) include/uapi/linux/pkt_sched_arbtable.h \
 	      include/trace/events/arbtable.h
 
-.PHONY: lint checkpatch kerneldoc sparse stack rst man-lint extack
-lint: checkpatch kerneldoc sparse stack rst man-lint extack
+.PHONY: lint checkpatch kerneldoc sparse stack rst man-lint extack kbuild
+lint: checkpatch kerneldoc sparse stack rst man-lint extack kbuild
+
+# The module's Makefiles as an in-tree one would be: no shell; what differs
+# between kernels is decided by version in kernel/arbtable_compat.h.
+kbuild:
+	@! grep -n '$$(shell' kernel/Kbuild kernel/Makefile.intree || \
+		{ echo "lint: kernel/Kbuild or Makefile.intree runs the shell (feature tests belong in arbtable_compat.h)"; exit 1; }
 
 # Every formatted extack fits NL_SET_ERR_MSG_FMT's 80 bytes, its width read
 # from the format (the core's own refusals: unit test test_alloc).

@@ -14,9 +14,8 @@ $(BUILD)/$(1)/sch_arbtable.ko: $(MODULE_SRCS)
 	@rm -f $(BUILD)/$(1)/src/kernel/*.[ch]
 	@cp kernel/*.c kernel/*.h kernel/Kbuild $(BUILD)/$(1)/src/kernel/
 	@cp -r include/uapi include/trace $(BUILD)/$(1)/src/include/
-	@cp VERSION $(BUILD)/$(1)/src/VERSION
 	$(MAKE) -C $(call kdir,$(1)) M=$(BUILD)/$(1)/src/kernel \
-		CONFIG_NET_SCH_ARBTABLE=m W=$(KBUILD_W) \
+		CONFIG_NET_SCH_ARBTABLE=m W=$(KBUILD_W) ARBTABLE_VERSION=$(ARBTABLE_VERSION) \
 		KCFLAGS="$(WERROR_FLAG) $(MODULE_KCFLAGS)" $(if $(C),C=$(C)) modules
 	@cp $(BUILD)/$(1)/src/kernel/sch_arbtable.ko $$@
 endef
