@@ -9,11 +9,24 @@
 # shares (2:1), every shaped class delivering, and the futile child
 # dequeues: tbf counts each dequeue it refuses as an overlimit, and their
 # sum stays below one per packet the qdisc sends (re-polling every
-# stalled child on every dequeue cost several).
+# stalled child on every dequeue cost several).  Then, the pfifo classes
+# stopped, only shaped children hold packets: every dequeue finds nothing
+# else to send, and the function_graph tracer counts the child peeks in
+# each: at most 1 + 4 (asked in turn; ARBTABLE_STALL_ASKS), where asking
+# every stalled child peeked up to 32.
 . "$(dirname "$0")/lib.sh"
 spid=
+TR=/sys/kernel/tracing
+cleanup_tr() {
+	[ -w $TR/current_tracer ] || return
+	echo 0 >$TR/tracing_on
+	echo nop >$TR/current_tracer
+	: >$TR/set_graph_function
+	: >$TR/set_ftrace_filter
+	: >$TR/trace
+}
 # shellcheck disable=SC2016 # spid at exit
-pg_test_begin stalled "stalled (shaped) children" '[ -n "$spid" ] && kill $spid 2>/dev/null'
+pg_test_begin stalled "stalled (shaped) children" '[ -n "$spid" ] && kill $spid 2>/dev/null; cleanup_tr'
 
 NETEM=$(printf '%x ' $(seq $((0x20)) $((0x2f))))
 TBF=$(printf '%x ' $(seq $((0x30)) $((0x3f))))
@@ -79,8 +92,41 @@ pk=$((p2 - p1)) ov=$((o2 - o1))
 diag "window: $pk packets sent by the qdisc, $ov dequeues refused by the tbf children; qdisc stalls $(tc -s qdisc show dev $DEV | tr ' ' '\n' | awk 'p { print; exit } $1 == "stalls" { p = 1 }')"
 tap_check "stalled: refused child dequeues per packet sent below 1 ($ov / $pk)" \
 	eval '[ "$pk" -gt 0 ] && fcmp "$ov < $pk"'
-kill $spid 2>/dev/null; spid=
+
+# the shaped children alone: peeks (qdisc_peek_dequeued of tbf and netem)
+# inside each arbtable_dequeue_busy, per CPU, from the function graph
 pg_stop
+sleep "$(win 3)"	# 1:10 and 1:11 drain at 10 Mbit/s
+[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+if grep -qw function_graph $TR/available_tracers 2>/dev/null &&
+	echo arbtable_dequeue_busy >$TR/set_ftrace_filter 2>/dev/null &&
+	echo 'qdisc_peek_dequeued:mod:sch_tbf' >>$TR/set_ftrace_filter 2>/dev/null &&
+	{ echo 'qdisc_peek_dequeued:mod:sch_netem' >>$TR/set_ftrace_filter 2>/dev/null || true; } &&
+	echo arbtable_dequeue_busy >$TR/set_graph_function; then
+	: >$TR/trace
+	echo function_graph >$TR/current_tracer
+	echo 1 >$TR/tracing_on
+	sleep "$(win 3)"
+	echo 0 >$TR/tracing_on
+	cat $TR/trace >"$tmp/graph"
+	cleanup_tr
+	read -r nd np maxp <<<"$(awk '
+		match($0, /^ *[0-9]+\)/) { c = substr($0, RSTART, RLENGTH) } !c { next }
+		/arbtable_dequeue_busy/ { d++; n[c] = 0; in_[c] = 1; next }
+		/qdisc_peek_dequeued/ && in_[c] { p++; if (++n[c] > m) m = n[c]; next }
+		/^ *[0-9]+\).*\}/ { in_[c] = 0 }
+		END { print d + 0, p + 0, m + 0 }' "$tmp/graph")"
+	diag "shaped children alone: $nd dequeues traced, $np child peeks in them, at most $maxp in one"
+	tap_check "stalled: shaped children alone: dequeues and peeks traced" \
+		eval '[ "$nd" -gt 0 ] && [ "$np" -gt 0 ]'
+	tap_check "stalled: shaped children alone: at most 1 + 4 child peeks per dequeue ($maxp)" \
+		eval '[ "$maxp" -le 5 ]'
+else
+	cleanup_tr
+	tap_fail "stalled: function_graph tracer, arbtable_dequeue_busy and the children's peeks traceable"
+	tap_fail "stalled: shaped children alone: at most 1 + 4 child peeks per dequeue"
+fi
+kill $spid 2>/dev/null; spid=
 delivered() { # every shaped class sent bytes
 	local m n=0 c
 	for m in $NETEM $TBF; do
