@@ -95,6 +95,10 @@ struct arbtable_sched {
 	struct tcf_block		*block;
 	struct Qdisc_class_hash		clhash;
 	struct arbtable_class		*classes[ARB_MAX_CLASSES];	/* by index */
+	/* a class whose minor is the slot's modulo 64: skb->priority without
+	 * the hash walk (a NULL or another minor: look in the hash)
+	 */
+	struct arbtable_class		*by_minor[ARB_MAX_CLASSES];
 	u64				cls_used;	/* indices in use */
 	u64				throttled;	/* by ceil */
 	u64				stalled;	/* child returned NULL */
@@ -593,6 +597,7 @@ static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 static void arbtable_cache_classes(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
+	u64 m = q->cls_used;
 	unsigned int i;
 
 	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++)
@@ -600,6 +605,15 @@ static void arbtable_cache_classes(struct Qdisc *sch)
 				arbtable_find_minor(sch, q->priomap[i]) : NULL;
 	q->default_cl = q->default_minor ?
 			arbtable_find_minor(sch, q->default_minor) : NULL;
+	memset(q->by_minor, 0, sizeof(q->by_minor));
+	while (m) {
+		struct arbtable_class *cl = q->classes[__ffs64(m)];
+		u32 slot = TC_H_MIN(cl->common.classid) & (ARB_MAX_CLASSES - 1);
+
+		m &= m - 1;
+		if (!q->by_minor[slot])
+			q->by_minor[slot] = cl;
+	}
 }
 
 /* The device's largest frame as the qdisc sees it, in the mtu's range */
@@ -833,9 +847,13 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 						struct Qdisc *sch)
 {
+	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
 
 	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
+		cl = q->by_minor[skb->priority & (ARB_MAX_CLASSES - 1)];
+		if (likely(cl && cl->common.classid == skb->priority))
+			return cl;
 		cl = arbtable_find_class(sch, skb->priority);
 		if (cl)
 			return cl;
@@ -2417,9 +2435,9 @@ static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
 
 	sch_tree_lock(sch);
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
-	arbtable_cache_classes(sch);
 	q->classes[idx] = cl;
 	q->cls_used |= BIT_ULL(idx);
+	arbtable_cache_classes(sch);
 	if (pend)
 		arbtable_admission_commit(sch, cl, pend);
 	arbtable_class_apply(sch, cl, o);
