@@ -771,10 +771,11 @@ static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl,
  * Ask up to @n stalled children in @m, in turn from q->stall_next, whether
  * they have a packet now, through their peek (which keeps it for the
  * dequeue that follows; a peek of tbf or netem re-arms its watchdog, which
- * wakes the qdisc). Returns whether a class became eligible.
+ * wakes the qdisc). Returns whether a class became eligible. Out of line:
+ * a rare path, and test_stalled counts the peeks inside it.
  */
-static bool arbtable_retry_stalled(struct arbtable_sched *q, u64 m,
-				   unsigned int n)
+static noinline bool arbtable_retry_stalled(struct arbtable_sched *q, u64 m,
+					    unsigned int n)
 {
 	bool any = false;
 

@@ -93,15 +93,13 @@ diag "window: $pk packets sent by the qdisc, $ov dequeues refused by the tbf chi
 tap_check "stalled: refused child dequeues per packet sent below 1 ($ov / $pk)" \
 	eval '[ "$pk" -gt 0 ] && fcmp "$ov < $pk"'
 
-# the shaped children alone: peeks (qdisc_peek_dequeued of tbf and netem)
-# inside each arbtable_dequeue_busy, per CPU, from the function graph
+# the shaped children alone: the peeks inside each arbtable_dequeue_busy,
+# from the function graph
 pg_stop
 sleep "$(win 3)"	# 1:10 and 1:11 drain at 10 Mbit/s
 [ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
 if grep -qw function_graph $TR/available_tracers 2>/dev/null &&
-	echo arbtable_dequeue_busy >$TR/set_ftrace_filter 2>/dev/null &&
-	echo 'qdisc_peek_dequeued:mod:sch_tbf' >>$TR/set_ftrace_filter 2>/dev/null &&
-	{ echo 'qdisc_peek_dequeued:mod:sch_netem' >>$TR/set_ftrace_filter 2>/dev/null || true; } &&
+	echo 'arbtable_dequeue_busy arbtable_retry_stalled tbf_dequeue netem_dequeue' >$TR/set_ftrace_filter 2>/dev/null &&
 	echo arbtable_dequeue_busy >$TR/set_graph_function; then
 	: >$TR/trace
 	echo function_graph >$TR/current_tracer
@@ -110,13 +108,19 @@ if grep -qw function_graph $TR/available_tracers 2>/dev/null &&
 	echo 0 >$TR/tracing_on
 	cat $TR/trace >"$tmp/graph"
 	cleanup_tr
-	read -r nd np maxp <<<"$(awk '
+	# a peek is a child's dequeue inside arbtable_retry_stalled (the
+	# others are the picks' dequeues); per CPU, per arbtable_dequeue_busy
+	awk '
 		match($0, /^ *[0-9]+\)/) { c = substr($0, RSTART, RLENGTH) } !c { next }
-		/arbtable_dequeue_busy/ { d++; n[c] = 0; in_[c] = 1; next }
-		/qdisc_peek_dequeued/ && in_[c] { p++; if (++n[c] > m) m = n[c]; next }
-		/^ *[0-9]+\).*\}/ { in_[c] = 0 }
-		END { print d + 0, p + 0, m + 0 }' "$tmp/graph")"
-	diag "shaped children alone: $nd dequeues traced, $np child peeks in them, at most $maxp in one"
+		/\}/ && !/\{/ { if (r[c]) r[c] = 0; next }
+		/arbtable_dequeue_busy/ { if (c in n) h[n[c]]++; d++; n[c] = 0; next }
+		/arbtable_retry_stalled/ && /\{/ { r[c] = 1; next }
+		/(tbf|netem)_dequeue/ && r[c] { p++; if (++n[c] > m) m = n[c] }
+		END { for (k in n) h[n[k]]++
+		      for (k in h) hs = hs " " k ":" h[k]
+		      print d + 0, p + 0, m + 0, hs }' "$tmp/graph" >"$tmp/peeks"
+	read -r nd np maxp hist <"$tmp/peeks"
+	diag "shaped children alone: $nd dequeues traced, $np child peeks in them, at most $maxp in one (peeks:dequeues,$hist)"
 	tap_check "stalled: shaped children alone: dequeues and peeks traced" \
 		eval '[ "$nd" -gt 0 ] && [ "$np" -gt 0 ]'
 	tap_check "stalled: shaped children alone: at most 1 + 4 child peeks per dequeue ($maxp)" \
