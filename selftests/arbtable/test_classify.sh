@@ -455,19 +455,22 @@ gone() { # CASE MINOR: delete 1:MINOR (out of the table first), count what it se
 		tap_fail "$1: 1:$2 deleted"
 	fi
 }
-back() { # MINOR: add 1:MINOR again with its slot
-	arb_class "$1" && arb_change high 10:20,20:20,30:20,40:20,50:20,60:20,70:20,80:20 ||
-		diag "could not add 1:$1 again with its slot"
+# the class add alone must restore it (a qdisc change refreshes it too):
+# the slot comes back after the check (slotless, the class is served idle)
+slot_back() {
+	arb_change high 10:20,20:20,30:20,40:20,50:20,60:20,70:20,80:20 || diag "could not give 1:$1 its slot again"
 }
 gone priomap 70
 lands "priomap: band 3 with 1:70 deleted falls to default 1:80" 1:80 host dport=5010 prio=3
-back 70
+arb_class 70 || diag "could not add 1:70 again"
 lands "priomap: band 3 -> 1:70 again once 1:70 is added again" 1:70 host dport=5010 prio=3
+slot_back 70
 gone default 80
 lands "default: with 1:80 deleted, unmatched traffic -> the unclassified queue" U host dport=5011
 unc_pkts=$((unc_pkts + N))
-back 80
+arb_class 80 || diag "could not add 1:80 again"
 lands "default: unmatched traffic -> 1:80 again once 1:80 is added again" 1:80 host dport=5011
+slot_back 80
 
 # ------------------------------------------------------------ after all
 # traffic still classified after the churn: the remaining filters did not
