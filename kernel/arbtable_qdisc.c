@@ -95,9 +95,16 @@ struct arbtable_sched {
 	struct tcf_block		*block;
 	struct Qdisc_class_hash		clhash;
 	struct arbtable_class		*classes[ARB_MAX_CLASSES];	/* by index */
+	/* a class whose minor is the slot's modulo 64: skb->priority without
+	 * the hash walk (a NULL or another minor: look in the hash)
+	 */
+	struct arbtable_class		*by_minor[ARB_MAX_CLASSES];
 	u64				cls_used;	/* indices in use */
 	u64				throttled;	/* by ceil */
 	u64				stalled;	/* child returned NULL */
+	u64				stall_ask;	/* stalled, not yet asked since
+							 * the last idle dequeue
+							 */
 	u64				next_unthrottle;
 	u64				busy_since;	/* ns, first dequeue of the
 							 * busy period; 0 unknown
@@ -117,6 +124,9 @@ struct arbtable_sched {
 	u32				broken;		/* classes, see arbtable_class */
 	u32				priomap[TC_ARBTABLE_PRIO_BANDS];
 	u32				default_minor;
+	/* the classes they name, NULL where none exists: no lookup per packet */
+	struct arbtable_class		*prio_cl[TC_ARBTABLE_PRIO_BANDS];
+	struct arbtable_class		*default_cl;
 	u32				mtu;
 	u32				burst;		/* qdisc rate, bytes;
 							 * 0: the default depth
@@ -124,7 +134,7 @@ struct arbtable_sched {
 	u8				mode;
 	u8				maxweight;
 	bool				mtu_pinned;	/* 'mtu' given: do not follow */
-	u8				stall_next;	/* next stalled class to retry */
+	u8				stall_next;	/* next stalled class to ask */
 
 	u64				unclassified_pkts;
 	u64				unclassified_drops;
@@ -583,6 +593,29 @@ static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 	return arbtable_find_class(sch, TC_H_MAKE(sch->handle, minor));
 }
 
+/* After a change of the priomap, the default or the classes; tree lock held */
+static void arbtable_cache_classes(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	u64 m = q->cls_used;
+	unsigned int i;
+
+	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++)
+		q->prio_cl[i] = q->priomap[i] ?
+				arbtable_find_minor(sch, q->priomap[i]) : NULL;
+	q->default_cl = q->default_minor ?
+			arbtable_find_minor(sch, q->default_minor) : NULL;
+	memset(q->by_minor, 0, sizeof(q->by_minor));
+	while (m) {
+		struct arbtable_class *cl = q->classes[__ffs64(m)];
+		u32 slot = TC_H_MIN(cl->common.classid) & (ARB_MAX_CLASSES - 1);
+
+		m &= m - 1;
+		if (!q->by_minor[slot])
+			q->by_minor[slot] = cl;
+	}
+}
+
 /* The device's largest frame as the qdisc sees it, in the mtu's range */
 static u32 arbtable_dev_mtu(const struct net_device *dev)
 {
@@ -731,29 +764,28 @@ static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl,
 	arb_set_stalled(&q->arb, pick);
 }
 
+/* stalled children a dequeue asks at most when nothing else can be sent */
+#define ARBTABLE_STALL_ASKS	4
+
 /*
- * Ask stalled children whether they have a packet now, through their peek
- * (which keeps it for the dequeue that follows): @all of them when nothing
- * else can be sent, else the next one in turn, so that a dequeue costs one
- * peek however many children wait. Their own watchdogs wake the qdisc.
- * Returns whether a class became eligible.
+ * Ask up to @n stalled children in @m, in turn from q->stall_next, whether
+ * they have a packet now, through their peek (which keeps it for the
+ * dequeue that follows; a peek of tbf or netem re-arms its watchdog, which
+ * wakes the qdisc). Returns whether a class became eligible. Out of line:
+ * a rare path, and test_stalled counts the peeks inside it.
  */
-static bool arbtable_retry_stalled(struct arbtable_sched *q, bool all)
+static noinline bool arbtable_retry_stalled(struct arbtable_sched *q, u64 m,
+					    unsigned int n)
 {
-	u64 m = q->stalled;
 	bool any = false;
 
-	if (!all) {
+	while (m && n--) {
 		unsigned int i = arb_next_slot(m, q->stall_next);
-
-		q->stall_next = (i + 1) & (ARB_MAX_CLASSES - 1);
-		m = BIT_ULL(i);
-	}
-	while (m) {
-		unsigned int i = __ffs64(m);
 		struct arbtable_class *cl = q->classes[i];
 
-		m &= m - 1;
+		m &= ~BIT_ULL(i);
+		q->stall_ask &= ~BIT_ULL(i);
+		q->stall_next = (i + 1) & (ARB_MAX_CLASSES - 1);
 		/* a peek may empty the child (its dequeue drops) */
 		if (!cl->qdisc->q.qlen || cl->qdisc->ops->peek(cl->qdisc) ||
 		    !cl->qdisc->q.qlen) {
@@ -805,18 +837,8 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 		}
 	}
 
-	if (q->priomap[skb->priority & TC_PRIO_MAX]) {
-		cl = arbtable_find_minor(sch, q->priomap[skb->priority &
-							 TC_PRIO_MAX]);
-		if (cl)
-			return cl;
-	}
-	if (q->default_minor) {
-		cl = arbtable_find_minor(sch, q->default_minor);
-		if (cl)
-			return cl;
-	}
-	return ARBTABLE_UNCLASSIFIED;
+	cl = q->prio_cl[skb->priority & TC_PRIO_MAX] ?: q->default_cl;
+	return cl ?: ARBTABLE_UNCLASSIFIED;
 }
 
 /* Order: skb->priority naming a class, tc filters, priomap, default class;
@@ -826,9 +848,13 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 						struct Qdisc *sch)
 {
+	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
 
 	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
+		cl = q->by_minor[skb->priority & (ARB_MAX_CLASSES - 1)];
+		if (likely(cl && cl->common.classid == skb->priority))
+			return cl;
 		cl = arbtable_find_class(sch, skb->priority);
 		if (cl)
 			return cl;
@@ -1146,7 +1172,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 		if (q->throttled && now >= q->next_unthrottle)
 			arbtable_unthrottle(q, now);
 		if (q->stalled)
-			arbtable_retry_stalled(q, false);
+			arbtable_retry_stalled(q, q->stalled, 1);
 	}
 again:
 	while (arb_select(&q->arb, &pick)) {
@@ -1195,13 +1221,23 @@ again:
 		goto out;
 	}
 
-	/* nothing else to send: once per dequeue, ask every stalled child */
+	/*
+	 * Nothing else to send: ask the stalled children, a few per dequeue,
+	 * each once since the last dequeue that found nothing (their own
+	 * watchdogs wake the qdisc when they can send), coming back at once
+	 * for the rest.
+	 */
 	if (q->stalled && !retried) {
 		retried = true;
-		if (arbtable_retry_stalled(q, true))
+		if (!(q->stall_ask & q->stalled))
+			q->stall_ask = q->stalled;
+		if (arbtable_retry_stalled(q, q->stall_ask & q->stalled,
+					   ARBTABLE_STALL_ASKS))
 			goto again;
 	}
-	if (q->throttled)
+	if (q->stall_ask & q->stalled)
+		arbtable_schedule(sch, ktime_get_ns());
+	else if (q->throttled)
 		arbtable_schedule(sch, q->next_unthrottle);
 	return NULL;
 out:
@@ -1638,6 +1674,7 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 	q->mode = cfg->mode;
 	memcpy(q->priomap, cfg->priomap, sizeof(q->priomap));
 	q->default_minor = cfg->default_minor;
+	arbtable_cache_classes(sch);
 	q->maxweight = cfg->maxweight;
 	if (cfg->highlimit != q->arb.highlimit)
 		arb_set_highlimit(&q->arb, cfg->highlimit);
@@ -2401,6 +2438,7 @@ static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	q->classes[idx] = cl;
 	q->cls_used |= BIT_ULL(idx);
+	arbtable_cache_classes(sch);
 	if (pend)
 		arbtable_admission_commit(sch, cl, pend);
 	arbtable_class_apply(sch, cl, o);
@@ -2476,6 +2514,7 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	q->classes[cl->index] = NULL;
 	q->cls_used &= ~BIT_ULL(cl->index);
 	qdisc_class_hash_remove(&q->clhash, &cl->common);
+	arbtable_cache_classes(sch);
 	sch_tree_unlock(sch);
 
 	arbtable_destroy_class(sch, cl);

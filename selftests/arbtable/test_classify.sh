@@ -20,6 +20,7 @@
 #                       filter that named the class before it existed;
 #                       filter replace under traffic moves it to the new
 #                       class; deleting the filter frees the class
+#   cached classes      the priomap's and default's class deleted, added again
 # and at the end: qdisc drained, per-class packets + deleted classes +
 # unclassified add up to the qdisc's Sent packets and bytes, no splat.
 # ARBT_CLASSIFY_TIMES=1 adds the time each case took as diagnostics.
@@ -437,6 +438,39 @@ else
 	gone_p=$((gone_p + $(s_get "$tmp/d0" 1:b0 3)))
 fi
 lands "unbound filter: with 1:b0 gone, dport 5013 goes to default 1:80" 1:80 host dport=5013
+
+# ------------------------------------------------------------ priomap, default: class deleted, added again
+# The qdisc keeps the classes the priomap and default name (no lookup per
+# packet): a delete must drop the pointer (a stale one is a use-after-free)
+# and an add of the same minor must restore it.
+gone() { # CASE MINOR: delete 1:MINOR (out of the table first), count what it sent
+	local hi=10:20,20:20,30:20,40:20,50:20,60:20,70:20,80:20
+	arb_change high "${hi/,$2:20/}" || diag "could not take 1:$2 out of the table"
+	snapshot_idle "$tmp/g$2"
+	if tc_ok tc class del dev "$DEV" classid "1:$2"; then
+		tap_ok "$1: 1:$2 deleted"
+		gone_b=$((gone_b + $(s_get "$tmp/g$2" "1:$2" 2)))
+		gone_p=$((gone_p + $(s_get "$tmp/g$2" "1:$2" 3)))
+	else
+		tap_fail "$1: 1:$2 deleted"
+	fi
+}
+# the class add alone must restore it (a qdisc change refreshes it too):
+# the slot comes back after the check (slotless, the class is served idle)
+slot_back() {
+	arb_change high 10:20,20:20,30:20,40:20,50:20,60:20,70:20,80:20 || diag "could not give 1:$1 its slot again"
+}
+gone priomap 70
+lands "priomap: band 3 with 1:70 deleted falls to default 1:80" 1:80 host dport=5010 prio=3
+arb_class 70 || diag "could not add 1:70 again"
+lands "priomap: band 3 -> 1:70 again once 1:70 is added again" 1:70 host dport=5010 prio=3
+slot_back 70
+gone default 80
+lands "default: with 1:80 deleted, unmatched traffic -> the unclassified queue" U host dport=5011
+unc_pkts=$((unc_pkts + N))
+arb_class 80 || diag "could not add 1:80 again"
+lands "default: unmatched traffic -> 1:80 again once 1:80 is added again" 1:80 host dport=5011
+slot_back 80
 
 # ------------------------------------------------------------ after all
 # traffic still classified after the churn: the remaining filters did not

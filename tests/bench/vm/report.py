@@ -166,8 +166,7 @@ def targets(rows):
     """The issue's targets, on the medians; each a sentence and a verdict.
     Unshaped: <= ets at N=8/64, overhead over pfifo_fast <= 75% of ets's,
     <= htb.  Shaped (a rate is the bottleneck): <= htb, the one peer that
-    shapes by itself; ets/drr/qfq sit under a tbf there and are listed in
-    the table only."""
+    shapes by itself, and <= ets under a tbf at N=8/64 (issue 44)."""
     get = {(r["mode"], r["qdisc"], r["n"], r["size"]): r["ipp_median"] for r in rows}
     out = []
     for mode in sorted({r["mode"] for r in rows if not r["mode"].startswith("gso")}, reverse=True):
@@ -180,6 +179,9 @@ def targets(rows):
                     a = get.get((mode, arb, n, size))
                     if a is None:
                         continue
+                    if mode == "shaped" and ets is not None and n in (8, 64):
+                        out.append(dict(mode=mode, target="%s <= ets under tbf" % arb, n=n, size=size,
+                                        value=a, peer=ets, met=a <= ets))
                     if mode == "unshaped" and ets is not None and n in (8, 64):
                         out.append(dict(mode=mode, target="%s <= ets" % arb, n=n, size=size,
                                         value=a, peer=ets, met=a <= ets))
