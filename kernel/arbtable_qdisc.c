@@ -102,9 +102,6 @@ struct arbtable_sched {
 	u64				cls_used;	/* indices in use */
 	u64				throttled;	/* by ceil */
 	u64				stalled;	/* child returned NULL */
-	u64				stall_ask;	/* stalled, not yet asked since
-							 * the last idle dequeue
-							 */
 	u64				next_unthrottle;
 	u64				busy_since;	/* ns, first dequeue of the
 							 * busy period; 0 unknown
@@ -134,7 +131,7 @@ struct arbtable_sched {
 	u8				mode;
 	u8				maxweight;
 	bool				mtu_pinned;	/* 'mtu' given: do not follow */
-	u8				stall_next;	/* next stalled class to ask */
+	u8				stall_next;	/* next stalled class to retry */
 
 	u64				unclassified_pkts;
 	u64				unclassified_drops;
@@ -764,28 +761,29 @@ static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl,
 	arb_set_stalled(&q->arb, pick);
 }
 
-/* stalled children a dequeue asks at most when nothing else can be sent */
-#define ARBTABLE_STALL_ASKS	4
-
 /*
- * Ask up to @n stalled children in @m, in turn from q->stall_next, whether
- * they have a packet now, through their peek (which keeps it for the
- * dequeue that follows; a peek of tbf or netem re-arms its watchdog, which
- * wakes the qdisc). Returns whether a class became eligible. Out of line:
- * a rare path, and test_stalled counts the peeks inside it.
+ * Ask stalled children whether they have a packet now, through their peek
+ * (which keeps it for the dequeue that follows): @all of them when nothing
+ * else can be sent, else the next one in turn, so that a dequeue costs one
+ * peek however many children wait. Their own watchdogs wake the qdisc.
+ * Returns whether a class became eligible.
  */
-static noinline bool arbtable_retry_stalled(struct arbtable_sched *q, u64 m,
-					    unsigned int n)
+static bool arbtable_retry_stalled(struct arbtable_sched *q, bool all)
 {
+	u64 m = q->stalled;
 	bool any = false;
 
-	while (m && n--) {
+	if (!all) {
 		unsigned int i = arb_next_slot(m, q->stall_next);
+
+		q->stall_next = (i + 1) & (ARB_MAX_CLASSES - 1);
+		m = BIT_ULL(i);
+	}
+	while (m) {
+		unsigned int i = __ffs64(m);
 		struct arbtable_class *cl = q->classes[i];
 
-		m &= ~BIT_ULL(i);
-		q->stall_ask &= ~BIT_ULL(i);
-		q->stall_next = (i + 1) & (ARB_MAX_CLASSES - 1);
+		m &= m - 1;
 		/* a peek may empty the child (its dequeue drops) */
 		if (!cl->qdisc->q.qlen || cl->qdisc->ops->peek(cl->qdisc) ||
 		    !cl->qdisc->q.qlen) {
@@ -1172,7 +1170,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 		if (q->throttled && now >= q->next_unthrottle)
 			arbtable_unthrottle(q, now);
 		if (q->stalled)
-			arbtable_retry_stalled(q, q->stalled, 1);
+			arbtable_retry_stalled(q, false);
 	}
 again:
 	while (arb_select(&q->arb, &pick)) {
@@ -1221,23 +1219,13 @@ again:
 		goto out;
 	}
 
-	/*
-	 * Nothing else to send: ask the stalled children, a few per dequeue,
-	 * each once since the last dequeue that found nothing (their own
-	 * watchdogs wake the qdisc when they can send), coming back at once
-	 * for the rest.
-	 */
+	/* nothing else to send: once per dequeue, ask every stalled child */
 	if (q->stalled && !retried) {
 		retried = true;
-		if (!(q->stall_ask & q->stalled))
-			q->stall_ask = q->stalled;
-		if (arbtable_retry_stalled(q, q->stall_ask & q->stalled,
-					   ARBTABLE_STALL_ASKS))
+		if (arbtable_retry_stalled(q, true))
 			goto again;
 	}
-	if (q->stall_ask & q->stalled)
-		arbtable_schedule(sch, ktime_get_ns());
-	else if (q->throttled)
+	if (q->throttled)
 		arbtable_schedule(sch, q->next_unthrottle);
 	return NULL;
 out:

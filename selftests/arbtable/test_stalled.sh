@@ -9,24 +9,11 @@
 # shares (2:1), every shaped class delivering, and the futile child
 # dequeues: tbf counts each dequeue it refuses as an overlimit, and their
 # sum stays below one per packet the qdisc sends (re-polling every
-# stalled child on every dequeue cost several).  Then, the pfifo classes
-# stopped, only shaped children hold packets: every dequeue finds nothing
-# else to send, and the function_graph tracer counts the child peeks in
-# each: at most 1 + 4 (asked in turn; ARBTABLE_STALL_ASKS), where asking
-# every stalled child peeked up to 32.
+# stalled child on every dequeue cost several).
 . "$(dirname "$0")/lib.sh"
 spid=
-TR=/sys/kernel/tracing
-cleanup_tr() {
-	[ -w $TR/current_tracer ] || return
-	echo 0 >$TR/tracing_on
-	echo nop >$TR/current_tracer
-	: >$TR/set_graph_function
-	: >$TR/set_ftrace_filter
-	: >$TR/trace
-}
 # shellcheck disable=SC2016 # spid at exit
-pg_test_begin stalled "stalled (shaped) children" '[ -n "$spid" ] && kill $spid 2>/dev/null; cleanup_tr'
+pg_test_begin stalled "stalled (shaped) children" '[ -n "$spid" ] && kill $spid 2>/dev/null'
 
 NETEM=$(printf '%x ' $(seq $((0x20)) $((0x2f))))
 TBF=$(printf '%x ' $(seq $((0x30)) $((0x3f))))
@@ -92,45 +79,8 @@ pk=$((p2 - p1)) ov=$((o2 - o1))
 diag "window: $pk packets sent by the qdisc, $ov dequeues refused by the tbf children; qdisc stalls $(tc -s qdisc show dev $DEV | tr ' ' '\n' | awk 'p { print; exit } $1 == "stalls" { p = 1 }')"
 tap_check "stalled: refused child dequeues per packet sent below 1 ($ov / $pk)" \
 	eval '[ "$pk" -gt 0 ] && fcmp "$ov < $pk"'
-
-# the shaped children alone: the peeks inside each arbtable_dequeue_busy,
-# from the function graph
-pg_stop
-sleep "$(win 3)"	# 1:10 and 1:11 drain at 10 Mbit/s
-[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
-if grep -qw function_graph $TR/available_tracers 2>/dev/null &&
-	echo 'arbtable_dequeue_busy arbtable_retry_stalled tbf_dequeue netem_dequeue' >$TR/set_ftrace_filter 2>/dev/null &&
-	echo arbtable_dequeue_busy >$TR/set_graph_function; then
-	: >$TR/trace
-	echo function_graph >$TR/current_tracer
-	echo 1 >$TR/tracing_on
-	sleep "$(win 3)"
-	echo 0 >$TR/tracing_on
-	cat $TR/trace >"$tmp/graph"
-	cleanup_tr
-	# a peek is a child's dequeue inside arbtable_retry_stalled (the
-	# others are the picks' dequeues); per CPU, per arbtable_dequeue_busy
-	awk '
-		match($0, /^ *[0-9]+\)/) { c = substr($0, RSTART, RLENGTH) } !c { next }
-		/\}/ && !/\{/ { if (r[c]) r[c] = 0; next }
-		/arbtable_dequeue_busy/ { if (c in n) h[n[c]]++; d++; n[c] = 0; next }
-		/arbtable_retry_stalled/ && /\{/ { r[c] = 1; next }
-		/(tbf|netem)_dequeue/ && r[c] { p++; if (++n[c] > m) m = n[c] }
-		END { for (k in n) h[n[k]]++
-		      for (k in h) hs = hs " " k ":" h[k]
-		      print d + 0, p + 0, m + 0, hs }' "$tmp/graph" >"$tmp/peeks"
-	read -r nd np maxp hist <"$tmp/peeks"
-	diag "shaped children alone: $nd dequeues traced, $np child peeks in them, at most $maxp in one (peeks:dequeues,$hist)"
-	tap_check "stalled: shaped children alone: dequeues and peeks traced" \
-		eval '[ "$nd" -gt 0 ] && [ "$np" -gt 0 ]'
-	tap_check "stalled: shaped children alone: at most 1 + 4 child peeks per dequeue ($maxp)" \
-		eval '[ "$maxp" -le 5 ]'
-else
-	cleanup_tr
-	tap_fail "stalled: function_graph tracer, arbtable_dequeue_busy and the children's peeks traceable"
-	tap_fail "stalled: shaped children alone: at most 1 + 4 child peeks per dequeue"
-fi
 kill $spid 2>/dev/null; spid=
+pg_stop
 delivered() { # every shaped class sent bytes
 	local m n=0 c
 	for m in $NETEM $TBF; do
