@@ -21,6 +21,8 @@
 # seconds (a deadlock) fails the test and ends it, the kernel log shown.
 # On the sanitizer kernel lockdep must be on and stay on (debug_locks);
 # each phase's kernel log has no splat, and kmemleak finds nothing after.
+# (Planted: __ethtool_get_link_ksettings in arbtable_compat.h; the first
+# tc qdisc replace hung, lockdep "possible recursive locking detected".)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_debug.sh"
 tap_begin "netdevsim: the instance lock on every path that reads the link"
