@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package podnet finds a pod's host-side interface: the peer, in the host
 // namespace, of the pod network namespace's eth0.
