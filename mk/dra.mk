@@ -65,4 +65,4 @@ check-dra: $(LIB_REAL) $(LIB_SO_LINKS)
 	echo "check-dra: $$p passed, $$f failed, $$s skipped"; [ $$f = 0 ]
 
 dra-image: dra
-	bash deploy/kubernetes/dra/build-image.sh $(DRA_OUT)/arbtable-dra $(DRA_OUT)/arbtable-dra.oci.tar
+	GO=$(GO) bash deploy/kubernetes/dra/build-image.sh $(DRA_OUT)/arbtable-dra $(DRA_OUT)/arbtable-dra.oci.tar
