@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * arbtable_plan.c - the module's sizing and allocator in userspace, for
  * programs that must decide as the kernel would without asking it: what

@@ -2,9 +2,10 @@
 #
 #   make dra        build/dra/arbtable-dra (needs make lib: it links
 #                   build/lib/libarbtable.so through cgo)
-#   make check-dra  go vet, a gofmt check and go test of dra/, offline
-#                   (GOPROXY=off: the modules come from scripts/setup.sh's
-#                   go mod download)
+#   make check-dra  the licence check, go vet, a gofmt check and go test
+#                   of dra/, offline (GOPROXY=off: the modules come from
+#                   scripts/setup.sh's go mod download)
+#   make licence-check  the licence check alone, every file it reads
 #   make dra-image  build/dra/arbtable-dra.oci.tar, an OCI archive for
 #                   `ctr -n k8s.io images import`
 #                   (deploy/kubernetes/dra/build-image.sh)
@@ -35,8 +36,24 @@ dra-vmtests: $(DRA_OUT)/podnet.test
 # (pkg/podnet's run in the VM: dra-vmtests)
 # (a skip shows in the total with Go's reason; a package that fails
 # without a failed test, e.g. a build error, is a failure)
+# The licence check (scripts/licence-check.py): every file linked into the
+# driver, its Go code and libarbtable's units with the headers they
+# compile in, and the Go modules it is built from, under licences that may
+# be combined with Apache-2.0; the groups are mk/lib.mk's compile rules.
+DRA_LICENCE_CHECK = python3 scripts/licence-check.py --lib $(LIB_REAL) --cc "$(CC)" --go "$(GO)" \
+	--group "$(LIB_SRCS)" "-Ilib/include -Iinclude/uapi $(NL_CFLAGS)" \
+	--group "$(LIB_PLAN_SRCS)" "$(USER_CFLAGS) -Ilib/include" \
+	--group "$(CORE_SRCS)" "$(USER_CFLAGS)"
+
+.PHONY: licence-check
+licence-check: $(LIB_REAL)
+	@$(DRA_LICENCE_CHECK)
+
 check-dra: $(LIB_REAL) $(LIB_SO_LINKS)
-	@cd dra; p=0; f=0; \
+	@p=0; f=0; \
+	if out=$$($(DRA_LICENCE_CHECK) 2>&1); then p=$$((p+1)); echo "ok licence: $$(printf '%s\n' "$$out" | tail -n1)"; \
+	else f=$$((f+1)); printf '%s\n' "$$out" | grep '^not ok'; echo "not ok licence: $$(printf '%s\n' "$$out" | tail -n1)"; fi; \
+	cd dra; \
 	if $(DRA_GOENV) $(GO) vet ./...; then p=$$((p+1)); echo "ok vet"; else f=$$((f+1)); echo "not ok vet"; fi; \
 	u=$$($(shell dirname $(GO))/gofmt -l . 2>&1); \
 	if [ -z "$$u" ]; then p=$$((p+1)); echo "ok gofmt"; else f=$$((f+1)); echo "not ok gofmt: $$u"; fi; \
@@ -48,4 +65,4 @@ check-dra: $(LIB_REAL) $(LIB_SO_LINKS)
 	echo "check-dra: $$p passed, $$f failed, $$s skipped"; [ $$f = 0 ]
 
 dra-image: dra
-	bash deploy/kubernetes/dra/build-image.sh $(DRA_OUT)/arbtable-dra $(DRA_OUT)/arbtable-dra.oci.tar
+	GO=$(GO) bash deploy/kubernetes/dra/build-image.sh $(DRA_OUT)/arbtable-dra $(DRA_OUT)/arbtable-dra.oci.tar

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # arbtable-dra's pkg/podnet against a real kernel: the pod's host-side
-# interface found for veth and refused for macvlan and ipvlan, and the
-# mark filter (clsact, matchall, skbedit) put on and taken off a veth.
+# interface found for veth (also with CAP_NET_ADMIN as the only
+# capability, the DaemonSet's), refused for macvlan and ipvlan and for a
+# veth whose peer is in another namespace, and the mark filter (clsact,
+# matchall, skbedit) put on and taken off a veth.
 # Go's test binary (make dra-vmtests) runs here because the build host's
 # kernel may lack those device kinds and actions; every Go test and
 # subtest is one result, and a t.Skip is a failure: this kernel has all

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Userspace build of the core: kernel/arbtable_core.c unchanged (with the
  * kernel headers of tests/include), plus the test-only views of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The core as the userspace tests, fuzzers, arbsim and benchmarks see it:
  * kernel/arbtable_core.h plus views of the allocator's state and its

@@ -4,7 +4,7 @@
 # binary (make dra) and the shared libraries it loads (libarbtable,
 # libnl-3, libnl-route-3, libc and the loader), each at the path the
 # host's loader found it, so the image's loader finds them in its default
-# directories. Reference localhost/arbtable-dra:<VERSION> (the DaemonSet's
+# directories, and their licences in /usr/share/doc/arbtable-dra. Reference localhost/arbtable-dra:<VERSION> (the DaemonSet's
 # image, imagePullPolicy Never).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -34,6 +34,35 @@ done
 if [ ! -e "$root/lib64/ld-linux-x86-64.so.2" ]; then
 	install -D -m 0755 "$(readlink -f /lib64/ld-linux-x86-64.so.2)" "$root/lib64/ld-linux-x86-64.so.2"
 fi
+# the licences of what the image holds, as distributing it requires
+# (Apache-2.0 section 4, the BSD, MIT and ISC notices, the LGPL's text):
+# the driver's (Apache-2.0) and libarbtable's (LGPL-2.1-or-later, its core
+# BSD-2-Clause), Go's and each Go module's LICENSE and NOTICE files, and
+# the Debian copyright file of each other library
+doc=$root/usr/share/doc/arbtable-dra
+install -D -m 0644 "$here/COPYING.APACHE" "$doc/COPYING.APACHE"
+install -m 0644 "$here/COPYING.LGPL" "$here/COPYING.BSD" "$doc/"
+gobin=${GO:-$(bash "$here/scripts/go-toolchain.sh" --offline)/go}
+mods=$(cd "$here/dra" && GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local "$gobin" list -deps \
+	-f '{{with .Module}}{{.Path}}|{{.Dir}}{{end}}' ./cmd/arbtable-dra | sort -u | grep -v '^arbtable.dev/dra|')
+# the Go runtime and standard library, linked into the binary
+install -D -m 0644 "$("$gobin" env GOROOT)/LICENSE" "$doc/go/go/LICENSE"
+for m in $mods; do
+	n=0
+	for f in "${m#*|}"/LICEN[CS]E* "${m#*|}"/COPYING* "${m#*|}"/NOTICE*; do
+		[ -f "$f" ] || continue
+		install -D -m 0644 "$f" "$doc/go/${m%%|*}/$(basename "$f")"
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ] || { echo "build-image: Go module ${m%%|*} has no licence file" >&2; exit 1; }
+done
+for l in $libs; do
+	case $l in */libarbtable.so*) continue ;; esac
+	pkg=$(dpkg -S "$l" 2>/dev/null || dpkg -S "$(readlink -f "$l")" 2>/dev/null || dpkg -S "/usr$l" 2>/dev/null) || {
+		echo "build-image: $l: no Debian package (its licence unknown)" >&2; exit 1; }
+	pkg=${pkg%%:*}
+	install -D -m 0644 "/usr/share/doc/$pkg/copyright" "$doc/lib/$pkg/copyright"
+done
 mkdir -p "$root/tmp" "$root/etc" "$root/run" "$root/var"
 # /var/run is /run, as on the hosts: NRI names pods' network namespaces
 # /var/run/netns/..., the DaemonSet mounts the host's /run/netns

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Command arbtable-blocks prints the blocks arbtable-dra publishes for a
 // NIC's qdisc parameters: per slot count, the distance, the largest rate

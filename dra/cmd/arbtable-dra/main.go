@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Command arbtable-dra is the arbtable DRA driver: a kubelet plugin that
 // publishes the node's arbtable NICs as ResourceSlices and an NRI plugin

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package arbcore reaches the sch_arbtable module's own sizing formulas and
 // allocator through libarbtable (LIBARBTABLE_0.2: arbtable_cost_*,

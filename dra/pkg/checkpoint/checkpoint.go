@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package checkpoint keeps the driver's allocations on disk: one JSON file
 // written atomically (a temporary file, fsync, rename, fsync of the

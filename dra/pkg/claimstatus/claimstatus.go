@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package claimstatus writes the driver's device status into a
 // ResourceClaim (KEP-4817): the class, guaranteed rate and bound of the

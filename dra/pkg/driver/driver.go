@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package driver is arbtable-dra's node side: it publishes the node's
 // arbtable NICs, records allocations at Prepare, and admits, marks and

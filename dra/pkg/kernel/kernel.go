@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package kernel is what arbtable-dra asks of the kernel, behind a small
 // interface: the arbtable root of a NIC, its classes, the fw filters that

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package manifests holds the tests of deploy/kubernetes/dra: the
 // manifests decode strictly into the API's types, and the examples' CEL

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 package manifests
 
 import (
@@ -7,6 +7,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +21,8 @@ import (
 	drcel "k8s.io/dynamic-resource-allocation/cel"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 
 	"arbtable.dev/dra/pkg/arbcore"
 	"arbtable.dev/dra/pkg/slices"
@@ -76,23 +81,159 @@ func TestDaemonSetImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "localhost/arbtable-dra:" + strings.TrimSpace(string(v))
-	var found bool
+	c := daemonSet(t).Spec.Template.Spec.Containers[0]
+	if c.Image != want {
+		t.Errorf("image %q, want %q (VERSION)", c.Image, want)
+	}
+	if len(c.Command) != 1 || c.Command[0] != "/usr/bin/arbtable-dra" {
+		t.Errorf("command %q, want [/usr/bin/arbtable-dra]", c.Command)
+	}
+}
+
+func boolOf(b *bool) string {
+	if b == nil {
+		return "unset"
+	}
+	return strconv.FormatBool(*b)
+}
+
+func daemonSet(t *testing.T) *appsv1.DaemonSet {
+	t.Helper()
 	for _, o := range decodeAll(t, filepath.Join(dir, "daemonset.yaml")) {
-		ds, ok := o.(*appsv1.DaemonSet)
-		if !ok {
-			continue
-		}
-		found = true
-		c := ds.Spec.Template.Spec.Containers[0]
-		if c.Image != want {
-			t.Errorf("image %q, want %q (VERSION)", c.Image, want)
-		}
-		if len(c.Command) != 1 || c.Command[0] != "/usr/bin/arbtable-dra" {
-			t.Errorf("command %q, want [/usr/bin/arbtable-dra]", c.Command)
+		if ds, ok := o.(*appsv1.DaemonSet); ok {
+			return ds
 		}
 	}
-	if !found {
-		t.Fatal("no DaemonSet in daemonset.yaml")
+	t.Fatal("no DaemonSet in daemonset.yaml")
+	return nil
+}
+
+// Least privilege (issue 45): CAP_NET_ADMIN and nothing else (podnet reads
+// pods' interfaces by namespace id, no setns, no CAP_SYS_ADMIN), no
+// escalation, the runtime's seccomp profile, a read-only root, and the
+// host paths the driver uses, each read-only where it only reads.
+func TestDaemonSetLeastPrivilege(t *testing.T) {
+	ds := daemonSet(t)
+	pod := ds.Spec.Template.Spec
+	if pod.HostPID || pod.HostIPC {
+		t.Errorf("hostPID %v, hostIPC %v", pod.HostPID, pod.HostIPC)
+	}
+	if sc := pod.SecurityContext; sc == nil || sc.SeccompProfile == nil ||
+		sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod seccompProfile %+v, want RuntimeDefault", sc)
+	}
+	if len(pod.Containers) != 1 || len(pod.InitContainers) != 0 {
+		t.Fatalf("%d containers, %d init containers", len(pod.Containers), len(pod.InitContainers))
+	}
+	c := pod.Containers[0]
+	sc := c.SecurityContext
+	if sc == nil || sc.Capabilities == nil {
+		t.Fatal("no container securityContext with capabilities")
+	}
+	if !reflect.DeepEqual(sc.Capabilities.Add, []corev1.Capability{"NET_ADMIN"}) ||
+		!reflect.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("capabilities add %v drop %v, want add [NET_ADMIN] drop [ALL]", sc.Capabilities.Add, sc.Capabilities.Drop)
+	}
+	if sc.Privileged == nil || *sc.Privileged || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+		t.Errorf("privileged %s, allowPrivilegeEscalation %s, readOnlyRootFilesystem %s: want false, false, true",
+			boolOf(sc.Privileged), boolOf(sc.AllowPrivilegeEscalation), boolOf(sc.ReadOnlyRootFilesystem))
+	}
+	if sc.SeccompProfile != nil && sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("container seccompProfile %+v overrides the pod's RuntimeDefault", sc.SeccompProfile)
+	}
+	// host path -> written: the registration socket, and dra.sock and the
+	// checkpoint in the driver's own plugin directory (main.go's defaults)
+	want := map[string]bool{
+		"/var/lib/kubelet/plugins_registry":     true,
+		"/var/lib/kubelet/plugins/arbtable.dev": true,
+		"/var/run/nri":                          false,
+		"/run/netns":                            false,
+	}
+	main, err := os.ReadFile("../../cmd/arbtable-dra/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, def := range []string{`"/var/lib/kubelet/plugins/arbtable.dev"`, `"/var/lib/kubelet/plugins/arbtable.dev/checkpoint.json"`,
+		`"/var/lib/kubelet/plugins_registry"`, `"/var/run/nri/nri.sock"`} {
+		if !strings.Contains(string(main), def) {
+			t.Errorf("main.go's defaults no longer name %s: the host paths here follow them", def)
+		}
+	}
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--plugin-dir") || strings.HasPrefix(a, "--checkpoint") ||
+			strings.HasPrefix(a, "--registrar-dir") || strings.HasPrefix(a, "--nri-socket") {
+			t.Errorf("argument %s moves a path the host paths here assume", a)
+		}
+	}
+	paths := map[string]string{}
+	for _, v := range pod.Volumes {
+		if v.HostPath == nil {
+			t.Errorf("volume %s is not a hostPath", v.Name)
+			continue
+		}
+		paths[v.Name] = v.HostPath.Path
+	}
+	got := map[string]bool{}
+	for _, m := range c.VolumeMounts {
+		p, ok := paths[m.Name]
+		if !ok {
+			t.Errorf("mount %s: no such volume", m.Name)
+			continue
+		}
+		if p != m.MountPath {
+			t.Errorf("host %s mounted at %s", p, m.MountPath)
+		}
+		got[p] = !m.ReadOnly
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("host paths (path: read-write) %v, want %v", got, want)
+	}
+}
+
+// The ClusterRole grants exactly the calls the code makes (rbac.yaml's
+// header says where each comes from); one more verb or resource fails.
+func TestRBACExactlyCalled(t *testing.T) {
+	want := []string{
+		"/nodes get",
+		"resource.k8s.io/resourceclaims get",
+		"resource.k8s.io/resourceclaims/driver[arbtable.dev] associated-node:update",
+		"resource.k8s.io/resourceclaims/status update",
+		"resource.k8s.io/resourceslices create",
+		"resource.k8s.io/resourceslices delete",
+		"resource.k8s.io/resourceslices list",
+		"resource.k8s.io/resourceslices update",
+		"resource.k8s.io/resourceslices watch",
+	}
+	var got []string
+	var roles int
+	for _, o := range decodeAll(t, filepath.Join(dir, "rbac.yaml")) {
+		switch r := o.(type) {
+		case *rbacv1.ClusterRole:
+			roles++
+			for _, rule := range r.Rules {
+				if len(rule.NonResourceURLs) != 0 {
+					t.Errorf("non-resource URLs %v", rule.NonResourceURLs)
+				}
+				for _, g := range rule.APIGroups {
+					for _, res := range rule.Resources {
+						name := ""
+						if len(rule.ResourceNames) != 0 {
+							name = "[" + strings.Join(rule.ResourceNames, ",") + "]"
+						}
+						for _, v := range rule.Verbs {
+							got = append(got, g+"/"+res+name+" "+v)
+						}
+					}
+				}
+			}
+		case *rbacv1.Role, *rbacv1.RoleBinding:
+			t.Errorf("a %T: the driver's rights are the one ClusterRole's", r)
+		}
+	}
+	sort.Strings(got)
+	if roles != 1 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d ClusterRoles granting\n%s\nwant\n%s", roles, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

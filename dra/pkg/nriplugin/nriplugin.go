@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package nriplugin is arbtable-dra's NRI plugin: when a pod's network
 // exists (RunPodSandbox) it has the driver admit and mark the pod's claim;

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 package podnet
 
 import (
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,11 +35,25 @@ func podNS(t *testing.T, kind string) (string, string) {
 		t.Skipf("cannot make a network namespace here: %v: %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
-	host := fmt.Sprintf("drah%d%c", os.Getpid()%100000, kind[0])
+	host := fmt.Sprintf("drah%d%s", os.Getpid()%100000, kind[:1]+kind[len(kind)-1:])
 	switch kind {
 	case "veth":
 		ip(t, "link", "add", host, "type", "veth", "peer", "name", "eth0", "netns", ns)
 		t.Cleanup(func() { _ = exec.Command("ip", "link", "del", host).Run() })
+	case "vethns":
+		// the peer in a third namespace, with the index of an unrelated
+		// veth of the host namespace (host): not the pod's peer
+		ip(t, "link", "add", host, "type", "veth", "peer", "name", host+"p")
+		t.Cleanup(func() { _ = exec.Command("ip", "link", "del", host).Run() })
+		idx, err := os.ReadFile("/sys/class/net/" + host + "/ifindex")
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := ns + "-o"
+		ip(t, "netns", "add", other)
+		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", other).Run() })
+		ip(t, "-n", other, "link", "add", host+"o", "index", strings.TrimSpace(string(idx)),
+			"type", "veth", "peer", "name", "eth0", "netns", ns)
 	case "macvlan", "ipvlan":
 		ip(t, "link", "add", host, "type", "veth", "peer", "name", host+"p")
 		t.Cleanup(func() { _ = exec.Command("ip", "link", "del", host).Run() })
@@ -50,12 +65,51 @@ func podNS(t *testing.T, kind string) (string, string) {
 	return "/run/netns/" + ns, host
 }
 
+// The test binary run again by TestHostInterfaceNetAdminOnly: the host
+// interface of the namespace in $PODNET_HOSTIF_NETNS and the capabilities
+// it was found with.
+func TestMain(m *testing.M) {
+	if p := os.Getenv("PODNET_HOSTIF_NETNS"); p != "" {
+		st, _ := os.ReadFile("/proc/self/status")
+		capEff := regexp.MustCompile(`(?m)^CapEff:\s*(\S+)$`).FindSubmatch(st)
+		host, err := Linux{}.HostInterface(p)
+		if err != nil || capEff == nil {
+			fmt.Printf("error: %v (CapEff %q)\n", err, capEff)
+			os.Exit(1)
+		}
+		fmt.Printf("%s %s\n", host, capEff[1])
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// The DaemonSet's privilege: root with CAP_NET_ADMIN and no other
+// capability (no CAP_SYS_ADMIN, which setns into the pod's namespace
+// would need). The test binary runs itself again under setpriv with only
+// that capability and finds the veth's peer.
+func TestHostInterfaceNetAdminOnly(t *testing.T) {
+	path, host := podNS(t, "veth")
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("no setpriv(1) (util-linux)")
+	}
+	cmd := exec.Command(setpriv, "--bounding-set=-all,+net_admin", "--inh-caps=-all", "--", os.Args[0])
+	cmd.Env = append(os.Environ(), "PODNET_HOSTIF_NETNS="+path)
+	out, err := cmd.CombinedOutput()
+	// CAP_NET_ADMIN is bit 12: CapEff 0000000000001000
+	want := host + " 0000000000001000"
+	if err != nil || strings.TrimSpace(string(out)) != want {
+		t.Fatalf("with CAP_NET_ADMIN only: %q, %v; want %q", out, err, want)
+	}
+}
+
 func TestHostInterface(t *testing.T) {
 	tests := []struct {
 		kind    string
 		wantErr error
 	}{
 		{"veth", nil},
+		{"vethns", nil},
 		{"macvlan", ErrUnclassifiable},
 		{"ipvlan", ErrUnclassifiable},
 	}
@@ -63,6 +117,12 @@ func TestHostInterface(t *testing.T) {
 		t.Run(tc.kind, func(t *testing.T) {
 			path, host := podNS(t, tc.kind)
 			got, err := Linux{}.HostInterface(path)
+			if tc.kind == "vethns" {
+				if err == nil || !strings.Contains(err.Error(), "not in this network namespace") {
+					t.Fatalf("peer in another namespace: got %q, %v", got, err)
+				}
+				return
+			}
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.kind) {
 					t.Fatalf("err %v, want %v naming %s", err, tc.wantErr, tc.kind)

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 
 // Package slices builds the ResourceSlices arbtable-dra publishes: per
 // arbtable NIC one pool with a counter set (the HIGH and LOW tables' free

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Userspace <linux/bitops.h>: the bit helpers the core uses. */
 #ifndef _ARBT_SHIM_LINUX_BITOPS_H
 #define _ARBT_SHIM_LINUX_BITOPS_H

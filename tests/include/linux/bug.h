@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Userspace <linux/bug.h>: a broken invariant stops the test or fuzzer. */
 #ifndef _ARBT_SHIM_LINUX_BUG_H
 #define _ARBT_SHIM_LINUX_BUG_H

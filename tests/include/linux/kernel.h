@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Userspace <linux/kernel.h>: ARRAY_SIZE, U64_MAX, likely/unlikely,
  * noinline, __always_inline, swap and scnprintf.
  */

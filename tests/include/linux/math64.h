@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Userspace <linux/math64.h>: the 64-bit helpers the core uses. */
 #ifndef _ARBT_SHIM_LINUX_MATH64_H
 #define _ARBT_SHIM_LINUX_MATH64_H

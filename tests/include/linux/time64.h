@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Userspace <linux/time64.h>: NSEC_PER_SEC, which the core uses. */
 #ifndef _ARBT_SHIM_LINUX_TIME64_H
 #define _ARBT_SHIM_LINUX_TIME64_H

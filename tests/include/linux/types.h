@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Userspace <linux/types.h> for the core: the uapi __u8.. plus u8.. */
 #ifndef _ARBT_SHIM_LINUX_TYPES_H
 #define _ARBT_SHIM_LINUX_TYPES_H
