@@ -13,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"os"
 	"slices"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/kubeletplugin"
@@ -49,6 +51,14 @@ type Publisher interface {
 // StatusWriter writes a claim's device status (KEP-4817).
 type StatusWriter interface {
 	WriteStatus(ctx context.Context, rec checkpoint.Record, st DeviceStatus) error
+}
+
+// PodSource reads a pod and a claim from the API server: at sandbox time
+// the driver finds a pod's claims from the pod itself, since the kubelet
+// prepares a claim once, for its first pod only.
+type PodSource interface {
+	GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error)
+	GetClaim(ctx context.Context, namespace, name string) (*resourceapi.ResourceClaim, error)
 }
 
 // DeviceStatus is what the driver reports in the claim for its device.
@@ -86,9 +96,18 @@ type Driver struct {
 	cfg    Config
 	k      kernel.Kernel
 	pub    Publisher
-	status StatusWriter
+	status *statusQueue
+	src    PodSource
 
 	mu     sync.Mutex
+	// orphans are classes in the driver's minor range that no record
+	// holds (a lost or corrupt checkpoint, a crash): kept until the
+	// first Synchronize has read the running pods' claims, which adopt
+	// theirs, then released
+	orphans map[string]map[uint32]bool // NIC -> minor
+	// recovering: the checkpoint was lost or corrupt, so a pod the
+	// records do not name may still hold a claim prepared here
+	recovering bool
 	recs   map[string]checkpoint.Record // by claim UID
 	params map[string]arbcore.Params    // by NIC
 	blocks map[string][]drslices.Block  // by NIC
@@ -102,12 +121,44 @@ func New(cfg Config, k kernel.Kernel, pub Publisher, status StatusWriter) (*Driv
 	if cfg.MarkMask == 0 {
 		return nil, errors.New("mark mask is 0")
 	}
+	recovering := false
 	recs, err := checkpoint.Load(cfg.Checkpoint)
+	if errors.Is(err, checkpoint.ErrCorrupt) {
+		// not fatal: the kernel's classes and the API's claims rebuild
+		// the records; the bad file is kept for a post-mortem
+		klog.Background().Error(err, "starting without the checkpoint; rebuilding from the kernel and the API")
+		if rerr := os.Rename(cfg.Checkpoint, cfg.Checkpoint+".corrupt"); rerr != nil {
+			klog.Background().Error(rerr, "keeping the corrupt checkpoint aside")
+		}
+		recs, err, recovering = map[string]checkpoint.Record{}, nil, true
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{cfg: cfg, k: k, pub: pub, status: status, recs: recs,
-		params: map[string]arbcore.Params{}, blocks: map[string][]drslices.Block{}, pools: map[string]string{}}, nil
+	d := &Driver{cfg: cfg, k: k, pub: pub, recs: recs, recovering: recovering,
+		orphans: map[string]map[uint32]bool{},
+		params:  map[string]arbcore.Params{}, blocks: map[string][]drslices.Block{}, pools: map[string]string{}}
+	if status != nil {
+		d.status = newStatusQueue(status)
+	}
+	return d, nil
+}
+
+// SetPodSource sets where the driver reads pods and claims at sandbox
+// time; without one it knows a pod only from the claims' reservedFor at
+// Prepare.
+func (d *Driver) SetPodSource(s PodSource) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.src = s
+}
+
+// WaitStatus waits until every claim status queued so far is written or
+// has failed once (tests, shutdown).
+func (d *Driver) WaitStatus() {
+	if d.status != nil {
+		d.status.wait()
+	}
 }
 
 // markShift is the mask's lowest bit.
@@ -365,12 +416,15 @@ func (d *Driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletpl
 			out[c.UID] = nil
 			continue
 		}
-		if err := d.teardownLocked(&r, ""); err != nil {
+		if err := d.teardownLocked(&r, "", true); err != nil {
 			d.recs[uid] = r
 			out[c.UID] = err
 			continue
 		}
 		delete(d.recs, uid)
+		if d.status != nil {
+			d.status.forget(uid)
+		}
 		out[c.UID] = nil
 	}
 	if err := d.saveLocked(); err != nil {
@@ -414,13 +468,6 @@ func (d *Driver) podRecordsLocked(podUID string) []string {
 	}
 	slices.Sort(uids)
 	return uids
-}
-
-// HasClaims says whether a pod holds arbtable claims on this node.
-func (d *Driver) HasClaims(podUID string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.podRecordsLocked(podUID)) > 0
 }
 
 // PodUp admits the classes of a pod's claims, marks the pod's traffic
@@ -469,12 +516,8 @@ func (d *Driver) PodUp(ctx context.Context, podUID, hostIf string, ifErr error) 
 		return err
 	}
 	for _, s := range sts {
-		if d.status == nil {
-			continue
-		}
-		if err := d.status.WriteStatus(ctx, s.rec, s.st); err != nil {
-			// the class is admitted; the status is information
-			klog.FromContext(ctx).Error(err, "writing the claim's device status", "claim", s.rec.Namespace+"/"+s.rec.Name)
+		if d.status != nil {
+			d.status.put(s.rec, s.st)
 		}
 	}
 	return nil
@@ -484,7 +527,12 @@ func (d *Driver) status0(r *checkpoint.Record, c kernel.Class, hostIf string) De
 	st := DeviceStatus{
 		NIC: r.NIC, ClassID: fmt.Sprintf("%x:%x", c.ClassID>>16, c.ClassID&0xffff),
 		Table: drslices.TableHigh, Slots: c.HighSlots, Distance: c.Distance, RequestedRateBits: r.RateBytes * 8,
-		GuaranteedRateBits: c.GuaranteedRate * 8, BoundNs: c.BoundNs, Interface: hostIf, Ready: true,
+		GuaranteedRateBits: c.GuaranteedRate * 8, BoundNs: c.BoundNs, Ready: true,
+	}
+	// a shared claim's pods have an interface each: the status names one
+	// only when it is the claim's one
+	if len(r.Ifaces) == 1 {
+		st.Interface = hostIf
 	}
 	if r.Low() {
 		st.Table, st.Share, st.Slots = drslices.TableLow, c.Share, c.LowSlots
@@ -545,7 +593,7 @@ func (d *Driver) upLocked(r *checkpoint.Record, podUID, hostIf string) (DeviceSt
 	if old, ok := r.Ifaces[podUID]; !ok || old != hostIf {
 		if err := d.k.Mark(hostIf, d.cfg.MarkPrio, mark(r.Mark), d.cfg.MarkMask); err != nil {
 			if len(r.Ifaces) == 0 {
-				_ = d.teardownLocked(r, "")
+				_ = d.teardownLocked(r, "", true)
 			}
 			return DeviceStatus{}, err
 		}
@@ -565,9 +613,12 @@ func (d *Driver) upLocked(r *checkpoint.Record, podUID, hostIf string) (DeviceSt
 	return d.status0(r, c, hostIf), nil
 }
 
-// teardownLocked unmarks podUID's interface ("" = all of them) and, once
-// no pod's traffic is marked, releases the class and its filter.
-func (d *Driver) teardownLocked(r *checkpoint.Record, podUID string) error {
+// teardownLocked unmarks podUID's interface ("" = all of them) and, if
+// release and no pod's traffic is marked, releases the class and its
+// filter. A claim's class lives from its first pod's start to Unprepare:
+// a pod going down leaves it to the claim's other pods and to a
+// restarted sandbox.
+func (d *Driver) teardownLocked(r *checkpoint.Record, podUID string, release bool) error {
 	for p, ifname := range r.Ifaces {
 		if podUID != "" && p != podUID {
 			continue
@@ -577,7 +628,7 @@ func (d *Driver) teardownLocked(r *checkpoint.Record, podUID string) error {
 		}
 		delete(r.Ifaces, p)
 	}
-	if len(r.Ifaces) > 0 || !r.Admitted() {
+	if !release || len(r.Ifaces) > 0 || !r.Admitted() {
 		return nil
 	}
 	if err := d.k.DelFw(r.NIC, r.ClassID&0xffff0000, d.cfg.FwPrio, r.Mark<<d.markShift()); err != nil {
@@ -590,8 +641,8 @@ func (d *Driver) teardownLocked(r *checkpoint.Record, podUID string) error {
 	return nil
 }
 
-// PodDown releases what PodUp made for a pod (StopPodSandbox,
-// RemovePodSandbox); idempotent.
+// PodDown unmarks a pod's interface (StopPodSandbox, RemovePodSandbox);
+// the claim's class stays until Unprepare; idempotent.
 func (d *Driver) PodDown(ctx context.Context, podUID string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -599,10 +650,10 @@ func (d *Driver) PodDown(ctx context.Context, podUID string) error {
 	changed := false
 	for _, uid := range d.podRecordsLocked(podUID) {
 		r := d.recs[uid]
-		if _, ok := r.Ifaces[podUID]; !ok && (len(r.Ifaces) > 0 || !r.Admitted()) {
+		if _, ok := r.Ifaces[podUID]; !ok {
 			continue
 		}
-		if err := d.teardownLocked(&r, podUID); err != nil {
+		if err := d.teardownLocked(&r, podUID, false); err != nil {
 			errs = append(errs, fmt.Errorf("claim %s/%s: %w", r.Namespace, r.Name, err))
 		}
 		d.recs[uid] = r
@@ -619,10 +670,11 @@ func (d *Driver) PodDown(ctx context.Context, podUID string) error {
 // ReconcileKernel compares the records with the kernel after a start:
 // a record whose class is gone (a reboot, someone deleted it) is marked
 // not admitted, so the pod's next sandbox event or Synchronize admits it
-// again; a class in the driver's minor range without a record (a crash
-// between admission and checkpoint cannot make one: the intent is written
-// first; an older driver's leftovers can) is released. Recorded classes
-// stay: a restart withdraws nothing.
+// again; a class in the driver's minor range without a record (a lost or
+// corrupt checkpoint, an older driver's leftovers) is kept as an orphan
+// until the first Synchronize has read the running pods' claims: a claim
+// whose status names it adopts it, the rest are released then. Recorded
+// classes stay: a restart withdraws nothing.
 func (d *Driver) ReconcileKernel(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -650,11 +702,13 @@ func (d *Driver) ReconcileKernel(ctx context.Context) error {
 			if _, ok := byNIC[nic][minor]; ok || !d.owned(minor) {
 				continue
 			}
-			logger.Info("releasing a class no claim records", "nic", nic, "class", fmt.Sprintf("%x", c.ClassID))
-			_ = d.k.DelFw(nic, q.Handle, d.cfg.FwPrio, (minor-d.cfg.MinorBase)<<d.markShift())
-			if err := d.k.Release(nic, c.ClassID); err != nil {
-				errs = append(errs, err)
+			logger.Info("a class no claim records: kept until the running pods' claims are read", "nic", nic, "class", fmt.Sprintf("%x", c.ClassID))
+			if d.orphans[nic] == nil {
+				d.orphans[nic] = map[uint32]bool{}
 			}
+			d.orphans[nic][minor] = true
+			// a pod not in the records may hold a claim prepared here
+			d.recovering = true
 		}
 		for minor, uid := range byNIC[nic] {
 			if seen[minor] {
@@ -676,25 +730,183 @@ func (d *Driver) ReconcileKernel(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// releaseOrphans releases the orphans no claim adopted.
+func (d *Driver) releaseOrphans(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var errs []error
+	for nic, minors := range d.orphans {
+		q, err := d.k.Read(nic)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("NIC %s: %w", nic, err))
+			continue
+		}
+		for minor := range minors {
+			if c, ok := q.Find(q.Handle | minor); ok {
+				klog.FromContext(ctx).Info("releasing a class no claim holds", "nic", nic, "class", fmt.Sprintf("%x", c.ClassID))
+				_ = d.k.DelFw(nic, q.Handle, d.cfg.FwPrio, (minor-d.cfg.MinorBase)<<d.markShift())
+				if err := d.k.Release(nic, c.ClassID); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+			}
+			delete(minors, minor)
+		}
+		if len(minors) == 0 {
+			delete(d.orphans, nic)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// adoptLocked gives a record rebuilt from its claim the orphan class its
+// claim's status names (the driver wrote it when it admitted the class),
+// so that a lost checkpoint neither leaks that class nor admits a second.
+func (d *Driver) adoptLocked(r *checkpoint.Record, claim *resourceapi.ResourceClaim) {
+	for _, ds := range claim.Status.Devices {
+		if ds.Driver != drslices.DriverName || ds.Pool != r.Pool || ds.Device != r.Device || ds.Data == nil {
+			continue
+		}
+		var st DeviceStatus
+		if json.Unmarshal(ds.Data.Raw, &st) != nil || st.NIC != r.NIC {
+			continue
+		}
+		var major, minor uint32
+		if _, err := fmt.Sscanf(st.ClassID, "%x:%x", &major, &minor); err != nil {
+			continue
+		}
+		if !d.orphans[r.NIC][minor] {
+			continue
+		}
+		q, err := d.k.Read(r.NIC)
+		if err != nil || q.Handle != major<<16 {
+			continue
+		}
+		c, ok := q.Find(q.Handle | minor)
+		if !ok || (r.Low() && c.LowSlots != r.Slots) || (!r.Low() && c.HighSlots != r.Slots) {
+			continue
+		}
+		r.ClassID, r.Mark = q.Handle|minor, minor-d.cfg.MinorBase
+		delete(d.orphans[r.NIC], minor)
+		return
+	}
+}
+
+// podClaimNames returns the names of the ResourceClaims a pod uses.
+func podClaimNames(pod *corev1.Pod) ([]string, error) {
+	var out []string
+	for _, pc := range pod.Spec.ResourceClaims {
+		if pc.ResourceClaimName != nil {
+			out = append(out, *pc.ResourceClaimName)
+			continue
+		}
+		i := slices.IndexFunc(pod.Status.ResourceClaimStatuses, func(s corev1.PodResourceClaimStatus) bool { return s.Name == pc.Name })
+		if i < 0 {
+			return nil, fmt.Errorf("claim %q of the pod has no generated ResourceClaim yet", pc.Name)
+		}
+		if n := pod.Status.ResourceClaimStatuses[i].ResourceClaimName; n != nil {
+			out = append(out, *n)
+		}
+	}
+	return out, nil
+}
+
+// Resolve says whether a starting or running pod holds arbtable claims on
+// this node. The records know a claim's pods from its reservedFor at
+// Prepare, which the kubelet calls once per claim: a second pod on a shared
+// claim, or a pod of a claim reserved for its workload (PodGroup), is found
+// here by reading the pod and its claims; its claim's record gains the pod.
+// A pod whose pod or claims cannot be read while such claims may exist
+// fails: it must not run unshaped.
+func (d *Driver) Resolve(ctx context.Context, podUID, namespace, name string) (bool, error) {
+	d.mu.Lock()
+	known := len(d.podRecordsLocked(podUID)) > 0
+	// no record and a trusted checkpoint: no arbtable claim is prepared
+	// here, so no pod can use one (the kubelet prepares before the sandbox)
+	look := !known && d.src != nil && (len(d.recs) > 0 || d.recovering)
+	src := d.src
+	d.mu.Unlock()
+	if !look {
+		return known, nil
+	}
+	pod, err := src.GetPod(ctx, namespace, name)
+	if err != nil {
+		return false, fmt.Errorf("reading pod %s/%s for its arbtable claims: %w", namespace, name, err)
+	}
+	if string(pod.UID) != podUID {
+		return false, fmt.Errorf("pod %s/%s is %s in the API, the sandbox's is %s", namespace, name, pod.UID, podUID)
+	}
+	names, err := podClaimNames(pod)
+	if err != nil {
+		return false, fmt.Errorf("pod %s/%s: %w", namespace, name, err)
+	}
+	found := false
+	for _, cn := range names {
+		c, err := src.GetClaim(ctx, namespace, cn)
+		if err != nil {
+			return false, fmt.Errorf("claim %s of pod %s/%s: %w", cn, namespace, name, err)
+		}
+		if c.Status.Allocation == nil || !slices.ContainsFunc(c.Status.Allocation.Devices.Results,
+			func(r resourceapi.DeviceRequestAllocationResult) bool { return r.Driver == drslices.DriverName }) {
+			continue
+		}
+		if err := d.attach(c, podUID); err != nil {
+			return false, fmt.Errorf("pod %s/%s: %w", namespace, name, err)
+		}
+		found = true
+	}
+	return found, nil
+}
+
+// attach adds podUID to the record of claim c, rebuilding the record from
+// the claim if the checkpoint lost it.
+func (d *Driver) attach(c *resourceapi.ResourceClaim, podUID string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	uid := string(c.UID)
+	r, ok := d.recs[uid]
+	if !ok {
+		if len(d.pools) == 0 {
+			if _, err := d.nicsLocked(); err != nil {
+				return err
+			}
+		}
+		if _, err := d.prepareLocked(c); err != nil {
+			return err
+		}
+		r = d.recs[uid]
+		d.adoptLocked(&r, c)
+	}
+	if !slices.Contains(r.PodUIDs, podUID) {
+		r.PodUIDs = append(r.PodUIDs, podUID)
+	}
+	d.recs[uid] = r
+	return d.saveLocked()
+}
+
 // Sandbox is a running pod sandbox as NRI's Synchronize reports it.
 type Sandbox struct {
-	PodUID string
-	HostIf string
-	IfErr  error
+	PodUID    string
+	Namespace string
+	Name      string
+	// HostIf finds the pod's host-side interface (asked only of a pod
+	// with claims)
+	HostIf func() (string, error)
 }
 
 // Synchronize brings the records in line with the running sandboxes
-// (NRI Synchronize after a driver start): a pod that runs gets its class
-// admitted and marked (if it lost it), a pod that no longer runs has its
-// class released.
-func (d *Driver) Synchronize(ctx context.Context, running []Sandbox) error {
+// (NRI Synchronize after a driver start or a runtime reconnect): a pod
+// that no longer runs is unmarked, a running pod with claims gets its class
+// admitted and marked (if it lost it, or if it started while the driver
+// was away: a shared claim's later pod, a lost checkpoint), then the
+// orphan classes no claim adopted are released. Only the unmarking is done
+// before it returns (before a new sandbox can start); the rest, which
+// reads the API server, runs in the background: done closes when it ends,
+// with its errors logged.
+func (d *Driver) Synchronize(ctx context.Context, running []Sandbox) (done <-chan struct{}) {
 	up := map[string]bool{}
-	var errs []error
 	for _, s := range running {
 		up[s.PodUID] = true
-		if err := d.PodUp(ctx, s.PodUID, s.HostIf, s.IfErr); err != nil {
-			errs = append(errs, err)
-		}
 	}
 	d.mu.Lock()
 	var gone []string
@@ -706,10 +918,46 @@ func (d *Driver) Synchronize(ctx context.Context, running []Sandbox) error {
 		}
 	}
 	d.mu.Unlock()
+	logger := klog.FromContext(ctx)
 	for _, p := range gone {
 		if err := d.PodDown(ctx, p); err != nil {
-			errs = append(errs, err)
+			logger.Error(err, "unmarking a pod that no longer runs", "pod", p)
 		}
 	}
-	return errors.Join(errs...)
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		ok := true
+		for _, s := range running {
+			has, err := d.Resolve(ctx, s.PodUID, s.Namespace, s.Name)
+			if err != nil {
+				// the pod runs; it cannot be failed now
+				logger.Error(err, "a running pod's arbtable claims could not be read: it runs unshaped", "pod", s.Namespace+"/"+s.Name)
+				ok = false
+				continue
+			}
+			if !has {
+				continue
+			}
+			var hostIf string
+			var ifErr error
+			if s.HostIf != nil {
+				hostIf, ifErr = s.HostIf()
+			} else {
+				ifErr = errors.New("no network namespace")
+			}
+			if err := d.PodUp(ctx, s.PodUID, hostIf, ifErr); err != nil {
+				logger.Error(err, "shaping a running pod", "pod", s.Namespace+"/"+s.Name)
+			}
+		}
+		// an orphan is released only once every running pod's claims
+		// were read: one a pod could not read may be that pod's
+		if !ok {
+			return
+		}
+		if err := d.releaseOrphans(ctx); err != nil {
+			logger.Error(err, "releasing classes no claim holds")
+		}
+	}()
+	return ch
 }

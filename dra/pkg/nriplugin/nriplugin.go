@@ -9,6 +9,7 @@ package nriplugin
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/containerd/nri/pkg/api"
 	"k8s.io/klog/v2"
@@ -19,16 +20,21 @@ import (
 
 // Driver is what the plugin asks of the driver.
 type Driver interface {
-	HasClaims(podUID string) bool
+	Resolve(ctx context.Context, podUID, namespace, name string) (bool, error)
 	PodUp(ctx context.Context, podUID, hostIf string, ifErr error) error
 	PodDown(ctx context.Context, podUID string) error
-	Synchronize(ctx context.Context, running []driver.Sandbox) error
+	Synchronize(ctx context.Context, running []driver.Sandbox) <-chan struct{}
 }
 
 // Plugin handles the NRI events.
 type Plugin struct {
 	D   Driver
 	Net podnet.Finder
+	// Connected, if set, is closed at the first Synchronize: the runtime
+	// has registered the plugin, so every later sandbox gets the hook
+	// (main registers the kubelet plugin only then)
+	Connected chan struct{}
+	once      sync.Once
 }
 
 // NetnsPath returns the sandbox's network namespace path.
@@ -44,34 +50,40 @@ func NetnsPath(pod *api.PodSandbox) string {
 	return ""
 }
 
-func (p *Plugin) sandbox(pod *api.PodSandbox) driver.Sandbox {
-	s := driver.Sandbox{PodUID: pod.GetUid()}
-	if !p.D.HasClaims(s.PodUID) {
-		return s
-	}
-	s.HostIf, s.IfErr = p.Net.HostInterface(NetnsPath(pod))
-	return s
-}
-
-// Synchronize implements the NRI stub's SynchronizeInterface.
+// Synchronize implements the NRI stub's SynchronizeInterface. It returns
+// once pods that stopped are unmarked; the running pods' claims are read
+// and shaped in the background, off the runtime's request timeout.
 func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, _ []*api.Container) ([]*api.ContainerUpdate, error) {
 	var run []driver.Sandbox
 	for _, pod := range pods {
-		run = append(run, p.sandbox(pod))
+		ns := NetnsPath(pod)
+		run = append(run, driver.Sandbox{PodUID: pod.GetUid(), Namespace: pod.GetNamespace(), Name: pod.GetName(),
+			HostIf: func() (string, error) { return p.Net.HostInterface(ns) }})
 	}
-	if err := p.D.Synchronize(ctx, run); err != nil {
-		// not fatal for the runtime: the pods run; the log says which
-		klog.FromContext(ctx).Error(err, "synchronizing arbtable classes with the running sandboxes")
+	// the stub's context ends with the request: the background work
+	// keeps the logger only
+	p.D.Synchronize(klog.NewContext(context.Background(), klog.FromContext(ctx)), run)
+	if p.Connected != nil {
+		p.once.Do(func() { close(p.Connected) })
 	}
 	return nil, nil
 }
 
 // RunPodSandbox implements the NRI stub's RunPodSandboxInterface. A pod
-// without a claim is never touched; a pod with one fails here when its
-// class cannot be admitted or its interface cannot be classified.
+// without a claim is never touched; a pod with one (found from the pod
+// and its claims: a shared claim's later pods too) fails here when its
+// claims cannot be read, its class cannot be admitted or its interface
+// cannot be classified.
 func (p *Plugin) RunPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
-	s := p.sandbox(pod)
-	if err := p.D.PodUp(ctx, s.PodUID, s.HostIf, s.IfErr); err != nil {
+	has, err := p.D.Resolve(ctx, pod.GetUid(), pod.GetNamespace(), pod.GetName())
+	if err != nil {
+		return fmt.Errorf("arbtable-dra: pod %s/%s: %w", pod.GetNamespace(), pod.GetName(), err)
+	}
+	if !has {
+		return nil
+	}
+	hostIf, ifErr := p.Net.HostInterface(NetnsPath(pod))
+	if err := p.D.PodUp(ctx, pod.GetUid(), hostIf, ifErr); err != nil {
 		return fmt.Errorf("arbtable-dra: pod %s/%s: %w", pod.GetNamespace(), pod.GetName(), err)
 	}
 	return nil

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package driver
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"arbtable.dev/dra/pkg/checkpoint"
+)
+
+// statusQueue writes claim status off the NRI hook's path: the runtime
+// times a plugin's request out and disconnects it, and an API server
+// round trip (or its retries) must not decide whether a pod starts. It
+// keeps the newest status per claim (coalescing), skips one equal to the
+// last written, and retries a failed write after a backoff unless a newer
+// status replaced it.
+type statusQueue struct {
+	w       StatusWriter
+	backoff time.Duration
+
+	mu      sync.Mutex
+	pending map[string]statusItem // by claim UID
+	written map[string]statusItem
+	latest  map[string]statusItem // the last put: a retry older than it is dropped
+	running bool
+	idle    *sync.Cond
+}
+
+type statusItem struct {
+	rec checkpoint.Record
+	st  DeviceStatus
+}
+
+// same says whether two items write the same claim status.
+func (a statusItem) same(b statusItem) bool {
+	return a.st == b.st && a.rec.Namespace == b.rec.Namespace && a.rec.Name == b.rec.Name &&
+		a.rec.Pool == b.rec.Pool && a.rec.Device == b.rec.Device
+}
+
+func newStatusQueue(w StatusWriter) *statusQueue {
+	q := &statusQueue{w: w, backoff: time.Second, pending: map[string]statusItem{}, written: map[string]statusItem{},
+		latest: map[string]statusItem{}}
+	q.idle = sync.NewCond(&q.mu)
+	return q
+}
+
+// put queues rec's status and returns at once.
+func (q *statusQueue) put(rec checkpoint.Record, st DeviceStatus) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	it := statusItem{rec: rec, st: st}
+	q.latest[rec.ClaimUID] = it
+	if w, ok := q.written[rec.ClaimUID]; ok && w.same(it) {
+		delete(q.pending, rec.ClaimUID)
+		return
+	}
+	q.pending[rec.ClaimUID] = it
+	if !q.running {
+		q.running = true
+		go q.run()
+	}
+}
+
+// forget drops a claim's state (Unprepare): a claim made again with the
+// same name gets its status written.
+func (q *statusQueue) forget(uid string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.pending, uid)
+	delete(q.written, uid)
+	delete(q.latest, uid)
+}
+
+func (q *statusQueue) run() {
+	for {
+		q.mu.Lock()
+		var uid string
+		var it statusItem
+		for uid, it = range q.pending {
+			break
+		}
+		if uid == "" {
+			q.running = false
+			q.idle.Broadcast()
+			q.mu.Unlock()
+			return
+		}
+		delete(q.pending, uid)
+		q.mu.Unlock()
+
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := q.w.WriteStatus(ctx, it.rec, it.st)
+		cancel()
+
+		q.mu.Lock()
+		if err == nil {
+			q.written[uid] = it
+		} else {
+			// the class is admitted; the status is information
+			klog.Background().Error(err, "writing the claim's device status", "claim", it.rec.Namespace+"/"+it.rec.Name)
+			time.AfterFunc(q.backoff, func() { q.retry(uid, it) })
+		}
+		q.mu.Unlock()
+	}
+}
+
+// retry queues a failed write again unless a newer status came meanwhile
+// or the claim was unprepared.
+func (q *statusQueue) retry(uid string, it statusItem) {
+	q.mu.Lock()
+	_, queued := q.pending[uid]
+	l, ok := q.latest[uid]
+	q.mu.Unlock()
+	if !queued && ok && l.same(it) {
+		q.put(it.rec, it.st)
+	}
+}
+
+// wait returns once the queue has nothing to write now.
+func (q *statusQueue) wait() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.running {
+		q.idle.Wait()
+	}
+}
