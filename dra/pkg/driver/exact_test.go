@@ -317,6 +317,14 @@ func TestExactness(t *testing.T) {
 							t.Fatalf("step %d: rate %d bound %d on %s: the kernel took %d slots, the device %d, status %+v",
 								step, rate, bound, r.Device, dHigh, l.slots, st)
 						}
+						// the smallest block that serves it: a smaller
+						// matching one fits wherever a larger one does
+						for _, b := range blocks[l.nic] {
+							if b.Slots < l.slots && int64(b.RateBytes*8) >= rate && int64(b.BoundNs) <= bound {
+								t.Fatalf("step %d: rate %d bound %d placed on %s (%d slots), a %d-slot block of %s serves it",
+									step, rate, bound, r.Device, l.slots, b.Slots, l.nic)
+							}
+						}
 						n.blocks++
 					}
 					total.placed++
