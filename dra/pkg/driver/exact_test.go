@@ -77,7 +77,9 @@ func deviceClasses(t *testing.T) classLister {
 }
 
 // apiSlices turns what the driver publishes into the ResourceSlices the
-// kubelet plugin's controller writes for this node (one generation).
+// kubelet plugin's controller writes for this node (one generation),
+// named as it names them: the slice's index in hex first (the allocator
+// walks a pool's slices by name).
 func apiSlices(node string, res resourceslice.DriverResources, gen int64) []*resourceapi.ResourceSlice {
 	var pools []string
 	for p := range res.Pools {
@@ -89,7 +91,7 @@ func apiSlices(node string, res resourceslice.DriverResources, gen int64) []*res
 		pool := res.Pools[p]
 		for i, sl := range pool.Slices {
 			out = append(out, &resourceapi.ResourceSlice{
-				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%s-%03d", node, p, i)},
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%02x-%s-%s-%s", i, drslices.DriverName, node, p)},
 				Spec: resourceapi.ResourceSliceSpec{
 					Driver:         drslices.DriverName,
 					Pool:           resourceapi.ResourcePool{Name: p, Generation: gen, ResourceSliceCount: int64(len(pool.Slices))},
@@ -160,7 +162,11 @@ func TestExactness(t *testing.T) {
 	params := map[string]arbcore.Params{"eth0": fast, "eth1": slow, "eth2": medium}
 	classes := deviceClasses(t)
 	celCache := cel.NewCache(10, cel.Features{})
-	features := structured.Features{AdminAccess: true, PartitionableDevices: true, PrioritizedList: true, DeviceTaints: true}
+	// the kube-scheduler's at 1.37's default gates (AllocatorFeatures in
+	// pkg/scheduler/framework/plugins/dynamicresources): the incubating
+	// allocator, which walks pools and slices by name
+	features := structured.Features{AdminAccess: true, PrioritizedList: true, PartitionableDevices: true, DeviceTaints: true,
+		DeviceBindingAndStatus: true, ConsumableCapacity: true, FractionalCapacityRange: true}
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node1"}}
 	var total struct{ tried, placed, refused, admin, markRefused int }
 	start := time.Now()
