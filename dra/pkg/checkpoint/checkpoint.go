@@ -66,6 +66,10 @@ func sum(recs []Record) (string, error) {
 	return hex.EncodeToString(s[:]), nil
 }
 
+// ErrCorrupt is wrapped by Load's errors for a file that exists but
+// cannot be trusted (unparsable, another version, a checksum mismatch).
+var ErrCorrupt = errors.New("corrupt checkpoint")
+
 // Load reads the records; a missing file is an empty set.
 func Load(path string) (map[string]Record, error) {
 	b, err := os.ReadFile(path)
@@ -77,17 +81,17 @@ func Load(path string) (map[string]Record, error) {
 	}
 	var f file
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("parsing checkpoint %s: %w", path, err)
+		return nil, fmt.Errorf("parsing checkpoint %s: %w: %w", path, ErrCorrupt, err)
 	}
 	if f.Version != Version {
-		return nil, fmt.Errorf("checkpoint %s: version %d, this driver reads %d", path, f.Version, Version)
+		return nil, fmt.Errorf("checkpoint %s: %w: version %d, this driver reads %d", path, ErrCorrupt, f.Version, Version)
 	}
 	s, err := sum(f.Records)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	if s != f.Checksum {
-		return nil, fmt.Errorf("checkpoint %s: checksum mismatch (corrupted)", path)
+		return nil, fmt.Errorf("checkpoint %s: %w: checksum mismatch", path, ErrCorrupt)
 	}
 	out := make(map[string]Record, len(f.Records))
 	for _, r := range f.Records {

@@ -2,6 +2,7 @@
 package checkpoint
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -82,8 +83,8 @@ func TestCrashSafety(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := Load(p)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Load: %v, want an error with %q", err, tc.want)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Load: %v, want ErrCorrupt with %q", err, tc.want)
 			}
 		})
 	}
