@@ -23,6 +23,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/kubeletplugin"
 	"k8s.io/dynamic-resource-allocation/resourceslice"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	"arbtable.dev/dra/pkg/arbcore"
 	"arbtable.dev/dra/pkg/checkpoint"
@@ -198,13 +199,14 @@ func (d *Driver) nicsLocked() ([]drslices.NIC, error) {
 		}
 	}
 	var out []drslices.NIC
-	for _, nic := range d.cfg.NICs {
+	marks := drslices.SplitMarks(int(d.markSpan()), len(d.cfg.NICs))
+	for i, nic := range d.cfg.NICs {
 		q, err := d.k.Read(nic)
 		if err != nil {
 			return nil, fmt.Errorf("NIC %s: %w", nic, err)
 		}
 		n := drslices.NIC{Name: nic, Params: q.Params, FreeSlots: arbcore.Slots,
-			FreeLowSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses}
+			FreeLowSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses, Marks: marks[i]}
 		for _, c := range q.Classes {
 			if mine[nic][c.ClassID&0xffff] {
 				continue
@@ -294,10 +296,22 @@ func (d *Driver) prepareLocked(claim *resourceapi.ResourceClaim) (kubeletplugin.
 		return kubeletplugin.PrepareResult{}, fmt.Errorf("claim %s/%s is not allocated", claim.Namespace, claim.Name)
 	}
 	var mine []resourceapi.DeviceRequestAllocationResult
+	var admin kubeletplugin.PrepareResult
 	for _, r := range claim.Status.Allocation.Devices.Results {
-		if r.Driver == drslices.DriverName {
-			mine = append(mine, r)
+		if r.Driver != drslices.DriverName {
+			continue
 		}
+		// adminAccess: visibility of a device another claim may hold;
+		// the scheduler counts nothing for it, so no record, no class
+		if ptr.Deref(r.AdminAccess, false) {
+			admin.Devices = append(admin.Devices, kubeletplugin.Device{
+				Requests: []string{r.Request}, PoolName: r.Pool, DeviceName: r.Device})
+			continue
+		}
+		mine = append(mine, r)
+	}
+	if len(mine) == 0 && len(admin.Devices) > 0 {
+		return admin, nil
 	}
 	if len(mine) != 1 {
 		return kubeletplugin.PrepareResult{}, fmt.Errorf("claim %s/%s has %d arbtable devices: one per claim (one class per pod network)", claim.Namespace, claim.Name, len(mine))

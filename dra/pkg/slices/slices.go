@@ -2,7 +2,8 @@
 
 // Package slices builds the ResourceSlices arbtable-dra publishes: per
 // arbtable NIC one pool with a counter set (the HIGH and LOW tables' free
-// slots and the qdisc's free classes) and, for each block size n = 1, 2,
+// slots, the qdisc's free classes and the NIC's share of the node's
+// marks) and, for each block size n = 1, 2,
 // 4, ..., 64, 64/n HIGH devices that consume n slots, smallest blocks
 // first, then 64 share devices that consume one LOW slot each.
 package slices
@@ -28,6 +29,7 @@ const (
 	CounterSlots    = "slots"
 	CounterLowSlots = "low-slots"
 	CounterClasses  = "classes"
+	CounterMarks    = "marks"
 )
 
 // Values of AttrTable: a HIGH block (a reserved rate and bound) or a LOW
@@ -61,6 +63,23 @@ type NIC struct {
 	FreeSlots    int            // HIGH slots not held outside claims
 	FreeLowSlots int            // LOW slots not held outside claims
 	FreeClasses  int            // classes not held outside claims
+	Marks        int            // the NIC's share of the driver's marks (SplitMarks)
+}
+
+// SplitMarks divides the node's span mark values among its nics NICs,
+// the first span%nics one more. The marks are the node's (one mask, one
+// mark per class on any NIC), but the API keeps counters within a pool
+// and a pool is a NIC: shares that sum to at most span let the scheduler
+// count them without ever overcommitting the node.
+func SplitMarks(span, nics int) []int {
+	out := make([]int, nics)
+	for i := range out {
+		out[i] = span / nics
+		if i < span%nics {
+			out[i]++
+		}
+	}
+	return out
 }
 
 // Block is what a device of n slots guarantees on a NIC.
@@ -183,6 +202,7 @@ func Devices(nic NIC, blocks []Block) []resourceapi.Device {
 					Counters: map[string]resourceapi.Counter{
 						CounterSlots:   {Value: *resource.NewQuantity(int64(b.Slots), resource.DecimalSI)},
 						CounterClasses: {Value: *resource.NewQuantity(1, resource.DecimalSI)},
+						CounterMarks:   {Value: *resource.NewQuantity(1, resource.DecimalSI)},
 					},
 				}},
 			})
@@ -208,6 +228,7 @@ func Devices(nic NIC, blocks []Block) []resourceapi.Device {
 				Counters: map[string]resourceapi.Counter{
 					CounterLowSlots: {Value: *resource.NewQuantity(1, resource.DecimalSI)},
 					CounterClasses:  {Value: *resource.NewQuantity(1, resource.DecimalSI)},
+					CounterMarks:    {Value: *resource.NewQuantity(1, resource.DecimalSI)},
 				},
 			}},
 		})
@@ -245,6 +266,7 @@ func Build(node string, nics []NIC) (resourceslice.DriverResources, error) {
 					CounterSlots:    {Value: *resource.NewQuantity(int64(free), resource.DecimalSI)},
 					CounterLowSlots: {Value: *resource.NewQuantity(int64(low), resource.DecimalSI)},
 					CounterClasses:  {Value: *resource.NewQuantity(int64(classes), resource.DecimalSI)},
+					CounterMarks:    {Value: *resource.NewQuantity(int64(max(nic.Marks, 0)), resource.DecimalSI)},
 				},
 			}},
 		}}}

@@ -2,6 +2,7 @@
 package slices
 
 import (
+	"fmt"
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -82,16 +83,16 @@ func TestBuildTwoNICs(t *testing.T) {
 	}{
 		{
 			name: "two NICs, empty tables",
-			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64},
-				{Name: "eth1", Params: slow, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64}},
+			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64, Marks: 64},
+				{Name: "eth1", Params: slow, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64, Marks: 63}},
 			// 127 blocks and 64 share devices each
 			wantDevs:  map[string]int{"node1-eth0": 191, "node1-eth1": 191},
 			wantSlots: map[string]int64{"node1-eth0": 64, "node1-eth1": 64},
 		},
 		{
 			name: "a system class holds 8 slots on one, LOW full on the other",
-			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 56, FreeLowSlots: 64, FreeClasses: 63},
-				{Name: "enp0s4.100", Params: slow, FreeSlots: 64, FreeLowSlots: 0, FreeClasses: 63}},
+			nics: []NIC{{Name: "eth0", Params: fast, FreeSlots: 56, FreeLowSlots: 64, FreeClasses: 63, Marks: 32},
+				{Name: "enp0s4.100", Params: slow, FreeSlots: 64, FreeLowSlots: 0, FreeClasses: 63, Marks: 31}},
 			// the 64-slot block can never be allocated on eth0, nor a
 			// share on enp0s4.100
 			wantDevs:  map[string]int{"node1-eth0": 190, "node1-enp0s4-100": 127},
@@ -127,6 +128,9 @@ func TestBuildTwoNICs(t *testing.T) {
 				if v := cs.SharedCounters[0].Counters[CounterLowSlots].Value; v.Value() != int64(nic.FreeLowSlots) {
 					t.Errorf("pool %s: low-slots counter %s", pname, v.String())
 				}
+				if v := cs.SharedCounters[0].Counters[CounterMarks].Value; v.Value() != int64(nic.Marks) {
+					t.Errorf("pool %s: marks counter %s", pname, v.String())
+				}
 				blocks, _ := Blocks(nic.Params)
 				byN := map[int]Block{}
 				for _, b := range blocks {
@@ -154,11 +158,11 @@ func TestBuildTwoNICs(t *testing.T) {
 						cc := d.ConsumesCounters
 						if hasRate || hasBound || intOf(t, d, AttrSlots) != 1 || intOf(t, d, AttrDistance) != 64 ||
 							intOf(t, d, AttrMaxShare) != int64(nic.Params.MaxWeight) || len(cc) != 1 ||
-							cc[0].CounterSet != Label(nic.Name) || len(cc[0].Counters) != 2 {
+							cc[0].CounterSet != Label(nic.Name) || len(cc[0].Counters) != 3 {
 							t.Errorf("share device %s: attributes %v, consumes %+v", d.Name, d.Attributes, cc)
 						}
-						vl, vc := cc[0].Counters[CounterLowSlots].Value, cc[0].Counters[CounterClasses].Value
-						if vl.Value() != 1 || vc.Value() != 1 {
+						vl, vc, vm := cc[0].Counters[CounterLowSlots].Value, cc[0].Counters[CounterClasses].Value, cc[0].Counters[CounterMarks].Value
+						if vl.Value() != 1 || vc.Value() != 1 || vm.Value() != 1 {
 							t.Errorf("share device %s: consumes %+v", d.Name, cc)
 						}
 						if n, low, err := ParseDevice(d.Name); err != nil || !low || n != 1 {
@@ -197,8 +201,9 @@ func TestBuildTwoNICs(t *testing.T) {
 					if len(cc) != 1 {
 						t.Fatalf("device %s: consumes %+v", d.Name, cc)
 					}
-					vs, vc := cc[0].Counters[CounterSlots].Value, cc[0].Counters[CounterClasses].Value
-					if cc[0].CounterSet != Label(nic.Name) || vs.Value() != int64(n) || vc.Value() != 1 || d.AllowMultipleAllocations != nil {
+					vs, vc, vm := cc[0].Counters[CounterSlots].Value, cc[0].Counters[CounterClasses].Value, cc[0].Counters[CounterMarks].Value
+					if cc[0].CounterSet != Label(nic.Name) || len(cc[0].Counters) != 3 || vs.Value() != int64(n) || vc.Value() != 1 ||
+						vm.Value() != 1 || d.AllowMultipleAllocations != nil {
 						t.Errorf("device %s: consumes %+v", d.Name, cc)
 					}
 				}
@@ -220,6 +225,57 @@ func TestBuildTwoNICs(t *testing.T) {
 			sb, _ := Blocks(tc.nics[1].Params)
 			if fb[0].RateBytes == sb[0].RateBytes || fb[0].BoundNs == sb[0].BoundNs {
 				t.Errorf("NICs of different rates publish the same block: %+v %+v", fb[0], sb[0])
+			}
+		})
+	}
+}
+
+// The marks are the node's: the NICs' shares sum to the mask's span, so
+// the scheduler, counting each NIC's classes against its share, can never
+// place more claims than the node has marks (three NICs of 64 classes at
+// the default mask 0x7f, or two at 0x1f80, would).
+func TestSplitMarks(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		span, nics int
+		want       []int
+	}{
+		{"one NIC keeps the span", 127, 1, []int{127}},
+		{"default mask 0x7f, two NICs", 127, 2, []int{64, 63}},
+		{"default mask 0x7f, three NICs", 127, 3, []int{43, 42, 42}},
+		{"mask 0x1f80, two NICs", 63, 2, []int{32, 31}},
+		{"more NICs than marks", 2, 3, []int{1, 1, 0}},
+		{"no NIC", 127, 0, []int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := SplitMarks(tc.span, tc.nics)
+			if len(got) != len(tc.want) {
+				t.Fatalf("SplitMarks(%d, %d) = %v, want %v", tc.span, tc.nics, got, tc.want)
+			}
+			sum := 0
+			for i := range got {
+				sum += got[i]
+				if got[i] != tc.want[i] {
+					t.Fatalf("SplitMarks(%d, %d) = %v, want %v", tc.span, tc.nics, got, tc.want)
+				}
+			}
+			if tc.nics > 0 && sum != tc.span {
+				t.Fatalf("SplitMarks(%d, %d) = %v: sums to %d", tc.span, tc.nics, got, sum)
+			}
+			// published, the marks counter is the share
+			var nics []NIC
+			for i := range got {
+				nics = append(nics, NIC{Name: fmt.Sprintf("eth%d", i), Params: slow, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64, Marks: got[i]})
+			}
+			res, err := Build("n", nics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, nic := range nics {
+				v := res.Pools[PoolName("n", nic.Name)].Slices[0].SharedCounters[0].Counters[CounterMarks].Value
+				if v.Value() != int64(nic.Marks) {
+					t.Errorf("%s: marks counter %s, want %d", nic.Name, v.String(), nic.Marks)
+				}
 			}
 		})
 	}

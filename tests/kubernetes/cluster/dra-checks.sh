@@ -61,6 +61,13 @@ dra_devices() {
 		jq --arg n "$1" '[.items[].spec.devices // [] | .[] | select(.attributes["arbtable.dev/nic"].string == $n or .attributes["nic"].string == $n)] | length'
 }
 
+# dra_counter NIC COUNTER: the value of COUNTER in NIC's counter set
+dra_counter() {
+	k get resourceslices -o json |
+		jq -r --arg n "$1" --arg c "$2" '[.items[].spec.sharedCounters // [] | .[] |
+			select(.name == ($n | ascii_downcase | gsub("[^a-z0-9]"; "-"))) | .counters[$c].value] | first // empty'
+}
+
 # claim_pod NAME RATE_BITS BOUND_NS [DST [PORT [SECONDS]]]: a pod whose
 # claim template asks for RATE_BITS and BOUND_NS (on NIC $CLAIM_NIC when
 # set: a pod's traffic leaves by one NIC, which routing decides, so a node
@@ -186,6 +193,13 @@ dra_check_publish() {
 	# slot; the low-slots counter, 63, keeps the 64th from being taken)
 	tap_check "the driver publishes both NICs' blocks and share devices (191 each)" \
 		test "$n1" = 191 -a "$n2" = 191
+	# the node's 127 marks (--mark-mask 0x7f) split between its two
+	# NICs, so the scheduler never places more claims than marks
+	local m1 m2
+	m1=$(dra_counter "$NET" marks)
+	m2=$(dra_counter $NIC2 marks)
+	tap_check "each NIC's counter set holds its share of the marks ($NET $m1, $NIC2 $m2; 127 in all)" \
+		test "$((m1 + m2))" = 127 -a "$m1" -ge 63 -a "$m2" -ge 63
 	diag "$(tc qdisc show dev "$NET" root; tc class show dev "$NET")"
 	tap_check "the driver made each NIC's root at its rate, the system class its default" \
 		bash -c 'tc qdisc show dev "$1" root | grep -q "arbtable 1: root .*rate 30Mbit.*default fffe" &&
@@ -541,4 +555,54 @@ dra_check_full() {
 		k wait --for=condition=Ready pod/full-3 --timeout=300s
 	k delete pod full-2 full-3 --wait=true --timeout=120s >/dev/null 2>&1
 	k delete resourceclaimtemplate --all >/dev/null 2>&1
+}
+
+# adminAccess: a claim in a namespace labelled for admin access sees a
+# block another claim may hold; the scheduler counts nothing for it, so
+# the driver admits no class and takes no slot: the kernel's free slots
+# and classes stay as they were, and the pod runs
+dra_check_admin() {
+	local ns=arbt-admin free0 free1 cls0 cls1 aa
+	k create namespace $ns >/dev/null 2>&1
+	k label namespace $ns resource.kubernetes.io/admin-access=true --overwrite >/dev/null
+	free0=$(kfree "$NET")
+	cls0=$(kclasses "$NET")
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaim
+	metadata: {name: admin, namespace: $ns}
+	spec:
+	  devices:
+	    requests:
+	    - name: net
+	      exactly:
+	        deviceClassName: arbtable.dev
+	        adminAccess: true
+	        selectors:
+	        - cel:
+	            expression: device.attributes["arbtable.dev"].nic == "$NET"
+	---
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: admin, namespace: $ns, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:
+	  - {name: net, resourceClaimName: admin}
+	  containers:
+	  - name: c
+	    image: localhost/arbtable/tenant:1
+	    imagePullPolicy: Never
+	    command: ["sleep", "3600"]
+	    resources: {claims: [{name: net}]}
+	YAML
+	tap_check "a pod with an adminAccess claim runs" k -n $ns wait --for=condition=Ready pod/admin --timeout=300s
+	aa=$(k -n $ns get resourceclaim admin -o jsonpath='{.status.allocation.devices.results[0].adminAccess}')
+	sleep 5
+	free1=$(kfree "$NET")
+	cls1=$(kclasses "$NET")
+	diag "adminAccess claim: allocated $(k -n $ns get resourceclaim admin -o jsonpath='{.status.allocation.devices.results[0].device}') adminAccess=$aa; $NET free slots $free0 -> $free1"
+	tap_check "an adminAccess claim is visibility only: no class, no slot ($NET free slots $free0 -> $free1)" \
+		test "$aa" = true -a "$free1" = "$free0" -a "$cls1" = "$cls0"
+	k delete namespace $ns --wait=true --timeout=120s >/dev/null 2>&1
 }
