@@ -18,7 +18,10 @@ import (
 	"time"
 
 	"github.com/containerd/nri/pkg/stub"
+	corev1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/dynamic-resource-allocation/kubeletplugin"
@@ -132,6 +135,17 @@ func (p *publisher) PublishResources(ctx context.Context, res resourceslice.Driv
 	return p.h.PublishResources(ctx, res)
 }
 
+// podSource reads a pod and a claim for the driver at sandbox time.
+type podSource struct{ c kubernetes.Interface }
+
+func (s podSource) GetPod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
+	return s.c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+}
+
+func (s podSource) GetClaim(ctx context.Context, ns, name string) (*resourceapi.ResourceClaim, error) {
+	return s.c.ResourceV1().ResourceClaims(ns).Get(ctx, name, metav1.GetOptions{})
+}
+
 func runNRI(ctx context.Context, o options, p *nriplugin.Plugin) {
 	logger := klog.FromContext(ctx)
 	for ctx.Err() == nil {
@@ -193,8 +207,21 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	d.SetPodSource(podSource{c: client})
 	if err := d.ReconcileKernel(ctx); err != nil {
 		logger.Error(err, "reconciling the checkpoint with the kernel")
+	}
+	// the NRI hook first: the kubelet prepares a claim only once the
+	// plugin is registered, and a sandbox started before the runtime knew
+	// the hook would run unshaped; until NRI connects no claim is prepared
+	// here and its pods wait in ContainerCreating
+	connected := make(chan struct{})
+	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Connected: connected})
+	logger.Info("waiting for the runtime's NRI before registering with the kubelet", "socket", o.nriSocket)
+	select {
+	case <-connected:
+	case <-ctx.Done():
+		return nil
 	}
 	h, err := kubeletplugin.Start(ctx, d,
 		kubeletplugin.KubeClient(client),
@@ -212,7 +239,6 @@ func run() error {
 	if err := d.Publish(ctx); err != nil {
 		return err
 	}
-	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}})
 	// re-read the roots now and then: classes admitted outside claims, a
 	// changed rate or mtu change the counters and the blocks' numbers
 	// (the helper updates slices only when they differ)

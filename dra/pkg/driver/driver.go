@@ -122,7 +122,11 @@ func New(cfg Config, k kernel.Kernel, pub Publisher, status StatusWriter) (*Driv
 	if cfg.MarkMask == 0 {
 		return nil, errors.New("mark mask is 0")
 	}
-	recovering := false
+	// a missing checkpoint is a first start or a deleted file: the two
+	// look alike, and after a deletion a claim prepared here may have a
+	// pod still to start, so pods are looked up as after a corrupt one
+	_, serr := os.Stat(cfg.Checkpoint)
+	recovering := errors.Is(serr, os.ErrNotExist)
 	recs, err := checkpoint.Load(cfg.Checkpoint)
 	if errors.Is(err, checkpoint.ErrCorrupt) {
 		// not fatal: the kernel's classes and the API's claims rebuild
@@ -332,10 +336,14 @@ func (d *Driver) prepareLocked(claim *resourceapi.ResourceClaim) (kubeletplugin.
 		if r.Device != res.Device || r.Pool != res.Pool {
 			return result, fmt.Errorf("claim %s/%s was prepared with device %s/%s, now allocated %s/%s", claim.Namespace, claim.Name, r.Pool, r.Device, res.Pool, res.Device)
 		}
-		if !slices.Equal(r.PodUIDs, pods) {
-			r.PodUIDs = pods
-			d.recs[uid] = r
+		// pods found at sandbox time (a workload claim's, a shared
+		// claim's later ones) are not in reservedFor: kept
+		for _, p := range pods {
+			if !slices.Contains(r.PodUIDs, p) {
+				r.PodUIDs = append(r.PodUIDs, p)
+			}
 		}
+		d.recs[uid] = r
 		return result, nil
 	}
 	nic, ok := d.pools[res.Pool]
@@ -465,6 +473,12 @@ func (d *Driver) freeMarkLocked() (uint32, error) {
 			used[r.Mark] = true
 		}
 	}
+	// an orphan class keeps its mark's fw filter until released
+	for _, minors := range d.orphans {
+		for m := range minors {
+			used[m-d.cfg.MinorBase] = true
+		}
+	}
 	for v := uint32(1); v <= d.markSpan(); v++ {
 		if !used[v] {
 			return v, nil
@@ -476,7 +490,7 @@ func (d *Driver) freeMarkLocked() (uint32, error) {
 func (d *Driver) podRecordsLocked(podUID string) []string {
 	var uids []string
 	for uid, r := range d.recs {
-		if slices.Contains(r.PodUIDs, podUID) {
+		if _, marked := r.Ifaces[podUID]; marked || slices.Contains(r.PodUIDs, podUID) {
 			uids = append(uids, uid)
 		}
 	}
@@ -773,10 +787,33 @@ func (d *Driver) releaseOrphans(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// adoptLocked gives a record rebuilt from its claim the orphan class its
-// claim's status names (the driver wrote it when it admitted the class),
-// so that a lost checkpoint neither leaks that class nor admits a second.
+// adoptLocked gives a record rebuilt from its claim an orphan class, so
+// that a lost checkpoint neither leaks that class nor admits a second:
+// the one its claim's status names (the driver wrote it when it admitted
+// the class), else, the status not written, one of the same shape on its
+// NIC (its pods are marked again with its mark when they are shaped).
 func (d *Driver) adoptLocked(r *checkpoint.Record, claim *resourceapi.ResourceClaim) {
+	if len(d.orphans[r.NIC]) == 0 {
+		return
+	}
+	q, err := d.k.Read(r.NIC)
+	if err != nil {
+		return
+	}
+	fits := func(minor uint32) bool {
+		c, ok := q.Find(q.Handle | minor)
+		if !ok || !d.orphans[r.NIC][minor] {
+			return false
+		}
+		if r.Low() {
+			return c.LowSlots == r.Slots && c.Share == r.Share
+		}
+		return c.HighSlots == r.Slots && c.GuaranteedRate >= r.RateBytes
+	}
+	adopt := func(minor uint32) {
+		r.ClassID, r.Mark = q.Handle|minor, minor-d.cfg.MinorBase
+		delete(d.orphans[r.NIC], minor)
+	}
 	for _, ds := range claim.Status.Devices {
 		if ds.Driver != drslices.DriverName || ds.Pool != r.Pool || ds.Device != r.Device || ds.Data == nil {
 			continue
@@ -786,23 +823,24 @@ func (d *Driver) adoptLocked(r *checkpoint.Record, claim *resourceapi.ResourceCl
 			continue
 		}
 		var major, minor uint32
-		if _, err := fmt.Sscanf(st.ClassID, "%x:%x", &major, &minor); err != nil {
+		if _, err := fmt.Sscanf(st.ClassID, "%x:%x", &major, &minor); err != nil || major<<16 != q.Handle {
 			continue
 		}
-		if !d.orphans[r.NIC][minor] {
-			continue
+		if fits(minor) {
+			adopt(minor)
+			return
 		}
-		q, err := d.k.Read(r.NIC)
-		if err != nil || q.Handle != major<<16 {
-			continue
+	}
+	minors := make([]uint32, 0, len(d.orphans[r.NIC]))
+	for m := range d.orphans[r.NIC] {
+		minors = append(minors, m)
+	}
+	slices.Sort(minors)
+	for _, m := range minors {
+		if fits(m) {
+			adopt(m)
+			return
 		}
-		c, ok := q.Find(q.Handle | minor)
-		if !ok || (r.Low() && c.LowSlots != r.Slots) || (!r.Low() && c.HighSlots != r.Slots) {
-			continue
-		}
-		r.ClassID, r.Mark = q.Handle|minor, minor-d.cfg.MinorBase
-		delete(d.orphans[r.NIC], minor)
-		return
 	}
 }
 
@@ -864,17 +902,19 @@ func (d *Driver) Resolve(ctx context.Context, podUID, namespace, name string) (b
 			func(r resourceapi.DeviceRequestAllocationResult) bool { return r.Driver == drslices.DriverName }) {
 			continue
 		}
-		if err := d.attach(c, podUID); err != nil {
+		ok, err := d.attach(c, podUID)
+		if err != nil {
 			return false, fmt.Errorf("pod %s/%s: %w", namespace, name, err)
 		}
-		found = true
+		found = found || ok
 	}
 	return found, nil
 }
 
 // attach adds podUID to the record of claim c, rebuilding the record from
-// the claim if the checkpoint lost it.
-func (d *Driver) attach(c *resourceapi.ResourceClaim, podUID string) error {
+// the claim if the checkpoint lost it; false for a claim that holds no
+// class (adminAccess only).
+func (d *Driver) attach(c *resourceapi.ResourceClaim, podUID string) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	uid := string(c.UID)
@@ -882,20 +922,24 @@ func (d *Driver) attach(c *resourceapi.ResourceClaim, podUID string) error {
 	if !ok {
 		if len(d.pools) == 0 {
 			if _, err := d.nicsLocked(); err != nil {
-				return err
+				return false, err
 			}
 		}
 		if _, err := d.prepareLocked(c); err != nil {
-			return err
+			return false, err
 		}
-		r = d.recs[uid]
+		if r, ok = d.recs[uid]; !ok {
+			return false, nil
+		}
 		d.adoptLocked(&r, c)
 	}
-	if !slices.Contains(r.PodUIDs, podUID) {
-		r.PodUIDs = append(r.PodUIDs, podUID)
+	if slices.Contains(r.PodUIDs, podUID) {
+		d.recs[uid] = r
+		return true, d.saveLocked()
 	}
+	r.PodUIDs = append(r.PodUIDs, podUID)
 	d.recs[uid] = r
-	return d.saveLocked()
+	return true, d.saveLocked()
 }
 
 // Sandbox is a running pod sandbox as NRI's Synchronize reports it.
@@ -910,10 +954,12 @@ type Sandbox struct {
 
 // Synchronize brings the records in line with the running sandboxes
 // (NRI Synchronize after a driver start or a runtime reconnect): a pod
-// that no longer runs is unmarked, a running pod with claims gets its class
-// admitted and marked (if it lost it, or if it started while the driver
-// was away: a shared claim's later pod, a lost checkpoint), then the
-// orphan classes no claim adopted are released. Only the unmarking is done
+// that no longer runs is unmarked; the running pods' claims are read (a
+// record a lost checkpoint dropped is rebuilt and adopts its class), the
+// orphan classes no claim adopted are released, then each running pod
+// with claims gets its class admitted and marked (if it lost it, or if it
+// started while the driver was away: a shared claim's later pod, a lost
+// checkpoint). Only the unmarking is done
 // before it returns (before a new sandbox can start); the rest, which
 // reads the API server, runs in the background: done closes when it ends,
 // with its errors logged.
@@ -942,6 +988,7 @@ func (d *Driver) Synchronize(ctx context.Context, running []Sandbox) (done <-cha
 	go func() {
 		defer close(ch)
 		ok := true
+		var shape []Sandbox
 		for _, s := range running {
 			has, err := d.Resolve(ctx, s.PodUID, s.Namespace, s.Name)
 			if err != nil {
@@ -950,9 +997,20 @@ func (d *Driver) Synchronize(ctx context.Context, running []Sandbox) (done <-cha
 				ok = false
 				continue
 			}
-			if !has {
-				continue
+			if has {
+				shape = append(shape, s)
 			}
+		}
+		// every running pod's claims read and their records rebuilt: an
+		// orphan none adopted is free, and freed before a pod whose class
+		// is gone is admitted one (an orphan holds slots and a mark). One
+		// a pod could not read may be that pod's: all are kept then.
+		if ok {
+			if err := d.releaseOrphans(ctx); err != nil {
+				logger.Error(err, "releasing classes no claim holds")
+			}
+		}
+		for _, s := range shape {
 			var hostIf string
 			var ifErr error
 			if s.HostIf != nil {
@@ -963,14 +1021,6 @@ func (d *Driver) Synchronize(ctx context.Context, running []Sandbox) (done <-cha
 			if err := d.PodUp(ctx, s.PodUID, hostIf, ifErr); err != nil {
 				logger.Error(err, "shaping a running pod", "pod", s.Namespace+"/"+s.Name)
 			}
-		}
-		// an orphan is released only once every running pod's claims
-		// were read: one a pod could not read may be that pod's
-		if !ok {
-			return
-		}
-		if err := d.releaseOrphans(ctx); err != nil {
-			logger.Error(err, "releasing classes no claim holds")
 		}
 	}()
 	return ch

@@ -196,6 +196,7 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 func TestRBACExactlyCalled(t *testing.T) {
 	want := []string{
 		"/nodes get",
+		"/pods get",
 		"resource.k8s.io/resourceclaims get",
 		"resource.k8s.io/resourceclaims/driver[arbtable.dev] associated-node:update",
 		"resource.k8s.io/resourceclaims/status update",
