@@ -498,6 +498,13 @@ func (d *Driver) podRecordsLocked(podUID string) []string {
 	return uids
 }
 
+// HasClaims says whether the records hold a claim of the pod.
+func (d *Driver) HasClaims(podUID string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.podRecordsLocked(podUID)) > 0
+}
+
 // PodUp admits the classes of a pod's claims, marks the pod's traffic
 // (hostIf is its host-side interface) and writes the claims' status. A pod
 // without a claim is not touched: it returns nil before looking at

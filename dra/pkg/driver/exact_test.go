@@ -299,7 +299,7 @@ func TestExactness(t *testing.T) {
 					if err := e.d.PodUp(ctx, "pod-"+uid, "veth-"+uid, nil); err != nil {
 						t.Fatalf("step %d: the allocator placed %s/%s, PodUp refused: %v", step, r.Pool, r.Device, err)
 					}
-					st, wrote := e.status.got[uid]
+					st, wrote := e.statusOf(uid)
 					dHigh, dLow := slotsBefore[l.nic]-e.k.FreeSlots(l.nic), lowBefore[l.nic]-e.k.FreeLowSlots(l.nic)
 					switch kind {
 					case kAdmin:

@@ -105,34 +105,59 @@ func TestRunPodSandbox(t *testing.T) {
 			if f.calls != tc.wantLooks {
 				t.Fatalf("%d netns lookups, want %d", f.calls, tc.wantLooks)
 			}
-			// stop and remove release, twice is fine
+			// stop and remove unmark, twice is fine; the class stays
+			// the claim's until Unprepare
 			for _, fn := range []func(context.Context, *api.PodSandbox) error{p.StopPodSandbox, p.RemovePodSandbox} {
 				if err := fn(context.Background(), tc.pod); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if got := k.FreeSlots("eth0"); got != 64 || len(k.Marks) != 0 {
+			if got := k.FreeSlots("eth0"); got != tc.wantFree || len(k.Marks) != 0 {
 				t.Fatalf("after stop: free %d, marks %v", got, k.Marks)
 			}
 		})
 	}
 }
 
+// syncWait remembers the channel of the driver's background Synchronize.
+type syncWait struct {
+	*driver.Driver
+	done <-chan struct{}
+}
+
+func (s *syncWait) Synchronize(ctx context.Context, running []driver.Sandbox) <-chan struct{} {
+	s.done = s.Driver.Synchronize(ctx, running)
+	return s.done
+}
+
 func TestSynchronize(t *testing.T) {
-	p, k, _ := setup(t)
+	p, k, f := setup(t)
+	sw := &syncWait{Driver: p.D.(*driver.Driver)}
+	p.D = sw
+	p.Connected = make(chan struct{})
 	// the runtime reports the pod running after a driver restart: the
 	// class is admitted; a pod without a claim is not looked at
 	if _, err := p.Synchronize(context.Background(), []*api.PodSandbox{pod("withclaim", "/run/netns/a"), pod("other", "/run/netns/ipvlan")}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if k.FreeSlots("eth0") != 60 || k.Marks["vethA"] == 0 {
-		t.Fatalf("free %d marks %v", k.FreeSlots("eth0"), k.Marks)
+	select {
+	case <-p.Connected:
+	default:
+		t.Fatal("Connected not closed at the first Synchronize")
 	}
-	// then it is gone
+	<-sw.done
+	if k.FreeSlots("eth0") != 60 || k.Marks["vethA"] == 0 || f.calls != 1 {
+		t.Fatalf("free %d marks %v, %d netns lookups", k.FreeSlots("eth0"), k.Marks, f.calls)
+	}
+	// then it is gone: unmarked before Synchronize returns (before a
+	// new sandbox can start), the class the claim's until Unprepare; a
+	// second Synchronize (a runtime reconnect) does not close Connected
+	// again
 	if _, err := p.Synchronize(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if k.FreeSlots("eth0") != 64 {
-		t.Fatalf("free %d", k.FreeSlots("eth0"))
+	if k.FreeSlots("eth0") != 60 || len(k.Marks) != 0 {
+		t.Fatalf("free %d marks %v", k.FreeSlots("eth0"), k.Marks)
 	}
+	<-sw.done
 }
