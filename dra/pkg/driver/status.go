@@ -25,6 +25,7 @@ type statusQueue struct {
 	mu      sync.Mutex
 	pending map[string]statusItem // by claim UID
 	written map[string]statusItem
+	writing map[string]statusItem // under way
 	latest  map[string]statusItem // the last put: a retry older than it is dropped
 	running bool
 	idle    *sync.Cond
@@ -43,7 +44,7 @@ func (a statusItem) same(b statusItem) bool {
 
 func newStatusQueue(w StatusWriter) *statusQueue {
 	q := &statusQueue{w: w, backoff: time.Second, pending: map[string]statusItem{}, written: map[string]statusItem{},
-		latest: map[string]statusItem{}}
+		writing: map[string]statusItem{}, latest: map[string]statusItem{}}
 	q.idle = sync.NewCond(&q.mu)
 	return q
 }
@@ -54,9 +55,17 @@ func (q *statusQueue) put(rec checkpoint.Record, st DeviceStatus) {
 	defer q.mu.Unlock()
 	it := statusItem{rec: rec, st: st}
 	q.latest[rec.ClaimUID] = it
-	if w, ok := q.written[rec.ClaimUID]; ok && w.same(it) {
+	// the same as written, or as the write under way (whose failure is
+	// retried while it is the latest): nothing to queue
+	if w, ok := q.writing[rec.ClaimUID]; ok && w.same(it) {
 		delete(q.pending, rec.ClaimUID)
 		return
+	}
+	if w, ok := q.written[rec.ClaimUID]; ok && w.same(it) {
+		if _, busy := q.writing[rec.ClaimUID]; !busy {
+			delete(q.pending, rec.ClaimUID)
+			return
+		}
 	}
 	q.pending[rec.ClaimUID] = it
 	if !q.running {
@@ -72,6 +81,7 @@ func (q *statusQueue) forget(uid string) {
 	defer q.mu.Unlock()
 	delete(q.pending, uid)
 	delete(q.written, uid)
+	delete(q.writing, uid)
 	delete(q.latest, uid)
 }
 
@@ -90,6 +100,7 @@ func (q *statusQueue) run() {
 			return
 		}
 		delete(q.pending, uid)
+		q.writing[uid] = it
 		q.mu.Unlock()
 
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -97,6 +108,7 @@ func (q *statusQueue) run() {
 		cancel()
 
 		q.mu.Lock()
+		delete(q.writing, uid)
 		if err == nil {
 			q.written[uid] = it
 		} else {
