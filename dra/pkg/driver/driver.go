@@ -100,7 +100,7 @@ type Driver struct {
 	status *statusQueue
 	src    PodSource
 
-	mu     sync.Mutex
+	mu sync.Mutex
 	// orphans are classes in the driver's minor range that no record
 	// holds (a lost or corrupt checkpoint, a crash): kept until the
 	// first Synchronize has read the running pods' claims, which adopt
@@ -109,10 +109,10 @@ type Driver struct {
 	// recovering: the checkpoint was lost or corrupt, so a pod the
 	// records do not name may still hold a claim prepared here
 	recovering bool
-	recs   map[string]checkpoint.Record // by claim UID
-	params map[string]arbcore.Params    // by NIC
-	blocks map[string][]drslices.Block  // by NIC
-	pools  map[string]string            // pool -> NIC
+	recs       map[string]checkpoint.Record // by claim UID
+	params     map[string]arbcore.Params    // by NIC
+	blocks     map[string][]drslices.Block  // by NIC
+	pools      map[string]string            // pool -> NIC
 }
 
 var _ kubeletplugin.DRAPlugin = &Driver{}
