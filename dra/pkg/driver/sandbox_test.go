@@ -412,10 +412,12 @@ func TestCheckpointLost(t *testing.T) {
 			e.d.SetPodSource(api)
 			free0 := map[string]int{"eth0": e.k.FreeSlots("eth0"), "eth1": e.k.FreeSlots("eth1")}
 			low0 := e.k.FreeLowSlots("eth1")
-			// a: status written; b: status never written; s: a share;
-			// c: prepared, its pod not started
+			// a, z: the same shape, status written (z's pod reported
+			// first: each must get its own class back, by its status);
+			// b: status never written; s: a share; c: prepared, its pod
+			// not started
 			cs := map[string]*resourceapi.ResourceClaim{
-				"a": claim("a", "eth0", 4, 0, "pod-a"), "b": claim("b", "eth0", 8, 0, "pod-b"),
+				"a": claim("a", "eth0", 4, 0, "pod-a"), "z": claim("z", "eth0", 4, 1, "pod-z"), "b": claim("b", "eth0", 8, 0, "pod-b"),
 				"s": shareClaim("s", "eth1", 2, `{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":7}`),
 				"c": claim("c", "eth1", 2, 0, "pod-c"),
 			}
@@ -430,14 +432,15 @@ func TestCheckpointLost(t *testing.T) {
 			before := map[string]uint32{}
 			var run []Sandbox
 			if tc.running {
-				for _, uid := range []string{"a", "b", "s"} {
+				for _, uid := range []string{"a", "z", "b", "s"} {
 					if _, err := e.sandbox("pod-"+uid, "veth-"+uid); err != nil {
 						t.Fatal(err)
 					}
 					before[uid] = e.d.Records()[uid].ClassID
 					run = append(run, Sandbox{PodUID: "pod-" + uid, Namespace: "ns", Name: "pod-" + uid, HostIf: hostIf("veth-" + uid)})
 				}
-				for _, uid := range []string{"a", "s"} {
+				slices.Reverse(run)
+				for _, uid := range []string{"a", "z", "s"} {
 					st, ok := e.statusOf(uid)
 					if !ok {
 						t.Fatalf("no status for %s", uid)
@@ -461,7 +464,13 @@ func TestCheckpointLost(t *testing.T) {
 					t.Fatalf("the corrupt checkpoint not kept aside: %v", err)
 				}
 			}
+			admits := e.k.Calls
 			<-e.d.Synchronize(ctx, run)
+			// adopted, not released and admitted again (the same
+			// classid would come back: the lowest free mark)
+			if e.k.Calls != admits {
+				t.Fatalf("%d admissions after the restart: a running pod's class was not adopted", e.k.Calls-admits)
+			}
 			for uid, cid := range before {
 				r := e.d.Records()[uid]
 				if r.ClassID != cid || e.k.Marks["veth-"+uid] != r.Mark || e.k.Fws[r.NIC][r.Mark] != cid {
@@ -471,11 +480,11 @@ func TestCheckpointLost(t *testing.T) {
 			}
 			want0 := free0["eth0"]
 			if tc.running {
-				want0 -= 4 + 8
+				want0 -= 4 + 4 + 8
 			}
 			wantClasses := 0
 			if tc.running {
-				wantClasses = 2
+				wantClasses = 3
 			}
 			if e.k.FreeSlots("eth0") != want0 || e.classes(t, "eth0") != wantClasses {
 				t.Fatalf("eth0: %d slots free in %d classes, want %d in %d (a leak, or a class dropped)",
