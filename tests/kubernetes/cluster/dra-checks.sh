@@ -606,3 +606,77 @@ dra_check_admin() {
 		test "$aa" = true -a "$free1" = "$free0" -a "$cls1" = "$cls0"
 	k delete namespace $ns --wait=true --timeout=120s >/dev/null 2>&1
 }
+
+# shared_pod NAME CLAIM PORT: a pod using ResourceClaim CLAIM that sends
+# to NET's receiver for 5 s after 5 s, then sleeps
+shared_pod() {
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: $1, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:
+	  - {name: net, resourceClaimName: $2}
+	  containers:
+	  - name: c
+	    image: localhost/arbtable/tenant:1
+	    imagePullPolicy: Never
+	    command: ["sh", "-c", "sleep 5; iperf3 -c 10.77.0.2 -p $3 -t 5 -f m; sleep 3600"]
+	    resources: {claims: [{name: net}]}
+	YAML
+}
+
+# A shared claim (issue 45): one ResourceClaim, two pods started one after
+# the other. The kubelet prepares it once; the second pod is found at its
+# sandbox start and marked into the same class: the kernel has one class
+# more, and each pod's traffic is counted in that class, not the system
+# class (its bytes grow by at least 1 MB while each pod alone sends).
+dra_check_shared() {
+	local cls0 cls1 cid b0 b1 b2 s0 s1
+	cls0=$(kclasses "$NET" | grep -c .)
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaim
+	metadata: {name: shared}
+	spec:
+	  devices:
+	    requests:
+	    - name: net
+	      exactly:
+	        deviceClassName: arbtable.dev
+	        selectors:
+	        - cel:
+	            expression: device.attributes["arbtable.dev"].nic == "$NET" && device.attributes["arbtable.dev"].slots == 8
+	YAML
+	shared_pod shared-1 shared 5206
+	tap_check "the first pod of a shared claim runs" k wait --for=condition=Ready pod/shared-1 --timeout=300s
+	cid=$(k get resourceclaim shared -o json | jq -r '.status.devices[0].data.classID // empty')
+	b0=$(kclass "$NET" "$cid" | jq -r '.stats.bytes // 0') s0=$(ksys "$NET" bytes)
+	sleep 12
+	b1=$(kclass "$NET" "$cid" | jq -r '.stats.bytes // 0')
+	shared_pod shared-2 shared 5207
+	tap_check "the second pod of the shared claim runs" k wait --for=condition=Ready pod/shared-2 --timeout=300s
+	sleep 12
+	b2=$(kclass "$NET" "$cid" | jq -r '.stats.bytes // 0') s1=$(ksys "$NET" bytes)
+	cls1=$(kclasses "$NET" | grep -c .)
+	diag "shared claim: class ${cid:-none}, bytes $b0 -> $b1 (shared-1) -> $b2 (shared-2); system class $s0 -> $s1; classes $cls0 -> $cls1"
+	diag "shared-2's iperf3: $(pod_log shared-2 | grep -E 'sender|receiver' | tr '\n' ' ')"
+	tap_check "one class for both pods of the shared claim (classes $cls0 -> $cls1)" \
+		test -n "$cid" -a "$cls1" = $((cls0 + 1))
+	tap_check "the first pod's traffic in the claim's class ($b0 -> $b1 bytes)" \
+		test $((b1 - b0)) -ge 1000000
+	tap_check "the second pod's traffic in the claim's class too ($b1 -> $b2 bytes)" \
+		test $((b2 - b1)) -ge 1000000
+	# one pod gone: the other keeps the class; both gone and the claim
+	# deleted (Unprepare): the class is released
+	k delete pod shared-1 --wait=true --timeout=120s >/dev/null 2>&1
+	tap_check "the shared claim's class stays while a pod uses it" test -n "$(kclass "$NET" "$cid")"
+	k delete pod shared-2 --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaim shared --wait=true --timeout=120s >/dev/null 2>&1
+	for _ in $(seq 60); do
+		[ -z "$(kclass "$NET" "$cid")" ] && break
+		sleep 1
+	done
+	tap_check "the class is released once the claim is gone" test -z "$(kclass "$NET" "$cid")"
+}
