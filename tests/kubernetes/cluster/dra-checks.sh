@@ -215,9 +215,10 @@ ksys() {
 
 dra_check_goodput() {
 	local p rate ok=1 st cid bound kb got b0 b1 d0 d1 t0 t1
-	# the flood first, from a pod without a claim (the system class), long
-	# enough to outlast both reserved transfers
-	plain_pod flood '["sh", "-c", "iperf3 -u -b 60M -c 10.77.0.2 -p 5204 -t 240 -l 1400; sleep 3600"]'
+	# the flood first, from a pod without a claim (the system class),
+	# until the pod is deleted: a heavily loaded host may start the
+	# reserved pods minutes later
+	plain_pod flood '["sh", "-c", "iperf3 -u -b 60M -c 10.77.0.2 -p 5204 -t 3600 -l 1400"]'
 	k wait --for=condition=Ready pod/flood --timeout=300s >/dev/null
 	# 6 Mbit/s within 20 ms (16 slots at 30M), 3 Mbit/s within 40 ms (8)
 	CLAIM_NIC=$NET claim_pod res-a 6000000 20000000 10.77.0.2 5202 20
@@ -287,10 +288,11 @@ kpair() {
 dra_check_share() {
 	local nic=$NIC2 st1 st2 c1 c2 k1 k2 s0 s1 low0 low1 r ra rb da db dt
 	low0=$("$CTL" --json show $nic | jq -r .low_used)
-	# floods long enough to overlap whatever the pods' start times (a
-	# pod takes ~30 s to start in the TCG guest)
-	share_pod share-a 8 $nic 10.79.0.2 5205 400
-	share_pod share-b 24 $nic 10.79.0.2 5206 400
+	# floods until the pods are deleted, to overlap whatever the pods'
+	# start times (a pod takes ~30 s to start in the TCG guest, minutes
+	# on a loaded host)
+	share_pod share-a 8 $nic 10.79.0.2 5205 3600
+	share_pod share-b 24 $nic 10.79.0.2 5206 3600
 	if ! k wait --for=condition=Ready pod/share-a pod/share-b --timeout=600s >/dev/null; then
 		tap_fail "share pods run"
 		k get pods -o wide | diag "$(cat)"
