@@ -139,10 +139,16 @@ func (l *Linux) admitLocked(nic string, classid uint32, o *C.struct_arbtable_cla
 	return nil
 }
 
+// Tenants stay in their class: a pod's own skb->priority never names a
+// class, and packets not routed in the host's netns (a pod's macvlan or
+// ipvlan L2, where SO_MARK survives) are not classified by mark; marks set
+// on the host-side veth, where the crossing cleared the pod's, still are.
+const closedPaths = C.ARBTABLE_Q_PRIO_CLASSID | C.ARBTABLE_Q_CLASSIFY_FOREIGN
+
 // EnsureRoot implements Kernel.
 func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 	if _, err := l.Read(nic); err == nil {
-		return nil
+		return l.closePaths(nic)
 	} else if !errors.Is(err, ErrNoQdisc) {
 		return err
 	}
@@ -150,7 +156,7 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 	cn := C.CString(nic)
 	defer C.free(unsafe.Pointer(cn))
 	qo := C.struct_arbtable_qdisc_opts{
-		set:           C.ARBTABLE_Q_MODE | C.ARBTABLE_Q_DEFAULT,
+		set:           C.ARBTABLE_Q_MODE | C.ARBTABLE_Q_DEFAULT | closedPaths,
 		mode:          C.ARBTABLE_MODE_AUTO,
 		default_minor: C.uint32_t(cfg.SystemMinor),
 	}
@@ -177,6 +183,20 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 		return fmt.Errorf("system class on %s: %w", nic, err)
 	}
 	return setChild(nic, classid, cfg.Child)
+}
+
+// closePaths closes both paths on a root already there (made by an older
+// driver or by hand); a change of these two options only.
+func (l *Linux) closePaths(nic string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cn := C.CString(nic)
+	defer C.free(unsafe.Pointer(cn))
+	qo := C.struct_arbtable_qdisc_opts{set: closedPaths}
+	if rc := C.arbtable_qdisc_change(l.h, cn, &qo, C.size_t(unsafe.Sizeof(qo))); rc < 0 {
+		return l.err(rc, "closing skb->priority and foreign classification on "+nic)
+	}
+	return nil
 }
 
 // setChild gives a class a child qdisc (fq_codel, fq, pfifo).
