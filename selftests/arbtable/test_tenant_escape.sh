@@ -36,6 +36,7 @@ trap cleanup EXIT
 have_arbtable || { tap_fail "tenant escape: module and plugin present"; tap_end; exit; }
 
 PY=$(command -v /usr/bin/python3 || command -v python3)
+CTL=$ARBT_ROOT/build/tools/arbtablectl
 N=50
 SIZE=100
 WIRE=$((SIZE + 8 + 20 + 14))	# qdisc_pkt_len of one UDP packet on the veth
@@ -183,6 +184,15 @@ lands "reopened: macvlan pod's SO_PRIORITY selects 1:20 again" 1:20 $PM prio=$PR
 # shellcheck disable=SC2086 # the dumped options, word by word
 run tc qdisc change dev $NIC root handle 1: arbtable $opts
 tap_check "the closed root's dump sent back ($opts) closes it again${RUN_ERR:+ ($RUN_ERR)}" \
+	eval '[ "$RUN_RC" = 0 ] && q_is false false && [ "$(tc qdisc show dev $NIC root)" = "$line" ]'
+
+# arbtablectl's words send the same attributes (a change reads the qdisc
+# first, which needs the module: tests/parse/front-ends.sh has create)
+run "$CTL" change $NIC prioclassid classifyforeign
+tap_check "arbtablectl change prioclassid classifyforeign opens both${RUN_ERR:+ ($RUN_ERR)}" \
+	eval '[ "$RUN_RC" = 0 ] && q_is true true'
+run "$CTL" change $NIC noprioclassid noclassifyforeign
+tap_check "arbtablectl change noprioclassid noclassifyforeign closes both, the rest kept${RUN_ERR:+ ($RUN_ERR)}" \
 	eval '[ "$RUN_RC" = 0 ] && q_is false false && [ "$(tc qdisc show dev $NIC root)" = "$line" ]'
 
 # ------------------------------------------------------------ refusals
