@@ -27,6 +27,7 @@ import (
 
 	"arbtable.dev/dra/pkg/claimstatus"
 	"arbtable.dev/dra/pkg/driver"
+	"arbtable.dev/dra/pkg/events"
 	"arbtable.dev/dra/pkg/kernel"
 	"arbtable.dev/dra/pkg/metrics"
 	"arbtable.dev/dra/pkg/nriplugin"
@@ -196,6 +197,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	rec := events.NewRecorder(client, o.node)
+	defer rec.Shutdown()
+	d.Events = rec
 	if err := d.ReconcileKernel(ctx); err != nil {
 		logger.Error(err, "reconciling the checkpoint with the kernel")
 	}
@@ -223,7 +227,7 @@ func run() error {
 		return err
 	}
 	health.SetPublished(nil)
-	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}}, health)
+	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Failed: d.PodUpFailed}, health)
 	// re-read the roots now and then: classes admitted outside claims, a
 	// changed rate or mtu change the counters and the blocks' numbers
 	// (the helper updates slices only when they differ)

@@ -195,6 +195,8 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 // header says where each comes from); one more verb or resource fails.
 func TestRBACExactlyCalled(t *testing.T) {
 	want := []string{
+		"/events create",
+		"/events patch",
 		"/nodes get",
 		"resource.k8s.io/resourceclaims get",
 		"resource.k8s.io/resourceclaims/driver[arbtable.dev] associated-node:update",
