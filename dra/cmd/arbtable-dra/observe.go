@@ -4,8 +4,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/containerd/nri/pkg/stub"
@@ -25,7 +27,11 @@ func serveMetrics(ctx context.Context, addr string, c *metrics.Collector, h *met
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(c, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	l, err := net.Listen("tcp", addr)
+	a, err := listenAddr(addr)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", a)
 	if err != nil {
 		return err
 	}
@@ -42,6 +48,23 @@ func serveMetrics(ctx context.Context, addr string, c *metrics.Collector, h *met
 		}
 	}()
 	return nil
+}
+
+// listenAddr returns addr as net.Listen takes it: the DaemonSet's
+// $(HOST_IP):PORT is an IPv6 literal without brackets on an IPv6 node.
+func listenAddr(addr string) (string, error) {
+	if _, _, err := net.SplitHostPort(addr); err == nil {
+		return addr, nil
+	}
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return "", fmt.Errorf("%q: not HOST:PORT", addr)
+	}
+	host, port := addr[:i], addr[i+1:]
+	if ip := net.ParseIP(host); ip == nil || ip.To4() != nil {
+		return "", fmt.Errorf("%q: not HOST:PORT", addr)
+	}
+	return net.JoinHostPort(host, port), nil
 }
 
 // runStub runs the NRI stub as stub.Run does, and tells health when the
