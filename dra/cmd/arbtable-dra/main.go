@@ -220,7 +220,7 @@ func run() error {
 	defer h.Stop()
 	pub.h = h
 	health := &metrics.Health{}
-	if err := serveMetrics(ctx, o.metricsAddress, &metrics.Collector{NICs: nics, K: k, Claims: d.Records}, health); err != nil {
+	if _, err := serveMetrics(ctx, o.metricsAddress, &metrics.Collector{NICs: nics, K: k, Claims: d.Records}, health); err != nil {
 		return fmt.Errorf("--metrics-address: %w", err)
 	}
 	if err := d.Publish(ctx); err != nil {

@@ -20,20 +20,20 @@ import (
 
 // serveMetrics serves /metrics, /healthz and /readyz on addr until ctx
 // ends; addr "" serves nothing. The listener is opened before it returns,
-// so a port in use fails the start.
-func serveMetrics(ctx context.Context, addr string, c *metrics.Collector, h *metrics.Health) error {
+// so a port in use fails the start; it returns the address listened on.
+func serveMetrics(ctx context.Context, addr string, c *metrics.Collector, h *metrics.Health) (net.Addr, error) {
 	if addr == "" {
-		return nil
+		return nil, nil
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(c, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a, err := listenAddr(addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	l, err := net.Listen("tcp", a)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	srv := &http.Server{Handler: metrics.Handler(reg, h), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -47,7 +47,7 @@ func serveMetrics(ctx context.Context, addr string, c *metrics.Collector, h *met
 			klog.FromContext(ctx).Error(err, "metrics server ended", "address", addr)
 		}
 	}()
-	return nil
+	return l.Addr(), nil
 }
 
 // listenAddr returns addr as net.Listen takes it: the DaemonSet's
