@@ -227,7 +227,7 @@ func run() error {
 		return err
 	}
 	health.SetPublished(nil)
-	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Failed: d.PodUpFailed}, health)
+	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Failed: d.PodFailed}, health)
 	// re-read the roots now and then: classes admitted outside claims, a
 	// changed rate or mtu change the counters and the blocks' numbers
 	// (the helper updates slices only when they differ)

@@ -386,6 +386,7 @@ func (d *Driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletpl
 			continue
 		}
 		if err := d.teardownLocked(&r, ""); err != nil {
+			d.unprepareFailed(r, err)
 			d.recs[uid] = r
 			out[c.UID] = err
 			continue

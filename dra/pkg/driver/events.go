@@ -4,6 +4,7 @@ package driver
 import (
 	resourceapi "k8s.io/api/resource/v1"
 
+	"arbtable.dev/dra/pkg/checkpoint"
 	"arbtable.dev/dra/pkg/events"
 )
 
@@ -21,17 +22,26 @@ func (d *Driver) prepareRefused(claim *resourceapi.ResourceClaim, err error) {
 	}
 }
 
-// PodUpFailed tells the pod and its claims why PodUp failed (the runtime
-// fails the sandbox and the kubelet retries); nriplugin calls it.
-func (d *Driver) PodUpFailed(pod events.Object, err error) {
+// PodFailed tells the pod and its claims why PodUp (reason ClassFailed:
+// the runtime fails the sandbox and the kubelet retries) or PodDown
+// (ReleaseFailed) failed; nriplugin calls it.
+func (d *Driver) PodFailed(pod events.Object, reason string, err error) {
 	if d.Events == nil {
 		return
 	}
-	d.Events.Warning(pod, events.ClassFailed, err.Error())
+	d.Events.Warning(pod, reason, err.Error())
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, uid := range d.podRecordsLocked(pod.UID) {
 		r := d.recs[uid]
-		d.Events.Warning(events.Claim(r.Namespace, r.Name, r.ClaimUID), events.ClassFailed, err.Error())
+		d.Events.Warning(events.Claim(r.Namespace, r.Name, r.ClaimUID), reason, err.Error())
+	}
+}
+
+// unprepareFailed tells the claim that Unprepare could not release its
+// class (the kubelet retries).
+func (d *Driver) unprepareFailed(r checkpoint.Record, err error) {
+	if d.Events != nil {
+		d.Events.Warning(events.Claim(r.Namespace, r.Name, r.ClaimUID), events.ReleaseFailed, err.Error())
 	}
 }

@@ -4,13 +4,38 @@ package driver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/kubeletplugin"
 
 	"arbtable.dev/dra/pkg/events"
+	"arbtable.dev/dra/pkg/kernel"
 )
+
+// failingRelease is the fake kernel whose Release fails.
+type failingRelease struct{ kernel.Kernel }
+
+func (failingRelease) Release(nic string, classid uint32) error {
+	return fmt.Errorf("deleting class %x on %s: device or resource busy", classid, nic)
+}
+
+// failRelease restarts the driver on a kernel whose Release fails (its
+// records and the classes stay).
+func (e *env) failRelease(t *testing.T) {
+	t.Helper()
+	d, err := New(e.cfg, failingRelease{e.k}, e.pub, e.status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d.Events = e.d.Events
+	e.d = d
+}
 
 // Every refusal and failure reaches the claim and its pods as a Warning
 // with the error users need; a success tells nobody.
@@ -44,7 +69,7 @@ func TestEvents(t *testing.T) {
 			if err == nil {
 				t.Fatal("PodUp marked a missing interface")
 			}
-			e.d.PodUpFailed(events.Pod("ns", "web", "pod-a"), err)
+			e.d.PodFailed(events.Pod("ns", "web", "pod-a"), events.ClassFailed, err)
 			return err
 		}, func(err error) []events.Event {
 			return []events.Event{
@@ -54,10 +79,46 @@ func TestEvents(t *testing.T) {
 		}},
 		{"pod up failed, pod without claims: the pod only", func(t *testing.T, e *env) error {
 			err := errors.New("boom")
-			e.d.PodUpFailed(events.Pod("ns", "web", "nobody"), err)
+			e.d.PodFailed(events.Pod("ns", "web", "nobody"), events.ClassFailed, err)
 			return err
 		}, func(err error) []events.Event {
 			return []events.Event{{Object: events.Pod("ns", "web", "nobody"), Reason: events.ClassFailed, Message: "boom"}}
+		}},
+		{"unprepare failed: the claim", func(t *testing.T, e *env) error {
+			if err := e.prepare(t, claim("a", "eth0", 4, 0, "pod-a")); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.d.PodUp(context.Background(), "pod-a", "vethA", nil); err != nil {
+				t.Fatal(err)
+			}
+			e.failRelease(t)
+			res, err := e.d.UnprepareResourceClaims(context.Background(), []kubeletplugin.NamespacedObject{{UID: "a"}})
+			if err != nil || res["a"] == nil {
+				t.Fatalf("unprepare with a failing release: %v, %v", err, res["a"])
+			}
+			return res["a"]
+		}, func(err error) []events.Event {
+			return []events.Event{{Object: events.Claim("ns", "claim-a", "a"), Reason: events.ReleaseFailed, Message: err.Error()}}
+		}},
+		{"pod down failed: the pod and its claim", func(t *testing.T, e *env) error {
+			if err := e.prepare(t, claim("a", "eth0", 4, 0, "pod-a")); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.d.PodUp(context.Background(), "pod-a", "vethA", nil); err != nil {
+				t.Fatal(err)
+			}
+			e.failRelease(t)
+			err := e.d.PodDown(context.Background(), "pod-a")
+			if err == nil {
+				t.Fatal("PodDown with a failing release")
+			}
+			e.d.PodFailed(events.Pod("ns", "web", "pod-a"), events.ReleaseFailed, err)
+			return err
+		}, func(err error) []events.Event {
+			return []events.Event{
+				{Object: events.Pod("ns", "web", "pod-a"), Reason: events.ReleaseFailed, Message: err.Error()},
+				{Object: events.Claim("ns", "claim-a", "a"), Reason: events.ReleaseFailed, Message: err.Error()},
+			}
 		}},
 	}
 	for _, tc := range tests {

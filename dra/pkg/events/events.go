@@ -24,6 +24,10 @@ const (
 	// ClassFailed: the pod's class could not be admitted or its traffic
 	// marked when its sandbox started; the runtime fails the sandbox.
 	ClassFailed = "ClassFailed"
+	// ReleaseFailed: the pod's class or mark could not be released when
+	// its sandbox stopped, or the claim's at Unprepare; it stays held
+	// until a retry or the driver's next reconciliation.
+	ReleaseFailed = "ReleaseFailed"
 )
 
 // Object names what an Event is about.

@@ -30,8 +30,9 @@ type Driver interface {
 type Plugin struct {
 	D   Driver
 	Net podnet.Finder
-	// Failed, when set, is told of a pod PodUp failed (Events)
-	Failed func(pod events.Object, err error)
+	// Failed, when set, is told of a pod PodUp (events.ClassFailed) or
+	// PodDown (events.ReleaseFailed) failed
+	Failed func(pod events.Object, reason string, err error)
 }
 
 // NetnsPath returns the sandbox's network namespace path.
@@ -76,7 +77,7 @@ func (p *Plugin) RunPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
 	s := p.sandbox(pod)
 	if err := p.D.PodUp(ctx, s.PodUID, s.HostIf, s.IfErr); err != nil {
 		if p.Failed != nil {
-			p.Failed(events.Pod(pod.GetNamespace(), pod.GetName(), s.PodUID), err)
+			p.Failed(events.Pod(pod.GetNamespace(), pod.GetName(), s.PodUID), events.ClassFailed, err)
 		}
 		return fmt.Errorf("arbtable-dra: pod %s/%s: %w", pod.GetNamespace(), pod.GetName(), err)
 	}
@@ -96,6 +97,9 @@ func (p *Plugin) RemovePodSandbox(ctx context.Context, pod *api.PodSandbox) erro
 func (p *Plugin) down(ctx context.Context, pod *api.PodSandbox) error {
 	if err := p.D.PodDown(ctx, pod.GetUid()); err != nil {
 		klog.FromContext(ctx).Error(err, "releasing a pod's arbtable class", "pod", pod.GetNamespace()+"/"+pod.GetName())
+		if p.Failed != nil {
+			p.Failed(events.Pod(pod.GetNamespace(), pod.GetName(), pod.GetUid()), events.ReleaseFailed, err)
+		}
 		return err
 	}
 	return nil

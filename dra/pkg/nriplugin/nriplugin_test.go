@@ -153,9 +153,9 @@ func TestRunPodSandboxFailedHook(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _, _ := setup(t)
 			var got []events.Object
-			p.Failed = func(o events.Object, err error) {
-				if err == nil {
-					t.Error("told with no error")
+			p.Failed = func(o events.Object, reason string, err error) {
+				if err == nil || reason != events.ClassFailed {
+					t.Errorf("told %q, %v", reason, err)
 				}
 				got = append(got, o)
 			}
@@ -164,5 +164,33 @@ func TestRunPodSandboxFailedHook(t *testing.T) {
 				t.Errorf("told %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// downFails is a driver whose PodDown fails.
+type downFails struct{ Driver }
+
+func (downFails) PodDown(context.Context, string) error { return errors.New("class busy") }
+
+// A release that fails at sandbox stop or removal is told, with the pod's
+// name, as ReleaseFailed.
+func TestDownFailedHook(t *testing.T) {
+	p, _, _ := setup(t)
+	p.D = downFails{p.D}
+	type told struct {
+		o      events.Object
+		reason string
+		msg    string
+	}
+	var got []told
+	p.Failed = func(o events.Object, reason string, err error) { got = append(got, told{o, reason, err.Error()}) }
+	for _, fn := range []func(context.Context, *api.PodSandbox) error{p.StopPodSandbox, p.RemovePodSandbox} {
+		if err := fn(context.Background(), pod("withclaim", "/run/netns/a")); err == nil {
+			t.Fatal("a failed release returned nil")
+		}
+	}
+	w := told{events.Pod("default", "p-withclaim", "withclaim"), events.ReleaseFailed, "class busy"}
+	if !reflect.DeepEqual(got, []told{w, w}) {
+		t.Errorf("told %+v, want %+v twice", got, w)
 	}
 }
