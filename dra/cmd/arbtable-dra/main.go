@@ -27,7 +27,9 @@ import (
 
 	"arbtable.dev/dra/pkg/claimstatus"
 	"arbtable.dev/dra/pkg/driver"
+	"arbtable.dev/dra/pkg/events"
 	"arbtable.dev/dra/pkg/kernel"
+	"arbtable.dev/dra/pkg/metrics"
 	"arbtable.dev/dra/pkg/nriplugin"
 	"arbtable.dev/dra/pkg/podnet"
 	"arbtable.dev/dra/pkg/slices"
@@ -39,6 +41,7 @@ type options struct {
 	markPrio, fwPrio                                                            uint64
 	systemRate                                                                  uint64
 	republish                                                                   time.Duration
+	metricsAddress                                                              string
 }
 
 func parseFlags() (options, error) {
@@ -61,6 +64,7 @@ func parseFlags() (options, error) {
 	flag.Uint64Var(&o.markPrio, "mark-prio", 0xa7b, "prio of the mark filter on pods' host-side interfaces")
 	flag.Uint64Var(&o.fwPrio, "fw-prio", 0xa7b, "prio of the fw filters on the roots")
 	flag.DurationVar(&o.republish, "republish", 30*time.Second, "period of re-reading the roots and re-publishing")
+	flag.StringVar(&o.metricsAddress, "metrics-address", "", "HOST:PORT serving /metrics, /healthz and /readyz (\"\": none)")
 	klog.InitFlags(nil)
 	flag.Parse()
 	if o.node == "" {
@@ -132,13 +136,13 @@ func (p *publisher) PublishResources(ctx context.Context, res resourceslice.Driv
 	return p.h.PublishResources(ctx, res)
 }
 
-func runNRI(ctx context.Context, o options, p *nriplugin.Plugin) {
+func runNRI(ctx context.Context, o options, p *nriplugin.Plugin, health *metrics.Health) {
 	logger := klog.FromContext(ctx)
 	for ctx.Err() == nil {
 		s, err := stub.New(p, stub.WithPluginName("arbtable-dra"), stub.WithPluginIdx(o.nriIndex),
 			stub.WithSocketPath(o.nriSocket))
 		if err == nil {
-			err = s.Run(ctx)
+			err = runStub(ctx, s, health)
 		}
 		if ctx.Err() != nil {
 			return
@@ -193,6 +197,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	rec := events.NewRecorder(client, o.node)
+	defer rec.Shutdown()
+	d.Events = rec
 	if err := d.ReconcileKernel(ctx); err != nil {
 		logger.Error(err, "reconciling the checkpoint with the kernel")
 	}
@@ -202,17 +209,25 @@ func run() error {
 		kubeletplugin.DriverName(slices.DriverName),
 		kubeletplugin.PluginDataDirectoryPath(o.pluginDir),
 		kubeletplugin.RegistrarDirectoryPath(o.registrarDir),
-		kubeletplugin.HealthService(false),
+		// DRAResourceHealth advertised: the kubelet asks WatchHealthStatus
+		// for device health (while it answers ErrHealthNotSupported, the
+		// kubelet stops asking); the probes are --metrics-address's
+		kubeletplugin.HealthService(true),
 	)
 	if err != nil {
 		return fmt.Errorf("starting the kubelet plugin: %w", err)
 	}
 	defer h.Stop()
 	pub.h = h
+	health := &metrics.Health{}
+	if _, err := serveMetrics(ctx, o.metricsAddress, &metrics.Collector{NICs: nics, K: k, Claims: d.Records}, health); err != nil {
+		return fmt.Errorf("--metrics-address: %w", err)
+	}
 	if err := d.Publish(ctx); err != nil {
 		return err
 	}
-	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}})
+	health.SetPublished(nil)
+	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Failed: d.PodFailed}, health)
 	// re-read the roots now and then: classes admitted outside claims, a
 	// changed rate or mtu change the counters and the blocks' numbers
 	// (the helper updates slices only when they differ)
@@ -224,9 +239,11 @@ func run() error {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := d.Publish(ctx); err != nil {
+				err := d.Publish(ctx)
+				if err != nil {
 					logger.Error(err, "re-publishing resource slices")
 				}
+				health.SetPublished(err)
 			}
 		}
 	}()

@@ -25,6 +25,7 @@ import (
 
 	"arbtable.dev/dra/pkg/arbcore"
 	"arbtable.dev/dra/pkg/checkpoint"
+	"arbtable.dev/dra/pkg/events"
 	"arbtable.dev/dra/pkg/kernel"
 	drslices "arbtable.dev/dra/pkg/slices"
 )
@@ -94,6 +95,10 @@ type Driver struct {
 	params map[string]arbcore.Params    // by NIC
 	blocks map[string][]drslices.Block  // by NIC
 	pools  map[string]string            // pool -> NIC
+
+	// Events, when set, takes the refusals and failures users see as
+	// Events (events.go)
+	Events events.Sink
 }
 
 var _ kubeletplugin.DRAPlugin = &Driver{}
@@ -356,6 +361,7 @@ func (d *Driver) PrepareResourceClaims(ctx context.Context, claims []*resourceap
 	for _, c := range claims {
 		r, err := d.prepareLocked(c)
 		if err != nil {
+			d.prepareRefused(c, err)
 			r = kubeletplugin.PrepareResult{Err: err}
 		}
 		out[c.UID] = r
@@ -380,6 +386,7 @@ func (d *Driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletpl
 			continue
 		}
 		if err := d.teardownLocked(&r, ""); err != nil {
+			d.unprepareFailed(r, err)
 			d.recs[uid] = r
 			out[c.UID] = err
 			continue

@@ -240,3 +240,21 @@ func (f *Fake) free(nic string, count func(*arbcore.Plan) int) int {
 	}
 	return count(n.plan)
 }
+
+// SetStats sets the counters Read returns for class classid of nic, as
+// the kernel's would have counted them.
+func (f *Fake) SetStats(nic string, classid uint32, s ClassStats) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.nic(nic)
+	if err != nil {
+		return err
+	}
+	for k, c := range n.q.Classes {
+		if c.ClassID&0xffff == classid&0xffff {
+			n.q.Classes[k].Stats = s
+			return nil
+		}
+	}
+	return fmt.Errorf("class %x on %s: no such class", classid, nic)
+}

@@ -29,6 +29,17 @@ type Class struct {
 	Distance       uint32 // effective distance, 0 when not auto
 	GuaranteedRate uint64 // bytes/s
 	BoundNs        uint64 // guaranteed bound, placement independent
+	Stats          ClassStats
+}
+
+// ClassStats are a class's counters and measurements as Read saw them
+// (zero in what Admit returns); pkg/metrics exports them.
+type ClassStats struct {
+	Bytes        uint64 // sent
+	Packets      uint64
+	Drops        uint64
+	ReservedRate uint64 // bytes/s the kernel reserved (auto mode)
+	MaxHolNs     uint64 // measured max head-of-line wait
 }
 
 // Qdisc is a NIC's arbtable root as read.

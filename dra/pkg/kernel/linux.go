@@ -125,6 +125,9 @@ func (l *Linux) Read(nic string) (Qdisc, error) {
 			Distance:       uint32(ci.distance),
 			GuaranteedRate: uint64(ci.guaranteed_rate),
 			BoundNs:        uint64(ci.guaranteed_bound_ns),
+			Stats: ClassStats{Bytes: uint64(ci.stats.bytes), Packets: uint64(ci.stats.packets),
+				Drops: uint64(ci.stats.drops), ReservedRate: uint64(ci.reserved_rate),
+				MaxHolNs: uint64(ci.max_hol_ns)},
 		})
 	}
 	return q, nil

@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"arbtable.dev/dra/pkg/driver"
+	"arbtable.dev/dra/pkg/events"
 	"arbtable.dev/dra/pkg/podnet"
 )
 
@@ -29,6 +30,9 @@ type Driver interface {
 type Plugin struct {
 	D   Driver
 	Net podnet.Finder
+	// Failed, when set, is told of a pod PodUp (events.ClassFailed) or
+	// PodDown (events.ReleaseFailed) failed
+	Failed func(pod events.Object, reason string, err error)
 }
 
 // NetnsPath returns the sandbox's network namespace path.
@@ -72,6 +76,9 @@ func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, _ []*a
 func (p *Plugin) RunPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
 	s := p.sandbox(pod)
 	if err := p.D.PodUp(ctx, s.PodUID, s.HostIf, s.IfErr); err != nil {
+		if p.Failed != nil {
+			p.Failed(events.Pod(pod.GetNamespace(), pod.GetName(), s.PodUID), events.ClassFailed, err)
+		}
 		return fmt.Errorf("arbtable-dra: pod %s/%s: %w", pod.GetNamespace(), pod.GetName(), err)
 	}
 	return nil
@@ -90,6 +97,9 @@ func (p *Plugin) RemovePodSandbox(ctx context.Context, pod *api.PodSandbox) erro
 func (p *Plugin) down(ctx context.Context, pod *api.PodSandbox) error {
 	if err := p.D.PodDown(ctx, pod.GetUid()); err != nil {
 		klog.FromContext(ctx).Error(err, "releasing a pod's arbtable class", "pod", pod.GetNamespace()+"/"+pod.GetName())
+		if p.Failed != nil {
+			p.Failed(events.Pod(pod.GetNamespace(), pod.GetName(), pod.GetUid()), events.ReleaseFailed, err)
+		}
 		return err
 	}
 	return nil

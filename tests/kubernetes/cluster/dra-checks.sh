@@ -780,3 +780,83 @@ dra_check_quota() {
 	k delete namespace $ns --wait=true --timeout=180s >/dev/null 2>&1
 	k delete deviceclass small.arbtable.dev >/dev/null 2>&1
 }
+
+# scrape PATH: the driver's HTTP answer on the node's address, port 9877
+# (the DaemonSet's --metrics-address=$(HOST_IP):9877), status line and
+# body; bash's /dev/tcp, no curl in the guest needed
+scrape() {
+	local ip
+	ip=$(k get node "$NODE" -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
+	timeout 10 bash -c 'exec 3<>"/dev/tcp/$1/9877" && printf "GET %s HTTP/1.0\r\n\r\n" "$2" >&3 && cat <&3' _ "$ip" "$1" | tr -d '\r'
+}
+
+# metric NAME LABEL=VALUE...: the value of the sample of NAME whose labels
+# include each LABEL="VALUE", from one scrape
+metric() {
+	local name=$1
+	shift
+	scrape /metrics | awk -v n="$name" -v want="$*" '
+		index($0, n "{") == 1 || $1 == n {
+			split(want, w, " ")
+			for (i in w) { split(w[i], kv, "="); if (index($0, kv[1] "=\"" kv[2] "\"") == 0) next }
+			print $NF; exit
+		}'
+}
+
+# What operators see: the driver's pod Ready through its readiness probe
+# (NRI connected, slices published); /metrics read from the kernel (a
+# claim's class bytes, bound and admission equal arbtablectl's; the NIC's
+# free slots the kernel's); a refused Prepare (a share above maxShare) as
+# PrepareRefused Events on the pod and on its claim.
+dra_check_ops() {
+	local ready code cid kb k0 k1 mb mbound mfree kf ev evc claim
+	ready=$(k -n kube-system get pod -l app.kubernetes.io/name=arbtable-dra -o jsonpath='{.items[0].status.conditions[?(@.type=="Ready")].status}')
+	code=$(scrape /readyz | head -n1)
+	tap_check "the driver's pod is Ready by its probe (/readyz: $code)" test "$ready" = True -a "${code#* }" = "200 OK"
+	CLAIM_NIC=$NET claim_pod ops-a 6000000 20000000 10.77.0.2 5206 5
+	if ! k wait --for=condition=Ready pod/ops-a --timeout=300s >/dev/null; then
+		tap_fail "a claim's pod runs for the metrics"
+		return
+	fi
+	# its transfer (5 s after start, 5 s long) over: the counters rest
+	sleep 15
+	claim=$(k get pod ops-a -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
+	cid=$(pod_claim_status ops-a | jq -r '.classID // empty')
+	kb=$(kclass "$NET" "$cid" | jq -r '.stats.guaranteed_bound // empty')
+	# the kernel's bytes read before and after the scrape (a neighbour
+	# solicitation may pass in between)
+	k0=$(kclass "$NET" "$cid" | jq -r '.stats.bytes // empty')
+	mb=$(metric arbtable_dra_claim_sent_bytes_total claim="$claim" class="$cid")
+	k1=$(kclass "$NET" "$cid" | jq -r '.stats.bytes // empty')
+	mb=$(fcalc "${mb:-0}" | cut -d. -f1)
+	mbound=$(metric arbtable_dra_claim_guaranteed_bound_seconds claim="$claim" class="$cid")
+	diag "claim $claim class $cid: kernel bytes ${k0:-?}..${k1:-?} bound ${kb:-?} ns; metrics bytes ${mb:-?} bound ${mbound:-?} s"
+	tap_check "/metrics: the claim's class is admitted (arbtable_dra_claim_admitted 1)" \
+		test "$(metric arbtable_dra_claim_admitted claim="$claim")" = 1
+	tap_check "/metrics: the claim's sent bytes are the kernel's ($mb in ${k0:-none}..${k1:-none})" \
+		test "${k0:-0}" -gt 0 -a "$mb" -ge "${k0:-0}" -a "$mb" -le "${k1:-0}"
+	tap_check "/metrics: the claim's guaranteed bound is the kernel's (${mbound:-none} s, ${kb:-none} ns)" \
+		fcmp "${mbound:-0} * 1e9 > ${kb:-0} - 0.5 && ${mbound:-0} * 1e9 < ${kb:-0} + 0.5 && ${kb:-0} > 0"
+	mfree=$(metric arbtable_dra_nic_free_slots nic="$NET" table=high)
+	kf=$(kfree "$NET")
+	tap_check "/metrics: $NET's free HIGH slots are the kernel's (${mfree:-none} = $kf)" test "${mfree:-x}" = "$kf"
+	k delete pod ops-a --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate ops-a >/dev/null 2>&1
+	# a share above maxShare (255): the scheduler allocates a share device,
+	# Prepare refuses it; the pod stays in ContainerCreating
+	share_pod ops-bad 256 "$NET"
+	claim=
+	for _ in $(seq 120); do
+		claim=$(k get pod ops-bad -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}' 2>/dev/null)
+		ev=$(k get events --field-selector involvedObject.kind=Pod,involvedObject.name=ops-bad,reason=PrepareRefused -o jsonpath='{.items[0].message}' 2>/dev/null)
+		evc=
+		[ -n "$claim" ] && evc=$(k get events --field-selector involvedObject.kind=ResourceClaim,involvedObject.name="$claim",reason=PrepareRefused -o jsonpath='{.items[0].message}' 2>/dev/null)
+		[ -n "$ev" ] && [ -n "$evc" ] && break
+		sleep 1
+	done
+	diag "PrepareRefused on pod ops-bad: ${ev:-none}; on claim ${claim:-?}: ${evc:-none}"
+	tap_check "a refused Prepare shows as a PrepareRefused Event on the pod and on its claim, with the reason" \
+		bash -c '[[ $1 == *"maxShare 255"* && $2 == *"maxShare 255"* ]]' _ "$ev" "$evc"
+	k delete pod ops-bad --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate ops-bad >/dev/null 2>&1
+}
