@@ -94,6 +94,7 @@ type Driver struct {
 	params map[string]arbcore.Params    // by NIC
 	blocks map[string][]drslices.Block  // by NIC
 	pools  map[string]string            // pool -> NIC
+	rc     reconcileState               // reconcile.go
 }
 
 var _ kubeletplugin.DRAPlugin = &Driver{}
@@ -148,14 +149,25 @@ func (d *Driver) nicsLocked() ([]drslices.NIC, error) {
 		}
 	}
 	var out []drslices.NIC
+	var errs []error
 	marks := drslices.SplitMarks(int(d.markSpan()), len(d.cfg.NICs))
 	for i, nic := range d.cfg.NICs {
+		taints := d.rc.taints[nic]
 		q, err := d.k.Read(nic)
 		if err != nil {
-			return nil, fmt.Errorf("NIC %s: %w", nic, err)
+			// one NIC's error withdraws no other NIC: this one is
+			// published tainted with its last numbers, or left out
+			p, ok := d.params[nic]
+			if !ok {
+				errs = append(errs, fmt.Errorf("NIC %s: %w", nic, err))
+				continue
+			}
+			errs = append(errs, fmt.Errorf("NIC %s (published tainted): %w", nic, err))
+			q = kernel.Qdisc{Params: p}
+			taints = append(slices.Clip(taints), drslices.Taint(drslices.TaintQdisc, "unreadable"))
 		}
 		n := drslices.NIC{Name: nic, Params: q.Params, FreeSlots: arbcore.Slots,
-			FreeLowSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses, Marks: marks[i]}
+			FreeLowSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses, Marks: marks[i], Taints: taints}
 		for _, c := range q.Classes {
 			if mine[nic][c.ClassID&0xffff] {
 				continue
@@ -166,14 +178,15 @@ func (d *Driver) nicsLocked() ([]drslices.NIC, error) {
 		}
 		blocks, err := drslices.Blocks(q.Params)
 		if err != nil {
-			return nil, fmt.Errorf("NIC %s: %w", nic, err)
+			errs = append(errs, fmt.Errorf("NIC %s: %w", nic, err))
+			continue
 		}
 		d.params[nic] = q.Params
 		d.blocks[nic] = blocks
 		d.pools[drslices.PoolName(d.cfg.NodeName, nic)] = nic
 		out = append(out, n)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // Resources returns what the driver publishes now.
@@ -181,22 +194,21 @@ func (d *Driver) Resources() (resourceslice.DriverResources, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	nics, err := d.nicsLocked()
-	if err != nil {
-		return resourceslice.DriverResources{}, err
-	}
-	return drslices.Build(d.cfg.NodeName, nics)
+	res, berr := drslices.Build(d.cfg.NodeName, nics)
+	return res, errors.Join(err, berr)
 }
 
-// Publish publishes the node's resources.
+// Publish publishes the node's resources: the NICs that can be read,
+// even when another cannot (the error names that one).
 func (d *Driver) Publish(ctx context.Context) error {
 	res, err := d.Resources()
-	if err != nil {
+	if len(res.Pools) == 0 && err != nil {
 		return err
 	}
-	if err := d.pub.PublishResources(ctx, res); err != nil {
-		return fmt.Errorf("publishing resource slices: %w", err)
+	if perr := d.pub.PublishResources(ctx, res); perr != nil {
+		return errors.Join(err, fmt.Errorf("publishing resource slices: %w", perr))
 	}
-	return nil
+	return err
 }
 
 // saveLocked writes the checkpoint.
