@@ -164,7 +164,9 @@ func (d *Driver) nicsLocked() ([]drslices.NIC, error) {
 			}
 			errs = append(errs, fmt.Errorf("NIC %s (published tainted): %w", nic, err))
 			q = kernel.Qdisc{Params: p}
-			taints = append(slices.Clip(taints), drslices.Taint(drslices.TaintQdisc, "unreadable"))
+			if !slices.ContainsFunc(taints, func(t resourceapi.DeviceTaint) bool { return t.Key == drslices.TaintQdisc }) {
+				taints = append(slices.Clip(taints), drslices.Taint(drslices.TaintQdisc, "unreadable"))
+			}
 		}
 		n := drslices.NIC{Name: nic, Params: q.Params, FreeSlots: arbcore.Slots,
 			FreeLowSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses, Marks: marks[i], Taints: taints}

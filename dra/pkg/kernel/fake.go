@@ -26,6 +26,8 @@ type Fake struct {
 	// ReadErr makes Read of a NIC fail with this error (a module
 	// missing, a dump the library cannot parse).
 	ReadErr map[string]error
+	// NoModule makes EnsureRoot fail as without sch_arbtable.
+	NoModule bool
 }
 
 type fakeNIC struct {
@@ -72,6 +74,9 @@ func (f *Fake) EnsureRoot(nic string, cfg RootConfig) error {
 	defer f.mu.Unlock()
 	if _, ok := f.nics[nic]; ok {
 		return nil
+	}
+	if f.NoModule {
+		return fmt.Errorf("creating the root on %s: unknown qdisc kind arbtable", nic)
 	}
 	p, ok := f.Params[nic]
 	if !ok {
@@ -280,6 +285,10 @@ func (f *Fake) SetLink(nic string, l Link) {
 	if p, ok := f.Params[nic]; ok && l.Speed > 0 {
 		p.Rate = l.Speed
 		f.Params[nic] = p
+	}
+	// the root's mtu follows the device's (not pinned)
+	if n, ok := f.nics[nic]; ok && l.MTU > 0 {
+		n.q.Params.MTU = l.MTU
 	}
 }
 
