@@ -185,7 +185,11 @@ func TestReconcile(t *testing.T) {
 			e.podWith(t, "a", c)
 			e.podWith(t, "b", claim("b", "eth1", 2, 0, "pod-b"))
 			tc.event(e)
+			n := e.pub.count
 			err := e.d.Reconcile(context.Background())
+			if e.pub.count != n+1 {
+				t.Fatalf("%d publishes in the pass, want 1", e.pub.count-n)
+			}
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("Reconcile: %v, want an error %v", err, tc.wantErr)
 			}
