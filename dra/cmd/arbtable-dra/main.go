@@ -60,7 +60,7 @@ func parseFlags() (options, error) {
 	flag.Uint64Var(&o.systemDistance, "system-distance", 64, "distance of the system class's HIGH rate")
 	flag.Uint64Var(&o.markPrio, "mark-prio", 0xa7b, "prio of the mark filter on pods' host-side interfaces")
 	flag.Uint64Var(&o.fwPrio, "fw-prio", 0xa7b, "prio of the fw filters on the roots")
-	flag.DurationVar(&o.republish, "republish", 30*time.Second, "period of re-reading the roots and re-publishing")
+	flag.DurationVar(&o.republish, "republish", 10*time.Second, "period of the reconcile loop: links, roots and classes checked, slices re-published")
 	klog.InitFlags(nil)
 	flag.Parse()
 	if o.node == "" {
@@ -213,22 +213,13 @@ func run() error {
 		return err
 	}
 	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}})
-	// re-read the roots now and then: classes admitted outside claims, a
-	// changed rate or mtu change the counters and the blocks' numbers
-	// (the helper updates slices only when they differ)
+	// the reconcile loop (driver/reconcile.go): links, speeds, mtus,
+	// roots and classes changed under the driver, then a publish (the
+	// helper updates slices only when they differ)
 	go func() {
 		t := time.NewTicker(o.republish)
 		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := d.Publish(ctx); err != nil {
-					logger.Error(err, "re-publishing resource slices")
-				}
-			}
-		}
+		d.Run(ctx, t.C)
 	}()
 	logger.Info("arbtable-dra running", "node", o.node, "nics", nics, "markMask", strconv.FormatUint(o.markMask, 16))
 	<-ctx.Done()
