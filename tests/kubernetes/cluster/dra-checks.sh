@@ -606,3 +606,78 @@ dra_check_admin() {
 		test "$aa" = true -a "$free1" = "$free0" -a "$cls1" = "$cls0"
 	k delete namespace $ns --wait=true --timeout=120s >/dev/null 2>&1
 }
+
+# dra_taints NIC: the taint keys on NIC's published devices, one a line
+dra_taints() {
+	k get resourceslices -o json |
+		jq -r --arg n "$1" '[.items[].spec.devices // [] | .[] | select(.attributes["arbtable.dev/nic"].string == $n or .attributes["nic"].string == $n) |
+			.taints // [] | .[].key] | unique | .[]'
+}
+
+dra_tainted() { dra_taints "$1" | grep -qx "$2"; }
+dra_untainted() { [ -z "$(dra_taints "$1")" ]; }
+
+# kback NIC CLASSID: the arbtable root is back on NIC with CLASSID and the
+# fw filter to it
+kback() {
+	tc qdisc show dev "$1" root | grep -q 'arbtable 1: root' && [ -n "$(kclass "$1" "$2")" ] &&
+		tc filter show dev "$1" parent 1: | grep -q "classid $2"
+}
+
+# until_true SECONDS CMD...: CMD succeeds within SECONDS (checked each second)
+until_true() {
+	local t=$1
+	shift
+	for _ in $(seq "$t"); do
+		"$@" && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# The node as it changes ($NIC2, a veth: its speed cannot change, and the
+# driver is given its rate, so no speed change here; the unit tests cover
+# it): link down taints the NIC's devices (NoSchedule: a new claim on it
+# stays Pending) and leaves the other NIC's as they were; link up lifts
+# the taint; a root replaced by hand, and a class deleted by hand, come
+# back with the claim's class and its fw filter within the loop's period
+# (--republish, 10 s)
+dra_check_node_changes() {
+	local cid n2 cls
+	CLAIM_NIC=$NIC2 claim_pod chg-a 2000000 400000000
+	tap_check "a claim on $NIC2 runs" k wait --for=condition=Ready pod/chg-a --timeout=300s
+	cid=$(pod_claim_status chg-a | jq -r '.classID // empty')
+	ip link set $NIC2 down
+	tap_check "link down: $NIC2's devices tainted arbtable.dev/link-down" \
+		until_true 30 dra_tainted $NIC2 arbtable.dev/link-down
+	n2=$(dra_devices $NIC2)
+	diag "$NIC2 down: $n2 devices, taints $(dra_taints $NIC2 | tr '\n' ' '); $NET's: $(dra_taints "$NET" | tr '\n' ' ')"
+	tap_check "link down withdraws nothing and taints no other NIC ($NIC2 $n2 devices, $NET untainted)" \
+		test "$n2" -gt 0 -a -z "$(dra_taints "$NET")"
+	tap_check "link down: the published capacity is still the root's (linkBits 20000000)" \
+		test "$(k get resourceslices -o json | jq --arg n $NIC2 '[.items[].spec.devices // [] | .[] |
+			select(.attributes["arbtable.dev/nic"].string == $n or .attributes["nic"].string == $n) |
+			(.attributes["arbtable.dev/linkBits"].int // .attributes["linkBits"].int)] | unique | .[0]')" = 20000000
+	CLAIM_NIC=$NIC2 claim_pod chg-b 2000000 400000000
+	wait_pods_settled 60 chg-b
+	tap_check "a new claim on the tainted NIC is not placed" \
+		test "$(k get pod chg-b -o jsonpath='{.status.phase}')" != Running
+	ip link set $NIC2 up
+	tap_check "link up: the taint is lifted" \
+		until_true 30 dra_untainted $NIC2
+	tap_check "link up: the Pending claim is placed" k wait --for=condition=Ready pod/chg-b --timeout=300s
+	tc qdisc replace dev $NIC2 root fq
+	tap_check "a root replaced by hand is made again with chg-a's class ${cid:-none} and its fw filter" \
+		until_true 30 kback $NIC2 "$cid"
+	diag "$(tc qdisc show dev $NIC2 root; tc class show dev $NIC2; tc filter show dev $NIC2 parent 1:)"
+	if tc class del dev $NIC2 classid "$cid"; then
+		tap_check "a class deleted by hand is admitted again (${cid:-none})" \
+			until_true 30 kback $NIC2 "$cid"
+	else
+		tap_fail "a class deleted by hand is admitted again: tc class del $cid refused"
+	fi
+	cls=$(kclass $NIC2 "$cid")
+	diag "chg-a's class now: $cls"
+	k delete pod chg-a chg-b --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate --all >/dev/null 2>&1
+}
