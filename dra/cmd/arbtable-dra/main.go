@@ -177,17 +177,14 @@ func run() error {
 	defer k.Close()
 
 	cfg := o.config()
-	// a NIC whose root cannot be made is left out, not fatal: the node and
-	// its pods keep working
-	var nics []string
+	// a NIC whose root cannot be made is not fatal: the node and its pods
+	// keep working, and the reconcile loop taints it (or leaves it out)
+	// until the root can be made
 	for _, nic := range cfg.NICs {
 		if err := k.EnsureRoot(nic, cfg.Root); err != nil {
-			logger.Error(err, "NIC left out", "nic", nic)
-			continue
+			logger.Error(err, "NIC not served for now", "nic", nic)
 		}
-		nics = append(nics, nic)
 	}
-	cfg.NICs = nics
 	pub := &publisher{}
 	d, err := driver.New(cfg, k, pub, &claimstatus.Writer{Client: client})
 	if err != nil {
@@ -209,8 +206,9 @@ func run() error {
 	}
 	defer h.Stop()
 	pub.h = h
-	if err := d.Publish(ctx); err != nil {
-		return err
+	// the first pass: roots made again, NICs tainted, slices published
+	if err := d.Reconcile(ctx); err != nil {
+		logger.Error(err, "reconciling the NICs")
 	}
 	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}})
 	// the reconcile loop (driver/reconcile.go): links, speeds, mtus,
@@ -221,7 +219,7 @@ func run() error {
 		defer t.Stop()
 		d.Run(ctx, t.C)
 	}()
-	logger.Info("arbtable-dra running", "node", o.node, "nics", nics, "markMask", strconv.FormatUint(o.markMask, 16))
+	logger.Info("arbtable-dra running", "node", o.node, "nics", cfg.NICs, "markMask", strconv.FormatUint(o.markMask, 16))
 	<-ctx.Done()
 	// nothing is released on the way out: a restart or rollout withdraws
 	// nothing, the next instance reconciles

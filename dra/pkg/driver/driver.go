@@ -123,17 +123,33 @@ func (d *Driver) owned(minor uint32) bool {
 }
 
 // Start ensures each NIC's root and publishes the node's resources. It
-// withdraws nothing: classes recorded in the checkpoint stay admitted.
+// withdraws nothing: classes recorded in the checkpoint stay admitted. A
+// NIC it cannot serve (no module, no such interface) is the reconcile
+// pass's: tainted or left out, the others served; Start fails only when
+// no NIC is published.
 func (d *Driver) Start(ctx context.Context) error {
+	var errs []error
 	for _, nic := range d.cfg.NICs {
 		if err := d.k.EnsureRoot(nic, d.cfg.Root); err != nil {
-			return fmt.Errorf("NIC %s: %w", nic, err)
+			errs = append(errs, fmt.Errorf("NIC %s: %w", nic, err))
 		}
 	}
 	if err := d.ReconcileKernel(ctx); err != nil {
-		return err
+		errs = append(errs, err)
 	}
-	return d.Publish(ctx)
+	if err := d.Reconcile(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	d.mu.Lock()
+	none := len(d.pools) == 0
+	d.mu.Unlock()
+	if none {
+		return errors.Join(append(errs, errors.New("no NIC can be published"))...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		klog.FromContext(ctx).Error(err, "starting: NICs tainted or left out")
+	}
+	return nil
 }
 
 // nicsLocked reads the NICs and returns what to publish: the counters

@@ -272,3 +272,22 @@ func TestRun(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestStartWithoutANIC: a NIC that cannot be served at start (no such
+// interface) is left out; the driver starts and serves the others.
+func TestStartWithoutANIC(t *testing.T) {
+	e := &env{k: kernel.NewFake(map[string]arbcore.Params{"eth0": fast, "eth1": slow}),
+		pub: &fakePub{}, status: &fakeStatus{got: map[string]DeviceStatus{}}, cfg: testConfig(t)}
+	e.cfg.NICs = []string{"eth2", "eth0", "eth1"}
+	e.start(t)
+	if _, ok := e.pub.last.Pools[drslices.PoolName("node1", "eth2")]; ok {
+		t.Errorf("eth2 published")
+	}
+	for _, nic := range []string{"eth0", "eth1"} {
+		if got := e.taintKeys(t, nic); len(got) != 0 {
+			t.Errorf("%s taints %v", nic, got)
+		}
+	}
+	e.podWith(t, "a", claim("a", "eth0", 4, 0, "pod-a"))
+	e.shaped(t, "a")
+}

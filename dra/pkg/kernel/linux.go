@@ -107,6 +107,10 @@ func (l *Linux) Read(nic string) (Qdisc, error) {
 	if qi.xstats_fields&C.ARBTABLE_QX_LINK_RATE != 0 {
 		q.LinkRate = uint64(qi.link_rate)
 	}
+	if q.Params.Rate == 0 {
+		// a module that reports no capacity (before xstats had it)
+		q.Params.Rate = uint64(qi.link_rate)
+	}
 	if qi.xstats_fields&C.ARBTABLE_QX_BROKEN != 0 {
 		q.Broken = uint32(qi.broken)
 	}
