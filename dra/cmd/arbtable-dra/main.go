@@ -219,6 +219,12 @@ func run() error {
 		defer t.Stop()
 		d.Run(ctx, t.C)
 	}()
+	// a NIC's link events start a pass at once, not at the next tick
+	go func() {
+		if err := kernel.WatchLinks(ctx, cfg.NICs, d.Trigger); err != nil {
+			logger.Error(err, "link events: the loop's period alone")
+		}
+	}()
 	logger.Info("arbtable-dra running", "node", o.node, "nics", cfg.NICs, "markMask", strconv.FormatUint(o.markMask, 16))
 	<-ctx.Done()
 	// nothing is released on the way out: a restart or rollout withdraws

@@ -10,11 +10,13 @@ package kernel
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -394,4 +396,37 @@ func (l *Linux) DeleteRoot(nic string) error {
 		return l.err(rc, "deleting the arbtable root of "+nic)
 	}
 	return nil
+}
+
+// WatchLinks calls fn at every rtnetlink link event of one of nics (down,
+// up, speed, mtu, a rename away from or to the name) until ctx ends; the
+// events of other interfaces (pods' veths) are ignored.
+func WatchLinks(ctx context.Context, nics []string, fn func()) error {
+	ch := make(chan netlink.LinkUpdate, 64)
+	if err := netlink.LinkSubscribe(ch, ctx.Done()); err != nil {
+		return fmt.Errorf("subscribing to link events: %w", err)
+	}
+	idx := map[int32]bool{}
+	for _, n := range nics {
+		if i, err := linkIndex(n); err == nil {
+			idx[int32(i)] = true
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case u, ok := <-ch:
+			if !ok {
+				return errors.New("link events: the subscription ended")
+			}
+			name := u.Attrs().Name
+			if idx[u.Index] || slices.Contains(nics, name) {
+				if slices.Contains(nics, name) {
+					idx[u.Index] = true
+				}
+				fn()
+			}
+		}
+	}
 }
