@@ -23,6 +23,10 @@ type reconcileState struct {
 	once    sync.Once
 	trigger chan struct{}
 	taints  map[string][]resourceapi.DeviceTaint // by NIC, from the last pass
+	// remadeAt is the link speed each NIC's root was last made again
+	// for: a root that comes back at another capacity is not remade at
+	// every pass for the same speed (each remake drops what is queued)
+	remadeAt map[string]uint64
 }
 
 func (d *Driver) triggerCh() chan struct{} {
@@ -139,7 +143,14 @@ func (d *Driver) reconcileNICLocked(ctx context.Context, nic string) ([]resource
 		p := q.Params
 		p.Rate = link.Speed
 		why := d.rebuildableLocked(nic, q, p)
+		if why == "" && d.rc.remadeAt[nic] == link.Speed {
+			why = fmt.Sprintf("link-%dMbit-root-remade-at-%dMbit", link.Speed*8/1e6, q.Params.Rate*8/1e6)
+		}
 		if why == "" {
+			if d.rc.remadeAt == nil {
+				d.rc.remadeAt = map[string]uint64{}
+			}
+			d.rc.remadeAt[nic] = link.Speed
 			logger.Info("the link speed changed: making the root again at it", "nic", nic,
 				"capacity", q.Params.Rate, "link", link.Speed)
 			if err := d.k.DeleteRoot(nic); err != nil {

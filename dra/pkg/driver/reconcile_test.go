@@ -291,3 +291,26 @@ func TestStartWithoutANIC(t *testing.T) {
 	e.podWith(t, "a", claim("a", "eth0", 4, 0, "pod-a"))
 	e.shaped(t, "a")
 }
+
+// TestReconcileRemakesOnce: a root made again for a link speed that it
+// does not take (the kernel reads another) is not remade at every pass.
+func TestReconcileRemakesOnce(t *testing.T) {
+	e := newEnv(t)
+	e.podWith(t, "a", claim("a", "eth0", 4, 0, "pod-a"))
+	// the link reads faster, but a new root still gets fast.Rate (Links
+	// set without SetLink: the model's params stay)
+	e.k.Links["eth0"] = kernel.Link{Exists: true, Up: true, Speed: 2 * fast.Rate, MTU: fast.MTU}
+	n := e.k.Roots
+	for i := 0; i < 3; i++ {
+		if err := e.d.Reconcile(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.k.Roots != n+1 {
+		t.Errorf("%d roots made in 3 passes, want 1", e.k.Roots-n)
+	}
+	e.shaped(t, "a")
+	if r := e.k.Root("eth0"); r != fast.Rate || e.linkBits(t, "eth0") != int64(fast.Rate*8) {
+		t.Errorf("root %d, published %d, want the kernel's %d", r, e.linkBits(t, "eth0"), fast.Rate)
+	}
+}

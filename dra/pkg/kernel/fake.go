@@ -28,6 +28,8 @@ type Fake struct {
 	ReadErr map[string]error
 	// NoModule makes EnsureRoot fail as without sch_arbtable.
 	NoModule bool
+	// Roots counts the roots EnsureRoot made.
+	Roots int
 }
 
 type fakeNIC struct {
@@ -88,6 +90,7 @@ func (f *Fake) EnsureRoot(nic string, cfg RootConfig) error {
 	}
 	n := &fakeNIC{q: Qdisc{Handle: cfg.Handle, Params: p, Default: cfg.SystemMinor}, plan: pl, idx: map[uint32]int{}}
 	f.nics[nic] = n
+	f.Roots++
 	sys := Class{ClassID: cfg.Handle | cfg.SystemMinor}
 	if cfg.SystemRate > 0 {
 		c, err := f.admitLocked(n, sys.ClassID, cfg.SystemRate, cfg.SystemDistance, 0)
