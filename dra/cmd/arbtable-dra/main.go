@@ -63,7 +63,7 @@ func parseFlags() (options, error) {
 	flag.Uint64Var(&o.systemDistance, "system-distance", 64, "distance of the system class's HIGH rate")
 	flag.Uint64Var(&o.markPrio, "mark-prio", 0xa7b, "prio of the mark filter on pods' host-side interfaces")
 	flag.Uint64Var(&o.fwPrio, "fw-prio", 0xa7b, "prio of the fw filters on the roots")
-	flag.DurationVar(&o.republish, "republish", 30*time.Second, "period of re-reading the roots and re-publishing")
+	flag.DurationVar(&o.republish, "republish", 10*time.Second, "period of the reconcile loop: links, roots and classes checked, slices re-published")
 	flag.StringVar(&o.metricsAddress, "metrics-address", "", "HOST:PORT serving /metrics, /healthz and /readyz (\"\": none)")
 	klog.InitFlags(nil)
 	flag.Parse()
@@ -181,17 +181,14 @@ func run() error {
 	defer k.Close()
 
 	cfg := o.config()
-	// a NIC whose root cannot be made is left out, not fatal: the node and
-	// its pods keep working
-	var nics []string
+	// a NIC whose root cannot be made is not fatal: the node and its pods
+	// keep working, and the reconcile loop taints it (or leaves it out)
+	// until the root can be made
 	for _, nic := range cfg.NICs {
 		if err := k.EnsureRoot(nic, cfg.Root); err != nil {
-			logger.Error(err, "NIC left out", "nic", nic)
-			continue
+			logger.Error(err, "NIC not served for now", "nic", nic)
 		}
-		nics = append(nics, nic)
 	}
-	cfg.NICs = nics
 	pub := &publisher{}
 	d, err := driver.New(cfg, k, pub, &claimstatus.Writer{Client: client})
 	if err != nil {
@@ -220,34 +217,32 @@ func run() error {
 	defer h.Stop()
 	pub.h = h
 	health := &metrics.Health{}
-	if _, err := serveMetrics(ctx, o.metricsAddress, &metrics.Collector{NICs: nics, K: k, Claims: d.Records}, health); err != nil {
+	if _, err := serveMetrics(ctx, o.metricsAddress, &metrics.Collector{NICs: cfg.NICs, K: k, Claims: d.Records}, health); err != nil {
 		return fmt.Errorf("--metrics-address: %w", err)
 	}
-	if err := d.Publish(ctx); err != nil {
-		return err
+	// readiness follows each pass's publish, not a NIC's own error (a
+	// NIC it cannot serve is published tainted)
+	d.OnPublish = health.SetPublished
+	// the first pass: roots made again, NICs tainted, slices published
+	if err := d.Reconcile(ctx); err != nil {
+		logger.Error(err, "reconciling the NICs")
 	}
-	health.SetPublished(nil)
 	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Failed: d.PodFailed}, health)
-	// re-read the roots now and then: classes admitted outside claims, a
-	// changed rate or mtu change the counters and the blocks' numbers
-	// (the helper updates slices only when they differ)
+	// the reconcile loop (driver/reconcile.go): links, speeds, mtus,
+	// roots and classes changed under the driver, then a publish (the
+	// helper updates slices only when they differ)
 	go func() {
 		t := time.NewTicker(o.republish)
 		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				err := d.Publish(ctx)
-				if err != nil {
-					logger.Error(err, "re-publishing resource slices")
-				}
-				health.SetPublished(err)
-			}
+		d.Run(ctx, t.C)
+	}()
+	// a NIC's link events start a pass at once, not at the next tick
+	go func() {
+		if err := kernel.WatchLinks(ctx, cfg.NICs, d.Trigger); err != nil {
+			logger.Error(err, "link events: the loop's period alone")
 		}
 	}()
-	logger.Info("arbtable-dra running", "node", o.node, "nics", nics, "markMask", strconv.FormatUint(o.markMask, 16))
+	logger.Info("arbtable-dra running", "node", o.node, "nics", cfg.NICs, "markMask", strconv.FormatUint(o.markMask, 16))
 	<-ctx.Done()
 	// nothing is released on the way out: a restart or rollout withdraws
 	// nothing, the next instance reconciles
