@@ -31,6 +31,8 @@
 #include <linux/netdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
+#include <net/dst.h>
+#include <net/net_namespace.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/pkt_cls.h>
@@ -88,6 +90,10 @@ struct arbtable_class {
 	bool				broken;
 };
 
+/* arbtable_sched.cls_limits: classification paths closed */
+#define ARBTABLE_NO_PRIO_CLASSID	BIT(0)	/* skb->priority as a classid */
+#define ARBTABLE_NO_FOREIGN		BIT(1)	/* any, for foreign packets */
+
 struct arbtable_sched {
 	struct Qdisc			*sch;
 	struct list_head		list;		/* on arbtable_list */
@@ -131,6 +137,7 @@ struct arbtable_sched {
 	u8				mode;
 	u8				maxweight;
 	bool				mtu_pinned;	/* 'mtu' given: do not follow */
+	u8				cls_limits;	/* ARBTABLE_NO_*, 0 usually */
 	u8				stall_next;	/* next stalled class to retry */
 
 	u64				unclassified_pkts;
@@ -164,6 +171,7 @@ struct arbtable_cfg {
 	u8	highlimit;
 	u8	accounting;
 	u8	maxweight;
+	u8	cls_limits;
 	bool	set_tbl[ARB_NTABLES];
 	u8	cls[ARB_NTABLES][ARB_SLOTS];
 	u8	weight[ARB_NTABLES][ARB_SLOTS];
@@ -228,6 +236,8 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
 	[TCA_ARBTABLE_MTU_FOLLOW] = { .type = NLA_FLAG },
 	[TCA_ARBTABLE_RATE_LINK] = { .type = NLA_FLAG },
+	[TCA_ARBTABLE_PRIO_CLASSID] = { .type = NLA_U32 },	/* 0/1, own message */
+	[TCA_ARBTABLE_CLASSIFY_FOREIGN] = { .type = NLA_U32 },
 	/* what nla_put_u64_64bit() puts before a u64 on some arches
 	 * (i386): taken, so a dump is accepted back, and ignored
 	 */
@@ -800,9 +810,40 @@ static bool arbtable_retry_stalled(struct arbtable_sched *q, bool all)
 #define ARBTABLE_UNCLASSIFIED	((struct arbtable_class *)1UL)
 #define ARBTABLE_STOLEN		((struct arbtable_class *)2UL)
 
+/* skb->priority naming one of our classes, or NULL */
+static __always_inline struct arbtable_class *
+arbtable_classify_prio(struct sk_buff *skb, struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+
+	if (TC_H_MAJ(skb->priority ^ sch->handle))
+		return NULL;
+	cl = q->by_minor[skb->priority & (ARB_MAX_CLASSES - 1)];
+	if (likely(cl && cl->common.classid == skb->priority))
+		return cl;
+	return arbtable_find_class(sch, skb->priority);
+}
+
+/* Not routed in the device's netns: another netns's socket reached it
+ * through a macvlan or ipvlan L2 (no scrub), or it was bridged or sent
+ * by a packet socket. Its mark and priority are whatever that sender
+ * set, and skb_iif is no proof of forwarding: mirred and a bridge set it
+ * to a device the sender made, with the ifindex it chose. The dst is
+ * made by routing in one netns, which a pod cannot do in ours.
+ */
+static bool arbtable_foreign(struct sk_buff *skb, struct Qdisc *sch)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	struct net_device *dev = dst ? READ_ONCE(dst->dev) : NULL;
+
+	return !dev || !net_eq(dev_net(dev), dev_net(qdisc_dev(sch)));
+}
+
 /* Filters, priomap, default class: the classification paths after the
  * skb->priority fast path, out of line so that path sets up no tcf_result
- * (and no stack protector) per packet.
+ * (and no stack protector) per packet; and the whole of it when a
+ * classification path is closed (cls_limits).
  */
 static noinline struct arbtable_class *
 arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
@@ -812,6 +853,17 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 	struct tcf_result res;
 	struct tcf_proto *fl;
 	int result;
+
+	if (q->cls_limits) {
+		if ((q->cls_limits & ARBTABLE_NO_FOREIGN) &&
+		    arbtable_foreign(skb, sch))
+			return q->default_cl ?: ARBTABLE_UNCLASSIFIED;
+		if (!(q->cls_limits & ARBTABLE_NO_PRIO_CLASSID)) {
+			cl = arbtable_classify_prio(skb, sch);
+			if (cl)
+				return cl;
+		}
+	}
 
 	fl = rcu_dereference_bh(q->filter_list);
 	if (fl) {
@@ -841,7 +893,8 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 
 /* Order: skb->priority naming a class, tc filters, priomap, default class;
  * NULL means drop, ARBTABLE_STOLEN that an action took the packet,
- * ARBTABLE_UNCLASSIFIED the internal best-effort queue.
+ * ARBTABLE_UNCLASSIFIED the internal best-effort queue. cls_limits may
+ * close the first path or all of them: one byte tested when it is 0.
  */
 static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 						struct Qdisc *sch)
@@ -849,11 +902,8 @@ static struct arbtable_class *arbtable_classify(struct sk_buff *skb,
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
 
-	if (TC_H_MAJ(skb->priority ^ sch->handle) == 0) {
-		cl = q->by_minor[skb->priority & (ARB_MAX_CLASSES - 1)];
-		if (likely(cl && cl->common.classid == skb->priority))
-			return cl;
-		cl = arbtable_find_class(sch, skb->priority);
+	if (likely(!q->cls_limits)) {
+		cl = arbtable_classify_prio(skb, sch);
 		if (cl)
 			return cl;
 	}
@@ -1350,6 +1400,45 @@ static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
 	return 0;
 }
 
+/* TCA_ARBTABLE_PRIO_CLASSID and _CLASSIFY_FOREIGN: 1 (the default) keeps
+ * a classification path, 0 closes it (@bit of cls_limits); false when
+ * the value is neither
+ */
+static bool arbtable_parse_limit(struct arbtable_cfg *cfg,
+				 const struct nlattr *a, u8 bit)
+{
+	u32 v;
+
+	if (!a)
+		return true;
+	v = nla_get_u32(a);
+	if (v > 1)
+		return false;
+	if (v)
+		cfg->cls_limits &= ~bit;
+	else
+		cfg->cls_limits |= bit;
+	return true;
+}
+
+static int arbtable_parse_limits(struct arbtable_cfg *cfg, struct nlattr **tb,
+				 struct netlink_ext_ack *extack)
+{
+	if (!arbtable_parse_limit(cfg, tb[TCA_ARBTABLE_PRIO_CLASSID],
+				  ARBTABLE_NO_PRIO_CLASSID)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_PRIO_CLASSID],
+				    "prioclassid is 0 (noprioclassid) or 1 (prioclassid)");
+		return -EINVAL;
+	}
+	if (!arbtable_parse_limit(cfg, tb[TCA_ARBTABLE_CLASSIFY_FOREIGN],
+				  ARBTABLE_NO_FOREIGN)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_CLASSIFY_FOREIGN],
+				    "classifyforeign is 0 (noclassifyforeign) or 1 (classifyforeign)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void arbtable_cfg_from_sched(struct Qdisc *sch, struct arbtable_cfg *cfg)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
@@ -1365,6 +1454,7 @@ static void arbtable_cfg_from_sched(struct Qdisc *sch, struct arbtable_cfg *cfg)
 	cfg->highlimit = q->arb.highlimit;
 	cfg->accounting = q->arb.accounting;
 	cfg->maxweight = q->maxweight;
+	cfg->cls_limits = q->cls_limits;
 }
 
 static bool arbtable_cfg_has_slots(struct Qdisc *sch,
@@ -1551,6 +1641,9 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		cfg->default_minor = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
 	if (tb[TCA_ARBTABLE_MAXWEIGHT])
 		cfg->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
+	err = arbtable_parse_limits(cfg, tb, extack);
+	if (err)
+		return err;
 	err = arbtable_parse_sizes(sch, cfg, tb, extack);
 	if (!err && tb[TCA_ARBTABLE_PRIOMAP])
 		err = arbtable_parse_priomap(cfg, tb[TCA_ARBTABLE_PRIOMAP],
@@ -1662,6 +1755,10 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 	q->mode = cfg->mode;
 	memcpy(q->priomap, cfg->priomap, sizeof(q->priomap));
 	q->default_minor = cfg->default_minor;
+	/* a root's device drops the dst before the qdisc unless told */
+	if (cfg->cls_limits & ARBTABLE_NO_FOREIGN)
+		netif_keep_dst(qdisc_dev(sch));
+	q->cls_limits = cfg->cls_limits;
 	arbtable_cache_classes(sch);
 	q->maxweight = cfg->maxweight;
 	if (cfg->highlimit != q->arb.highlimit)
@@ -2051,7 +2148,11 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_ARBTABLE_MAXWEIGHT, q->maxweight) ||
 	    (q->burst && nla_put_u32(skb, TCA_ARBTABLE_BURST, q->burst)) ||
 	    (!q->mtu_pinned && nla_put_flag(skb, TCA_ARBTABLE_MTU_FOLLOW)) ||
-	    (!q->shaper.bps && nla_put_flag(skb, TCA_ARBTABLE_RATE_LINK)))
+	    (!q->shaper.bps && nla_put_flag(skb, TCA_ARBTABLE_RATE_LINK)) ||
+	    nla_put_u32(skb, TCA_ARBTABLE_PRIO_CLASSID,
+			!(q->cls_limits & ARBTABLE_NO_PRIO_CLASSID)) ||
+	    nla_put_u32(skb, TCA_ARBTABLE_CLASSIFY_FOREIGN,
+			!(q->cls_limits & ARBTABLE_NO_FOREIGN)))
 		goto nla_put_failure;
 
 	prio = nla_nest_start(skb, TCA_ARBTABLE_PRIOMAP);

@@ -258,6 +258,8 @@ static struct nla_policy arb_qopt_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_LOW]		= { .type = NLA_NESTED },
 	[TCA_ARBTABLE_BURST]		= { .type = NLA_U32 },
 	[TCA_ARBTABLE_MTU_FOLLOW]	= { .type = NLA_FLAG },
+	[TCA_ARBTABLE_PRIO_CLASSID]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_CLASSIFY_FOREIGN]	= { .type = NLA_U32 },
 };
 
 static struct nla_policy arb_copt_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -411,6 +413,18 @@ static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 	if (tb[TCA_ARBTABLE_BURST]) {
 		o->burst = nla_get_u32(tb[TCA_ARBTABLE_BURST]);
 		o->set |= ARBTABLE_Q_BURST;
+	}
+	/* absent from older kernels, which had both paths open */
+	o->prio_classid = 1;
+	o->classify_foreign = 1;
+	if (tb[TCA_ARBTABLE_PRIO_CLASSID]) {
+		o->prio_classid = nla_get_u32(tb[TCA_ARBTABLE_PRIO_CLASSID]);
+		o->set |= ARBTABLE_Q_PRIO_CLASSID;
+	}
+	if (tb[TCA_ARBTABLE_CLASSIFY_FOREIGN]) {
+		o->classify_foreign =
+			nla_get_u32(tb[TCA_ARBTABLE_CLASSIFY_FOREIGN]);
+		o->set |= ARBTABLE_Q_CLASSIFY_FOREIGN;
 	}
 	if (tb[TCA_ARBTABLE_PRIOMAP]) {
 		struct nlattr *a;
@@ -637,6 +651,13 @@ static int arb_put_qopts(struct nl_msg *msg,
 		return -1;
 	if (o && (o->set & ARBTABLE_Q_BURST) &&
 	    nla_put_u32(msg, TCA_ARBTABLE_BURST, o->burst) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_PRIO_CLASSID) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_PRIO_CLASSID, o->prio_classid) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_CLASSIFY_FOREIGN) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_CLASSIFY_FOREIGN,
+			o->classify_foreign) < 0)
 		return -1;
 	nla_nest_end(msg, nest);
 	return 0;

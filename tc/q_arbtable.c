@@ -67,6 +67,7 @@ static void explain_full(void)
 		"                    [ accounting { deficit | iba } ] [ default MINOR ]\n"
 		"                    [ priomap MINOR0 MINOR1 ... MINOR15 ] [ mtu BYTES ]\n"
 		"                    [ maxweight WEIGHT ] [ high LIST ] [ low LIST ]\n"
+		"                    [ [no]prioclassid ] [ [no]classifyforeign ]\n"
 		"  LIST  := none | ENTRY[,ENTRY...]\n"
 		"  ENTRY := MINOR:WEIGHT[@SLOT] | -\n"
 		"\n"
@@ -90,6 +91,11 @@ static void explain_full(void)
 		"               used for bounds and the LOW share; 0 or absent =\n"
 		"               the device's frame, followed when it changes\n"
 		"  maxweight    auto mode cap of every slot's weight, 1..255 (default 255)\n"
+		"  noprioclassid  skb->priority naming a class does not select it\n"
+		"               (default prioclassid; the priomap still applies)\n"
+		"  noclassifyforeign  packets not routed in this netns (macvlan or\n"
+		"               ipvlan L2 of another netns, bridged) go to the default\n"
+		"               class: no priority, no filters (default classifyforeign)\n"
 		"  high, low    the 64-slot tables (manual mode): MINOR is a class minor\n"
 		"               in hex as in classids (10 = class 1:10), WEIGHT in\n"
 		"               64-byte units (1..255), SLOT 0..63; an entry without\n"
@@ -207,6 +213,31 @@ static int arb_parse_table(struct nlmsghdr *n, int type, const char *name,
 	return 0;
 }
 
+/* 0: [no]prioclassid, 1: [no]classifyforeign, -1: neither */
+static int arb_limit_kw(const char *arg)
+{
+	if (strncmp(arg, "no", 2) == 0)
+		arg += 2;
+	if (strcmp(arg, "prioclassid") == 0)
+		return 0;
+	if (strcmp(arg, "classifyforeign") == 0)
+		return 1;
+	return -1;
+}
+
+/* JSON always; text only when off, the default being on */
+static void arb_print_limit(struct rtattr *a, const char *key)
+{
+	bool on;
+
+	if (!a || RTA_PAYLOAD(a) < sizeof(__u32))
+		return;
+	on = rta_getattr_u32(a) != 0;
+	print_bool(PRINT_JSON, key, NULL, on);
+	if (!on)
+		print_string(PRINT_FP, NULL, "no%s ", key);
+}
+
 static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
@@ -218,6 +249,9 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 	bool have_mtu = false, have_maxweight = false, have_burst = false;
 	__u32 highlimit = 0, acct = 0, defcls = 0, mtu = 0, maxweight = 0;
 	__u32 burst = 0;
+	/* prioclassid, classifyforeign: -1 not given, else 0/1 */
+	int lim[2] = { -1, -1 };
+	static const char * const lim_kw[2] = { "prioclassid", "classifyforeign" };
 	__u32 mode = TC_ARBTABLE_MODE_MANUAL;
 	struct rtattr *tail, *nest;
 	__u64 rate = 0;
@@ -350,6 +384,18 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				return -1;
 			NEXT_ARG();
 			table_arg[t] = *argv;
+		} else if (arb_limit_kw(*argv) >= 0) {
+			int k = arb_limit_kw(*argv);
+			int v = strncmp(*argv, "no", 2) != 0;
+
+			if (lim[k] >= 0) {
+				fprintf(stderr,
+					"arbtable: \"%s\" given twice or with \"%s%s\"\n",
+					*argv, v ? "no" : "", lim_kw[k]);
+				explain();
+				return -1;
+			}
+			lim[k] = v;
 		} else if (strcmp(*argv, "help") == 0) {
 			explain_full();
 			return -1;
@@ -387,6 +433,11 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_MAXWEIGHT, maxweight);
 	if (have_burst)
 		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_BURST, burst);
+	if (lim[0] >= 0)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_PRIO_CLASSID, lim[0]);
+	if (lim[1] >= 0)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_CLASSIFY_FOREIGN,
+			  lim[1]);
 	for (i = 0; i < TC_ARBTABLE_NTABLES; i++) {
 		if (!table_arg[i])
 			continue;
@@ -849,6 +900,9 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 	    RTA_PAYLOAD(tb[TCA_ARBTABLE_MAXWEIGHT]) >= sizeof(__u32))
 		print_uint(PRINT_ANY, "maxweight", "maxweight %u ",
 			   rta_getattr_u32(tb[TCA_ARBTABLE_MAXWEIGHT]));
+
+	arb_print_limit(tb[TCA_ARBTABLE_PRIO_CLASSID], "prioclassid");
+	arb_print_limit(tb[TCA_ARBTABLE_CLASSIFY_FOREIGN], "classifyforeign");
 
 	arb_decode_table(&table[TC_ARBTABLE_HIGH], tb[TCA_ARBTABLE_HIGH]);
 	arb_decode_table(&table[TC_ARBTABLE_LOW], tb[TCA_ARBTABLE_LOW]);

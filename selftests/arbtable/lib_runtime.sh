@@ -107,8 +107,9 @@ admitted_check() {
 }
 # flood_bytes: the bytes the flood's class (cf) has sent
 flood_bytes() { cls_stats "$NET" arbtable | awk -v c="$cf" '$1 == c { print $2 }'; }
-# start_traffic: gold, silver and flood, each waiting for $tmp/go/start,
-# told to send; f0: the flood's bytes as they start
+# start_traffic: gold, silver and flood (which runs until removed), each
+# waiting for $tmp/go/start, told to send; f0: the flood's bytes as they
+# start
 start_traffic() {
 	touch "$tmp/go/start"
 	sleep 1
@@ -122,6 +123,9 @@ goodput_checks() {
 	local gg gs nat
 	gg=$(ip3_rx_bps "$1/gold.json") gs=$(ip3_rx_bps "$1/silver.json")
 	nat=$(nft list table ip "$NFT_TABLE" 2>/dev/null | sed -nE 's/.*counter packets ([0-9]+).*/\1/p')
+	# the flood runs until removed: its class gone before gold and silver
+	# ended means its container left early, and f1 says nothing
+	[ -n "$f1" ] || diag "the flood's class $cf was gone when gold and silver ended"
 	diag "gold ${gg} bit/s of 3000000 ($(fcalc "100 * $gg / 3000000")%), silver ${gs} bit/s of 2000000 ($(fcalc "100 * $gs / 2000000")%); flood sent $((${f1:-0} - ${f0:-0})) B meanwhile; masqueraded packets ${nat:-?}; errors: $(ip3_error "$1/gold.json") $(ip3_error "$1/silver.json")"
 	tap_check "the flood competed: its class sent >= 1 Mbit/s on average while gold and silver ran ($((${f1:-0} - ${f0:-0})) B), through masquerade (${nat:-0} packets)" \
 		fcmp "${f1:-0} - ${f0:-0} >= 1000000 / 8 * 15 && ${nat:-0} > 0"

@@ -236,7 +236,7 @@ sleep 1
 gate='while [ ! -e /go/start ]; do sleep 0.2; done'
 mnt=(--mount "type=bind,src=$tmp/go,dst=/go,options=rbind:rw")
 crun flood '{"share": 1}' -d "${mnt[@]}" -- sh -c \
-	"$gate; iperf3 -c $NET_RX_ADDR -p 5203 -u -b 20M -l 1400 -t 30 >/dev/null 2>&1"
+	"$gate; iperf3 -c $NET_RX_ADDR -p 5203 -u -b 20M -l 1400 -t 3600 >/dev/null 2>&1"
 crun gold '{"rate": "3mbit", "latency": "30ms"}' -d "${mnt[@]}" -- sh -c \
 	"$gate; iperf3 -c $NET_RX_ADDR -p 5201 -P 4 -w 128K -t 12 -O 3 -J >/go/gold.json 2>&1; echo \$? >/go/gold.rc"
 crun silver '{"rate": "2mbit"}' -d "${mnt[@]}" -- sh -c \

@@ -134,7 +134,7 @@ sleep 1
 mkdir -p "$tmp/go"
 gated() { echo 'while [ ! -e /go/start ]; do sleep 0.2; done; exec "$0" "$@"'; }
 idf=$(prun flood "ARBTABLE_SHARE=1" -d -v "$tmp/go:/go" -- sh -c "$(gated)" \
-	iperf3 -c $NET_RX_ADDR -p 5203 -u -b 20M -l 1400 -t 30)
+	iperf3 -c $NET_RX_ADDR -p 5203 -u -b 20M -l 1400 -t 3600)
 idg=$(prun gold "ARBTABLE_RATE=3mbit;ARBTABLE_LATENCY=30ms" -d -v "$tmp/go:/go" -- sh -c "$(gated)" \
 	iperf3 -c $NET_RX_ADDR -p 5201 -P 4 -w 128K -t 12 -O 3 -J)
 ids=$(prun silver "ARBTABLE_RATE=2mbit" -d -v "$tmp/go:/go" -- sh -c "$(gated)" \

@@ -157,6 +157,26 @@ for pair in "5000 5ms 5000000" "2500.5 2500500ns 2500500" "20000 20ms 20000000" 
 	fi
 done
 
+# ---- the classification words: tc and arbtablectl create send the same
+# attributes, 0 for no-WORD, 1 for WORD, none when not given (arbtablectl
+# change reads the qdisc first, so needs the module: test_tenant_escape)
+word_val() { # WORD WORDS: 0, 1 or nothing
+	case " $2 " in *" no$1 "*) echo 0 ;; *" $1 "*) echo 1 ;; esac
+}
+for w in "noprioclassid" "prioclassid" "noclassifyforeign" "classifyforeign" \
+	 "noprioclassid noclassifyforeign" "prioclassid noclassifyforeign"; do
+	t=$(request tc qdisc add dev lo root handle 1: arbtable $w)
+	c=$(request "$CTL" create lo $w)
+	tp=$(field PRIO_CLASSID "$t") tf=$(field CLASSIFY_FOREIGN "$t")
+	cp=$(field PRIO_CLASSID "$c") cf=$(field CLASSIFY_FOREIGN "$c")
+	wp=$(word_val prioclassid "$w") wf=$(word_val classifyforeign "$w")
+	if [ "$tp" = "$cp" ] && [ "$tf" = "$cf" ] && [ "$tp" = "$wp" ] && [ "$tf" = "$wf" ]; then
+		ok "create $w: PRIO_CLASSID '$tp' CLASSIFY_FOREIGN '$tf' from tc and arbtablectl"
+	else
+		ko "create $w: tc [$t], arbtablectl [$c], want PRIO_CLASSID '$wp' CLASSIFY_FOREIGN '$wf'"
+	fi
+done
+
 # ---- arbtablectl: a repeated option and a value out of its range are
 # usage errors (exit 64) before anything is sent, as in the tc plugin
 # (tests/plugin/parse-check.sh)
@@ -178,6 +198,9 @@ for o in "rate 1mbit" "burst 30k" "highlimit 4" "mtu 1500" "maxweight 9" "defaul
 done
 ctl_refuses 'create: duplicate "auto"' create lo auto auto
 ctl_refuses '"auto" and "manual" are exclusive' create lo auto manual
+ctl_refuses '"noprioclassid" and "prioclassid" are exclusive' create lo noprioclassid prioclassid
+ctl_refuses '"classifyforeign" and "noclassifyforeign" are exclusive' change lo classifyforeign noclassifyforeign
+ctl_refuses 'change: duplicate "noprioclassid"' change lo noprioclassid noprioclassid
 for o in "rate 1mbit" "ceil 1mbit" "cburst 30k" "latency 1ms" "distance 8" "share 4"; do
 	set -- $o
 	ctl_refuses "admit: duplicate \"$1\"" admit lo 1:10 $o $o

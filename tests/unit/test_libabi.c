@@ -224,6 +224,8 @@ static void test_ver_sizes(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct arbtable_qdisc_opts),
+			 ARBTABLE_QDISC_OPTS_SIZE_VER1);
+	assert_int_equal(offsetof(struct arbtable_qdisc_opts, prio_classid),
 			 ARBTABLE_QDISC_OPTS_SIZE_VER0);
 	assert_int_equal(sizeof(struct arbtable_class_opts),
 			 ARBTABLE_CLASS_OPTS_SIZE_VER0);
@@ -731,7 +733,12 @@ static void test_opts_calls(void **state)
 	assert_int_equal(arbtable_qdisc_create(h, NODEV, ARBTABLE_CLASSID(1, 0),
 					       NULL, 0), -ENODEV);
 	assert_int_equal(arbtable_qdisc_create(h, NODEV, ARBTABLE_CLASSID(1, 0),
-					       &qo, sizeof(qo) - 4), -EINVAL);
+					       &qo, ARBTABLE_QDISC_OPTS_SIZE_VER0 - 4),
+			 -EINVAL);
+	/* a caller built before prio_classid: its size is the first release's */
+	assert_int_equal(arbtable_qdisc_create(h, NODEV, ARBTABLE_CLASSID(1, 0),
+					       &qo, ARBTABLE_QDISC_OPTS_SIZE_VER0),
+			 -ENODEV);
 	memcpy(qbig, &qo, sizeof(qo));
 	assert_int_equal(arbtable_qdisc_change(h, NODEV, (void *)qbig,
 					       sizeof(qbig)), -ENODEV);

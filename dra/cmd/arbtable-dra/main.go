@@ -30,7 +30,9 @@ import (
 
 	"arbtable.dev/dra/pkg/claimstatus"
 	"arbtable.dev/dra/pkg/driver"
+	"arbtable.dev/dra/pkg/events"
 	"arbtable.dev/dra/pkg/kernel"
+	"arbtable.dev/dra/pkg/metrics"
 	"arbtable.dev/dra/pkg/nriplugin"
 	"arbtable.dev/dra/pkg/podnet"
 	"arbtable.dev/dra/pkg/slices"
@@ -42,6 +44,7 @@ type options struct {
 	markPrio, fwPrio                                                            uint64
 	systemRate                                                                  uint64
 	republish                                                                   time.Duration
+	metricsAddress                                                              string
 }
 
 func parseFlags() (options, error) {
@@ -63,7 +66,8 @@ func parseFlags() (options, error) {
 	flag.Uint64Var(&o.systemDistance, "system-distance", 64, "distance of the system class's HIGH rate")
 	flag.Uint64Var(&o.markPrio, "mark-prio", 0xa7b, "prio of the mark filter on pods' host-side interfaces")
 	flag.Uint64Var(&o.fwPrio, "fw-prio", 0xa7b, "prio of the fw filters on the roots")
-	flag.DurationVar(&o.republish, "republish", 30*time.Second, "period of re-reading the roots and re-publishing")
+	flag.DurationVar(&o.republish, "republish", 10*time.Second, "period of the reconcile loop: links, roots and classes checked, slices re-published")
+	flag.StringVar(&o.metricsAddress, "metrics-address", "", "HOST:PORT serving /metrics, /healthz and /readyz (\"\": none)")
 	klog.InitFlags(nil)
 	flag.Parse()
 	if o.node == "" {
@@ -146,13 +150,13 @@ func (s podSource) GetClaim(ctx context.Context, ns, name string) (*resourceapi.
 	return s.c.ResourceV1().ResourceClaims(ns).Get(ctx, name, metav1.GetOptions{})
 }
 
-func runNRI(ctx context.Context, o options, p *nriplugin.Plugin) {
+func runNRI(ctx context.Context, o options, p *nriplugin.Plugin, health *metrics.Health) {
 	logger := klog.FromContext(ctx)
 	for ctx.Err() == nil {
 		s, err := stub.New(p, stub.WithPluginName("arbtable-dra"), stub.WithPluginIdx(o.nriIndex),
 			stub.WithSocketPath(o.nriSocket))
 		if err == nil {
-			err = s.Run(ctx)
+			err = runStub(ctx, s, health)
 		}
 		if ctx.Err() != nil {
 			return
@@ -191,23 +195,23 @@ func run() error {
 	defer k.Close()
 
 	cfg := o.config()
-	// a NIC whose root cannot be made is left out, not fatal: the node and
-	// its pods keep working
-	var nics []string
+	// a NIC whose root cannot be made is not fatal: the node and its pods
+	// keep working, and the reconcile loop taints it (or leaves it out)
+	// until the root can be made
 	for _, nic := range cfg.NICs {
 		if err := k.EnsureRoot(nic, cfg.Root); err != nil {
-			logger.Error(err, "NIC left out", "nic", nic)
-			continue
+			logger.Error(err, "NIC not served for now", "nic", nic)
 		}
-		nics = append(nics, nic)
 	}
-	cfg.NICs = nics
 	pub := &publisher{}
 	d, err := driver.New(cfg, k, pub, &claimstatus.Writer{Client: client})
 	if err != nil {
 		return err
 	}
 	d.SetPodSource(podSource{c: client})
+	rec := events.NewRecorder(client, o.node)
+	defer rec.Shutdown()
+	d.Events = rec
 	if err := d.ReconcileKernel(ctx); err != nil {
 		logger.Error(err, "reconciling the checkpoint with the kernel")
 	}
@@ -215,8 +219,13 @@ func run() error {
 	// plugin is registered, and a sandbox started before the runtime knew
 	// the hook would run unshaped; until NRI connects no claim is prepared
 	// here and its pods wait in ContainerCreating
+	// the probes first: liveness while the driver waits for NRI
+	health := &metrics.Health{}
+	if _, err := serveMetrics(ctx, o.metricsAddress, &metrics.Collector{NICs: cfg.NICs, K: k, Claims: d.Records}, health); err != nil {
+		return fmt.Errorf("--metrics-address: %w", err)
+	}
 	connected := make(chan struct{})
-	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Connected: connected})
+	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Failed: d.PodFailed, Connected: connected}, health)
 	logger.Info("waiting for the runtime's NRI before registering with the kubelet", "socket", o.nriSocket)
 	select {
 	case <-connected:
@@ -229,34 +238,38 @@ func run() error {
 		kubeletplugin.DriverName(slices.DriverName),
 		kubeletplugin.PluginDataDirectoryPath(o.pluginDir),
 		kubeletplugin.RegistrarDirectoryPath(o.registrarDir),
-		kubeletplugin.HealthService(false),
+		// DRAResourceHealth advertised: the kubelet asks WatchHealthStatus
+		// for device health (while it answers ErrHealthNotSupported, the
+		// kubelet stops asking); the probes are --metrics-address's
+		kubeletplugin.HealthService(true),
 	)
 	if err != nil {
 		return fmt.Errorf("starting the kubelet plugin: %w", err)
 	}
 	defer h.Stop()
 	pub.h = h
-	if err := d.Publish(ctx); err != nil {
-		return err
+	// readiness follows each pass's publish, not a NIC's own error (a
+	// NIC it cannot serve is published tainted)
+	d.OnPublish = health.SetPublished
+	// the first pass: roots made again, NICs tainted, slices published
+	if err := d.Reconcile(ctx); err != nil {
+		logger.Error(err, "reconciling the NICs")
 	}
-	// re-read the roots now and then: classes admitted outside claims, a
-	// changed rate or mtu change the counters and the blocks' numbers
-	// (the helper updates slices only when they differ)
+	// the reconcile loop (driver/reconcile.go): links, speeds, mtus,
+	// roots and classes changed under the driver, then a publish (the
+	// helper updates slices only when they differ)
 	go func() {
 		t := time.NewTicker(o.republish)
 		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := d.Publish(ctx); err != nil {
-					logger.Error(err, "re-publishing resource slices")
-				}
-			}
+		d.Run(ctx, t.C)
+	}()
+	// a NIC's link events start a pass at once, not at the next tick
+	go func() {
+		if err := kernel.WatchLinks(ctx, cfg.NICs, d.Trigger); err != nil {
+			logger.Error(err, "link events: the loop's period alone")
 		}
 	}()
-	logger.Info("arbtable-dra running", "node", o.node, "nics", nics, "markMask", strconv.FormatUint(o.markMask, 16))
+	logger.Info("arbtable-dra running", "node", o.node, "nics", cfg.NICs, "markMask", strconv.FormatUint(o.markMask, 16))
 	<-ctx.Done()
 	// nothing is released on the way out: a restart or rollout withdraws
 	// nothing, the next instance reconciles

@@ -4,6 +4,7 @@ package main
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,22 @@ func TestParseNICs(t *testing.T) {
 				t.Errorf("got %v %v, want %v %v", names, rates, tc.names, tc.rates)
 			}
 		})
+	}
+}
+
+func TestListenAddr(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"127.0.0.1:9877", "127.0.0.1:9877", ""},
+		{"10.0.0.5:9877", "10.0.0.5:9877", ""},
+		{":9877", ":9877", ""},
+		{"[fd00::5]:9877", "[fd00::5]:9877", ""},
+		{"fd00::5:9877", "[fd00::5]:9877", ""}, // $(HOST_IP):9877 on an IPv6 node
+		{"9877", "", "not HOST:PORT"},
+		{"host:x:9877", "", "not HOST:PORT"},
+	} {
+		got, err := listenAddr(tc.in)
+		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("listenAddr(%q) = %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
+		}
 	}
 }

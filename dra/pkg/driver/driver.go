@@ -27,6 +27,7 @@ import (
 
 	"arbtable.dev/dra/pkg/arbcore"
 	"arbtable.dev/dra/pkg/checkpoint"
+	"arbtable.dev/dra/pkg/events"
 	"arbtable.dev/dra/pkg/kernel"
 	drslices "arbtable.dev/dra/pkg/slices"
 )
@@ -113,6 +114,14 @@ type Driver struct {
 	params     map[string]arbcore.Params    // by NIC
 	blocks     map[string][]drslices.Block  // by NIC
 	pools      map[string]string            // pool -> NIC
+	rc         reconcileState               // reconcile.go
+
+	// Events, when set, takes the refusals and failures users see as
+	// Events (events.go)
+	Events events.Sink
+	// OnPublish, when set, is told each reconcile pass's publish result
+	// (readiness)
+	OnPublish func(error)
 }
 
 var _ kubeletplugin.DRAPlugin = &Driver{}
@@ -177,17 +186,33 @@ func (d *Driver) owned(minor uint32) bool {
 }
 
 // Start ensures each NIC's root and publishes the node's resources. It
-// withdraws nothing: classes recorded in the checkpoint stay admitted.
+// withdraws nothing: classes recorded in the checkpoint stay admitted. A
+// NIC it cannot serve (no module, no such interface) is the reconcile
+// pass's: tainted or left out, the others served; Start fails only when
+// no NIC is published.
 func (d *Driver) Start(ctx context.Context) error {
+	var errs []error
 	for _, nic := range d.cfg.NICs {
 		if err := d.k.EnsureRoot(nic, d.cfg.Root); err != nil {
-			return fmt.Errorf("NIC %s: %w", nic, err)
+			errs = append(errs, fmt.Errorf("NIC %s: %w", nic, err))
 		}
 	}
 	if err := d.ReconcileKernel(ctx); err != nil {
-		return err
+		errs = append(errs, err)
 	}
-	return d.Publish(ctx)
+	if err := d.Reconcile(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	d.mu.Lock()
+	none := len(d.pools) == 0
+	d.mu.Unlock()
+	if none {
+		return errors.Join(append(errs, errors.New("no NIC can be published"))...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		klog.FromContext(ctx).Error(err, "starting: NICs tainted or left out")
+	}
+	return nil
 }
 
 // nicsLocked reads the NICs and returns what to publish: the counters
@@ -203,14 +228,27 @@ func (d *Driver) nicsLocked() ([]drslices.NIC, error) {
 		}
 	}
 	var out []drslices.NIC
+	var errs []error
 	marks := drslices.SplitMarks(int(d.markSpan()), len(d.cfg.NICs))
 	for i, nic := range d.cfg.NICs {
+		taints := d.rc.taints[nic]
 		q, err := d.k.Read(nic)
 		if err != nil {
-			return nil, fmt.Errorf("NIC %s: %w", nic, err)
+			// one NIC's error withdraws no other NIC: this one is
+			// published tainted with its last numbers, or left out
+			p, ok := d.params[nic]
+			if !ok {
+				errs = append(errs, fmt.Errorf("NIC %s: %w", nic, err))
+				continue
+			}
+			errs = append(errs, fmt.Errorf("NIC %s (published tainted): %w", nic, err))
+			q = kernel.Qdisc{Params: p}
+			if !slices.ContainsFunc(taints, func(t resourceapi.DeviceTaint) bool { return t.Key == drslices.TaintQdisc }) {
+				taints = append(slices.Clip(taints), drslices.Taint(drslices.TaintQdisc, "unreadable"))
+			}
 		}
 		n := drslices.NIC{Name: nic, Params: q.Params, FreeSlots: arbcore.Slots,
-			FreeLowSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses, Marks: marks[i]}
+			FreeLowSlots: arbcore.Slots, FreeClasses: arbcore.MaxClasses, Marks: marks[i], Taints: taints}
 		for _, c := range q.Classes {
 			if mine[nic][c.ClassID&0xffff] {
 				continue
@@ -221,14 +259,15 @@ func (d *Driver) nicsLocked() ([]drslices.NIC, error) {
 		}
 		blocks, err := drslices.Blocks(q.Params)
 		if err != nil {
-			return nil, fmt.Errorf("NIC %s: %w", nic, err)
+			errs = append(errs, fmt.Errorf("NIC %s: %w", nic, err))
+			continue
 		}
 		d.params[nic] = q.Params
 		d.blocks[nic] = blocks
 		d.pools[drslices.PoolName(d.cfg.NodeName, nic)] = nic
 		out = append(out, n)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // Resources returns what the driver publishes now.
@@ -236,22 +275,21 @@ func (d *Driver) Resources() (resourceslice.DriverResources, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	nics, err := d.nicsLocked()
-	if err != nil {
-		return resourceslice.DriverResources{}, err
-	}
-	return drslices.Build(d.cfg.NodeName, nics)
+	res, berr := drslices.Build(d.cfg.NodeName, nics)
+	return res, errors.Join(err, berr)
 }
 
-// Publish publishes the node's resources.
+// Publish publishes the node's resources: the NICs that can be read,
+// even when another cannot (the error names that one).
 func (d *Driver) Publish(ctx context.Context) error {
 	res, err := d.Resources()
-	if err != nil {
+	if len(res.Pools) == 0 && err != nil {
 		return err
 	}
-	if err := d.pub.PublishResources(ctx, res); err != nil {
-		return fmt.Errorf("publishing resource slices: %w", err)
+	if perr := d.pub.PublishResources(ctx, res); perr != nil {
+		return errors.Join(err, fmt.Errorf("publishing resource slices: %w", perr))
 	}
-	return nil
+	return err
 }
 
 // saveLocked writes the checkpoint.
@@ -415,6 +453,7 @@ func (d *Driver) PrepareResourceClaims(ctx context.Context, claims []*resourceap
 	for _, c := range claims {
 		r, err := d.prepareLocked(c)
 		if err != nil {
+			d.prepareRefused(c, err)
 			r = kubeletplugin.PrepareResult{Err: err}
 		}
 		out[c.UID] = r
@@ -439,6 +478,7 @@ func (d *Driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletpl
 			continue
 		}
 		if err := d.teardownLocked(&r, "", true); err != nil {
+			d.unprepareFailed(r, err)
 			d.recs[uid] = r
 			out[c.UID] = err
 			continue

@@ -20,6 +20,16 @@ type Fake struct {
 	Missing map[string]bool
 	// Calls counts Admit calls that reached the model.
 	Calls int
+	// Links are the NICs' link states; a NIC of Params not named here is
+	// up at its Params' rate and mtu.
+	Links map[string]Link
+	// ReadErr makes Read of a NIC fail with this error (a module
+	// missing, a dump the library cannot parse).
+	ReadErr map[string]error
+	// NoModule makes EnsureRoot fail as without sch_arbtable.
+	NoModule bool
+	// Roots counts the roots EnsureRoot made.
+	Roots int
 }
 
 type fakeNIC struct {
@@ -31,7 +41,8 @@ type fakeNIC struct {
 // NewFake returns a model with these NICs (no arbtable root yet).
 func NewFake(params map[string]arbcore.Params) *Fake {
 	return &Fake{Params: params, nics: map[string]*fakeNIC{},
-		Fws: map[string]map[uint32]uint32{}, Marks: map[string]uint32{}, Missing: map[string]bool{}}
+		Fws: map[string]map[uint32]uint32{}, Marks: map[string]uint32{}, Missing: map[string]bool{},
+		Links: map[string]Link{}, ReadErr: map[string]error{}}
 }
 
 func (f *Fake) nic(name string) (*fakeNIC, error) {
@@ -46,12 +57,16 @@ func (f *Fake) nic(name string) (*fakeNIC, error) {
 func (f *Fake) Read(nic string) (Qdisc, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.ReadErr[nic]; err != nil {
+		return Qdisc{}, err
+	}
 	n, err := f.nic(nic)
 	if err != nil {
 		return Qdisc{}, err
 	}
 	q := n.q
 	q.Classes = append([]Class(nil), n.q.Classes...)
+	q.LinkRate = f.linkLocked(nic).Speed
 	return q, nil
 }
 
@@ -59,8 +74,12 @@ func (f *Fake) Read(nic string) (Qdisc, error) {
 func (f *Fake) EnsureRoot(nic string, cfg RootConfig) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.nics[nic]; ok {
+	if n, ok := f.nics[nic]; ok {
+		n.q.PathsOpen = false
 		return nil
+	}
+	if f.NoModule {
+		return fmt.Errorf("creating the root on %s: unknown qdisc kind arbtable", nic)
 	}
 	p, ok := f.Params[nic]
 	if !ok {
@@ -72,6 +91,7 @@ func (f *Fake) EnsureRoot(nic string, cfg RootConfig) error {
 	}
 	n := &fakeNIC{q: Qdisc{Handle: cfg.Handle, Params: p, Default: cfg.SystemMinor}, plan: pl, idx: map[uint32]int{}}
 	f.nics[nic] = n
+	f.Roots++
 	sys := Class{ClassID: cfg.Handle | cfg.SystemMinor}
 	if cfg.SystemRate > 0 {
 		c, err := f.admitLocked(n, sys.ClassID, cfg.SystemRate, cfg.SystemDistance, 0)
@@ -239,4 +259,108 @@ func (f *Fake) free(nic string, count func(*arbcore.Plan) int) int {
 		return 0
 	}
 	return count(n.plan)
+}
+
+// SetStats sets the counters Read returns for class classid of nic, as
+// the kernel's would have counted them.
+func (f *Fake) SetStats(nic string, classid uint32, s ClassStats) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.nic(nic)
+	if err != nil {
+		return err
+	}
+	for k, c := range n.q.Classes {
+		if c.ClassID&0xffff == classid&0xffff {
+			n.q.Classes[k].Stats = s
+			return nil
+		}
+	}
+	return fmt.Errorf("class %x on %s: no such class", classid, nic)
+}
+
+func (f *Fake) linkLocked(nic string) Link {
+	if l, ok := f.Links[nic]; ok {
+		return l
+	}
+	p, ok := f.Params[nic]
+	if !ok {
+		return Link{}
+	}
+	return Link{Exists: true, Up: true, Speed: p.Rate, MTU: p.MTU}
+}
+
+// Link implements Kernel.
+func (f *Fake) Link(nic string) (Link, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.linkLocked(nic), nil
+}
+
+// SetLink sets a NIC's link state; a new speed is also the capacity of
+// a root made from now on (the module reads the link at creation), not
+// of the root there is.
+func (f *Fake) SetLink(nic string, l Link) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Links[nic] = l
+	if p, ok := f.Params[nic]; ok && l.Speed > 0 {
+		p.Rate = l.Speed
+		f.Params[nic] = p
+	}
+	// the root's mtu follows the device's (not pinned)
+	if n, ok := f.nics[nic]; ok && l.MTU > 0 {
+		n.q.Params.MTU = l.MTU
+	}
+}
+
+// SetBroken sets the count of classes whose guarantee the module reports
+// broken on nic (its mtu grew under them).
+func (f *Fake) SetBroken(nic string, n uint32) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if q, ok := f.nics[nic]; ok {
+		q.q.Broken = n
+	}
+}
+
+// DeleteRoot implements Kernel; it is also an admin's `tc qdisc del` or
+// `tc qdisc replace` by another qdisc: the classes and the root's
+// filters go with it.
+func (f *Fake) DeleteRoot(nic string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n, ok := f.nics[nic]; ok {
+		n.plan.Close()
+	}
+	delete(f.nics, nic)
+	delete(f.Fws, nic)
+	return nil
+}
+
+// DeleteClass is an admin's `tc class del`: the class goes, the fw
+// filter pointing at it stays (unbound), as in Linux.
+func (f *Fake) DeleteClass(nic string, classid uint32) error {
+	return f.Release(nic, classid)
+}
+
+// Root returns the capacity the model's root on nic admits against, 0
+// when it has none.
+func (f *Fake) Root(nic string) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n, ok := f.nics[nic]; ok {
+		return n.q.Params.Rate
+	}
+	return 0
+}
+
+// OpenPaths is an admin's `tc qdisc change ... prioclassid
+// classifyforeign` on nic's root.
+func (f *Fake) OpenPaths(nic string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n, ok := f.nics[nic]; ok {
+		n.q.PathsOpen = true
+	}
 }

@@ -29,14 +29,43 @@ type Class struct {
 	Distance       uint32 // effective distance, 0 when not auto
 	GuaranteedRate uint64 // bytes/s
 	BoundNs        uint64 // guaranteed bound, placement independent
+	Stats          ClassStats
 }
 
-// Qdisc is a NIC's arbtable root as read.
+// ClassStats are a class's counters and measurements as Read saw them
+// (zero in what Admit returns); pkg/metrics exports them.
+type ClassStats struct {
+	Bytes        uint64 // sent
+	Packets      uint64
+	Drops        uint64
+	ReservedRate uint64 // bytes/s the kernel reserved (auto mode)
+	MaxHolNs     uint64 // measured max head-of-line wait
+}
+
+// Qdisc is a NIC's arbtable root as read. Params.Rate is the capacity the
+// kernel admits against, fixed while classes hold reservations; LinkRate
+// is the link speed the module last read, which may differ after a speed
+// change.
 type Qdisc struct {
-	Handle  uint32
-	Params  arbcore.Params
-	Default uint32 // default class minor
-	Classes []Class
+	Handle   uint32
+	Params   arbcore.Params
+	Default  uint32 // default class minor
+	Classes  []Class
+	LinkRate uint64 // bytes/s, 0 unknown
+	Broken   uint32 // classes whose guarantee no longer holds (the mtu grew)
+	// PathsOpen: skb->priority or foreign packets' marks may select a
+	// class (prioclassid or classifyforeign: reopened by hand, an old
+	// module's root); EnsureRoot closes both
+	PathsOpen bool
+}
+
+// Link is a NIC's state: Exists false when no interface has the name (a
+// rename, a removed device).
+type Link struct {
+	Exists bool
+	Up     bool   // operationally up, carrier present
+	Speed  uint64 // bytes/s, 0 unknown (down, virtual)
+	MTU    uint32
 }
 
 // FreeSlots returns the HIGH slots no class holds.
@@ -108,4 +137,9 @@ type Kernel interface {
 	Mark(ifname string, prio uint16, mark, mask uint32) error
 	// Unmark removes it; nil when the interface or the filter is gone.
 	Unmark(ifname string, prio uint16) error
+	// Link returns the NIC's link state.
+	Link(nic string) (Link, error)
+	// DeleteRoot deletes the NIC's arbtable root, its classes and
+	// filters; nil when it has none.
+	DeleteRoot(nic string) error
 }

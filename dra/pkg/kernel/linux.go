@@ -10,9 +10,15 @@ package kernel
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -85,8 +91,9 @@ func (l *Linux) Read(nic string) (Qdisc, error) {
 		return Qdisc{}, fmt.Errorf("qdisc options of %s: %w", nic, syscall.Errno(-rc))
 	}
 	q := Qdisc{
-		Handle:  uint32(qi.handle),
-		Default: uint32(qo.default_minor),
+		Handle:    uint32(qi.handle),
+		Default:   uint32(qo.default_minor),
+		PathsOpen: qo.prio_classid != 0 || qo.classify_foreign != 0,
 		Params: arbcore.Params{
 			Rate:      uint64(qo.rate),
 			MTU:       uint32(qo.mtu),
@@ -94,8 +101,21 @@ func (l *Linux) Read(nic string) (Qdisc, error) {
 			HighLimit: uint32(qo.highlimit),
 		},
 	}
+	// the capacity admissions are made against: the link's speed read
+	// when the rate was set, not the speed now (qi.link_rate), which
+	// the module records but never applies while classes are admitted
+	if qi.xstats_fields&C.ARBTABLE_QX_CAPACITY != 0 && qi.capacity != 0 {
+		q.Params.Rate = uint64(qi.capacity)
+	}
+	if qi.xstats_fields&C.ARBTABLE_QX_LINK_RATE != 0 {
+		q.LinkRate = uint64(qi.link_rate)
+	}
 	if q.Params.Rate == 0 {
+		// a module that reports no capacity (before xstats had it)
 		q.Params.Rate = uint64(qi.link_rate)
+	}
+	if qi.xstats_fields&C.ARBTABLE_QX_BROKEN != 0 {
+		q.Broken = uint32(qi.broken)
 	}
 	for i := 0; i < int(qi.nclasses); i++ {
 		var ci C.struct_arbtable_class_info
@@ -125,6 +145,9 @@ func (l *Linux) Read(nic string) (Qdisc, error) {
 			Distance:       uint32(ci.distance),
 			GuaranteedRate: uint64(ci.guaranteed_rate),
 			BoundNs:        uint64(ci.guaranteed_bound_ns),
+			Stats: ClassStats{Bytes: uint64(ci.stats.bytes), Packets: uint64(ci.stats.packets),
+				Drops: uint64(ci.stats.drops), ReservedRate: uint64(ci.reserved_rate),
+				MaxHolNs: uint64(ci.max_hol_ns)},
 		})
 	}
 	return q, nil
@@ -139,10 +162,16 @@ func (l *Linux) admitLocked(nic string, classid uint32, o *C.struct_arbtable_cla
 	return nil
 }
 
+// Tenants stay in their class: a pod's own skb->priority never names a
+// class, and packets not routed in the host's netns (a pod's macvlan or
+// ipvlan L2, where SO_MARK survives) are not classified by mark; marks set
+// on the host-side veth, where the crossing cleared the pod's, still are.
+const closedPaths = C.ARBTABLE_Q_PRIO_CLASSID | C.ARBTABLE_Q_CLASSIFY_FOREIGN
+
 // EnsureRoot implements Kernel.
 func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 	if _, err := l.Read(nic); err == nil {
-		return nil
+		return l.closePaths(nic)
 	} else if !errors.Is(err, ErrNoQdisc) {
 		return err
 	}
@@ -150,7 +179,7 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 	cn := C.CString(nic)
 	defer C.free(unsafe.Pointer(cn))
 	qo := C.struct_arbtable_qdisc_opts{
-		set:           C.ARBTABLE_Q_MODE | C.ARBTABLE_Q_DEFAULT,
+		set:           C.ARBTABLE_Q_MODE | C.ARBTABLE_Q_DEFAULT | closedPaths,
 		mode:          C.ARBTABLE_MODE_AUTO,
 		default_minor: C.uint32_t(cfg.SystemMinor),
 	}
@@ -177,6 +206,20 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 		return fmt.Errorf("system class on %s: %w", nic, err)
 	}
 	return setChild(nic, classid, cfg.Child)
+}
+
+// closePaths closes both paths on a root already there (made by an older
+// driver or by hand); a change of these two options only.
+func (l *Linux) closePaths(nic string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cn := C.CString(nic)
+	defer C.free(unsafe.Pointer(cn))
+	qo := C.struct_arbtable_qdisc_opts{set: closedPaths}
+	if rc := C.arbtable_qdisc_change(l.h, cn, &qo, C.size_t(unsafe.Sizeof(qo))); rc < 0 {
+		return l.err(rc, "closing skb->priority and foreign classification on "+nic)
+	}
+	return nil
 }
 
 // setChild gives a class a child qdisc (fq_codel, fq, pfifo).
@@ -339,4 +382,75 @@ func (l *Linux) Unmark(ifname string, prio uint16) error {
 		return fmt.Errorf("deleting the mark filter on %s: %w", ifname, err)
 	}
 	return nil
+}
+
+// Link implements Kernel: the operational state and mtu from rtnetlink,
+// the speed from sysfs (ethtool's, -1 or an error when down or unknown).
+func (l *Linux) Link(nic string) (Link, error) {
+	link, err := netlink.LinkByName(nic)
+	if err != nil {
+		var nf netlink.LinkNotFoundError
+		if errors.As(err, &nf) || errors.Is(err, unix.ENODEV) {
+			return Link{}, nil
+		}
+		return Link{}, fmt.Errorf("interface %s: %w", nic, err)
+	}
+	a := link.Attrs()
+	out := Link{Exists: true, MTU: uint32(a.MTU),
+		Up: a.OperState == netlink.OperUp || a.OperState == netlink.OperUnknown && a.Flags&net.FlagUp != 0}
+	if b, err := os.ReadFile("/sys/class/net/" + nic + "/speed"); err == nil {
+		if mbit, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && mbit > 0 {
+			out.Speed = uint64(mbit) * 1000 * 1000 / 8
+		}
+	}
+	return out, nil
+}
+
+// DeleteRoot implements Kernel.
+func (l *Linux) DeleteRoot(nic string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cn := C.CString(nic)
+	defer C.free(unsafe.Pointer(cn))
+	if rc := C.arbtable_qdisc_delete(l.h, cn); rc < 0 {
+		e := syscall.Errno(-rc)
+		if e == syscall.ENOENT || e == syscall.EMEDIUMTYPE {
+			return nil
+		}
+		return l.err(rc, "deleting the arbtable root of "+nic)
+	}
+	return nil
+}
+
+// WatchLinks calls fn at every rtnetlink link event of one of nics (down,
+// up, speed, mtu, a rename away from or to the name) until ctx ends; the
+// events of other interfaces (pods' veths) are ignored.
+func WatchLinks(ctx context.Context, nics []string, fn func()) error {
+	ch := make(chan netlink.LinkUpdate, 64)
+	if err := netlink.LinkSubscribe(ch, ctx.Done()); err != nil {
+		return fmt.Errorf("subscribing to link events: %w", err)
+	}
+	idx := map[int32]bool{}
+	for _, n := range nics {
+		if i, err := linkIndex(n); err == nil {
+			idx[int32(i)] = true
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case u, ok := <-ch:
+			if !ok {
+				return errors.New("link events: the subscription ended")
+			}
+			name := u.Attrs().Name
+			if idx[u.Index] || slices.Contains(nics, name) {
+				if slices.Contains(nics, name) {
+					idx[u.Index] = true
+				}
+				fn()
+			}
+		}
+	}
 }

@@ -195,6 +195,8 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 // header says where each comes from); one more verb or resource fails.
 func TestRBACExactlyCalled(t *testing.T) {
 	want := []string{
+		"/events create",
+		"/events patch",
 		"/nodes get",
 		"/pods get",
 		"resource.k8s.io/resourceclaims get",
@@ -358,6 +360,65 @@ func TestShareExample(t *testing.T) {
 		}
 		if lows != 64 {
 			t.Fatalf("%s: %d share devices", nic.Name, lows)
+		}
+	}
+}
+
+// The probes reach the server --metrics-address opens: a named port
+// equal to the address's, liveness on /healthz, readiness on /readyz
+// (metrics.Handler's paths), and the address on the node's own IP
+// (hostNetwork: not every interface).
+func TestDaemonSetProbes(t *testing.T) {
+	c := daemonSet(t).Spec.Template.Spec.Containers[0]
+	var addr string
+	for _, a := range c.Args {
+		if v, ok := strings.CutPrefix(a, "--metrics-address="); ok {
+			addr = v
+		}
+	}
+	host, port, ok := strings.Cut(addr, ":")
+	if !ok || host != "$(HOST_IP)" {
+		t.Fatalf("--metrics-address %q, want $(HOST_IP):PORT", addr)
+	}
+	var hostIP bool
+	for _, e := range c.Env {
+		hostIP = hostIP || e.Name == "HOST_IP" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil &&
+			e.ValueFrom.FieldRef.FieldPath == "status.hostIP"
+	}
+	if !hostIP {
+		t.Error("no HOST_IP from status.hostIP")
+	}
+	var named bool
+	for _, p := range c.Ports {
+		if p.Name == "metrics" {
+			named = true
+			if strconv.Itoa(int(p.ContainerPort)) != port || p.Protocol != corev1.ProtocolTCP {
+				t.Errorf("port metrics %d/%s, --metrics-address's %s/TCP", p.ContainerPort, p.Protocol, port)
+			}
+		}
+	}
+	if !named {
+		t.Error("no port named metrics")
+	}
+	handler, err := os.ReadFile("../metrics/server.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		probe *corev1.Probe
+		path  string
+	}{{"liveness", c.LivenessProbe, "/healthz"}, {"readiness", c.ReadinessProbe, "/readyz"}} {
+		if tc.probe == nil || tc.probe.HTTPGet == nil {
+			t.Errorf("no %s httpGet probe", tc.name)
+			continue
+		}
+		g := tc.probe.HTTPGet
+		if g.Path != tc.path || g.Port.String() != "metrics" || g.Host != "" {
+			t.Errorf("%s probe %s on port %s host %q, want %s on metrics, the pod's address", tc.name, g.Path, g.Port.String(), g.Host, tc.path)
+		}
+		if !strings.Contains(string(handler), `"`+tc.path+`"`) {
+			t.Errorf("metrics.Handler serves no %s", tc.path)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"arbtable.dev/dra/pkg/driver"
+	"arbtable.dev/dra/pkg/events"
 	"arbtable.dev/dra/pkg/podnet"
 )
 
@@ -35,6 +36,9 @@ type Plugin struct {
 	// (main registers the kubelet plugin only then)
 	Connected chan struct{}
 	once      sync.Once
+	// Failed, when set, is told of a pod PodUp (events.ClassFailed) or
+	// PodDown (events.ReleaseFailed) failed
+	Failed func(pod events.Object, reason string, err error)
 }
 
 // NetnsPath returns the sandbox's network namespace path.
@@ -77,6 +81,9 @@ func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, _ []*a
 func (p *Plugin) RunPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
 	has, err := p.D.Resolve(ctx, pod.GetUid(), pod.GetNamespace(), pod.GetName())
 	if err != nil {
+		if p.Failed != nil {
+			p.Failed(events.Pod(pod.GetNamespace(), pod.GetName(), pod.GetUid()), events.ClassFailed, err)
+		}
 		return fmt.Errorf("arbtable-dra: pod %s/%s: %w", pod.GetNamespace(), pod.GetName(), err)
 	}
 	if !has {
@@ -84,6 +91,9 @@ func (p *Plugin) RunPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
 	}
 	hostIf, ifErr := p.Net.HostInterface(NetnsPath(pod))
 	if err := p.D.PodUp(ctx, pod.GetUid(), hostIf, ifErr); err != nil {
+		if p.Failed != nil {
+			p.Failed(events.Pod(pod.GetNamespace(), pod.GetName(), pod.GetUid()), events.ClassFailed, err)
+		}
 		return fmt.Errorf("arbtable-dra: pod %s/%s: %w", pod.GetNamespace(), pod.GetName(), err)
 	}
 	return nil
@@ -102,6 +112,9 @@ func (p *Plugin) RemovePodSandbox(ctx context.Context, pod *api.PodSandbox) erro
 func (p *Plugin) down(ctx context.Context, pod *api.PodSandbox) error {
 	if err := p.D.PodDown(ctx, pod.GetUid()); err != nil {
 		klog.FromContext(ctx).Error(err, "releasing a pod's arbtable class", "pod", pod.GetNamespace()+"/"+pod.GetName())
+		if p.Failed != nil {
+			p.Failed(events.Pod(pod.GetNamespace(), pod.GetName(), pod.GetUid()), events.ReleaseFailed, err)
+		}
 		return err
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ import (
 	"arbtable.dev/dra/pkg/arbcore"
 	"arbtable.dev/dra/pkg/checkpoint"
 	"arbtable.dev/dra/pkg/driver"
+	"arbtable.dev/dra/pkg/events"
 	"arbtable.dev/dra/pkg/kernel"
 	"arbtable.dev/dra/pkg/podnet"
 	drslices "arbtable.dev/dra/pkg/slices"
@@ -160,4 +162,60 @@ func TestSynchronize(t *testing.T) {
 		t.Fatalf("free %d marks %v", k.FreeSlots("eth0"), k.Marks)
 	}
 	<-sw.done
+}
+
+// A failed pod is told by its name (what kubectl describe finds), once;
+// a pod that came up is not.
+func TestRunPodSandboxFailedHook(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pod  *api.PodSandbox
+		want []events.Object
+	}{
+		{"up", pod("withclaim", "/run/netns/a"), nil},
+		{"failed", pod("withclaim", "/run/netns/ipvlan"), []events.Object{events.Pod("default", "p-withclaim", "withclaim")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _, _ := setup(t)
+			var got []events.Object
+			p.Failed = func(o events.Object, reason string, err error) {
+				if err == nil || reason != events.ClassFailed {
+					t.Errorf("told %q, %v", reason, err)
+				}
+				got = append(got, o)
+			}
+			_ = p.RunPodSandbox(context.Background(), tc.pod)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("told %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// downFails is a driver whose PodDown fails.
+type downFails struct{ Driver }
+
+func (downFails) PodDown(context.Context, string) error { return errors.New("class busy") }
+
+// A release that fails at sandbox stop or removal is told, with the pod's
+// name, as ReleaseFailed.
+func TestDownFailedHook(t *testing.T) {
+	p, _, _ := setup(t)
+	p.D = downFails{p.D}
+	type told struct {
+		o      events.Object
+		reason string
+		msg    string
+	}
+	var got []told
+	p.Failed = func(o events.Object, reason string, err error) { got = append(got, told{o, reason, err.Error()}) }
+	for _, fn := range []func(context.Context, *api.PodSandbox) error{p.StopPodSandbox, p.RemovePodSandbox} {
+		if err := fn(context.Background(), pod("withclaim", "/run/netns/a")); err == nil {
+			t.Fatal("a failed release returned nil")
+		}
+	}
+	w := told{events.Pod("default", "p-withclaim", "withclaim"), events.ReleaseFailed, "class busy"}
+	if !reflect.DeepEqual(got, []told{w, w}) {
+		t.Errorf("told %+v, want %+v twice", got, w)
+	}
 }

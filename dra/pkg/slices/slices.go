@@ -9,6 +9,7 @@
 package slices
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -64,6 +65,40 @@ type NIC struct {
 	FreeLowSlots int            // LOW slots not held outside claims
 	FreeClasses  int            // classes not held outside claims
 	Marks        int            // the NIC's share of the driver's marks (SplitMarks)
+	// Taints are set on every device of the NIC: what the driver cannot
+	// serve on it now (the link down, a capacity the kernel no longer
+	// has); NoSchedule keeps new claims off, allocated ones stay.
+	Taints []resourceapi.DeviceTaint
+}
+
+// Taint keys (label names in the driver's domain); the value says why.
+const (
+	TaintLinkDown   = DriverName + "/link-down"
+	TaintNICMissing = DriverName + "/nic-missing"
+	TaintQdisc      = DriverName + "/qdisc"      // the root cannot be read or made
+	TaintCapacity   = DriverName + "/capacity"   // the link is slower than the kernel's capacity
+	TaintBroken     = DriverName + "/broken"     // guarantees the module reports broken (the mtu grew)
+	TaintClassLost  = DriverName + "/class-lost" // recorded classes that could not be re-admitted
+)
+
+// Taint is a NoSchedule taint; value is cut to a label value (63
+// characters of [-_.A-Za-z0-9], alphanumeric at both ends).
+func Taint(key, value string) resourceapi.DeviceTaint {
+	var b strings.Builder
+	for _, r := range value {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	v := b.String()
+	if len(v) > 63 {
+		v = v[:63]
+	}
+	v = strings.Trim(v, "-_.")
+	return resourceapi.DeviceTaint{Key: key, Value: v, Effect: resourceapi.DeviceTaintEffectNoSchedule}
 }
 
 // SplitMarks divides the node's span mark values among its nics NICs,
@@ -233,6 +268,11 @@ func Devices(nic NIC, blocks []Block) []resourceapi.Device {
 			}},
 		})
 	}
+	if len(nic.Taints) > 0 {
+		for i := range devs {
+			devs[i].Taints = append([]resourceapi.DeviceTaint(nil), nic.Taints...)
+		}
+	}
 	return devs
 }
 
@@ -242,13 +282,16 @@ func Devices(nic NIC, blocks []Block) []resourceapi.Device {
 // resourceapi.ResourceSliceMaxDevicesWithAdvancedFeatures, in order (the
 // slice controller names slices by their index, and the allocator walks
 // pools by name, slices by name and devices in order: first fit takes the
-// smallest matching block).
+// smallest matching block). A NIC whose numbers cannot be computed is
+// left out and named in the error; the others' pools are returned.
 func Build(node string, nics []NIC) (resourceslice.DriverResources, error) {
 	res := resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{}}
+	var errs []error
 	for _, nic := range nics {
 		blocks, err := Blocks(nic.Params)
 		if err != nil {
-			return res, fmt.Errorf("NIC %s: %w", nic.Name, err)
+			errs = append(errs, fmt.Errorf("NIC %s: %w", nic.Name, err))
+			continue
 		}
 		free := nic.FreeSlots
 		if free < 0 {
@@ -282,5 +325,5 @@ func Build(node string, nics []NIC) (resourceslice.DriverResources, error) {
 		}
 		res.Pools[name] = pool
 	}
-	return res, nil
+	return res, errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package slices
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -339,6 +340,47 @@ func TestNamesTheAPIServerAccepts(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+func TestTaints(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"carrier-down", "carrier-down"},
+		{"link 1000Mbit/s < 10000Mbit/s", "link-1000Mbit-s---10000Mbit-s"},
+		{"-x-", "x"},
+		{strings.Repeat("a", 70), strings.Repeat("a", 63)},
+	} {
+		tn := Taint(TaintCapacity, tc.in)
+		if tn.Value != tc.want || tn.Effect != resourceapi.DeviceTaintEffectNoSchedule {
+			t.Errorf("Taint(%q) = %+v, want value %q, NoSchedule", tc.in, tn, tc.want)
+		}
+		if errs := validation.IsValidLabelValue(tn.Value); len(errs) > 0 {
+			t.Errorf("Taint(%q): value %q: %v", tc.in, tn.Value, errs)
+		}
+		if errs := validation.IsQualifiedName(tn.Key); len(errs) > 0 {
+			t.Errorf("key %q: %v", tn.Key, errs)
+		}
+	}
+	nic := NIC{Name: "eth0", Params: fast, FreeSlots: 64, FreeLowSlots: 64, FreeClasses: 64,
+		Taints: []resourceapi.DeviceTaint{Taint(TaintLinkDown, "carrier-down")}}
+	// the unusable NIC first: a Build that stops at it builds nothing
+	res, err := Build("n", []NIC{{Name: "eth1", Params: arbcore.Params{}, FreeSlots: 64}, nic})
+	if err == nil || !strings.Contains(err.Error(), "eth1") {
+		t.Errorf("Build with eth1 unusable: err %v, want one naming eth1", err)
+	}
+	pool, ok := res.Pools[PoolName("n", "eth0")]
+	if !ok {
+		t.Fatalf("eth0 not built beside an unusable eth1")
+	}
+	for _, s := range pool.Slices {
+		if len(s.Devices) > resourceapi.ResourceSliceMaxDevicesWithAdvancedFeatures {
+			t.Errorf("%d devices in a slice with taints", len(s.Devices))
+		}
+		for _, d := range s.Devices {
+			if len(d.Taints) != 1 || d.Taints[0].Key != TaintLinkDown {
+				t.Fatalf("device %s taints %+v", d.Name, d.Taints)
 			}
 		}
 	}

@@ -100,6 +100,20 @@ enum {
 					 * sent back) it keeps that capacity
 					 * without reading the link again
 					 */
+	TCA_ARBTABLE_PRIO_CLASSID,	/* u32 0/1, 1 when not given: an
+					 * skb->priority naming one of the
+					 * qdisc's classes selects it before the
+					 * filters; 0 ignores it (the priomap
+					 * still maps its low 4 bits)
+					 */
+	TCA_ARBTABLE_CLASSIFY_FOREIGN,	/* u32 0/1, 1 when not given: 0 sends
+					 * packets not routed in the device's
+					 * network namespace (a macvlan or ipvlan
+					 * L2 in another one, a bridge, a packet
+					 * socket) to the default class, without
+					 * reading their priority or running the
+					 * filters
+					 */
 	__TCA_ARBTABLE_MAX,
 };
 

@@ -133,6 +133,8 @@ struct arbtable_slot {
 #define ARBTABLE_Q_MAXWEIGHT	(1u << 5)
 #define ARBTABLE_Q_DEFAULT	(1u << 6)
 #define ARBTABLE_Q_BURST	(1u << 7)
+#define ARBTABLE_Q_PRIO_CLASSID	(1u << 8)
+#define ARBTABLE_Q_CLASSIFY_FOREIGN (1u << 9)
 
 /* Extensible (see above): new options are appended. */
 struct arbtable_qdisc_opts {
@@ -149,8 +151,19 @@ struct arbtable_qdisc_opts {
 	uint32_t		burst;		/* bytes the rate may send back to
 						 * back; 0 = the kernel's default
 						 */
+	/* 1 (kernel default): skb->priority naming a class selects it;
+	 * 0: it does not (tc's noprioclassid)
+	 */
+	uint32_t		prio_classid;
+	/* 1 (kernel default): packets not routed in the device's netns
+	 * are classified; 0: they go to the default class, unread (tc's
+	 * noclassifyforeign; closes a macvlan/ipvlan tenant's SO_MARK and
+	 * SO_PRIORITY)
+	 */
+	uint32_t		classify_foreign;
 };
 #define ARBTABLE_QDISC_OPTS_SIZE_VER0	40	/* up to burst */
+#define ARBTABLE_QDISC_OPTS_SIZE_VER1	48	/* up to classify_foreign */
 
 /* ------------------------------------------------------------ classes */
 

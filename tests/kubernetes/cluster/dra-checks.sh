@@ -215,9 +215,10 @@ ksys() {
 
 dra_check_goodput() {
 	local p rate ok=1 st cid bound kb got b0 b1 d0 d1 t0 t1
-	# the flood first, from a pod without a claim (the system class), long
-	# enough to outlast both reserved transfers
-	plain_pod flood '["sh", "-c", "iperf3 -u -b 60M -c 10.77.0.2 -p 5204 -t 240 -l 1400; sleep 3600"]'
+	# the flood first, from a pod without a claim (the system class),
+	# until the pod is deleted: a heavily loaded host may start the
+	# reserved pods minutes later
+	plain_pod flood '["sh", "-c", "iperf3 -u -b 60M -c 10.77.0.2 -p 5204 -t 3600 -l 1400"]'
 	k wait --for=condition=Ready pod/flood --timeout=300s >/dev/null
 	# 6 Mbit/s within 20 ms (16 slots at 30M), 3 Mbit/s within 40 ms (8)
 	CLAIM_NIC=$NET claim_pod res-a 6000000 20000000 10.77.0.2 5202 20
@@ -287,10 +288,11 @@ kpair() {
 dra_check_share() {
 	local nic=$NIC2 st1 st2 c1 c2 k1 k2 s0 s1 low0 low1 r ra rb da db dt
 	low0=$("$CTL" --json show $nic | jq -r .low_used)
-	# floods long enough to overlap whatever the pods' start times (a
-	# pod takes ~30 s to start in the TCG guest)
-	share_pod share-a 8 $nic 10.79.0.2 5205 400
-	share_pod share-b 24 $nic 10.79.0.2 5206 400
+	# floods until the pods are deleted, to overlap whatever the pods'
+	# start times (a pod takes ~30 s to start in the TCG guest, minutes
+	# on a loaded host)
+	share_pod share-a 8 $nic 10.79.0.2 5205 3600
+	share_pod share-b 24 $nic 10.79.0.2 5206 3600
 	if ! k wait --for=condition=Ready pod/share-a pod/share-b --timeout=600s >/dev/null; then
 		tap_fail "share pods run"
 		k get pods -o wide | diag "$(cat)"
@@ -605,6 +607,344 @@ dra_check_admin() {
 	tap_check "an adminAccess claim is visibility only: no class, no slot ($NET free slots $free0 -> $free1)" \
 		test "$aa" = true -a "$free1" = "$free0" -a "$cls1" = "$cls0"
 	k delete namespace $ns --wait=true --timeout=120s >/dev/null 2>&1
+}
+
+# kpkts NIC CLASSID: the packets the kernel counted in the class
+kpkts() {
+	"$CTL" --json show "$1" | jq -r --arg h "$2" '.classes[] | select(.handle == $h) | .stats.packets'
+}
+
+# pod_pid POD: the host pid of the pod's container (its netns is the pod's)
+pod_pid() {
+	local id
+	id=$(k get pod "$1" -o jsonpath='{.status.containerStatuses[0].containerID}')
+	ctr_k8s task ls | awk -v id="${id#containerd://}" '$1 == id { print $2 }'
+}
+
+# escape_send PID PRIO MARK: 50 UDP packets from a socket in PID's netns
+# with SO_PRIORITY PRIO and SO_MARK MARK (0: unset), to the receiver by
+# the macvlan
+escape_send() {
+	nsenter -t "$1" -n python3 - "$2" "$3" <<-'PY'
+	import socket, sys
+	prio, mark = int(sys.argv[1], 0), int(sys.argv[2], 0)
+	s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+	if prio:
+	    s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, prio)
+	if mark:
+	    s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, mark)
+	for _ in range(50):
+	    s.sendto(b"x" * 100, ("10.77.0.2", 9))
+	PY
+}
+
+# Tenants stay in their class (issue 45 item 4): a pod given a macvlan of
+# the NIC (as Multus attaches one) whose netns has CAP_NET_ADMIN sets
+# SO_PRIORITY to another claim's class and SO_MARK to its mark. With
+# the root's classification paths open (set by hand first: the hole is
+# real) its packets land in the victim's class, until the driver's
+# reconcile loop closes the paths again; with the root as the driver
+# keeps it (noprioclassid noclassifyforeign) they land in the system
+# class and the victim's class counts none.
+dra_check_escape() {
+	local vcid vmark pid peer v0 v1 s0 s1 open ok
+	CLAIM_NIC=$NET claim_pod esc-v 1000000 400000000
+	plain_pod esc-t
+	if ! k wait --for=condition=Ready pod/esc-v pod/esc-t --timeout=600s >/dev/null; then
+		tap_fail "the victim (a claim on $NET) and the tenant pods run"
+		k get pods -o wide | diag "$(cat)"
+		return
+	fi
+	vcid=$(pod_claim_status esc-v | jq -r .classID)
+	vmark=$(tc filter show dev "$NET" parent 1: | awk -v c="$vcid" '
+		$0 ~ "classid " c "( |$)" { for (i = 1; i < NF; i++) if ($i == "handle") { split($(i + 1), a, "/"); print a[1] } }' | head -n1)
+	pid=$(pod_pid esc-t)
+	peer=$(ip -n "$NET_RX" -o link show | awk -F': ' '$2 !~ /^lo/ { print $2 }' | sed 's/@.*//' | head -n1)
+	diag "victim class $vcid mark ${vmark:-none}; tenant pid ${pid:-none}; $(tc qdisc show dev "$NET" root)"
+	tap_check "the driver's root on $NET has noprioclassid and noclassifyforeign" \
+		bash -c 'tc qdisc show dev "$1" root | grep -q "noprioclassid.*noclassifyforeign"' _ "$NET"
+	if [ -z "$vmark" ] || [ -z "$pid" ] || [ -z "$peer" ]; then
+		tap_fail "the victim's mark, the tenant's netns and the receiver found"
+		return
+	fi
+	ip link add esc-mv link "$NET" type macvlan mode bridge &&
+		ip link set esc-mv netns "$pid" &&
+		nsenter -t "$pid" -n ip addr add 10.77.0.60/32 dev esc-mv &&
+		nsenter -t "$pid" -n ip link set esc-mv up &&
+		nsenter -t "$pid" -n ip route add 10.77.0.2/32 dev esc-mv &&
+		nsenter -t "$pid" -n ip neigh replace 10.77.0.2 dev esc-mv nud permanent \
+			lladdr "$(ip -n "$NET_RX" -o link show "$peer" | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')"
+	tap_check "the tenant pod has a macvlan of $NET" test $? = 0
+	# the control: both paths opened by hand, SO_PRIORITY alone takes the
+	# victim's class (the driver's reconcile pass closes them again, so a
+	# pass between the change and the read is retried)
+	for _ in 1 2 3; do
+		tc qdisc change dev "$NET" root handle 1: arbtable prioclassid classifyforeign
+		v0=$(kpkts "$NET" "$vcid")
+		escape_send "$pid" "$((0x10000 | 0x${vcid#1:}))" 0
+		v1=$(kpkts "$NET" "$vcid")
+		open=$((v1 - v0))
+		[ "$open" -ge 50 ] && break
+	done
+	tap_check "paths open (by hand): the macvlan tenant's SO_PRIORITY $vcid takes the victim's class ($open of 50 packets)" \
+		test "$open" -ge 50
+	# the driver's reconcile loop (10 s) closes them again
+	for i in $(seq 40); do
+		tc qdisc show dev "$NET" root | grep -q "noprioclassid.*noclassifyforeign" && break
+		sleep 1
+	done
+	tap_check "the driver closes the paths opened by hand ($i s)" \
+		bash -c 'tc qdisc show dev "$1" root | grep -q "noprioclassid.*noclassifyforeign"' _ "$NET"
+	v0=$(kpkts "$NET" "$vcid") s0=$(kpkts "$NET" 1:fffe)
+	escape_send "$pid" "$((0x10000 | 0x${vcid#1:}))" 0
+	escape_send "$pid" 0 "$vmark"
+	escape_send "$pid" "$((0x10000 | 0x${vcid#1:}))" "$vmark"
+	sleep 1
+	v1=$(kpkts "$NET" "$vcid") s1=$(kpkts "$NET" 1:fffe)
+	diag "as the driver made the root: the victim's class +$((v1 - v0)) packets, the system class +$((s1 - s0)) (150 sent)"
+	ok=0
+	[ "$((v1 - v0))" = 0 ] && [ "$((s1 - s0))" -ge 150 ] && ok=1
+	tap_check "as the driver made the root: SO_PRIORITY, SO_MARK and both from the macvlan tenant land in the system class, none in the victim's ($((v1 - v0)) there, $((s1 - s0)) of 150 in 1:fffe)" \
+		test $ok = 1
+	k delete pod esc-v esc-t --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate esc-v >/dev/null 2>&1
+}
+
+# quota_claim NS NAME CLASS SELECTOR: a ResourceClaim; kubectl's output
+quota_claim() {
+	k apply -f - 2>&1 <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaim
+	metadata: {name: $2, namespace: $1}
+	spec:
+	  devices:
+	    requests:
+	    - name: net
+	      exactly:
+	        deviceClassName: $3
+	        selectors:
+	        - cel:
+	            expression: >-
+	              $4
+	YAML
+}
+
+# quota_pod NS NAME CLAIM: a pod using the claim, sleeping
+quota_pod() {
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: $2, namespace: $1, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:
+	  - {name: net, resourceClaimName: $3}
+	  containers:
+	  - name: c
+	    image: localhost/arbtable/tenant:1
+	    imagePullPolicy: Never
+	    command: ["sleep", "3600"]
+	    resources: {claims: [{name: net}]}
+	YAML
+}
+
+# The quota recipe (deploy/kubernetes/dra/examples/tenant-quota.yaml), as
+# a user applies it: in the tenant namespace a claim on arbtable.dev is
+# refused at creation, the fifth small claim too, a small claim's pod
+# gets at most 8 slots in the kernel, and a small claim needing 16 slots
+# is never placed.
+dra_check_quota() {
+	local ns=tenant-a out i n sel="device.attributes[\"arbtable.dev\"].nic == \"$NET\"" cid slots r
+	k create namespace $ns >/dev/null 2>&1
+	k apply -f "$DRA_DIR/examples/tenant-quota.yaml" >/dev/null || { tap_fail "the quota recipe applied"; return; }
+	# the quota controller fills in status.hard before admission counts
+	for _ in $(seq 60); do
+		[ -n "$(k -n $ns get resourcequota arbtable -o jsonpath='{.status.hard}' 2>/dev/null)" ] && break
+		sleep 1
+	done
+	out=$(quota_claim $ns big arbtable.dev "$sel")
+	diag "a claim on arbtable.dev in $ns: $out"
+	tap_check "quota: a claim on arbtable.dev in $ns is refused at creation, exceeded quota" \
+		bash -c 'grep -q "exceeded quota" <<<"$1"' _ "$out"
+	n=0
+	for i in 1 2 3 4 5; do
+		out=$(quota_claim $ns s$i small.arbtable.dev "$sel && device.attributes[\"arbtable.dev\"].rateBits >= 1") && n=$((n + 1))
+	done
+	diag "the fifth small claim: $out"
+	tap_check "quota: 4 small claims accepted, the fifth refused at creation ($n accepted; exceeded quota)" \
+		bash -c 'test "$1" = 4 && grep -q "exceeded quota" <<<"$2"' _ "$n" "$out"
+	k -n $ns delete resourceclaim s3 s4 --wait=true >/dev/null 2>&1
+	quota_claim $ns s16 small.arbtable.dev "$sel && device.attributes[\"arbtable.dev\"].rateBits >= 5000000" >/dev/null
+	quota_pod $ns q1 s1
+	quota_pod $ns q16 s16
+	k -n $ns wait --for=condition=Ready pod/q1 --timeout=600s >/dev/null
+	cid=$(k -n $ns get resourceclaim s1 -o json | jq -r '.status.devices[0].data.classID // empty')
+	slots=$(kclass "$NET" "$cid" | jq -r '.stats.high_slot_count // empty')
+	for _ in $(seq 120); do
+		r=$(k -n $ns get pod q16 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}' 2>/dev/null)
+		[ "$r" = Unschedulable ] && break
+		sleep 1
+	done
+	diag "small claim s1: class ${cid:-none}, ${slots:-?} slots in the kernel; the 16-slot small claim's pod: ${r:-not settled}"
+	tap_check "quota: a small claim's pod runs with at most 8 slots (${slots:-none}); one needing 16 stays Unschedulable (${r:-?})" \
+		bash -c 'test -n "$1" && test "$1" -le 8 && test "$2" = Unschedulable' _ "$slots" "$r"
+	k delete namespace $ns --wait=true --timeout=180s >/dev/null 2>&1
+	k delete deviceclass small.arbtable.dev >/dev/null 2>&1
+}
+
+# scrape PATH: the driver's HTTP answer on the node's address, port 9877
+# (the DaemonSet's --metrics-address=$(HOST_IP):9877), status line and
+# body; bash's /dev/tcp, no curl in the guest needed
+scrape() {
+	local ip
+	ip=$(k get node "$NODE" -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
+	timeout 10 bash -c 'exec 3<>"/dev/tcp/$1/9877" && printf "GET %s HTTP/1.0\r\n\r\n" "$2" >&3 && cat <&3' _ "$ip" "$1" | tr -d '\r'
+}
+
+# metric NAME LABEL=VALUE...: the value of the sample of NAME whose labels
+# include each LABEL="VALUE", from one scrape
+metric() {
+	local name=$1
+	shift
+	scrape /metrics | awk -v n="$name" -v want="$*" '
+		index($0, n "{") == 1 || $1 == n {
+			split(want, w, " ")
+			for (i in w) { split(w[i], kv, "="); if (index($0, kv[1] "=\"" kv[2] "\"") == 0) next }
+			print $NF; exit
+		}'
+}
+
+# What operators see: the driver's pod Ready through its readiness probe
+# (NRI connected, slices published); /metrics read from the kernel (a
+# claim's class bytes, bound and admission equal arbtablectl's; the NIC's
+# free slots the kernel's); a refused Prepare (a share above maxShare) as
+# PrepareRefused Events on the pod and on its claim.
+dra_check_ops() {
+	local ready code cid kb k0 k1 mb mbound mfree kf ev evc claim
+	ready=$(k -n kube-system get pod -l app.kubernetes.io/name=arbtable-dra -o jsonpath='{.items[0].status.conditions[?(@.type=="Ready")].status}')
+	code=$(scrape /readyz | head -n1)
+	tap_check "the driver's pod is Ready by its probe (/readyz: $code)" test "$ready" = True -a "${code#* }" = "200 OK"
+	CLAIM_NIC=$NET claim_pod ops-a 6000000 20000000 10.77.0.2 5206 5
+	if ! k wait --for=condition=Ready pod/ops-a --timeout=300s >/dev/null; then
+		tap_fail "a claim's pod runs for the metrics"
+		return
+	fi
+	# its transfer (5 s after start, 5 s long) over: the counters rest
+	sleep 15
+	claim=$(k get pod ops-a -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
+	cid=$(pod_claim_status ops-a | jq -r '.classID // empty')
+	kb=$(kclass "$NET" "$cid" | jq -r '.stats.guaranteed_bound // empty')
+	# the kernel's bytes read before and after the scrape (a neighbour
+	# solicitation may pass in between)
+	k0=$(kclass "$NET" "$cid" | jq -r '.stats.bytes // empty')
+	mb=$(metric arbtable_dra_claim_sent_bytes_total claim="$claim" class="$cid")
+	k1=$(kclass "$NET" "$cid" | jq -r '.stats.bytes // empty')
+	mb=$(fcalc "${mb:-0}" | cut -d. -f1)
+	mbound=$(metric arbtable_dra_claim_guaranteed_bound_seconds claim="$claim" class="$cid")
+	diag "claim $claim class $cid: kernel bytes ${k0:-?}..${k1:-?} bound ${kb:-?} ns; metrics bytes ${mb:-?} bound ${mbound:-?} s"
+	tap_check "/metrics: the claim's class is admitted (arbtable_dra_claim_admitted 1)" \
+		test "$(metric arbtable_dra_claim_admitted claim="$claim")" = 1
+	tap_check "/metrics: the claim's sent bytes are the kernel's ($mb in ${k0:-none}..${k1:-none})" \
+		test "${k0:-0}" -gt 0 -a "$mb" -ge "${k0:-0}" -a "$mb" -le "${k1:-0}"
+	tap_check "/metrics: the claim's guaranteed bound is the kernel's (${mbound:-none} s, ${kb:-none} ns)" \
+		fcmp "${mbound:-0} * 1e9 > ${kb:-0} - 0.5 && ${mbound:-0} * 1e9 < ${kb:-0} + 0.5 && ${kb:-0} > 0"
+	mfree=$(metric arbtable_dra_nic_free_slots nic="$NET" table=high)
+	kf=$(kfree "$NET")
+	tap_check "/metrics: $NET's free HIGH slots are the kernel's (${mfree:-none} = $kf)" test "${mfree:-x}" = "$kf"
+	k delete pod ops-a --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate ops-a >/dev/null 2>&1
+	# a share above maxShare (255): the scheduler allocates a share device,
+	# Prepare refuses it; the pod stays in ContainerCreating
+	share_pod ops-bad 256 "$NET"
+	claim=
+	for _ in $(seq 120); do
+		claim=$(k get pod ops-bad -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}' 2>/dev/null)
+		ev=$(k get events --field-selector involvedObject.kind=Pod,involvedObject.name=ops-bad,reason=PrepareRefused -o jsonpath='{.items[0].message}' 2>/dev/null)
+		evc=
+		[ -n "$claim" ] && evc=$(k get events --field-selector involvedObject.kind=ResourceClaim,involvedObject.name="$claim",reason=PrepareRefused -o jsonpath='{.items[0].message}' 2>/dev/null)
+		[ -n "$ev" ] && [ -n "$evc" ] && break
+		sleep 1
+	done
+	diag "PrepareRefused on pod ops-bad: ${ev:-none}; on claim ${claim:-?}: ${evc:-none}"
+	tap_check "a refused Prepare shows as a PrepareRefused Event on the pod and on its claim, with the reason" \
+		bash -c '[[ $1 == *"maxShare 255"* && $2 == *"maxShare 255"* ]]' _ "$ev" "$evc"
+	k delete pod ops-bad --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate ops-bad >/dev/null 2>&1
+}
+
+# dra_taints NIC: the taint keys on NIC's published devices, one a line
+dra_taints() {
+	k get resourceslices -o json |
+		jq -r --arg n "$1" '[.items[].spec.devices // [] | .[] | select(.attributes["arbtable.dev/nic"].string == $n or .attributes["nic"].string == $n) |
+			.taints // [] | .[].key] | unique | .[]'
+}
+
+dra_tainted() { dra_taints "$1" | grep -qx "$2"; }
+dra_untainted() { [ -z "$(dra_taints "$1")" ]; }
+
+# kback NIC CLASSID: the arbtable root is back on NIC with CLASSID and the
+# fw filter to it
+kback() {
+	tc qdisc show dev "$1" root | grep -q 'arbtable 1: root' && [ -n "$(kclass "$1" "$2")" ] &&
+		tc filter show dev "$1" parent 1: | grep -q "classid $2"
+}
+
+# until_true SECONDS CMD...: CMD succeeds within SECONDS (checked each second)
+until_true() {
+	local t=$1
+	shift
+	for _ in $(seq "$t"); do
+		"$@" && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# The node as it changes ($NIC2, a veth: its speed cannot change, and the
+# driver is given its rate, so no speed change here; the unit tests cover
+# it): link down taints the NIC's devices (NoSchedule: a new claim on it
+# stays Pending) and leaves the other NIC's as they were; link up lifts
+# the taint; a root replaced by hand, and a class deleted by hand, come
+# back with the claim's class and its fw filter within the loop's period
+# (--republish, 10 s)
+dra_check_node_changes() {
+	local cid n2 cls
+	CLAIM_NIC=$NIC2 claim_pod chg-a 2000000 400000000
+	tap_check "a claim on $NIC2 runs" k wait --for=condition=Ready pod/chg-a --timeout=300s
+	cid=$(pod_claim_status chg-a | jq -r '.classID // empty')
+	ip link set $NIC2 down
+	tap_check "link down: $NIC2's devices tainted arbtable.dev/link-down" \
+		until_true 30 dra_tainted $NIC2 arbtable.dev/link-down
+	n2=$(dra_devices $NIC2)
+	diag "$NIC2 down: $n2 devices, taints $(dra_taints $NIC2 | tr '\n' ' '); $NET's: $(dra_taints "$NET" | tr '\n' ' ')"
+	tap_check "link down withdraws nothing and taints no other NIC ($NIC2 $n2 devices, $NET untainted)" \
+		test "$n2" -gt 0 -a -z "$(dra_taints "$NET")"
+	tap_check "link down: the published capacity is still the root's (linkBits 20000000)" \
+		test "$(k get resourceslices -o json | jq --arg n $NIC2 '[.items[].spec.devices // [] | .[] |
+			select(.attributes["arbtable.dev/nic"].string == $n or .attributes["nic"].string == $n) |
+			(.attributes["arbtable.dev/linkBits"].int // .attributes["linkBits"].int)] | unique | .[0]')" = 20000000
+	CLAIM_NIC=$NIC2 claim_pod chg-b 2000000 400000000
+	wait_pods_settled 60 chg-b
+	tap_check "a new claim on the tainted NIC is not placed" \
+		test "$(k get pod chg-b -o jsonpath='{.status.phase}')" != Running
+	ip link set $NIC2 up
+	tap_check "link up: the taint is lifted" \
+		until_true 30 dra_untainted $NIC2
+	tap_check "link up: the Pending claim is placed" k wait --for=condition=Ready pod/chg-b --timeout=300s
+	tc qdisc replace dev $NIC2 root fq
+	tap_check "a root replaced by hand is made again with chg-a's class ${cid:-none} and its fw filter" \
+		until_true 30 kback $NIC2 "$cid"
+	diag "$(tc qdisc show dev $NIC2 root; tc class show dev $NIC2; tc filter show dev $NIC2 parent 1:)"
+	if tc class del dev $NIC2 classid "$cid"; then
+		tap_check "a class deleted by hand is admitted again (${cid:-none})" \
+			until_true 30 kback $NIC2 "$cid"
+	else
+		tap_fail "a class deleted by hand is admitted again: tc class del $cid refused"
+	fi
+	cls=$(kclass $NIC2 "$cid")
+	diag "chg-a's class now: $cls"
+	k delete pod chg-a chg-b --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate --all >/dev/null 2>&1
 }
 
 # shared_pod NAME CLAIM PORT: a pod using ResourceClaim CLAIM that sends
