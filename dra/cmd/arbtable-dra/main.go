@@ -215,15 +215,15 @@ func run() error {
 	if err := d.ReconcileKernel(ctx); err != nil {
 		logger.Error(err, "reconciling the checkpoint with the kernel")
 	}
-	// the NRI hook first: the kubelet prepares a claim only once the
-	// plugin is registered, and a sandbox started before the runtime knew
-	// the hook would run unshaped; until NRI connects no claim is prepared
-	// here and its pods wait in ContainerCreating
 	// the probes first: liveness while the driver waits for NRI
 	health := &metrics.Health{}
 	if _, err := serveMetrics(ctx, o.metricsAddress, &metrics.Collector{NICs: cfg.NICs, K: k, Claims: d.Records}, health); err != nil {
 		return fmt.Errorf("--metrics-address: %w", err)
 	}
+	// then the NRI hook: the kubelet prepares a claim only once the
+	// plugin is registered, and a sandbox started before the runtime knew
+	// the hook would run unshaped; until NRI connects no claim is prepared
+	// here and its pods wait in ContainerCreating
 	connected := make(chan struct{})
 	go runNRI(ctx, o, &nriplugin.Plugin{D: d, Net: podnet.Linux{}, Failed: d.PodFailed, Connected: connected}, health)
 	logger.Info("waiting for the runtime's NRI before registering with the kubelet", "socket", o.nriSocket)
