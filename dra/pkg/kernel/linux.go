@@ -175,6 +175,9 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 	} else if !errors.Is(err, ErrNoQdisc) {
 		return err
 	}
+	if err := dropForeignRoot(nic); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	cn := C.CString(nic)
 	defer C.free(unsafe.Pointer(cn))
@@ -206,6 +209,32 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 		return fmt.Errorf("system class on %s: %w", nic, err)
 	}
 	return setChild(nic, classid, cfg.Child)
+}
+
+// dropForeignRoot deletes the root qdisc of another kind an
+// administrator put on nic (tc qdisc replace ... root fq), which a create
+// cannot override: the NIC is the driver's (--nics), and its claims'
+// classes are made again on the new root. A default root (handle 0: mq,
+// pfifo_fast, noqueue) is replaced by the create itself.
+func dropForeignRoot(nic string) error {
+	link, err := netlink.LinkByName(nic)
+	if err != nil {
+		return fmt.Errorf("the root of %s: %w", nic, err)
+	}
+	qs, err := netlink.QdiscList(link)
+	if err != nil {
+		return fmt.Errorf("the qdiscs of %s: %w", nic, err)
+	}
+	for _, q := range qs {
+		a := q.Attrs()
+		if a.Parent != netlink.HANDLE_ROOT || a.Handle == 0 {
+			continue
+		}
+		if err := netlink.QdiscDel(q); err != nil {
+			return fmt.Errorf("deleting the %s root of %s: %w", q.Type(), nic, err)
+		}
+	}
+	return nil
 }
 
 // closePaths closes both paths on a root already there (made by an older
