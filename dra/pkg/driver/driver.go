@@ -119,8 +119,9 @@ type Driver struct {
 	// Events, when set, takes the refusals and failures users see as
 	// Events (events.go)
 	Events events.Sink
-	// OnPublish, when set, is told each reconcile pass's publish result
-	// (readiness)
+	// OnPublish, when set, is told after each reconcile pass whether the
+	// slices were published (nil), tainted NICs included, or not
+	// (readiness: one NIC the driver cannot serve does not stop a rollout)
 	OnPublish func(error)
 }
 
@@ -284,13 +285,18 @@ func (d *Driver) Resources() (resourceslice.DriverResources, error) {
 func (d *Driver) Publish(ctx context.Context) error {
 	res, err := d.Resources()
 	if len(res.Pools) == 0 && err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errNotPublished, err)
 	}
 	if perr := d.pub.PublishResources(ctx, res); perr != nil {
-		return errors.Join(err, fmt.Errorf("publishing resource slices: %w", perr))
+		return errors.Join(err, fmt.Errorf("%w: publishing resource slices: %w", errNotPublished, perr))
 	}
 	return err
 }
+
+// errNotPublished marks a Publish error after which the slices are not
+// the node's; without it a NIC's own error left the others (and the NIC,
+// tainted) published.
+var errNotPublished = errors.New("nothing published")
 
 // saveLocked writes the checkpoint.
 func (d *Driver) saveLocked() error {

@@ -31,11 +31,15 @@ var (
 type fakePub struct {
 	last  resourceslice.DriverResources
 	count int
+	err   error // returned, and nothing published, when set
 }
 
 func (p *fakePub) PublishResources(_ context.Context, res resourceslice.DriverResources) error {
-	p.last = res
 	p.count++
+	if p.err != nil {
+		return p.err
+	}
+	p.last = res
 	return nil
 }
 

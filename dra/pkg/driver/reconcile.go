@@ -93,7 +93,11 @@ func (d *Driver) Reconcile(ctx context.Context) error {
 	d.mu.Unlock()
 	err := d.Publish(ctx)
 	if d.OnPublish != nil {
-		d.OnPublish(err)
+		if errors.Is(err, errNotPublished) {
+			d.OnPublish(err)
+		} else {
+			d.OnPublish(nil)
+		}
 	}
 	if err != nil {
 		errs = append(errs, err)

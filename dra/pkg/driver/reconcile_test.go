@@ -334,3 +334,37 @@ func TestReconcileClosesPaths(t *testing.T) {
 	}
 	e.shaped(t, "a")
 }
+
+// TestReconcileReadiness: OnPublish (readiness) says published when a NIC
+// the driver cannot serve is published tainted, and not when the slices
+// could not be published.
+func TestReconcileReadiness(t *testing.T) {
+	tests := []struct {
+		name      string
+		event     func(e *env)
+		published bool
+	}{
+		{name: "steady", event: func(e *env) {}, published: true},
+		{name: "one root unreadable: tainted, published", event: func(e *env) {
+			e.k.ReadErr["eth0"] = errors.New("dump truncated")
+		}, published: true},
+		{name: "the API refuses the slices", event: func(e *env) {
+			e.pub.err = errors.New("resourceslices is forbidden")
+		}, published: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			var got []error
+			e.d.OnPublish = func(err error) { got = append(got, err) }
+			tc.event(e)
+			_ = e.d.Reconcile(context.Background())
+			if len(got) != 1 {
+				t.Fatalf("OnPublish called %d times in a pass, want 1", len(got))
+			}
+			if (got[0] == nil) != tc.published {
+				t.Errorf("OnPublish(%v), want published %v", got[0], tc.published)
+			}
+		})
+	}
+}
