@@ -908,7 +908,7 @@ until_true() {
 # back with the claim's class and its fw filter within the loop's period
 # (--republish, 10 s)
 dra_check_node_changes() {
-	local cid n2 cls
+	local cid n2 cls fp fh
 	CLAIM_NIC=$NIC2 claim_pod chg-a 2000000 400000000
 	tap_check "a claim on $NIC2 runs" k wait --for=condition=Ready pod/chg-a --timeout=300s
 	cid=$(pod_claim_status chg-a | jq -r '.classID // empty')
@@ -935,11 +935,15 @@ dra_check_node_changes() {
 	tap_check "a root replaced by hand is made again with chg-a's class ${cid:-none} and its fw filter" \
 		until_true 30 kback $NIC2 "$cid"
 	diag "$(tc qdisc show dev $NIC2 root; tc class show dev $NIC2; tc filter show dev $NIC2 parent 1:)"
-	if tc class del dev $NIC2 classid "$cid"; then
-		tap_check "a class deleted by hand is admitted again (${cid:-none})" \
+	# the module refuses to delete a class a filter points at ("filters
+	# still point at the class"): an admin deletes its fw filter first
+	read -r fp fh < <(tc filter show dev $NIC2 parent 1: | awk -v c="$cid" '
+		$0 ~ "classid " c "( |$)" { for (i = 1; i < NF; i++) { if ($i == "pref") p = $(i + 1); if ($i == "handle") h = $(i + 1) }; print p, h; exit }')
+	if tc filter del dev $NIC2 parent 1: pref "$fp" handle "$fh" fw && tc class del dev $NIC2 classid "$cid"; then
+		tap_check "a class deleted by hand, its fw filter first, is admitted again with its filter (${cid:-none})" \
 			until_true 30 kback $NIC2 "$cid"
 	else
-		tap_fail "a class deleted by hand is admitted again: tc class del $cid refused"
+		tap_fail "a class deleted by hand, its fw filter first, is admitted again with its filter: tc filter del (pref ${fp:-?} handle ${fh:-?}) or class del $cid refused"
 	fi
 	cls=$(kclass $NIC2 "$cid")
 	diag "chg-a's class now: $cls"
