@@ -28,23 +28,19 @@ struct qdisc_words {
 #define Q_OPT(name, kind, field, flag, what, hint, lo, hi, zero) \
 	{ name, CTL_OPT_##kind, offsetof(struct arbtable_qdisc_opts, field), \
 	  ARBTABLE_Q_##flag, 0, what, hint, lo, hi, zero }
+/* a word that stores @val in @field */
+#define Q_WORD(name, field, flag, val) \
+	{ name, CTL_OPT_WORD, offsetof(struct arbtable_qdisc_opts, field), \
+	  ARBTABLE_Q_##flag, val, NULL, NULL, 0, 0, 0 }
 static const struct ctl_opt qdisc_opts[] = {
 	{ "auto", CTL_OPT_WORD, offsetof(struct arbtable_qdisc_opts, mode),
 	  ARBTABLE_Q_MODE, ARBTABLE_MODE_AUTO, NULL, NULL, 0, 0, 0 },
 	{ "manual", CTL_OPT_WORD, offsetof(struct arbtable_qdisc_opts, mode),
 	  ARBTABLE_Q_MODE, ARBTABLE_MODE_MANUAL, NULL, NULL, 0, 0, 0 },
-	{ "prioclassid", CTL_OPT_WORD,
-	  offsetof(struct arbtable_qdisc_opts, prio_classid),
-	  ARBTABLE_Q_PRIO_CLASSID, 1, NULL, NULL, 0, 0, 0 },
-	{ "noprioclassid", CTL_OPT_WORD,
-	  offsetof(struct arbtable_qdisc_opts, prio_classid),
-	  ARBTABLE_Q_PRIO_CLASSID, 0, NULL, NULL, 0, 0, 0 },
-	{ "classifyforeign", CTL_OPT_WORD,
-	  offsetof(struct arbtable_qdisc_opts, classify_foreign),
-	  ARBTABLE_Q_CLASSIFY_FOREIGN, 1, NULL, NULL, 0, 0, 0 },
-	{ "noclassifyforeign", CTL_OPT_WORD,
-	  offsetof(struct arbtable_qdisc_opts, classify_foreign),
-	  ARBTABLE_Q_CLASSIFY_FOREIGN, 0, NULL, NULL, 0, 0, 0 },
+	Q_WORD("prioclassid", prio_classid, PRIO_CLASSID, 1),
+	Q_WORD("noprioclassid", prio_classid, PRIO_CLASSID, 0),
+	Q_WORD("classifyforeign", classify_foreign, CLASSIFY_FOREIGN, 1),
+	Q_WORD("noclassifyforeign", classify_foreign, CLASSIFY_FOREIGN, 0),
 	Q_OPT("rate", RATE, rate, RATE, NULL,
 	      " (a tc rate: 10gbit; 0 = link speed, at most 2^48 bytes/s)",
 	      0, 1ULL << 48, 1),
@@ -62,6 +58,7 @@ static const struct ctl_opt qdisc_opts[] = {
 	{ NULL },
 };
 #undef Q_OPT
+#undef Q_WORD
 
 /* an option of the qdisc, not a class id: change DEV rate 10mbit */
 int ctl_is_qdisc_option(const char *k)

@@ -2,7 +2,6 @@
 package manifests
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -17,9 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 )
 
@@ -76,7 +72,6 @@ func render(t *testing.T, ns string, set map[string]any) []runtime.Object {
 	if len(files) != 4 {
 		t.Fatalf("%d templates, want 4 (daemonset, rbac, deviceclass, admission-policy)", len(files))
 	}
-	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
 	var out []runtime.Object
 	for _, f := range files {
 		tpl, err := template.New(filepath.Base(f)).Option("missingkey=error").Funcs(helmFuncs).ParseFiles(f)
@@ -87,21 +82,7 @@ func render(t *testing.T, ns string, set map[string]any) []runtime.Object {
 		if err := tpl.Execute(&buf, ctx); err != nil {
 			t.Fatal(err)
 		}
-		r := utilyaml.NewYAMLReader(bufio.NewReader(&buf))
-		for {
-			doc, err := r.Read()
-			if err != nil {
-				break
-			}
-			if len(bytes.TrimSpace(doc)) == 0 {
-				continue
-			}
-			obj, _, err := dec.Decode(doc, nil, nil)
-			if err != nil {
-				t.Fatalf("%s rendered: %v\n%s", f, err, doc)
-			}
-			out = append(out, obj)
-		}
+		out = append(out, decodeYAML(t, f+" rendered", buf.Bytes())...)
 	}
 	return out
 }

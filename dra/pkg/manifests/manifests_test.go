@@ -36,6 +36,13 @@ func decodeAll(t *testing.T, path string) []runtime.Object {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return decodeYAML(t, path, b)
+}
+
+// decodeYAML decodes each document of b strictly; name says whose in a
+// failure.
+func decodeYAML(t *testing.T, name string, b []byte) []runtime.Object {
+	t.Helper()
 	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
 	var out []runtime.Object
@@ -49,7 +56,7 @@ func decodeAll(t *testing.T, path string) []runtime.Object {
 		}
 		obj, _, err := dec.Decode(doc, nil, nil)
 		if err != nil {
-			t.Fatalf("%s: %v", path, err)
+			t.Fatalf("%s: %v\n%s", name, err, doc)
 		}
 		out = append(out, obj)
 	}
