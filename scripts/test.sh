@@ -6,8 +6,9 @@
 #    carries; the host checks beside it): every VM test but the sanitizer
 #    kernel's own, the out-of-tree module built as DKMS would on trixie
 #    (scripts/distro-kernel.sh), run_all.sh;
-#  - Debian 12's own 6.1 kernel and bookworm-backports' 6.12: the
-#    kernel-facing subset, the out-of-tree module built for each;
+#  - Debian 12's own 6.1 kernel: the kernel-facing subset, the
+#    out-of-tree module built for it (make check-full: bookworm-backports'
+#    6.12 too);
 #  - the sanitizer kernel (7.2, the newest Debian carries, with KASAN,
 #    lockdep, kmemleak, UBSAN, debug objects and fault injection;
 #    sch_arbtable built in its net/sched): fault injection, GSO under
@@ -20,7 +21,9 @@
 #   scripts/test.sh [--vm-only] [--no-setup]
 #   ARBT_TESTS="deficit"     restrict the full run's VM tests (names without
 #                            test_/.sh); no subset runs then, unless
-#   ARBT_SUBSET_TESTS="..."  names the tests on the 6.1 and 6.12 distro kernels
+#   ARBT_SUBSET_TESTS="..."  names the tests on the subset's distro kernels
+#   ARBT_SUBSET_VERS="..."   the subset's kernels (default 6.1; check-full
+#                            6.1 6.12)
 #   ARBT_LANES=1             every VM run one after the other (default 2:
 #                            the sanitizer kernel's build and run beside the
 #                            full run, the subsets in whichever lane is free)
@@ -76,7 +79,7 @@ KVERS=${KVERS:-$(echo $(pick 6.1) $(pick 6.12) $K72)}
 # A sanitizer kernel that is not cached yet (a cold run) is built in the
 # background from here on.  With two lanes its run heads the second lane,
 # which waits for the build: the build runs at normal priority, beside
-# make all and then the full VM run, and the 6.1 and 6.12 subsets go to
+# make all and then the full VM run, and the subsets go to
 # whichever lane is free first.  With one lane (ARBT_LANES=1) nothing waits
 # for it until the end, so it takes only the CPU the tests leave (idle
 # priority: SCHED_IDLE, nice 19).
@@ -296,21 +299,24 @@ if [ -z "${ARBT_FULL_KVER:-}" ] && [ -z "$K72" ] && [ "${ARBT_DISTRO:-1}" = 1 ];
 	failed=$((failed + 1))
 fi
 # make test re-proves at a size that finds a regression, not at length:
-# stress 500 auto and 100 manual cycles, 3 root replaces, 2 down/up;
+# stress 200 auto and 40 manual cycles, 2 root replaces, 1 down/up;
+# test_dump_race's two windows 10 s each, not 20; test_auto_churn 140
+# operations, not 280;
 # test_tcp_tenants' fast phase at 30 Mbit/s, not 200;
 # podman and containerd 2 start/stop cycles; 72 best-effort pods in
 # test_cni_classes.  make check-full (ARBT_FULL=1) keeps the tests' own
 # full sizes (10,000 / 1,000 / 10 / 5; 20 podman and 50 containerd
-# cycles; 120 pods; test_libcni's strace sweep) and runs the 6.12
-# kernel's wider set.
+# cycles; 120 pods; test_libcni's strace sweep), widens the subset and
+# runs it on 6.12 too.
 if [ "${ARBT_FULL:-0}" = 1 ]; then
 	# containerd's 50 start/stop cycles (~30 s each under TCG) and the
 	# killed-ADD sweep at every netlink request of the plugin
 	export ARBT_TEST_TIMEOUT_containerd=${ARBT_TEST_TIMEOUT_containerd:-2700}
 	export ARBT_LIBCNI_SWEEP=${ARBT_LIBCNI_SWEEP:-1} ARBT_TEST_TIMEOUT_libcni=${ARBT_TEST_TIMEOUT_libcni:-1800}
 else
-	export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-500} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-100}
-	export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-3} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-2}
+	export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-200} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-40}
+	export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-2} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-1}
+	export ARBT_DUMPRACE_SECS=${ARBT_DUMPRACE_SECS:-10} ARBT_CHURN_OPS=${ARBT_CHURN_OPS:-140}
 	export ARBT_PODMAN_CYCLES=${ARBT_PODMAN_CYCLES:-2}
 	export ARBT_CONTAINERD_CYCLES=${ARBT_CONTAINERD_CYCLES:-2}
 	# more best-effort pods than the table has classes, not 120
@@ -466,6 +472,10 @@ san_prepare() {
 # qdisc creation, admission, reallocation, a root replaced, tables
 # programmed, and the TCP sender's; make check-debug sweeps all fourteen.
 SAN_FAULT_MATCH='^auto: qdisc add|admission|reallocation|replace|program tables'
+# netlink fuzzing: 4,000 messages (make check-full 10,000; check-debug
+# 300,000): the fixed seed's first messages, each run the same
+SAN_NLFUZZ_MSGS=4000
+[ "${ARBT_FULL:-0}" = 1 ] && SAN_NLFUZZ_MSGS=10000
 san_progs() { echo "$(for t in $SAN_TESTS; do printf 'test_%s.sh ' "$t"; done)kernel_log.sh"; }
 # san_vm: one boot of the sanitizer kernel, the kselftest runner
 san_vm() {
@@ -486,7 +496,7 @@ san_vm() {
 		ARBT_STRESS_DOWNUP=${ARBT_SAN_STRESS_DOWNUP:-1} ARBT_STRESS_REPLACE=${ARBT_SAN_STRESS_REPLACE:-2} \
 		ARBT_TCP_FAST=${ARBT_SAN_TCP_FAST:-0} \
 		ARBT_FAULT_MATCH=${ARBT_SAN_FAULT_MATCH-$SAN_FAULT_MATCH} ARBT_FAULT_TRAFFIC_BYTES=${ARBT_SAN_FAULT_TRAFFIC_BYTES:-8192} \
-		ARBT_NLFUZZ_MSGS=${ARBT_SAN_NLFUZZ_MSGS:-10000} ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} \
+		ARBT_NLFUZZ_MSGS=${ARBT_SAN_NLFUZZ_MSGS:-$SAN_NLFUZZ_MSGS} ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} \
 		bash scripts/vm.sh -n -K "$src" -t "${ARBT_SAN_VM_TIMEOUT:-3000}" -- \
 		make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests
 	echo $? >"$LOG/vm-sanitizer.rc"
@@ -534,8 +544,8 @@ san_account() {
 	echo "VM suite on the sanitizer kernel: ${p:-0} passed, $((${f:-0} + ${extra:-0})) failed, ${s:-0} skipped (log: $log)"
 }
 
-# ---- 6.1 (Debian 12's own) and 6.12 (bookworm-backports): the
-# kernel-facing subset, so the module those kernels load is run, not only
+# ---- 6.1 (Debian 12's own; make check-full adds bookworm-backports'
+# 6.12): the kernel-facing subset, so the module those kernels load is run, not only
 # built: netlink configuration and refusals, the arbiter beside shaped
 # children, the mtu following the device under UDP and TCP, link speed
 # changes on virtio-net, the children behind a GSO split and tagged
@@ -546,7 +556,9 @@ SUBSET_TESTS=${ARBT_SUBSET_TESTS:-config auto_config stalled mtu_follow link_cha
 [ "${ARBT_FULL:-0}" = 1 ] && SUBSET_TESTS=${ARBT_SUBSET_TESTS:-$SUBSET_TESTS auto_admit deficit ceil strict}
 subset_kvers=
 if [ "${ARBT_DISTRO:-1}" = 1 ] && { [ -z "${ARBT_TESTS:-}" ] || [ -n "${ARBT_SUBSET_TESTS:-}" ]; }; then
-	for v in 6.1 6.12; do
+	SUBSET_VERS=${ARBT_SUBSET_VERS:-6.1}
+	[ "${ARBT_FULL:-0}" = 1 ] && SUBSET_VERS=${ARBT_SUBSET_VERS:-6.1 6.12}
+	for v in $SUBSET_VERS; do
 		k=$(pick "$v")
 		if [ -z "$k" ]; then
 			echo "no linux-headers-$v.*-amd64: the $v subset cannot run (scripts/setup.sh installs them): counted as a failure"
@@ -591,8 +603,7 @@ full_lane() { # LANE: one 7.2 guest that takes from the queue until it is empty
 # Two lanes.  A TCG guest runs its vCPUs in one host thread (vm.sh), so
 # it keeps one core busy.  Lane 1 starts the full run's queue; lane 2
 # builds the sanitizer kernel when it is not cached and runs it, then
-# joins the queue while at least two tests are left; the 6.1 and 6.12
-# subsets go to whichever lane is free after that (a queue both take
+# joins the queue while at least two tests are left; the subsets go to whichever lane is free after that (a queue both take
 # from).  Output of the second lane is printed when it is done.  The host
 # checks, at idle priority, take what the lanes leave.
 san_lane=

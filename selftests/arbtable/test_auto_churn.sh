@@ -110,7 +110,9 @@ tchurn=$((SECONDS - t0))
 cls_stats $DEV arbtable >"$tmp/s1"
 diag "$nops ops in ${tchurn}s ($nbatch batches): $((nops - nfail)) accepted, $nrej admission rejections, $nback changes of backlogged classes accepted"
 tap_check "churn: $nops operations, every failure an admission rejection ($nbad bad batches)" test "$nbad" = 0
-tap_check "churn: >= 200 operations accepted ($((nops - nfail)))" test $((nops - nfail)) -ge 200
+# most operations fit (229 of 280 at the default seed): a module that
+# refuses what fits falls below five in seven
+tap_check "churn: >= 5/7 of $nops operations accepted ($((nops - nfail)))" test $((7 * (nops - nfail))) -ge $((5 * nops))
 tap_check "churn: backlogged classes' rate/distance changed under traffic ($nback times)" test "$nback" -gt 0
 tap_check "churn: layout exact (d apart, no slot shared, occupancy) at every check" \
 	eval '[ "$nlayout" = 0 ] && auto_layout'
