@@ -155,8 +155,8 @@ def aggregate(runs):
                 r["packets"] / r["skbs"] if r["skbs"] else 0 for r in rs), 1)
             rows[-1]["mbit_median"] = round(statistics.median(
                 r["packets"] * r["size"] * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
-    order = ["pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
-             "arbtable-auto", "arbtable-manual-split"]
+    order = ["mq-pfifo_fast", "pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
+             "arbtable-auto", "arbtable-manual-split", "cake_mq", "mq-arbtable"]
     rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
                              order.index(r["qdisc"]) if r["qdisc"] in order else 99))
     return rows
@@ -169,7 +169,7 @@ def targets(rows):
     shapes by itself, and <= ets under a tbf at N=8/64 (issue 44)."""
     get = {(r["mode"], r["qdisc"], r["n"], r["size"]): r["ipp_median"] for r in rows}
     out = []
-    for mode in sorted({r["mode"] for r in rows if not r["mode"].startswith("gso")}, reverse=True):
+    for mode in sorted({r["mode"] for r in rows if r["mode"] in ("unshaped", "shaped")}, reverse=True):
         for size in sorted({r["size"] for r in rows if r["mode"] == mode}):
             for n in sorted({r["n"] for r in rows if r["mode"] == mode}):
                 base = get.get((mode, "pfifo_fast", n, size))
@@ -214,12 +214,28 @@ def gso_compare(rows):
     return out
 
 
+def mq_compare(rows):
+    """mq mode: each qdisc against mq+pfifo_fast (the no-shaping ceiling)
+    at the same packet size: instructions per packet and packets per
+    second as ratios (qdisc / ceiling)."""
+    out = []
+    for size in sorted({r["size"] for r in rows if r["mode"] == "mq"}):
+        get = {r["qdisc"]: r for r in rows if r["mode"] == "mq" and r["size"] == size}
+        base = get.get("mq-pfifo_fast")
+        for q, r in get.items():
+            out.append(dict(size=size, qdisc=q, ipp=r["ipp_median"], pps=r["pps_median"],
+                            ipp_ratio=round(r["ipp_median"] / base["ipp_median"], 3) if base else None,
+                            pps_ratio=round(r["pps_median"] / base["pps_median"], 3) if base and base["pps_median"] else None))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--guest", required=True, action="append", help="guest log, one per VM boot")
     ap.add_argument("--marks", required=True, action="append", help="plugin log, one per VM boot")
     ap.add_argument("--left-out", default="", help="run.sh's list of configurations a crash left out")
     ap.add_argument("--kernel", default="")
+    ap.add_argument("--cpus", type=int, default=1, help="the guest's vCPUs")
     ap.add_argument("--out", required=True)
     ap.add_argument("--profile", action="store_true")
     a = ap.parse_args()
@@ -237,17 +253,21 @@ def main():
     rows = aggregate(runs)
     tg = targets(rows)
     gc = gso_compare(rows)
+    mc = mq_compare(rows)
     if a.profile:
         profile(runs, a.guest)
     for r in runs:
         r.pop("tbs", None)
-    print("\nguest instructions per packet (median of reps; spread = (max-min)/median), kernel %s, TCG, 1 vCPU"
-          % a.kernel)
-    print("%-9s %-16s %4s %5s %6s %10s %8s %10s" % ("mode", "qdisc", "N", "bands", "size", "insn/pkt",
-                                                     "spread%", "pkt/s"))
+    if any(r["mode"] in ("unshaped", "shaped") for r in rows):
+        print("\nguest instructions per packet (median of reps; spread = (max-min)/median), kernel %s, TCG, %d vCPU(s)"
+              % (a.kernel, a.cpus))
+        print("%-9s %-16s %4s %5s %6s %10s %8s %10s" % ("mode", "qdisc", "N", "bands", "size", "insn/pkt",
+                                                         "spread%", "pkt/s"))
+    else:
+        print("\nkernel %s, TCG, %d vCPU(s)" % (a.kernel, a.cpus))
     last = None
     for r in rows:
-        if r["mode"].startswith("gso"):
+        if r["mode"].startswith("gso") or r["mode"] == "mq":
             continue
         if last and (last["mode"], last["size"], last["n"]) != (r["mode"], r["size"], r["n"]):
             print()
@@ -274,7 +294,25 @@ def main():
             if c["mode"] == mode:
                 print("  %-22s vs %-22s %+8.1f insn/seg (%+.1f%%)" % (c["qdisc"], c["peer_qdisc"], c["diff"],
                                                                     c["pct"]))
-    print("\ntargets (medians):")
+    if mc:
+        print("\nmq: 4-queue dummy, %d vCPUs (single-threaded TCG: one host thread runs them in turn),"
+              " one pktgen thread per CPU, XPS CPU i -> queue i, tenant i on queue i;"
+              " all guest instructions (4 vCPUs) / all packets; ratios against mq-pfifo_fast" % a.cpus)
+        print("%-16s %6s %10s %8s %10s %9s %9s" % ("qdisc", "size", "insn/pkt", "spread%", "pkt/s",
+                                                   "insn x", "pkt/s x"))
+        spread = {(r["qdisc"], r["size"]): r["ipp_spread_pct"] for r in rows if r["mode"] == "mq"}
+        last = None
+        for c in mc:
+            if last is not None and last != c["size"]:
+                print()
+            print("%-16s %6d %10.1f %8.2f %10d %9s %9s" % (c["qdisc"], c["size"], c["ipp"],
+                                                          spread[(c["qdisc"], c["size"])], c["pps"],
+                                                          "%.3f" % c["ipp_ratio"] if c["ipp_ratio"] else "-",
+                                                          "%.3f" % c["pps_ratio"] if c["pps_ratio"] else "-"))
+            last = c["size"]
+        print("(pkt/s: wall time under emulation, all vCPUs on one host thread: indicative only)")
+    if tg:
+        print("\ntargets (medians):")
     for t in tg:
         print("  %-9s %-52s N=%-3d %4dB: %8s vs %8s  %s" % (t["mode"], t["target"], t["n"], t["size"], t["value"],
                                                            t["peer"], "met" if t["met"] else "MISSED"))
@@ -286,8 +324,8 @@ def main():
             w.writerow([r["mode"], r["qdisc"], r["n"], r["bands"], r["size"], r["reps"], r["ipp_median"],
                         r["ipp_spread_pct"], r["pps_median"]])
     with open(a.out + "/vm-results.json", "w") as f:
-        json.dump(dict(kernel=a.kernel, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
-                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, runs=runs), f, indent=1)
+        json.dump(dict(kernel=a.kernel, cpus=a.cpus, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
+                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, mq=mc, runs=runs), f, indent=1)
     print("\nwritten: %s/vm-results.csv, %s/vm-results.json" % (a.out, a.out))
 
 
