@@ -214,6 +214,42 @@ def gso_compare(rows):
     return out
 
 
+def lockstat(guest):
+    """LOCKSTAT lines (a CONFIG_LOCK_STAT kernel): per qdisc and size, the
+    lock classes summed by name (every qdisc's root lock has a key of its
+    own, all named &sch->root_lock_key), per million packets.  A
+    /proc/lock_stat line is the class name, a colon, then con-bounces,
+    contentions, waittime min/max/total/avg, acq-bounces, acquisitions,
+    holdtime min/max/total/avg (times in microseconds)."""
+    acc = {}
+    for line in open(guest, errors="replace"):
+        if not line.startswith("LOCKSTAT mq "):
+            continue
+        f = line.split(None, 5)
+        if len(f) < 6:
+            continue
+        q, size, pkts, rest = f[2], int(f[3]), int(f[4]), f[5]
+        name, sep, nums = rest.rpartition(":")
+        v = nums.split()
+        if not sep or len(v) != 12:
+            continue
+        key = (q, size, name.strip())
+        a = acc.setdefault(key, dict(packets=pkts, contentions=0, wait_us=0.0, acquisitions=0, hold_us=0.0))
+        a["contentions"] += int(v[1])
+        a["wait_us"] += float(v[4])
+        a["acquisitions"] += int(v[7])
+        a["hold_us"] += float(v[10])
+    out = []
+    for (q, size, name), a in acc.items():
+        m = 1e6 / a["packets"] if a["packets"] else 0
+        out.append(dict(qdisc=q, size=size, lock=name, packets=a["packets"],
+                        contentions_per_mpkt=round(a["contentions"] * m, 1),
+                        wait_us_per_mpkt=round(a["wait_us"] * m, 1),
+                        acquisitions_per_pkt=round(a["acquisitions"] * m / 1e6, 3),
+                        hold_us_per_mpkt=round(a["hold_us"] * m, 1)))
+    return out
+
+
 def mq_compare(rows):
     """mq mode: each qdisc against mq+pfifo_fast (the no-shaping ceiling)
     at the same packet size: instructions per packet and packets per
@@ -254,6 +290,7 @@ def main():
     tg = targets(rows)
     gc = gso_compare(rows)
     mc = mq_compare(rows)
+    ls = [x for g in a.guest for x in lockstat(g)]
     if a.profile:
         profile(runs, a.guest)
     for r in runs:
@@ -311,6 +348,15 @@ def main():
                                                           "%.3f" % c["pps_ratio"] if c["pps_ratio"] else "-"))
             last = c["size"]
         print("(pkt/s: wall time under emulation, all vCPUs on one host thread: indicative only)")
+    if ls:
+        print("\nmq: qdisc lock classes from /proc/lock_stat (CONFIG_LOCK_STAT), over each configuration's bursts;"
+              " per million packets")
+        print("%-16s %6s %-48s %12s %12s %10s %12s" % ("qdisc", "size", "lock class", "contentions", "wait us",
+                                                      "acq/pkt", "hold us"))
+        for x in ls:
+            print("%-16s %6d %-48s %12.1f %12.1f %10.3f %12.1f" % (x["qdisc"], x["size"], x["lock"][:48],
+                                                                 x["contentions_per_mpkt"], x["wait_us_per_mpkt"],
+                                                                 x["acquisitions_per_pkt"], x["hold_us_per_mpkt"]))
     if tg:
         print("\ntargets (medians):")
     for t in tg:
@@ -325,7 +371,7 @@ def main():
                         r["ipp_spread_pct"], r["pps_median"]])
     with open(a.out + "/vm-results.json", "w") as f:
         json.dump(dict(kernel=a.kernel, cpus=a.cpus, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
-                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, mq=mc, runs=runs), f, indent=1)
+                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, mq=mc, lockstat=ls, runs=runs), f, indent=1)
     print("\nwritten: %s/vm-results.csv, %s/vm-results.json" % (a.out, a.out))
 
 
