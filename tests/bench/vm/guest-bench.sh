@@ -289,8 +289,10 @@ gso_mode() { # MODE: gso, gso-mss536 or gso-vxlan
 # MQ_PKTS/4 packets of tenant i (class i+1 of whatever qdisc serves queue
 # i); needs 4 vCPUs (run.sh boots them for this mode).  Every qdisc leaves
 # the device unshaped, as in the unshaped mode.  Qdiscs:
-#   mq-pfifo_fast  mq with a pfifo_fast per queue: no lock shared by the
-#                  senders, no shaping (the ceiling)
+#   mq-pfifo_fast  mq with its default pfifo_fast per queue (NOLOCK): no
+#                  lock shared by the senders, no shaping (the ceiling)
+#   mq-pfifo_fast-locked  the same with each pfifo_fast grafted by tc,
+#                  which makes it a locked qdisc (per queue, uncontended)
 #   pfifo_fast     one TCQ_F_NOLOCK pfifo_fast as the port's root:
 #                  lockless enqueue into a shared ring, one dequeuer
 #   htb            the root, a 100 Gbit/s parent and 4 leaves
@@ -302,7 +304,7 @@ gso_mode() { # MODE: gso, gso-mss536 or gso-vxlan
 #                  classes) per queue: today's per-queue instances
 # Each configuration's STATS line holds `tc -s qdisc` for the record, and
 # its SPREAD line the packets each queue's own qdisc sent (mq roots).
-MQ_QDISCS=${BENCH_MQ_QDISCS:-"mq-pfifo_fast pfifo_fast htb cake_mq arbtable-auto arbtable-manual mq-arbtable"}
+MQ_QDISCS=${BENCH_MQ_QDISCS:-"mq-pfifo_fast mq-pfifo_fast-locked pfifo_fast htb cake_mq arbtable-auto arbtable-manual mq-arbtable"}
 MQ_N=4
 MQ_PKTS=${BENCH_MQ_PKTS:-$PKTS}
 
@@ -321,6 +323,14 @@ mq_setup() { # QDISC
 	done
 	case $q in
 	mq-pfifo_fast)
+		# mq's own children, what a multi-queue NIC gets by default:
+		# qdisc_create_dflt keeps pfifo_fast's TCQ_F_NOLOCK
+		sysctl -qw net.core.default_qdisc=pfifo_fast &&
+		tc qdisc add dev $DEV root handle 1: mq ;;
+	mq-pfifo_fast-locked)
+		# grafted by tc: qdisc_graft clears TCQ_F_NOLOCK of a child
+		# under a parent without it, so each queue's pfifo_fast takes
+		# its own root lock (uncontended: one CPU per queue)
 		tc qdisc add dev $DEV root handle 1: mq &&
 		for ((i = 0; i < MQ_N; i++)); do
 			tc qdisc add dev $DEV parent 1:$((i + 1)) handle $((i + 16)): pfifo_fast || return 1
@@ -335,9 +345,9 @@ mq_setup() { # QDISC
 			done
 		done ;;
 	cake_mq)
-		grep -qs 'net-sch-cake_mq' /lib/modules/"$(uname -r)"/modules.alias ||
-			{ echo "no cake_mq in $(uname -r) (Linux 7.0+)" >&2; return 1; }
-		modprobe sch_cake &&
+		# no sch_cake, or one without cake_mq (before 7.0): the
+		# kernel's refusal is the skip's reason
+		modprobe sch_cake 2>/dev/null
 		python3 "$(dirname "$0")/cake_mq.py" $DEV 1 $((100000000000 / 8)) ;;
 	*) qdisc_add unshaped "$q" $MQ_N 64 ;;
 	esac
@@ -388,7 +398,7 @@ mq_spread() {
 # sanitizer kernel, BENCH_KDIR): the qdisc layer's lock classes over a
 # configuration's bursts, cleared before them.  Each qdisc's root lock
 # has a lockdep key of its own (qdisc_lock_init: &sch->root_lock_key);
-# a NOLOCK qdisc's seqlock, and the busylock of kernels before 6.19 (7.2
+# a NOLOCK qdisc's seqlock, and the busylock of 6.12 and earlier (7.2
 # queues contended senders on a lockless defer list instead), take the
 # device's qdisc_tx_busylock class; a driver's queue lock is _xmit_lock
 # (dummy is LLTX: none).  The host sums the classes of one name.

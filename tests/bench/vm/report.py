@@ -155,7 +155,7 @@ def aggregate(runs):
                 r["packets"] / r["skbs"] if r["skbs"] else 0 for r in rs), 1)
             rows[-1]["mbit_median"] = round(statistics.median(
                 r["packets"] * r["size"] * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
-    order = ["mq-pfifo_fast", "pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
+    order = ["mq-pfifo_fast", "mq-pfifo_fast-locked", "pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
              "arbtable-auto", "arbtable-manual-split", "cake_mq", "mq-arbtable"]
     rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
                              order.index(r["qdisc"]) if r["qdisc"] in order else 99))
@@ -335,14 +335,14 @@ def main():
         print("\nmq: 4-queue dummy, %d vCPUs (single-threaded TCG: one host thread runs them in turn),"
               " one pktgen thread per CPU, XPS CPU i -> queue i, tenant i on queue i;"
               " all guest instructions (4 vCPUs) / all packets; ratios against mq-pfifo_fast" % a.cpus)
-        print("%-16s %6s %10s %8s %10s %9s %9s" % ("qdisc", "size", "insn/pkt", "spread%", "pkt/s",
+        print("%-20s %6s %10s %8s %10s %9s %9s" % ("qdisc", "size", "insn/pkt", "spread%", "pkt/s",
                                                    "insn x", "pkt/s x"))
         spread = {(r["qdisc"], r["size"]): r["ipp_spread_pct"] for r in rows if r["mode"] == "mq"}
         last = None
         for c in mc:
             if last is not None and last != c["size"]:
                 print()
-            print("%-16s %6d %10.1f %8.2f %10d %9s %9s" % (c["qdisc"], c["size"], c["ipp"],
+            print("%-20s %6d %10.1f %8.2f %10d %9s %9s" % (c["qdisc"], c["size"], c["ipp"],
                                                           spread[(c["qdisc"], c["size"])], c["pps"],
                                                           "%.3f" % c["ipp_ratio"] if c["ipp_ratio"] else "-",
                                                           "%.3f" % c["pps_ratio"] if c["pps_ratio"] else "-"))
