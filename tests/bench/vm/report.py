@@ -215,6 +215,7 @@ def gso_compare(rows):
 
 
 def lockstat(guest):
+    import re
     """LOCKSTAT lines (a CONFIG_LOCK_STAT kernel): per qdisc and size, the
     lock classes summed by name (every qdisc's root lock has a key of its
     own, all named &sch->root_lock_key), per million packets.  A
@@ -233,8 +234,12 @@ def lockstat(guest):
         v = nums.split()
         if not sep or len(v) != 12:
             continue
-        key = (q, size, name.strip())
-        a = acc.setdefault(key, dict(packets=pkts, contentions=0, wait_us=0.0, acquisitions=0, hold_us=0.0))
+        # lockdep numbers the classes of one name (#2, #3, ...): the
+        # root locks of the several qdiscs (mq's children) are summed
+        key = (q, size, re.sub(r"#[0-9]+$", "", name.strip()))
+        a = acc.setdefault(key, dict(packets=pkts, contentions=0, wait_us=0.0, acquisitions=0, hold_us=0.0,
+                                     classes=0))
+        a["classes"] += 1
         a["contentions"] += int(v[1])
         a["wait_us"] += float(v[4])
         a["acquisitions"] += int(v[7])
@@ -242,7 +247,7 @@ def lockstat(guest):
     out = []
     for (q, size, name), a in acc.items():
         m = 1e6 / a["packets"] if a["packets"] else 0
-        out.append(dict(qdisc=q, size=size, lock=name, packets=a["packets"],
+        out.append(dict(qdisc=q, size=size, lock=name, classes=a["classes"], packets=a["packets"],
                         contentions_per_mpkt=round(a["contentions"] * m, 1),
                         wait_us_per_mpkt=round(a["wait_us"] * m, 1),
                         acquisitions_per_pkt=round(a["acquisitions"] * m / 1e6, 3),
@@ -351,12 +356,13 @@ def main():
     if ls:
         print("\nmq: qdisc lock classes from /proc/lock_stat (CONFIG_LOCK_STAT), over each configuration's bursts;"
               " per million packets")
-        print("%-16s %6s %-48s %12s %12s %10s %12s" % ("qdisc", "size", "lock class", "contentions", "wait us",
-                                                      "acq/pkt", "hold us"))
+        print("%-20s %6s %-40s %3s %12s %12s %8s %12s" % ("qdisc", "size", "lock class (lock_stat's name)", "n",
+                                                           "contentions", "wait us", "acq/pkt", "hold us"))
         for x in ls:
-            print("%-16s %6d %-48s %12.1f %12.1f %10.3f %12.1f" % (x["qdisc"], x["size"], x["lock"][:48],
-                                                                 x["contentions_per_mpkt"], x["wait_us_per_mpkt"],
-                                                                 x["acquisitions_per_pkt"], x["hold_us_per_mpkt"]))
+            print("%-20s %6d %-40s %3d %12.1f %12.1f %8.3f %12.1f" % (
+                x["qdisc"], x["size"], x["lock"][:40], x["classes"], x["contentions_per_mpkt"],
+                x["wait_us_per_mpkt"], x["acquisitions_per_pkt"], x["hold_us_per_mpkt"]))
+        print("(n: lock classes summed, one per qdisc; per million packets except acq/pkt)")
     if tg:
         print("\ntargets (medians):")
     for t in tg:
