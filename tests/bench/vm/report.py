@@ -255,6 +255,21 @@ def lockstat(guest):
     return out
 
 
+def mq_spread(guest):
+    """SPREAD lines: packets each queue's own qdisc sent (mq roots only).
+    XPS should put a quarter on each queue; without it pktgen's one flow
+    hashes to a single queue, and the mode measures no spreading."""
+    out = []
+    for line in open(guest, errors="replace"):
+        f = line.split()
+        if f[:2] == ["SPREAD", "mq"] and len(f) > 4:
+            sent = [int(x) for x in f[4:] if x.isdigit()]
+            if sent:
+                out.append(dict(qdisc=f[2], size=int(f[3].rstrip(":")), sent=sent,
+                                even=min(sent) * 10 >= max(sent) * 9))
+    return out
+
+
 def mq_compare(rows):
     """mq mode: each qdisc against mq+pfifo_fast (the no-shaping ceiling)
     at the same packet size: instructions per packet and packets per
@@ -296,6 +311,7 @@ def main():
     gc = gso_compare(rows)
     mc = mq_compare(rows)
     ls = [x for g in a.guest for x in lockstat(g)]
+    sp = [x for g in a.guest for x in mq_spread(g)]
     if a.profile:
         profile(runs, a.guest)
     for r in runs:
@@ -353,6 +369,12 @@ def main():
                                                           "%.3f" % c["pps_ratio"] if c["pps_ratio"] else "-"))
             last = c["size"]
         print("(pkt/s: wall time under emulation, all vCPUs on one host thread: indicative only)")
+        for x in sp:
+            if not x["even"]:
+                print("UNEVEN: %s %dB: the queues' qdiscs sent %s packets (XPS not in effect?)"
+                      % (x["qdisc"], x["size"], " ".join(map(str, x["sent"]))))
+        if sp and all(x["even"] for x in sp):
+            print("queues: every mq root's four qdiscs sent within 10%% of each other (%d configurations)" % len(sp))
     if ls:
         print("\nmq: qdisc lock classes from /proc/lock_stat (CONFIG_LOCK_STAT), over each configuration's bursts;"
               " per million packets")
@@ -377,7 +399,7 @@ def main():
                         r["ipp_spread_pct"], r["pps_median"]])
     with open(a.out + "/vm-results.json", "w") as f:
         json.dump(dict(kernel=a.kernel, cpus=a.cpus, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
-                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, mq=mc, lockstat=ls, runs=runs), f, indent=1)
+                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, mq=mc, lockstat=ls, spread=sp, runs=runs), f, indent=1)
     print("\nwritten: %s/vm-results.csv, %s/vm-results.json" % (a.out, a.out))
 
 
