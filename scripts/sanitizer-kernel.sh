@@ -26,7 +26,9 @@
 # checkers" line) followed by scripts/kcsan-kernel.config, cached under
 # $ARBT_SANITIZER_CACHE/kcsan-<key> (the key hashing that composed
 # fragment).  Without the variant, the fragment, key and tree are the
-# KASAN kernel's as before.
+# KASAN kernel's as before.  ARBT_SAN_VARIANT=lockstat (issue 46) does the
+# same with scripts/lockstat-kernel.config: lockdep with CONFIG_LOCK_STAT,
+# for the mq bench's lock table (tests/bench/vm/run.sh).
 #
 #   scripts/sanitizer-kernel.sh [--check | --kernel-only]
 #     --check        only say whether the kernel is built (exit 0/1)
@@ -37,8 +39,8 @@ CACHE=${ARBT_SANITIZER_CACHE:-/var/lib/arbtable/sanitizer}
 FRAG=$ROOT/scripts/sanitizer-kernel.config
 VARIANT=${ARBT_SAN_VARIANT:-}
 case $VARIANT in
-'' | kcsan) ;;
-*) echo "[sanitizer-kernel] unknown ARBT_SAN_VARIANT=$VARIANT (kcsan or empty)" >&2; exit 1 ;;
+'' | kcsan | lockstat) ;;
+*) echo "[sanitizer-kernel] unknown ARBT_SAN_VARIANT=$VARIANT (kcsan, lockstat or empty)" >&2; exit 1 ;;
 esac
 # the fragment configured: the file itself, or for a variant the base part
 # of it followed by the variant's checkers

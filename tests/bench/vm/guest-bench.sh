@@ -35,7 +35,8 @@
 # Environment: BENCH_MODES, BENCH_QDISCS, BENCH_NS, BENCH_SIZES,
 # BENCH_REPS, BENCH_PKTS (packets per unshaped burst), BENCH_SHAPED_PKTS,
 # BENCH_SHAPED_PPS, BENCH_GSO_QDISCS, BENCH_GSO_BYTES (payload per gso
-# run), BENCH_GSO_REPS, MARKER (the marker binary).  Prints START before
+# run), BENCH_GSO_REPS, BENCH_MQ_QDISCS, BENCH_MQ_PKTS (packets per mq
+# burst, all senders), MARKER (the marker binary).  Prints START before
 # and COMBO after each configuration's repetitions, so a crash names the
 # configuration it interrupted.
 set -u
@@ -283,11 +284,168 @@ gso_mode() { # MODE: gso, gso-mss536 or gso-vxlan
 	gso_teardown
 }
 
+# mq - a 4-queue dummy (numtxqueues 4), XPS mapping CPU i to queue i,
+# one pktgen thread per CPU (kpktgend_i is bound to CPU i), each sending
+# MQ_PKTS/4 packets of tenant i (class i+1 of whatever qdisc serves queue
+# i); needs 4 vCPUs (run.sh boots them for this mode).  Every qdisc leaves
+# the device unshaped, as in the unshaped mode.  Qdiscs:
+#   mq-pfifo_fast  mq with its default pfifo_fast per queue (NOLOCK): no
+#                  lock shared by the senders, no shaping (the ceiling)
+#   mq-pfifo_fast-locked  the same with each pfifo_fast grafted by tc,
+#                  which makes it a locked qdisc (per queue, uncontended)
+#   pfifo_fast     one TCQ_F_NOLOCK pfifo_fast as the port's root:
+#                  lockless enqueue into a shared ring, one dequeuer
+#   htb            the root, a 100 Gbit/s parent and 4 leaves
+#   cake_mq        Linux 7.0+ (absent: a BENCH-SKIP line says so); a cake
+#                  per queue sharing one 100 Gbit/s configuration, so the
+#                  200 us sibling scan runs (cake_mq.py sets the rate)
+#   arbtable-auto, arbtable-manual   the root, 4 classes as in unshaped
+#   mq-arbtable    mq with an arbtable (auto, 10 Gbit/s, the same 4
+#                  classes) per queue: today's per-queue instances
+# Each configuration's STATS line holds `tc -s qdisc` for the record, and
+# its SPREAD line the packets each queue's own qdisc sent (mq roots).
+MQ_QDISCS=${BENCH_MQ_QDISCS:-"mq-pfifo_fast mq-pfifo_fast-locked pfifo_fast htb cake_mq arbtable-auto arbtable-manual mq-arbtable"}
+MQ_N=4
+MQ_PKTS=${BENCH_MQ_PKTS:-$PKTS}
+
+mq_setup() { # QDISC
+	local q=$1 i h c
+	ip link del $DEV 2>/dev/null
+	# 7.x refuses a txqueuelen above S16_MAX (rtnetlink's txqlen_range);
+	# a burst that outgrows a queue shows as drops on the STATS line
+	ip link add $DEV numtxqueues $MQ_N numrxqueues $MQ_N type dummy &&
+		ip link set $DEV txqueuelen $((MQ_PKTS + 1000 > 32767 ? 32767 : MQ_PKTS + 1000)) up || return 1
+	sysctl -qw net.ipv6.conf.$DEV.disable_ipv6=1
+	# pktgen's skbs have no socket: netdev_pick_tx takes the queue from
+	# XPS by sending CPU (without it, the flow hash: all on one queue)
+	for ((i = 0; i < MQ_N; i++)); do
+		printf '%x' $((1 << i)) >/sys/class/net/$DEV/queues/tx-$i/xps_cpus || return 1
+	done
+	case $q in
+	mq-pfifo_fast)
+		# mq's own children, what a multi-queue NIC gets by default:
+		# qdisc_create_dflt keeps pfifo_fast's TCQ_F_NOLOCK
+		sysctl -qw net.core.default_qdisc=pfifo_fast &&
+		tc qdisc add dev $DEV root handle 1: mq ;;
+	mq-pfifo_fast-locked)
+		# grafted by tc: qdisc_graft clears TCQ_F_NOLOCK of a child
+		# under a parent without it, so each queue's pfifo_fast takes
+		# its own root lock (uncontended: one CPU per queue)
+		tc qdisc add dev $DEV root handle 1: mq &&
+		for ((i = 0; i < MQ_N; i++)); do
+			tc qdisc add dev $DEV parent 1:$((i + 1)) handle $((i + 16)): pfifo_fast || return 1
+		done ;;
+	mq-arbtable)
+		tc qdisc add dev $DEV root handle 1: mq &&
+		for ((i = 0; i < MQ_N; i++)); do
+			h=$(printf %x $((i + 16)))
+			tc qdisc add dev $DEV parent 1:$((i + 1)) handle $h: arbtable rate 10gbit mtu 1514 || return 1
+			for ((c = 1; c <= MQ_N; c++)); do
+				tc class add dev $DEV parent $h: classid $h:$c arbtable rate "$((9000 / MQ_N))mbit" || return 1
+			done
+		done ;;
+	cake_mq)
+		# no sch_cake, or one without cake_mq (before 7.0): the
+		# kernel's refusal is the skip's reason
+		modprobe sch_cake 2>/dev/null
+		python3 "$(dirname "$0")/cake_mq.py" $DEV 1 $((100000000000 / 8)) ;;
+	*) qdisc_add unshaped "$q" $MQ_N 64 ;;
+	esac
+}
+
+# mq_prio I QDISC: the skb->priority of tenant I, naming its class in the
+# qdisc that serves queue I
+mq_prio() {
+	case $2 in
+	mq-arbtable) echo $(((($1 + 16) << 16) + $1 + 1)) ;;
+	*) echo $((0x10000 + $1 + 1)) ;;
+	esac
+}
+
+# mq_burst QDISC SIZE: one burst from the 4 pinned senders; prints
+# "PACKETS NS" (wall time from start until the last thread finished)
+mq_burst() {
+	local q=$1 size=$2 i t0 t1 f
+	for ((i = 0; i < MQ_N; i++)); do pg $PG/kpktgend_$i rem_device_all; done
+	for ((i = 0; i < 100; i++)); do
+		compgen -G "$PG/$DEV@*" >/dev/null || break
+		sleep 0.1
+	done
+	for ((i = 0; i < MQ_N; i++)); do
+		pg $PG/kpktgend_$i "add_device $DEV@$i" || return 1
+		f=$PG/$DEV@$i
+		pg "$f" "count $((MQ_PKTS / MQ_N))" && pg "$f" "pkt_size $size" && pg "$f" "clone_skb 0" &&
+			pg "$f" "delay 0" && pg "$f" "xmit_mode queue_xmit" &&
+			pg "$f" "dst 198.51.100.1" && pg "$f" "dst_mac 02:00:00:00:00:01" &&
+			pg "$f" "skb_priority $(mq_prio $i "$q")" || return 1
+	done
+	"$MARKER"
+	t0=$(date +%s%N)
+	echo start >$PG/pgctrl
+	t1=$(date +%s%N)
+	"$MARKER"
+	echo "$((MQ_PKTS / MQ_N * MQ_N)) $((t1 - t0))"
+}
+
+# mq_spread: packets sent by each queue's own qdisc (mq roots), else "-"
+mq_spread() {
+	tc -s qdisc show dev $DEV | awk '
+		/^qdisc/ { child = ($0 ~ / parent 1:[0-9a-f]+ /) }
+		/^ Sent/ && child { printf "%s ", $4 }' | sed 's/ $//'
+}
+
+# On a kernel with CONFIG_LOCK_STAT (the lockstat variant of the
+# sanitizer kernel, BENCH_KDIR): the qdisc layer's lock classes over a
+# configuration's bursts, cleared before them.  Each qdisc's root lock
+# has a lockdep key of its own (qdisc_lock_init: &sch->root_lock_key);
+# a NOLOCK qdisc's seqlock, and the busylock of 6.12 and earlier (7.2
+# queues contended senders on a lockless defer list instead), take the
+# device's qdisc_tx_busylock class; a driver's queue lock is _xmit_lock
+# (dummy is LLTX: none).  The host sums the classes of one name.
+LOCKSTAT_PAT='root_lock_key|busylock|_xmit_lock'
+mq_lockstat_clear() { [ -w /proc/lock_stat ] && echo 0 >/proc/lock_stat; return 0; }
+mq_lockstat() { # QDISC SIZE PACKETS
+	[ -r /proc/lock_stat ] || return 0
+	grep -E "($LOCKSTAT_PAT).*:[[:space:]]+[0-9]" /proc/lock_stat | head -n 40 |
+		sed "s/^/LOCKSTAT mq $1 $2 $3 /"
+}
+
+mq_mode() {
+	local q size r res ncpu sent
+	ncpu=$(nproc)
+	if [ "$ncpu" -lt $MQ_N ]; then
+		echo "BENCH-SKIP mq: $ncpu CPUs, the mode needs $MQ_N (run.sh boots 4 for it)"
+		return
+	fi
+	for q in $MQ_QDISCS; do
+		for size in $SIZES; do
+			echo "START mq $q $MQ_N $size"
+			if ! mq_setup "$q" 2>/tmp/bench-setup.err; then
+				echo "BENCH-SKIP mq $q size=$size: $(head -c 200 /tmp/bench-setup.err)"
+				continue
+			fi
+			echo "QDISC mq $q: $(tc qdisc show dev $DEV root | head -n 1)"
+			mq_lockstat_clear
+			sent=0
+			for ((r = 1; r <= REPS; r++)); do
+				res=$(mq_burst "$q" "$size") || { echo "BENCH-SKIP mq $q size=$size: burst failed"; break; }
+				echo "RUN mq $q $MQ_N $MQ_N $size $r $res"
+				sent=$((sent + ${res%% *}))
+			done
+			mq_lockstat "$q" "$size" $sent
+			echo "SPREAD mq $q $size: $(mq_spread)"
+			echo "STATS mq $q $size: $(tc -s qdisc show dev $DEV | tr '\n' ' ' | tr -s ' ' | head -c 1500)"
+			echo "COMBO mq $q $MQ_N $size"
+			ip link del $DEV 2>/dev/null
+		done
+	done
+}
+
 modprobe pktgen || exit 1
 for mode in $MODES; do
-	case $mode in gso*)
-		gso_mode "$mode"
-		continue
+	case $mode in
+	gso*)	gso_mode "$mode"; continue ;;
+	mq)	mq_mode; continue ;;
 	esac
 	qs=$QDISCS
 	# shaped, the baseline is tbf alone (pfifo_fast's place)

@@ -10,7 +10,8 @@
  * Both no-ops must sit back to back in one block, which ordinary kernel or
  * user code does not contain. Output ("MARK <total>") goes through
  * qemu_plugin_outs, i.e. to the file given with `-d plugin -D FILE`.
- * Meant for a single vCPU (`--cpus 1`): the inline counter is not atomic.
+ * The inline counter is not atomic: one vCPU, or several run by one host
+ * thread (single-threaded TCG, scripts/vm.sh's default; the mq mode's 4).
  *
  * With the argument profile=on it also attributes instructions to
  * translation blocks (a callback per block execution: slow, for finding

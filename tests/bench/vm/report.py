@@ -155,8 +155,8 @@ def aggregate(runs):
                 r["packets"] / r["skbs"] if r["skbs"] else 0 for r in rs), 1)
             rows[-1]["mbit_median"] = round(statistics.median(
                 r["packets"] * r["size"] * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
-    order = ["pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
-             "arbtable-auto", "arbtable-manual-split"]
+    order = ["mq-pfifo_fast", "mq-pfifo_fast-locked", "pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
+             "arbtable-auto", "arbtable-manual-split", "cake_mq", "mq-arbtable"]
     rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
                              order.index(r["qdisc"]) if r["qdisc"] in order else 99))
     return rows
@@ -169,7 +169,7 @@ def targets(rows):
     shapes by itself, and <= ets under a tbf at N=8/64 (issue 44)."""
     get = {(r["mode"], r["qdisc"], r["n"], r["size"]): r["ipp_median"] for r in rows}
     out = []
-    for mode in sorted({r["mode"] for r in rows if not r["mode"].startswith("gso")}, reverse=True):
+    for mode in sorted({r["mode"] for r in rows if r["mode"] in ("unshaped", "shaped")}, reverse=True):
         for size in sorted({r["size"] for r in rows if r["mode"] == mode}):
             for n in sorted({r["n"] for r in rows if r["mode"] == mode}):
                 base = get.get((mode, "pfifo_fast", n, size))
@@ -214,12 +214,84 @@ def gso_compare(rows):
     return out
 
 
+def lockstat(guest):
+    import re
+    """LOCKSTAT lines (a CONFIG_LOCK_STAT kernel): per qdisc and size, the
+    lock classes summed by name (every qdisc's root lock has a key of its
+    own, all named &sch->root_lock_key), per million packets.  A
+    /proc/lock_stat line is the class name, a colon, then con-bounces,
+    contentions, waittime min/max/total/avg, acq-bounces, acquisitions,
+    holdtime min/max/total/avg (times in microseconds)."""
+    acc = {}
+    for line in open(guest, errors="replace"):
+        if not line.startswith("LOCKSTAT mq "):
+            continue
+        f = line.split(None, 5)
+        if len(f) < 6:
+            continue
+        q, size, pkts, rest = f[2], int(f[3]), int(f[4]), f[5]
+        name, sep, nums = rest.rpartition(":")
+        v = nums.split()
+        if not sep or len(v) != 12:
+            continue
+        # lockdep numbers the classes of one name (#2, #3, ...): the
+        # root locks of the several qdiscs (mq's children) are summed
+        key = (q, size, re.sub(r"#[0-9]+$", "", name.strip()))
+        a = acc.setdefault(key, dict(packets=pkts, contentions=0, wait_us=0.0, acquisitions=0, hold_us=0.0,
+                                     classes=0))
+        a["classes"] += 1
+        a["contentions"] += int(v[1])
+        a["wait_us"] += float(v[4])
+        a["acquisitions"] += int(v[7])
+        a["hold_us"] += float(v[10])
+    out = []
+    for (q, size, name), a in acc.items():
+        m = 1e6 / a["packets"] if a["packets"] else 0
+        out.append(dict(qdisc=q, size=size, lock=name, classes=a["classes"], packets=a["packets"],
+                        contentions_per_mpkt=round(a["contentions"] * m, 1),
+                        wait_us_per_mpkt=round(a["wait_us"] * m, 1),
+                        acquisitions_per_pkt=round(a["acquisitions"] * m / 1e6, 3),
+                        hold_us_per_mpkt=round(a["hold_us"] * m, 1)))
+    return out
+
+
+def mq_spread(guest):
+    """SPREAD lines: packets each queue's own qdisc sent (mq roots only).
+    XPS should put a quarter on each queue; without it pktgen's one flow
+    hashes to a single queue, and the mode measures no spreading."""
+    out = []
+    for line in open(guest, errors="replace"):
+        f = line.split()
+        if f[:2] == ["SPREAD", "mq"] and len(f) > 4:
+            sent = [int(x) for x in f[4:] if x.isdigit()]
+            if sent:
+                out.append(dict(qdisc=f[2], size=int(f[3].rstrip(":")), sent=sent,
+                                even=min(sent) * 10 >= max(sent) * 9))
+    return out
+
+
+def mq_compare(rows):
+    """mq mode: each qdisc against mq+pfifo_fast (the no-shaping ceiling)
+    at the same packet size: instructions per packet and packets per
+    second as ratios (qdisc / ceiling)."""
+    out = []
+    for size in sorted({r["size"] for r in rows if r["mode"] == "mq"}):
+        get = {r["qdisc"]: r for r in rows if r["mode"] == "mq" and r["size"] == size}
+        base = get.get("mq-pfifo_fast")
+        for q, r in get.items():
+            out.append(dict(size=size, qdisc=q, ipp=r["ipp_median"], pps=r["pps_median"],
+                            ipp_ratio=round(r["ipp_median"] / base["ipp_median"], 3) if base else None,
+                            pps_ratio=round(r["pps_median"] / base["pps_median"], 3) if base and base["pps_median"] else None))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--guest", required=True, action="append", help="guest log, one per VM boot")
     ap.add_argument("--marks", required=True, action="append", help="plugin log, one per VM boot")
     ap.add_argument("--left-out", default="", help="run.sh's list of configurations a crash left out")
     ap.add_argument("--kernel", default="")
+    ap.add_argument("--cpus", type=int, default=1, help="the guest's vCPUs")
     ap.add_argument("--out", required=True)
     ap.add_argument("--profile", action="store_true")
     a = ap.parse_args()
@@ -237,17 +309,23 @@ def main():
     rows = aggregate(runs)
     tg = targets(rows)
     gc = gso_compare(rows)
+    mc = mq_compare(rows)
+    ls = [x for g in a.guest for x in lockstat(g)]
+    sp = [x for g in a.guest for x in mq_spread(g)]
     if a.profile:
         profile(runs, a.guest)
     for r in runs:
         r.pop("tbs", None)
-    print("\nguest instructions per packet (median of reps; spread = (max-min)/median), kernel %s, TCG, 1 vCPU"
-          % a.kernel)
-    print("%-9s %-16s %4s %5s %6s %10s %8s %10s" % ("mode", "qdisc", "N", "bands", "size", "insn/pkt",
-                                                     "spread%", "pkt/s"))
+    if any(r["mode"] in ("unshaped", "shaped") for r in rows):
+        print("\nguest instructions per packet (median of reps; spread = (max-min)/median), kernel %s, TCG, %d vCPU(s)"
+              % (a.kernel, a.cpus))
+        print("%-9s %-16s %4s %5s %6s %10s %8s %10s" % ("mode", "qdisc", "N", "bands", "size", "insn/pkt",
+                                                         "spread%", "pkt/s"))
+    else:
+        print("\nkernel %s, TCG, %d vCPU(s)" % (a.kernel, a.cpus))
     last = None
     for r in rows:
-        if r["mode"].startswith("gso"):
+        if r["mode"].startswith("gso") or r["mode"] == "mq":
             continue
         if last and (last["mode"], last["size"], last["n"]) != (r["mode"], r["size"], r["n"]):
             print()
@@ -274,7 +352,41 @@ def main():
             if c["mode"] == mode:
                 print("  %-22s vs %-22s %+8.1f insn/seg (%+.1f%%)" % (c["qdisc"], c["peer_qdisc"], c["diff"],
                                                                     c["pct"]))
-    print("\ntargets (medians):")
+    if mc:
+        print("\nmq: 4-queue dummy, %d vCPUs (single-threaded TCG: one host thread runs them in turn),"
+              " one pktgen thread per CPU, XPS CPU i -> queue i, tenant i on queue i;"
+              " all guest instructions (4 vCPUs) / all packets; ratios against mq-pfifo_fast" % a.cpus)
+        print("%-20s %6s %10s %8s %10s %9s %9s" % ("qdisc", "size", "insn/pkt", "spread%", "pkt/s",
+                                                   "insn x", "pkt/s x"))
+        spread = {(r["qdisc"], r["size"]): r["ipp_spread_pct"] for r in rows if r["mode"] == "mq"}
+        last = None
+        for c in mc:
+            if last is not None and last != c["size"]:
+                print()
+            print("%-20s %6d %10.1f %8.2f %10d %9s %9s" % (c["qdisc"], c["size"], c["ipp"],
+                                                          spread[(c["qdisc"], c["size"])], c["pps"],
+                                                          "%.3f" % c["ipp_ratio"] if c["ipp_ratio"] else "-",
+                                                          "%.3f" % c["pps_ratio"] if c["pps_ratio"] else "-"))
+            last = c["size"]
+        print("(pkt/s: wall time under emulation, all vCPUs on one host thread: indicative only)")
+        for x in sp:
+            if not x["even"]:
+                print("UNEVEN: %s %dB: the queues' qdiscs sent %s packets (XPS not in effect?)"
+                      % (x["qdisc"], x["size"], " ".join(map(str, x["sent"]))))
+        if sp and all(x["even"] for x in sp):
+            print("queues: every mq root's four qdiscs sent within 10%% of each other (%d configurations)" % len(sp))
+    if ls:
+        print("\nmq: qdisc lock classes from /proc/lock_stat (CONFIG_LOCK_STAT), over each configuration's bursts;"
+              " per million packets")
+        print("%-20s %6s %-40s %3s %12s %12s %8s %12s" % ("qdisc", "size", "lock class (lock_stat's name)", "n",
+                                                           "contentions", "wait us", "acq/pkt", "hold us"))
+        for x in ls:
+            print("%-20s %6d %-40s %3d %12.1f %12.1f %8.3f %12.1f" % (
+                x["qdisc"], x["size"], x["lock"][:40], x["classes"], x["contentions_per_mpkt"],
+                x["wait_us_per_mpkt"], x["acquisitions_per_pkt"], x["hold_us_per_mpkt"]))
+        print("(n: lock classes summed, one per qdisc; per million packets except acq/pkt)")
+    if tg:
+        print("\ntargets (medians):")
     for t in tg:
         print("  %-9s %-52s N=%-3d %4dB: %8s vs %8s  %s" % (t["mode"], t["target"], t["n"], t["size"], t["value"],
                                                            t["peer"], "met" if t["met"] else "MISSED"))
@@ -286,8 +398,8 @@ def main():
             w.writerow([r["mode"], r["qdisc"], r["n"], r["bands"], r["size"], r["reps"], r["ipp_median"],
                         r["ipp_spread_pct"], r["pps_median"]])
     with open(a.out + "/vm-results.json", "w") as f:
-        json.dump(dict(kernel=a.kernel, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
-                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, runs=runs), f, indent=1)
+        json.dump(dict(kernel=a.kernel, cpus=a.cpus, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
+                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, mq=mc, lockstat=ls, spread=sp, runs=runs), f, indent=1)
     print("\nwritten: %s/vm-results.csv, %s/vm-results.json" % (a.out, a.out))
 
 

@@ -9,7 +9,9 @@
 # BENCH_PKTS, BENCH_SHAPED_PKTS, BENCH_SHAPED_PPS, BENCH_GSO_QDISCS,
 # BENCH_GSO_BYTES, BENCH_GSO_REPS (see guest-bench.sh; BENCH_MODES=gso:
 # TCP over veth, instructions per segment; gso-mss536 and gso-vxlan the
-# same at MSS 536 and inside VXLAN);
+# same at MSS 536 and inside VXLAN; BENCH_MODES=mq: a 4-queue device, 4
+# vCPUs, one pinned sender per CPU, BENCH_MQ_QDISCS, BENCH_MQ_PKTS; alone
+# in its run, and on the newest 7.x kernel by default, for cake_mq);
 # BENCH_PROFILE=1 also attributes instructions to kernel symbols per run
 # (slow); BENCH_KDIR=<tree> boots a built kernel tree instead (the
 # sanitizer kernel: vm.sh -K); BENCH_NO_MODULE=1 never loads sch_arbtable
@@ -20,7 +22,20 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 CACHE=${CACHE:-/var/cache/arbtable}
 OUT=$ROOT/build/bench/vm
-KVER=${1:-$(ls /boot/vmlinuz-6.12.* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
+# mq: 4 vCPUs for 4 senders.  The other modes count one vCPU's path, so
+# mq does not share their boot (idle vCPUs' ticks would enter their counts).
+cpus=1
+newest=6.12
+case " ${BENCH_MODES:-} " in
+*" mq "*)
+	if [ "$(echo ${BENCH_MODES})" != mq ]; then
+		echo "bench-vm: BENCH_MODES=mq runs alone (4 vCPUs; the other modes are counted on 1)" >&2
+		exit 2
+	fi
+	cpus=4
+	newest=7 ;;
+esac
+KVER=${1:-$(ls /boot/vmlinuz-$newest.* 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)}
 kopt=(-k "$KVER")
 if [ -n "${BENCH_KDIR:-}" ]; then
 	kopt=(-K "$BENCH_KDIR")
@@ -29,9 +44,10 @@ fi
 if [ "${BENCH_NO_MODULE:-0}" = 1 ]; then
 	qs=${BENCH_QDISCS:-arbtable}
 	case " ${BENCH_MODES:-unshaped shaped} " in *" gso"*) qs+=" ${BENCH_GSO_QDISCS:-arbtable}" ;; esac
+	case " ${BENCH_MODES:-} " in *" mq "*) qs+=" ${BENCH_MQ_QDISCS:-arbtable}" ;; esac
 	case $qs in
 	*arbtable*)
-		echo "bench-vm: BENCH_NO_MODULE=1 needs BENCH_QDISCS (and BENCH_GSO_QDISCS in gso mode) without arbtable" >&2
+		echo "bench-vm: BENCH_NO_MODULE=1 needs BENCH_QDISCS (and BENCH_GSO_QDISCS in gso mode, BENCH_MQ_QDISCS in mq mode) without arbtable" >&2
 		exit 2 ;;
 	esac
 	kopt+=(-M)
@@ -93,16 +109,17 @@ popt=
 # Documentation/networking/arbtable-bench.rst, "The 6.12 guest crash".
 # Booting again past it would hide a bug of ours, so the run stops.
 t0=$(date +%s)
-echo "bench-vm: VM boot ($KVER, TCG, 1 vCPU, instruction-counting plugin); progress below"
-ARBTABLE_VM_VERBOSE=1 ARBTABLE_VM_CPUS=1 \
+echo "bench-vm: VM boot ($KVER, TCG, $cpus vCPU(s), instruction-counting plugin); progress below"
+ARBTABLE_VM_VERBOSE=1 ARBTABLE_VM_CPUS=$cpus \
 ARBTABLE_VM_QEMU_OPTS="-plugin $OUT/insn_plugin.so$popt -d plugin -D $OUT/plugin-1.log" \
 	bash "$ROOT/scripts/vm.sh" "${kopt[@]}" -t 5400 -- env \
 	BENCH_QDISCS="${BENCH_QDISCS:-}" BENCH_NS="${BENCH_NS:-}" BENCH_SIZES="${BENCH_SIZES:-}" \
 	BENCH_REPS="${BENCH_REPS:-}" BENCH_PKTS="${BENCH_PKTS:-}" BENCH_PROFILE="${BENCH_PROFILE:-}" MARKER="$OUT/marker" \
 	BENCH_MODES="${BENCH_MODES:-}" BENCH_SHAPED_PKTS="${BENCH_SHAPED_PKTS:-}" BENCH_SHAPED_PPS="${BENCH_SHAPED_PPS:-}" \
 	BENCH_GSO_QDISCS="${BENCH_GSO_QDISCS:-}" BENCH_GSO_BYTES="${BENCH_GSO_BYTES:-}" BENCH_GSO_REPS="${BENCH_GSO_REPS:-}" \
+	BENCH_MQ_QDISCS="${BENCH_MQ_QDISCS:-}" BENCH_MQ_PKTS="${BENCH_MQ_PKTS:-}" \
 	bash "$ROOT/tests/bench/vm/guest-bench.sh" 2>&1 | tee "$OUT/guest-1.log" |
-	grep --line-buffered -E '^(RUN|BENCH|\[vm)' || true
+	grep --line-buffered -E '^(RUN|SPREAD|BENCH|\[vm)' || true
 grep -E '^(MODULE|SPLATS|KMEMLEAK [0-9]+ unref)' "$OUT/guest-1.log" || true
 echo "bench-vm: the VM run took $(($(date +%s) - t0)) s"
 if ! grep -q '^BENCH-DONE' "$OUT/guest-1.log"; then
@@ -112,4 +129,4 @@ if ! grep -q '^BENCH-DONE' "$OUT/guest-1.log"; then
 	exit 1
 fi
 python3 "$ROOT/tests/bench/vm/report.py" --guest "$OUT/guest-1.log" --marks "$OUT/plugin-1.log" \
-	--kernel "$KVER" --out "$ROOT/build/bench" ${BENCH_PROFILE:+--profile}
+	--kernel "$KVER" --cpus "$cpus" --out "$ROOT/build/bench" ${BENCH_PROFILE:+--profile}
