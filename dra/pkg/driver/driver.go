@@ -326,12 +326,9 @@ func claimConfig(claim *resourceapi.ResourceClaim, request string) (ClassConfig,
 		if len(c.Requests) > 0 && !slices.Contains(c.Requests, request) {
 			continue
 		}
-		var v ClassConfig
-		if err := json.Unmarshal(c.Opaque.Parameters.Raw, &v); err != nil {
+		v, err := DecodeClassConfig(c.Opaque.Parameters.Raw)
+		if err != nil {
 			return cc, fmt.Errorf("opaque parameters of claim %s/%s: %w", claim.Namespace, claim.Name, err)
-		}
-		if v.Kind != "ClassConfig" {
-			return cc, fmt.Errorf("opaque parameters of claim %s/%s: kind %q, want ClassConfig", claim.Namespace, claim.Name, v.Kind)
 		}
 		cc = v
 	}

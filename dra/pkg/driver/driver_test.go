@@ -219,7 +219,7 @@ func TestPrepare(t *testing.T) {
 		{name: "share device with its share", claim: shareClaim("i", "eth1", 0,
 			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":200}`), wantShare: 200},
 		{name: "share above maxShare", claim: shareClaim("j", "eth1", 0,
-			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":256}`), wantErr: "above eth1's maxShare 255"},
+			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":256}`), wantErr: "share 256 outside 0..255"},
 		{name: "a rate on a share device", claim: shareClaim("k", "eth1", 0,
 			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":1000000}`), wantErr: "a reserved rate needs a block"},
 		{name: "a share on a block", claim: withConfig(claim("l", "eth1", 1, 0, "pod-l"),
