@@ -16,6 +16,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -43,7 +44,16 @@ type Config struct {
 	MinorBase  uint32 // class minors are MinorBase + mark value
 	Child      string // child qdisc of the classes the driver admits
 	Checkpoint string // path of the checkpoint file
+	// APITimeout bounds the API reads that find a pod's claims at
+	// sandbox start (0: DefaultAPITimeout)
+	APITimeout time.Duration
 }
+
+// DefaultAPITimeout is below the runtime's NRI request timeout
+// (containerd's default, 2 s), which disconnects a plugin that overruns
+// it: a slow API server fails the one sandbox (the kubelet retries), not
+// the hook for every pod.
+const DefaultAPITimeout = 1500 * time.Millisecond
 
 // Publisher publishes ResourceSlices (kubeletplugin.Helper).
 type Publisher interface {
@@ -931,6 +941,14 @@ func (d *Driver) Resolve(ctx context.Context, podUID, namespace, name string) (b
 	if !look {
 		return known, nil
 	}
+	// one budget for the pod and its claims: the hook must answer
+	// within the runtime's timeout
+	timeout := d.cfg.APITimeout
+	if timeout <= 0 {
+		timeout = DefaultAPITimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	pod, err := src.GetPod(ctx, namespace, name)
 	if err != nil {
 		return false, fmt.Errorf("reading pod %s/%s for its arbtable claims: %w", namespace, name, err)
