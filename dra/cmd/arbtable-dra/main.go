@@ -239,9 +239,8 @@ func run() error {
 		kubeletplugin.DriverName(slices.DriverName),
 		kubeletplugin.PluginDataDirectoryPath(o.pluginDir),
 		kubeletplugin.RegistrarDirectoryPath(o.registrarDir),
-		// DRAResourceHealth advertised: the kubelet asks WatchHealthStatus
-		// for device health (while it answers ErrHealthNotSupported, the
-		// kubelet stops asking); the probes are --metrics-address's
+		// DRAResourceHealth: WatchHealthStatus reports a tainted NIC's
+		// devices unhealthy; the probes are --metrics-address's
 		kubeletplugin.HealthService(true),
 	)
 	if err != nil {

@@ -129,6 +129,11 @@ type Driver struct {
 	// Events, when set, takes the refusals and failures users see as
 	// Events (events.go)
 	Events events.Sink
+	// HealthTick, when set, replaces WatchHealthStatus's resend ticker
+	// (tests)
+	HealthTick <-chan time.Time
+	health     healthState
+
 	// OnPublish, when set, is told after each reconcile pass whether the
 	// slices were published (nil), tainted NICs included, or not
 	// (readiness: one NIC the driver cannot serve does not stop a rollout)
@@ -297,6 +302,8 @@ func (d *Driver) Publish(ctx context.Context) error {
 	if len(res.Pools) == 0 && err != nil {
 		return fmt.Errorf("%w: %w", errNotPublished, err)
 	}
+	// the devices' health is their NICs' state, published or not
+	d.health.set(healthOf(res, time.Now()))
 	if perr := d.pub.PublishResources(ctx, res); perr != nil {
 		return errors.Join(err, fmt.Errorf("%w: publishing resource slices: %w", errNotPublished, perr))
 	}
@@ -511,11 +518,6 @@ func (d *Driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletpl
 // HandleError implements kubeletplugin.DRAPlugin.
 func (d *Driver) HandleError(ctx context.Context, err error, msg string) {
 	klog.FromContext(ctx).Error(err, msg)
-}
-
-// WatchHealthStatus implements kubeletplugin.DRAPlugin: no health reports.
-func (d *Driver) WatchHealthStatus(ctx context.Context, reports chan<- kubeletplugin.DeviceHealthReport) error {
-	return kubeletplugin.ErrHealthNotSupported
 }
 
 // freeMarkLocked returns a mark value no record holds.
