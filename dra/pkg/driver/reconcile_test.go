@@ -161,6 +161,10 @@ func TestReconcile(t *testing.T) {
 		{name: "class deleted by hand: re-admitted", event: func(e *env) {
 			_ = e.k.DeleteClass("eth0", e.d.Records()["a"].ClassID)
 		}, root: fast.Rate, shaped: true},
+		{name: "fw filter deleted by hand, its class kept: the filter added again", event: func(e *env) {
+			r := e.d.Records()["a"]
+			_ = e.k.DelFw("eth0", r.ClassID&0xffff0000, e.cfg.FwPrio, r.Mark<<e.d.markShift())
+		}, root: fast.Rate, shaped: true},
 		{name: "module missing after the root went: tainted, the pod unmarked", event: func(e *env) {
 			_ = e.k.DeleteRoot("eth0")
 			e.k.NoModule = true

@@ -918,6 +918,12 @@ kback() {
 		tc filter show dev "$1" parent 1: | grep -q "classid $2"
 }
 
+# kfw NIC CID: "pref handle" of the fw filter sending to class CID
+kfw() {
+	tc filter show dev "$1" parent 1: | awk -v c="$2" '
+		$0 ~ "classid " c "( |$)" { for (i = 1; i < NF; i++) { if ($i == "pref") p = $(i + 1); if ($i == "handle") h = $(i + 1) }; print p, h; exit }'
+}
+
 # until_true SECONDS CMD...: CMD succeeds within SECONDS (checked each second)
 until_true() {
 	local t=$1
@@ -933,9 +939,9 @@ until_true() {
 # driver is given its rate, so no speed change here; the unit tests cover
 # it): link down taints the NIC's devices (NoSchedule: a new claim on it
 # stays Pending) and leaves the other NIC's as they were; link up lifts
-# the taint; a root replaced by hand, and a class deleted by hand, come
-# back with the claim's class and its fw filter within the loop's period
-# (--republish, 10 s)
+# the taint; a root replaced by hand, a fw filter deleted by hand (its
+# class kept), and a class deleted by hand, come back with the claim's
+# class and its fw filter within the loop's period (--republish, 10 s)
 dra_check_node_changes() {
 	local cid n2 cls fp fh
 	CLAIM_NIC=$NIC2 claim_pod chg-a 2000000 400000000
@@ -964,10 +970,18 @@ dra_check_node_changes() {
 	tap_check "a root replaced by hand is made again with chg-a's class ${cid:-none} and its fw filter" \
 		until_true 30 kback $NIC2 "$cid"
 	diag "$(tc qdisc show dev $NIC2 root; tc class show dev $NIC2; tc filter show dev $NIC2 parent 1:)"
+	# only the class's fw filter deleted: the class stays, the pod's
+	# traffic would go to the system class; the loop adds it again
+	read -r fp fh < <(kfw $NIC2 "$cid")
+	if tc filter del dev $NIC2 parent 1: pref "$fp" handle "$fh" fw; then
+		tap_check "a fw filter deleted by hand, its class kept, is added again (${cid:-none})" \
+			until_true 30 kback $NIC2 "$cid"
+	else
+		tap_fail "a fw filter deleted by hand, its class kept, is added again: tc filter del (pref ${fp:-?} handle ${fh:-?}) refused"
+	fi
 	# the module refuses to delete a class a filter points at ("filters
 	# still point at the class"): an admin deletes its fw filter first
-	read -r fp fh < <(tc filter show dev $NIC2 parent 1: | awk -v c="$cid" '
-		$0 ~ "classid " c "( |$)" { for (i = 1; i < NF; i++) { if ($i == "pref") p = $(i + 1); if ($i == "handle") h = $(i + 1) }; print p, h; exit }')
+	read -r fp fh < <(kfw $NIC2 "$cid")
 	if tc filter del dev $NIC2 parent 1: pref "$fp" handle "$fh" fw && tc class del dev $NIC2 classid "$cid"; then
 		tap_check "a class deleted by hand, its fw filter first, is admitted again with its filter (${cid:-none})" \
 			until_true 30 kback $NIC2 "$cid"
