@@ -15,6 +15,7 @@ import (
 	"math/bits"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -340,7 +341,10 @@ func claimConfig(claim *resourceapi.ResourceClaim, request string) (ClassConfig,
 		if c.Opaque == nil || c.Opaque.Driver != drslices.DriverName {
 			continue
 		}
-		if len(c.Requests) > 0 && !slices.Contains(c.Requests, request) {
+		// a config naming the main request applies to its subrequests
+		// ("net" to the result of "net/fast")
+		parent, _, _ := strings.Cut(request, "/")
+		if len(c.Requests) > 0 && !slices.Contains(c.Requests, request) && !slices.Contains(c.Requests, parent) {
 			continue
 		}
 		v, err := DecodeClassConfig(c.Opaque.Parameters.Raw)

@@ -202,6 +202,24 @@ func TestPrepare(t *testing.T) {
 		{name: "ClassConfig above the block keeps the block's rate", claim: withConfig(claim("c", "eth1", 1, 0, "pod-c"),
 			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":900000000}`),
 			wantRate: func(t *testing.T) uint64 { return block(t, slow, 1).RateBytes }},
+		{name: "a config naming the main request reaches its subrequest", claim: func() *resourceapi.ResourceClaim {
+			c := withConfig(claim("m", "eth1", 8, 0, "pod-m"), `{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":100000000}`)
+			c.Status.Allocation.Devices.Results[0].Request = "net/fast"
+			c.Status.Allocation.Devices.Config[0].Requests = []string{"net"}
+			return c
+		}(), wantRate: func(t *testing.T) uint64 { return 100000000 / 8 }},
+		{name: "a config naming the subrequest", claim: func() *resourceapi.ResourceClaim {
+			c := withConfig(claim("n", "eth1", 8, 0, "pod-n"), `{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":100000000}`)
+			c.Status.Allocation.Devices.Results[0].Request = "net/fast"
+			c.Status.Allocation.Devices.Config[0].Requests = []string{"net/fast"}
+			return c
+		}(), wantRate: func(t *testing.T) uint64 { return 100000000 / 8 }},
+		{name: "a config naming another request", claim: func() *resourceapi.ResourceClaim {
+			c := withConfig(claim("o", "eth1", 8, 0, "pod-o"), `{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":100000000}`)
+			c.Status.Allocation.Devices.Results[0].Request = "net/fast"
+			c.Status.Allocation.Devices.Config[0].Requests = []string{"netx", "other/fast"}
+			return c
+		}(), wantRate: func(t *testing.T) uint64 { return block(t, slow, 8).RateBytes }},
 		{name: "wrong config kind", claim: withConfig(claim("d", "eth1", 1, 0, "pod-d"), `{"kind":"Other"}`), wantErr: "want ClassConfig"},
 		{name: "foreign pool", claim: func() *resourceapi.ResourceClaim {
 			c := claim("e", "eth0", 1, 0)
