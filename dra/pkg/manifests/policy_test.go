@@ -51,6 +51,7 @@ func varExpr(v admissionregv1.Variable) expr {
 // 1.37 base environment with its cost limits.
 type policy struct {
 	p          *admissionregv1.ValidatingAdmissionPolicy
+	match      admcel.ConditionEvaluator // nil without matchConditions
 	checks     admcel.ConditionEvaluator
 	messages   []admcel.ConditionEvaluator // nil where a validation has none
 	compileErr []error
@@ -69,6 +70,13 @@ func compilePolicy(t *testing.T, p *admissionregv1.ValidatingAdmissionPolicy) *p
 			out.compileErr = append(out.compileErr, fmt.Errorf("variable %s: %w", v.Name, r.Error))
 		}
 	}
+	var match []admcel.ExpressionAccessor
+	for _, m := range p.Spec.MatchConditions {
+		match = append(match, expr{text: m.Expression, ret: []*celgo.Type{celgo.BoolType}})
+	}
+	if len(match) > 0 {
+		out.match = comp.CompileCondition(match, decls, environment.StoredExpressions)
+	}
 	var checks []admcel.ExpressionAccessor
 	for _, v := range p.Spec.Validations {
 		checks = append(checks, expr{text: v.Expression, ret: []*celgo.Type{celgo.BoolType}})
@@ -83,21 +91,47 @@ func compilePolicy(t *testing.T, p *admissionregv1.ValidatingAdmissionPolicy) *p
 	return out
 }
 
-// admit evaluates the policy on a CREATE of obj (resource, e.g.
-// "resourceclaims") as the API server's validator decides: "" when every
-// validation is true, else the first refusal's message (its message
-// expression's value, else its message), or the evaluation error (the
-// policy fails closed: failurePolicy Fail).
+// admit evaluates the policy on alice's CREATE of obj (resource, e.g.
+// "resourceclaims"); see review.
 func (p *policy) admit(t *testing.T, resource string, obj runtime.Object) string {
 	t.Helper()
-	gvk := obj.GetObjectKind().GroupVersionKind()
+	return p.review(t, admission.Create, resource, obj, nil, &user.DefaultInfo{Name: "alice"})
+}
+
+// review evaluates the policy on an operation on obj (old for UPDATE
+// and DELETE) by u as the API server's validator decides: "" when the
+// match conditions leave it out or every validation is true, else the
+// first refusal's message (its message expression's value, else its
+// message), or the evaluation error (the policy fails closed:
+// failurePolicy Fail).
+func (p *policy) review(t *testing.T, op admission.Operation, resource string, obj, old runtime.Object, u user.Info) string {
+	t.Helper()
+	some := obj
+	if some == nil {
+		some = old
+	}
+	gvk := some.GetObjectKind().GroupVersionKind()
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: resource}
-	attr := admission.NewAttributesRecord(obj, nil, gvk, "ns", "x", gvr, "", admission.Create,
-		&metav1.CreateOptions{}, false, &user.DefaultInfo{Name: "alice"})
-	va := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj)}
+	attr := admission.NewAttributesRecord(obj, old, gvk, "ns", "x", gvr, "", op, nil, false, u)
+	va := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk,
+		VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
 	req := admcel.CreateAdmissionRequest(attr, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk))
 	ns := admcel.CreateNamespaceObject(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}})
 	ctx := context.Background()
+	if p.match != nil {
+		res, _, err := p.match.ForInput(ctx, va, req, admcel.OptionalVariableBindings{}, ns, celconfig.RuntimeCELCostBudget)
+		if err != nil {
+			return "match conditions: evaluation error: " + err.Error()
+		}
+		for i, r := range res {
+			if r.Error != nil {
+				return fmt.Sprintf("match condition %d: evaluation error: %v", i, r.Error)
+			}
+			if r.EvalResult != celtypes.True {
+				return ""
+			}
+		}
+	}
 	res, _, err := p.checks.ForInput(ctx, va, req, admcel.OptionalVariableBindings{}, ns, celconfig.RuntimeCELCostBudget)
 	if err != nil {
 		return "evaluation error: " + err.Error()
@@ -124,7 +158,7 @@ func (p *policy) admit(t *testing.T, resource string, obj runtime.Object) string
 	return ""
 }
 
-func loadClaimPolicy(t *testing.T, path string) (*policy, *admissionregv1.ValidatingAdmissionPolicyBinding) {
+func loadPolicy(t *testing.T, path string) (*policy, *admissionregv1.ValidatingAdmissionPolicyBinding) {
 	t.Helper()
 	var p *admissionregv1.ValidatingAdmissionPolicy
 	var b *admissionregv1.ValidatingAdmissionPolicyBinding
@@ -199,7 +233,7 @@ func cfg(fields string) string {
 // reason; what it serves is admitted.
 func TestClaimPolicy(t *testing.T) {
 	for _, path := range []string{filepath.Join(dir, "claim-policy.yaml"), filepath.Join(chart, "templates", "claim-policy.yaml")} {
-		p, b := loadClaimPolicy(t, path)
+		p, b := loadPolicy(t, path)
 		rules := p.p.Spec.MatchConstraints.ResourceRules
 		if len(rules) != 1 || !slices.Contains(rules[0].Resources, "resourceclaims") || !slices.Contains(rules[0].Resources, "resourceclaimtemplates") ||
 			!slices.Contains(rules[0].Operations, admissionregv1.Create) || ptr.Deref(p.p.Spec.FailurePolicy, "") != admissionregv1.Fail {
@@ -209,7 +243,7 @@ func TestClaimPolicy(t *testing.T) {
 			t.Errorf("%s: the binding must deny with policy %s: %+v", path, p.p.Name, b.Spec)
 		}
 	}
-	p, _ := loadClaimPolicy(t, filepath.Join(dir, "claim-policy.yaml"))
+	p, _ := loadPolicy(t, filepath.Join(dir, "claim-policy.yaml"))
 	block, share, small := request{class: "arbtable.dev"}, request{class: "share.arbtable.dev"}, request{class: "small.arbtable.dev"}
 	gpu := request{class: "gpu.example.com", count: 2}
 	for _, tc := range []struct {
@@ -256,7 +290,7 @@ func TestClaimPolicy(t *testing.T) {
 // agree on every ClassConfig: what one refuses the other refuses, with
 // the range and schema constants taken from the driver.
 func TestClaimPolicyIsTheDecoder(t *testing.T) {
-	p, _ := loadClaimPolicy(t, filepath.Join(dir, "claim-policy.yaml"))
+	p, _ := loadPolicy(t, filepath.Join(dir, "claim-policy.yaml"))
 	for _, tc := range []struct {
 		params string
 		ok     bool
@@ -306,7 +340,7 @@ func TestClaimPolicyIsTheDecoder(t *testing.T) {
 
 // Every example claim template users copy passes the policy.
 func TestExamplesPassClaimPolicy(t *testing.T) {
-	p, _ := loadClaimPolicy(t, filepath.Join(dir, "claim-policy.yaml"))
+	p, _ := loadPolicy(t, filepath.Join(dir, "claim-policy.yaml"))
 	ex, _ := filepath.Glob(filepath.Join(dir, "examples", "*.yaml"))
 	n := 0
 	for _, f := range ex {
@@ -330,5 +364,70 @@ func TestExamplesPassClaimPolicy(t *testing.T) {
 	}
 	if n < 3 {
 		t.Fatalf("only %d example claims and templates", n)
+	}
+}
+
+// The slice policy (admission-policy.yaml), as the API server evaluates
+// it: the driver's service account writes only its own node's slices of
+// driver arbtable.dev; another user is not its concern.
+func TestSlicePolicy(t *testing.T) {
+	// the chart's is a template (its namespace): the plain one is its
+	// rendering (TestHelmChartIsThePlainManifests)
+	for _, path := range []string{filepath.Join(dir, "admission-policy.yaml")} {
+		p, b := loadPolicy(t, path)
+		if b.Spec.PolicyName != p.p.Name {
+			t.Errorf("%s: binding for %q", path, b.Spec.PolicyName)
+		}
+		slice := func(node, drv string) *resourceapi.ResourceSlice {
+			s := &resourceapi.ResourceSlice{TypeMeta: metav1.TypeMeta{APIVersion: "resource.k8s.io/v1", Kind: "ResourceSlice"},
+				ObjectMeta: metav1.ObjectMeta{Name: "s"}, Spec: resourceapi.ResourceSliceSpec{Driver: drv,
+					Pool: resourceapi.ResourcePool{Name: "p", ResourceSliceCount: 1}}}
+			if node != "" {
+				s.Spec.NodeName = ptr.To(node)
+			} else {
+				s.Spec.AllNodes = ptr.To(true)
+			}
+			return s
+		}
+		driverOn := func(node string) user.Info {
+			u := &user.DefaultInfo{Name: "system:serviceaccount:kube-system:arbtable-dra"}
+			if node != "" {
+				u.Extra = map[string][]string{"authentication.kubernetes.io/node-name": {node}}
+			}
+			return u
+		}
+		for _, tc := range []struct {
+			name     string
+			op       admission.Operation
+			obj, old *resourceapi.ResourceSlice
+			u        user.Info
+			want     string
+		}{
+			{"its node's slice", admission.Create, slice("n1", "arbtable.dev"), nil, driverOn("n1"), ""},
+			{"its node's slice updated", admission.Update, slice("n1", "arbtable.dev"), slice("n1", "arbtable.dev"), driverOn("n1"), ""},
+			{"its node's slice deleted", admission.Delete, nil, slice("n1", "arbtable.dev"), driverOn("n1"), ""},
+			{"another node's slice", admission.Create, slice("n2", "arbtable.dev"), nil, driverOn("n1"),
+				"arbtable-dra on node 'n1' may write only that node's ResourceSlices"},
+			{"another node's slice deleted", admission.Delete, nil, slice("n2", "arbtable.dev"), driverOn("n1"), "may write only that node's"},
+			{"a slice for all nodes", admission.Create, slice("", "arbtable.dev"), nil, driverOn("n1"), "may write only that node's"},
+			{"a token without a node", admission.Create, slice("n1", "arbtable.dev"), nil, driverOn(""), "may write only that node's"},
+			{"another driver's slice", admission.Create, slice("n1", "gpu.example.com"), nil, driverOn("n1"),
+				"arbtable-dra writes only ResourceSlices of driver arbtable.dev"},
+			{"another user", admission.Create, slice("n2", "gpu.example.com"), nil, &user.DefaultInfo{Name: "system:node:n1"}, ""},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var obj, old runtime.Object
+				if tc.obj != nil {
+					obj = tc.obj
+				}
+				if tc.old != nil {
+					old = tc.old
+				}
+				got := p.review(t, tc.op, "resourceslices", obj, old, tc.u)
+				if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+					t.Errorf("refusal %q, want %q", got, tc.want)
+				}
+			})
+		}
 	}
 }
