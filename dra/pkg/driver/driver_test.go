@@ -28,13 +28,24 @@ var (
 	slow = arbcore.Params{Rate: 125000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}
 )
 
+// fakePub records the publishes; the loop's (Run) may run beside the
+// test's reads, which take mu (snapshot)
 type fakePub struct {
+	mu    sync.Mutex
 	last  resourceslice.DriverResources
 	count int
 	err   error // returned, and nothing published, when set
 }
 
+func (p *fakePub) snapshot() (resourceslice.DriverResources, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last, p.count
+}
+
 func (p *fakePub) PublishResources(_ context.Context, res resourceslice.DriverResources) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.count++
 	if p.err != nil {
 		return p.err
