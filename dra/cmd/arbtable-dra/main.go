@@ -43,7 +43,7 @@ type options struct {
 	markMask, minorBase, rootMajor, systemMinor, systemShare, systemDistance    uint64
 	markPrio, fwPrio                                                            uint64
 	systemRate                                                                  uint64
-	republish                                                                   time.Duration
+	republish, apiTimeout                                                       time.Duration
 	metricsAddress                                                              string
 }
 
@@ -67,6 +67,7 @@ func parseFlags() (options, error) {
 	flag.Uint64Var(&o.markPrio, "mark-prio", 0xa7b, "prio of the mark filter on pods' host-side interfaces")
 	flag.Uint64Var(&o.fwPrio, "fw-prio", 0xa7b, "prio of the fw filters on the roots")
 	flag.DurationVar(&o.republish, "republish", 10*time.Second, "period of the reconcile loop: links, roots and classes checked, slices re-published")
+	flag.DurationVar(&o.apiTimeout, "api-timeout", driver.DefaultAPITimeout, "bound on the API reads that find a pod's claims at sandbox start (below the runtime's NRI request timeout)")
 	flag.StringVar(&o.metricsAddress, "metrics-address", "", "HOST:PORT serving /metrics, /healthz and /readyz (\"\": none)")
 	klog.InitFlags(nil)
 	flag.Parse()
@@ -125,7 +126,7 @@ func (o options) config() driver.Config {
 			SystemDistance: uint32(o.systemDistance), SystemShare: uint32(o.systemShare), Child: o.child,
 			Rates: rates},
 		MarkMask: uint32(o.markMask), MarkPrio: uint16(o.markPrio), FwPrio: uint16(o.fwPrio),
-		MinorBase: uint32(o.minorBase), Child: o.child, Checkpoint: o.checkpoint,
+		MinorBase: uint32(o.minorBase), Child: o.child, Checkpoint: o.checkpoint, APITimeout: o.apiTimeout,
 	}
 }
 
@@ -238,9 +239,8 @@ func run() error {
 		kubeletplugin.DriverName(slices.DriverName),
 		kubeletplugin.PluginDataDirectoryPath(o.pluginDir),
 		kubeletplugin.RegistrarDirectoryPath(o.registrarDir),
-		// DRAResourceHealth advertised: the kubelet asks WatchHealthStatus
-		// for device health (while it answers ErrHealthNotSupported, the
-		// kubelet stops asking); the probes are --metrics-address's
+		// DRAResourceHealth: WatchHealthStatus reports a tainted NIC's
+		// devices unhealthy; the probes are --metrics-address's
 		kubeletplugin.HealthService(true),
 	)
 	if err != nil {

@@ -15,7 +15,9 @@ import (
 	"math/bits"
 	"os"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -43,7 +45,16 @@ type Config struct {
 	MinorBase  uint32 // class minors are MinorBase + mark value
 	Child      string // child qdisc of the classes the driver admits
 	Checkpoint string // path of the checkpoint file
+	// APITimeout bounds the API reads that find a pod's claims at
+	// sandbox start (0: DefaultAPITimeout)
+	APITimeout time.Duration
 }
+
+// DefaultAPITimeout is below the runtime's NRI request timeout
+// (containerd's default, 2 s), which disconnects a plugin that overruns
+// it: a slow API server fails the one sandbox (the kubelet retries), not
+// the hook for every pod.
+const DefaultAPITimeout = 1500 * time.Millisecond
 
 // Publisher publishes ResourceSlices (kubeletplugin.Helper).
 type Publisher interface {
@@ -119,6 +130,11 @@ type Driver struct {
 	// Events, when set, takes the refusals and failures users see as
 	// Events (events.go)
 	Events events.Sink
+	// HealthTick, when set, replaces WatchHealthStatus's resend ticker
+	// (tests)
+	HealthTick <-chan time.Time
+	health     healthState
+
 	// OnPublish, when set, is told after each reconcile pass whether the
 	// slices were published (nil), tainted NICs included, or not
 	// (readiness: one NIC the driver cannot serve does not stop a rollout)
@@ -287,6 +303,8 @@ func (d *Driver) Publish(ctx context.Context) error {
 	if len(res.Pools) == 0 && err != nil {
 		return fmt.Errorf("%w: %w", errNotPublished, err)
 	}
+	// the devices' health is their NICs' state, published or not
+	d.health.set(healthOf(res, time.Now()))
 	if perr := d.pub.PublishResources(ctx, res); perr != nil {
 		return errors.Join(err, fmt.Errorf("%w: publishing resource slices: %w", errNotPublished, perr))
 	}
@@ -323,15 +341,15 @@ func claimConfig(claim *resourceapi.ResourceClaim, request string) (ClassConfig,
 		if c.Opaque == nil || c.Opaque.Driver != drslices.DriverName {
 			continue
 		}
-		if len(c.Requests) > 0 && !slices.Contains(c.Requests, request) {
+		// a config naming the main request applies to its subrequests
+		// ("net" to the result of "net/fast")
+		parent, _, _ := strings.Cut(request, "/")
+		if len(c.Requests) > 0 && !slices.Contains(c.Requests, request) && !slices.Contains(c.Requests, parent) {
 			continue
 		}
-		var v ClassConfig
-		if err := json.Unmarshal(c.Opaque.Parameters.Raw, &v); err != nil {
+		v, err := DecodeClassConfig(c.Opaque.Parameters.Raw)
+		if err != nil {
 			return cc, fmt.Errorf("opaque parameters of claim %s/%s: %w", claim.Namespace, claim.Name, err)
-		}
-		if v.Kind != "ClassConfig" {
-			return cc, fmt.Errorf("opaque parameters of claim %s/%s: kind %q, want ClassConfig", claim.Namespace, claim.Name, v.Kind)
 		}
 		cc = v
 	}
@@ -504,11 +522,6 @@ func (d *Driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletpl
 // HandleError implements kubeletplugin.DRAPlugin.
 func (d *Driver) HandleError(ctx context.Context, err error, msg string) {
 	klog.FromContext(ctx).Error(err, msg)
-}
-
-// WatchHealthStatus implements kubeletplugin.DRAPlugin: no health reports.
-func (d *Driver) WatchHealthStatus(ctx context.Context, reports chan<- kubeletplugin.DeviceHealthReport) error {
-	return kubeletplugin.ErrHealthNotSupported
 }
 
 // freeMarkLocked returns a mark value no record holds.
@@ -934,6 +947,14 @@ func (d *Driver) Resolve(ctx context.Context, podUID, namespace, name string) (b
 	if !look {
 		return known, nil
 	}
+	// one budget for the pod and its claims: the hook must answer
+	// within the runtime's timeout
+	timeout := d.cfg.APITimeout
+	if timeout <= 0 {
+		timeout = DefaultAPITimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	pod, err := src.GetPod(ctx, namespace, name)
 	if err != nil {
 		return false, fmt.Errorf("reading pod %s/%s for its arbtable claims: %w", namespace, name, err)

@@ -28,13 +28,24 @@ var (
 	slow = arbcore.Params{Rate: 125000000, MTU: 1514, MaxWeight: 255, HighLimit: 4}
 )
 
+// fakePub records the publishes; the loop's (Run) may run beside the
+// test's reads, which take mu (snapshot)
 type fakePub struct {
+	mu    sync.Mutex
 	last  resourceslice.DriverResources
 	count int
 	err   error // returned, and nothing published, when set
 }
 
+func (p *fakePub) snapshot() (resourceslice.DriverResources, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last, p.count
+}
+
 func (p *fakePub) PublishResources(_ context.Context, res resourceslice.DriverResources) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.count++
 	if p.err != nil {
 		return p.err
@@ -202,6 +213,24 @@ func TestPrepare(t *testing.T) {
 		{name: "ClassConfig above the block keeps the block's rate", claim: withConfig(claim("c", "eth1", 1, 0, "pod-c"),
 			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":900000000}`),
 			wantRate: func(t *testing.T) uint64 { return block(t, slow, 1).RateBytes }},
+		{name: "a config naming the main request reaches its subrequest", claim: func() *resourceapi.ResourceClaim {
+			c := withConfig(claim("m", "eth1", 8, 0, "pod-m"), `{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":100000000}`)
+			c.Status.Allocation.Devices.Results[0].Request = "net/fast"
+			c.Status.Allocation.Devices.Config[0].Requests = []string{"net"}
+			return c
+		}(), wantRate: func(t *testing.T) uint64 { return 100000000 / 8 }},
+		{name: "a config naming the subrequest", claim: func() *resourceapi.ResourceClaim {
+			c := withConfig(claim("n", "eth1", 8, 0, "pod-n"), `{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":100000000}`)
+			c.Status.Allocation.Devices.Results[0].Request = "net/fast"
+			c.Status.Allocation.Devices.Config[0].Requests = []string{"net/fast"}
+			return c
+		}(), wantRate: func(t *testing.T) uint64 { return 100000000 / 8 }},
+		{name: "a config naming another request", claim: func() *resourceapi.ResourceClaim {
+			c := withConfig(claim("o", "eth1", 8, 0, "pod-o"), `{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":100000000}`)
+			c.Status.Allocation.Devices.Results[0].Request = "net/fast"
+			c.Status.Allocation.Devices.Config[0].Requests = []string{"netx", "other/fast"}
+			return c
+		}(), wantRate: func(t *testing.T) uint64 { return block(t, slow, 8).RateBytes }},
 		{name: "wrong config kind", claim: withConfig(claim("d", "eth1", 1, 0, "pod-d"), `{"kind":"Other"}`), wantErr: "want ClassConfig"},
 		{name: "foreign pool", claim: func() *resourceapi.ResourceClaim {
 			c := claim("e", "eth0", 1, 0)
@@ -219,7 +248,7 @@ func TestPrepare(t *testing.T) {
 		{name: "share device with its share", claim: shareClaim("i", "eth1", 0,
 			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":200}`), wantShare: 200},
 		{name: "share above maxShare", claim: shareClaim("j", "eth1", 0,
-			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":256}`), wantErr: "above eth1's maxShare 255"},
+			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","share":256}`), wantErr: "share 256 outside 0..255"},
 		{name: "a rate on a share device", claim: shareClaim("k", "eth1", 0,
 			`{"apiVersion":"arbtable.dev/v1alpha1","kind":"ClassConfig","rateBits":1000000}`), wantErr: "a reserved rate needs a block"},
 		{name: "a share on a block", claim: withConfig(claim("l", "eth1", 1, 0, "pod-l"),

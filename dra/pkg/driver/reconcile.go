@@ -244,7 +244,8 @@ func (d *Driver) rebuildableLocked(nic string, q kernel.Qdisc, p arbcore.Params)
 // readmitLocked admits again, as PodUp did, each recorded class of nic
 // that the kernel no longer has (an admin deleted it, the root was
 // replaced or made again): the class at its classid, its fw filter and
-// the marks of the pods that use it. A class that cannot be admitted
+// the marks of the pods that use it; a class still there whose fw filter
+// is gone or points elsewhere gets its filter again. A class that cannot be admitted
 // again is dropped from its record, its pods unmarked, so that the pods'
 // next start admits or fails rather than runs unshaped. It returns how
 // many were dropped and whether records changed.
@@ -252,9 +253,24 @@ func (d *Driver) readmitLocked(ctx context.Context, nic string, q kernel.Qdisc) 
 	logger := klog.FromContext(ctx)
 	var drop []string
 	changed := false
+	// a class whose fw filter is gone (tc filter del) sends its pods'
+	// traffic to the system class: the filter is added again
+	fws, fwErr := d.k.FwFilters(nic, q.Handle, d.cfg.FwPrio)
+	if fwErr != nil {
+		logger.Error(fwErr, "reading the fw filters: not checked this pass", "nic", nic)
+	}
 	for _, uid := range d.recordsOnLocked(nic) {
 		r := d.recs[uid]
 		if _, ok := q.Find(r.ClassID); ok {
+			mark := r.Mark << d.markShift()
+			if fwErr == nil && fws[mark] != q.Handle|r.ClassID&0xffff {
+				if err := d.k.AddFw(nic, q.Handle, d.cfg.FwPrio, mark, d.cfg.MarkMask, q.Handle|r.ClassID&0xffff); err != nil {
+					logger.Error(err, "adding the fw filter of a recorded class again", "claim", r.Namespace+"/"+r.Name, "nic", nic)
+				} else {
+					logger.Info("re-added the fw filter of a recorded class", "claim", r.Namespace+"/"+r.Name, "nic", nic,
+						"mark", fmt.Sprintf("%#x", mark), "class", fmt.Sprintf("%x", r.ClassID))
+				}
+			}
 			continue
 		}
 		changed = true

@@ -17,16 +17,23 @@ import (
 // round trip (or its retries) must not decide whether a pod starts. It
 // keeps the newest status per claim (coalescing), skips one equal to the
 // last written, and retries a failed write after a backoff unless a newer
-// status replaced it.
+// status replaced it. The backoff doubles with each failure of a claim's
+// writes, up to maxBackoff, and starts again after a success: an API
+// server that is down is not asked once a second per claim.
 type statusQueue struct {
-	w       StatusWriter
-	backoff time.Duration
+	w          StatusWriter
+	backoff    time.Duration
+	maxBackoff time.Duration
+	// after runs f once d has passed (time.AfterFunc; tests run the
+	// retries themselves)
+	after func(d time.Duration, f func())
 
 	mu      sync.Mutex
 	pending map[string]statusItem // by claim UID
 	written map[string]statusItem
 	writing map[string]statusItem // under way
 	latest  map[string]statusItem // the last put: a retry older than it is dropped
+	fails   map[string]int        // failed writes in a row
 	running bool
 	idle    *sync.Cond
 }
@@ -43,8 +50,10 @@ func (a statusItem) same(b statusItem) bool {
 }
 
 func newStatusQueue(w StatusWriter) *statusQueue {
-	q := &statusQueue{w: w, backoff: time.Second, pending: map[string]statusItem{}, written: map[string]statusItem{},
-		writing: map[string]statusItem{}, latest: map[string]statusItem{}}
+	q := &statusQueue{w: w, backoff: time.Second, maxBackoff: 2 * time.Minute,
+		after:   func(d time.Duration, f func()) { time.AfterFunc(d, f) },
+		pending: map[string]statusItem{}, written: map[string]statusItem{},
+		writing: map[string]statusItem{}, latest: map[string]statusItem{}, fails: map[string]int{}}
 	q.idle = sync.NewCond(&q.mu)
 	return q
 }
@@ -83,6 +92,17 @@ func (q *statusQueue) forget(uid string) {
 	delete(q.written, uid)
 	delete(q.writing, uid)
 	delete(q.latest, uid)
+	delete(q.fails, uid)
+}
+
+// delay is the wait before the retry after n failed writes in a row:
+// backoff, doubled n-1 times, at most maxBackoff.
+func (q *statusQueue) delay(n int) time.Duration {
+	d := q.backoff
+	for i := 1; i < n && d < q.maxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, q.maxBackoff)
 }
 
 func (q *statusQueue) run() {
@@ -111,10 +131,13 @@ func (q *statusQueue) run() {
 		delete(q.writing, uid)
 		if err == nil {
 			q.written[uid] = it
+			delete(q.fails, uid)
 		} else {
 			// the class is admitted; the status is information
-			klog.Background().Error(err, "writing the claim's device status", "claim", it.rec.Namespace+"/"+it.rec.Name)
-			time.AfterFunc(q.backoff, func() { q.retry(uid, it) })
+			q.fails[uid]++
+			d := q.delay(q.fails[uid])
+			klog.Background().Error(err, "writing the claim's device status", "claim", it.rec.Namespace+"/"+it.rec.Name, "retryIn", d)
+			q.after(d, func() { q.retry(uid, it) })
 		}
 		q.mu.Unlock()
 	}

@@ -225,6 +225,20 @@ func (f *Fake) DelFw(nic string, handle uint32, prio uint16, mark uint32) error 
 	return nil
 }
 
+// FwFilters implements Kernel.
+func (f *Fake) FwFilters(nic string, handle uint32, prio uint16) (map[uint32]uint32, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.nic(nic); err != nil {
+		return nil, err
+	}
+	out := map[uint32]uint32{}
+	for m, c := range f.Fws[nic] {
+		out[m] = c
+	}
+	return out, nil
+}
+
 // Mark implements Kernel.
 func (f *Fake) Mark(ifname string, prio uint16, mark, mask uint32) error {
 	f.mu.Lock()

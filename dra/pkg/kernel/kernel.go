@@ -132,6 +132,9 @@ type Kernel interface {
 	AddFw(nic string, handle uint32, prio uint16, mark, mask, classid uint32) error
 	// DelFw deletes that filter; nil when it does not exist.
 	DelFw(nic string, handle uint32, prio uint16, mark uint32) error
+	// FwFilters returns the fw filters at prio on the root handle, mark
+	// to classid (an admin may delete one and leave its class).
+	FwFilters(nic string, handle uint32, prio uint16) (map[uint32]uint32, error)
 	// Mark sets mark under mask on packets entering the host from
 	// ifname (the pod's host-side interface).
 	Mark(ifname string, prio uint16, mark, mask uint32) error

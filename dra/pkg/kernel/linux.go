@@ -372,6 +372,26 @@ func (l *Linux) DelFw(nic string, handle uint32, prio uint16, mark uint32) error
 	return nil
 }
 
+// FwFilters implements Kernel: a filter dump of the root (the fw
+// classifier's own entry, handle 0, is not a filter).
+func (l *Linux) FwFilters(nic string, handle uint32, prio uint16) (map[uint32]uint32, error) {
+	link, err := netlink.LinkByName(nic)
+	if err != nil {
+		return nil, fmt.Errorf("interface %s: %w", nic, err)
+	}
+	fs, err := netlink.FilterList(link, handle)
+	if err != nil {
+		return nil, fmt.Errorf("listing the filters of %s: %w", nic, err)
+	}
+	out := map[uint32]uint32{}
+	for _, f := range fs {
+		if fw, ok := f.(*netlink.FwFilter); ok && fw.Priority == prio && fw.Handle != 0 {
+			out[fw.Handle] = fw.ClassId
+		}
+	}
+	return out, nil
+}
+
 // Mark implements Kernel: a clsact on the host-side interface (kept when
 // it exists) and a matchall filter at prio on its ingress that sets the
 // mark under mask (skbedit), where neither forwarding nor masquerade

@@ -69,8 +69,8 @@ func render(t *testing.T, ns string, set map[string]any) []runtime.Object {
 		"Chart":   map[string]any{"Name": meta["name"], "Version": meta["version"], "AppVersion": meta["appVersion"]},
 	}
 	files, _ := filepath.Glob(filepath.Join(chart, "templates", "*.yaml"))
-	if len(files) != 4 {
-		t.Fatalf("%d templates, want 4 (daemonset, rbac, deviceclass, admission-policy)", len(files))
+	if len(files) != 5 {
+		t.Fatalf("%d templates, want 5 (daemonset, rbac, deviceclass, admission-policy, claim-policy)", len(files))
 	}
 	var out []runtime.Object
 	for _, f := range files {
@@ -99,7 +99,7 @@ func key(t *testing.T, o runtime.Object) string {
 // objects (the plain files are what check-k8s applies).
 func TestHelmChartIsThePlainManifests(t *testing.T) {
 	plain := map[string]runtime.Object{}
-	for _, f := range []string{"daemonset.yaml", "rbac.yaml", "deviceclass.yaml", "admission-policy.yaml"} {
+	for _, f := range []string{"daemonset.yaml", "rbac.yaml", "deviceclass.yaml", "admission-policy.yaml", "claim-policy.yaml"} {
 		for _, o := range decodeAll(t, filepath.Join(dir, f)) {
 			plain[key(t, o)] = o
 		}

@@ -46,7 +46,7 @@ dra_setup() {
 	ctr_k8s images import "$RUN/images/arbtable-dra.oci.tar" >/dev/null || return 1
 	k label node "$NODE" arbtable.dev/nics=true --overwrite >/dev/null || return 1
 	local f
-	for f in rbac deviceclass admission-policy; do
+	for f in rbac deviceclass admission-policy claim-policy; do
 		[ -f "$DRA_DIR/$f.yaml" ] || continue
 		k apply -f "$DRA_DIR/$f.yaml" >/dev/null || { echo "dra: kubectl apply $f.yaml failed"; return 1; }
 	done
@@ -817,7 +817,8 @@ metric() {
 # What operators see: the driver's pod Ready through its readiness probe
 # (NRI connected, slices published); /metrics read from the kernel (a
 # claim's class bytes, bound and admission equal arbtablectl's; the NIC's
-# free slots the kernel's); a refused Prepare (a share above maxShare) as
+# free slots the kernel's); a refused Prepare (two devices in one claim,
+# through a class the claim policy does not know) as
 # PrepareRefused Events on the pod and on its claim.
 dra_check_ops() {
 	local ready code cid kb k0 k1 mb mbound mfree kf ev evc claim
@@ -853,9 +854,36 @@ dra_check_ops() {
 	tap_check "/metrics: $NET's free HIGH slots are the kernel's (${mfree:-none} = $kf)" test "${mfree:-x}" = "$kf"
 	k delete pod ops-a --wait=true --timeout=120s >/dev/null 2>&1
 	k delete resourceclaimtemplate ops-a >/dev/null 2>&1
-	# a share above maxShare (255): the scheduler allocates a share device,
-	# Prepare refuses it; the pod stays in ContainerCreating
-	share_pod ops-bad 256 "$NET"
+	# what the claim policy cannot see (admission): two share devices
+	# through a class not named *.arbtable.dev; the scheduler allocates
+	# both, Prepare refuses the claim; the pod stays in ContainerCreating
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: DeviceClass
+	metadata: {name: ops-unnamed.example.com}
+	spec:
+	  selectors:
+	  - cel: {expression: 'device.driver == "arbtable.dev" && device.attributes["arbtable.dev"].table == "low"'}
+	---
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaimTemplate
+	metadata: {name: ops-bad}
+	spec:
+	  spec:
+	    devices:
+	      requests:
+	      - {name: net, exactly: {deviceClassName: ops-unnamed.example.com, count: 2}}
+	---
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: ops-bad, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:
+	  - {name: net, resourceClaimTemplateName: ops-bad}
+	  containers:
+	  - {name: c, image: localhost/arbtable/tenant:1, imagePullPolicy: Never, command: ["sleep", "3600"], resources: {claims: [{name: net}]}}
+	YAML
 	claim=
 	for _ in $(seq 120); do
 		claim=$(k get pod ops-bad -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}' 2>/dev/null)
@@ -867,9 +895,10 @@ dra_check_ops() {
 	done
 	diag "PrepareRefused on pod ops-bad: ${ev:-none}; on claim ${claim:-?}: ${evc:-none}"
 	tap_check "a refused Prepare shows as a PrepareRefused Event on the pod and on its claim, with the reason" \
-		bash -c '[[ $1 == *"maxShare 255"* && $2 == *"maxShare 255"* ]]' _ "$ev" "$evc"
+		bash -c '[[ $1 == *"has 2 arbtable devices"* && $2 == *"has 2 arbtable devices"* ]]' _ "$ev" "$evc"
 	k delete pod ops-bad --wait=true --timeout=120s >/dev/null 2>&1
 	k delete resourceclaimtemplate ops-bad >/dev/null 2>&1
+	k delete deviceclass ops-unnamed.example.com >/dev/null 2>&1
 }
 
 # dra_taints NIC: the taint keys on NIC's published devices, one a line
@@ -889,6 +918,12 @@ kback() {
 		tc filter show dev "$1" parent 1: | grep -q "classid $2"
 }
 
+# kfw NIC CID: "pref handle" of the fw filter sending to class CID
+kfw() {
+	tc filter show dev "$1" parent 1: | awk -v c="$2" '
+		$0 ~ "classid " c "( |$)" { for (i = 1; i < NF; i++) { if ($i == "pref") p = $(i + 1); if ($i == "handle") h = $(i + 1) }; print p, h; exit }'
+}
+
 # until_true SECONDS CMD...: CMD succeeds within SECONDS (checked each second)
 until_true() {
 	local t=$1
@@ -904,9 +939,9 @@ until_true() {
 # driver is given its rate, so no speed change here; the unit tests cover
 # it): link down taints the NIC's devices (NoSchedule: a new claim on it
 # stays Pending) and leaves the other NIC's as they were; link up lifts
-# the taint; a root replaced by hand, and a class deleted by hand, come
-# back with the claim's class and its fw filter within the loop's period
-# (--republish, 10 s)
+# the taint; a root replaced by hand, a fw filter deleted by hand (its
+# class kept), and a class deleted by hand, come back with the claim's
+# class and its fw filter within the loop's period (--republish, 10 s)
 dra_check_node_changes() {
 	local cid n2 cls fp fh
 	CLAIM_NIC=$NIC2 claim_pod chg-a 2000000 400000000
@@ -935,10 +970,18 @@ dra_check_node_changes() {
 	tap_check "a root replaced by hand is made again with chg-a's class ${cid:-none} and its fw filter" \
 		until_true 30 kback $NIC2 "$cid"
 	diag "$(tc qdisc show dev $NIC2 root; tc class show dev $NIC2; tc filter show dev $NIC2 parent 1:)"
+	# only the class's fw filter deleted: the class stays, the pod's
+	# traffic would go to the system class; the loop adds it again
+	read -r fp fh < <(kfw $NIC2 "$cid")
+	if tc filter del dev $NIC2 parent 1: pref "$fp" handle "$fh" fw; then
+		tap_check "a fw filter deleted by hand, its class kept, is added again (${cid:-none})" \
+			until_true 30 kback $NIC2 "$cid"
+	else
+		tap_fail "a fw filter deleted by hand, its class kept, is added again: tc filter del (pref ${fp:-?} handle ${fh:-?}) refused"
+	fi
 	# the module refuses to delete a class a filter points at ("filters
 	# still point at the class"): an admin deletes its fw filter first
-	read -r fp fh < <(tc filter show dev $NIC2 parent 1: | awk -v c="$cid" '
-		$0 ~ "classid " c "( |$)" { for (i = 1; i < NF; i++) { if ($i == "pref") p = $(i + 1); if ($i == "handle") h = $(i + 1) }; print p, h; exit }')
+	read -r fp fh < <(kfw $NIC2 "$cid")
 	if tc filter del dev $NIC2 parent 1: pref "$fp" handle "$fh" fw && tc class del dev $NIC2 classid "$cid"; then
 		tap_check "a class deleted by hand, its fw filter first, is admitted again with its filter (${cid:-none})" \
 			until_true 30 kback $NIC2 "$cid"
@@ -1023,4 +1066,84 @@ dra_check_shared() {
 		sleep 1
 	done
 	tap_check "the class is released once the claim is gone" test -z "$(kclass "$NET" "$cid")"
+}
+
+# adm_template NAME DEVICES: kubectl apply of a claim template NAME whose
+# spec.devices is DEVICES (flow YAML); kubectl's output, its status
+adm_template() {
+	k apply -f - 2>&1 <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaimTemplate
+	metadata: {name: $1}
+	spec:
+	  spec:
+	    devices: $2
+	YAML
+}
+
+# Refusals at admission (deploy/kubernetes/dra/claim-policy.yaml): claim
+# templates asking for what Prepare would refuse are refused by kubectl
+# apply, each with the policy's reason, and nothing of them is created; a
+# good one is accepted. A pod with two arbtable claims, which no policy
+# can see, is refused when its sandbox starts: a ClassFailed Event.
+dra_check_admission() {
+	local out name devices want ok sel ev phase
+	sel="{cel: {expression: 'device.attributes[\"arbtable.dev\"].nic == \"$NET\"'}}"
+	# a new policy takes a moment to be enforced
+	for _ in $(seq 60); do
+		adm_template adm-probe "{requests: [{name: net, exactly: {deviceClassName: arbtable.dev, count: 2}}]}" >/dev/null || break
+		k delete resourceclaimtemplate adm-probe >/dev/null 2>&1
+		sleep 1
+	done
+	while IFS='|' read -r name devices want; do
+		out=$(adm_template "adm-$name" "$devices") && ok=created || ok=refused
+		k get resourceclaimtemplate "adm-$name" >/dev/null 2>&1 && ok="$ok, exists"
+		diag "adm-$name: $out"
+		tap_check "admission: claim template $name refused by kubectl apply ($ok): ...$want..." \
+			bash -c '[ "$1" = refused ] && [[ $2 == *"arbtable-dra-claims"* && $2 == *"$3"* ]]' _ "$ok" "$out" "$want"
+	done <<-CASES
+	two|{requests: [{name: a, exactly: {deviceClassName: arbtable.dev}}, {name: b, exactly: {deviceClassName: share.arbtable.dev}}]}|one arbtable device per claim
+	count|{requests: [{name: net, exactly: {deviceClassName: arbtable.dev, count: 2}}]}|asks for more than one arbtable device
+	all|{requests: [{name: net, exactly: {deviceClassName: share.arbtable.dev, allocationMode: All}}]}|asks for more than one arbtable device
+	share|{requests: [{name: net, exactly: {deviceClassName: share.arbtable.dev}}], config: [{opaque: {driver: arbtable.dev, parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, share: 256}}}]}|share is a whole number 0..255
+	field|{requests: [{name: net, exactly: {deviceClassName: arbtable.dev}}], config: [{opaque: {driver: arbtable.dev, parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, rate: 200M}}}]}|unknown fields rate
+	version|{requests: [{name: net, exactly: {deviceClassName: arbtable.dev}}], config: [{opaque: {driver: arbtable.dev, parameters: {apiVersion: arbtable.dev/v1, kind: ClassConfig}}}]}|need apiVersion: arbtable.dev/v1alpha1
+	rate|{requests: [{name: net, exactly: {deviceClassName: arbtable.dev}}], config: [{opaque: {driver: arbtable.dev, parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, rateBits: 200M}}}]}|rateBits is a whole number
+	CASES
+	out=$(adm_template adm-good "{requests: [{name: net, exactly: {deviceClassName: share.arbtable.dev}}], config: [{opaque: {driver: arbtable.dev, parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, share: 255}}}]}") && ok=created || ok=refused
+	diag "adm-good: $out"
+	tap_check "admission: a claim template with share 255 is accepted ($ok)" test "$ok" = created
+	# two claims in one pod: the driver refuses the sandbox
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaimTemplate
+	metadata: {name: adm-one}
+	spec:
+	  spec:
+	    devices:
+	      requests:
+	      - {name: net, exactly: {deviceClassName: share.arbtable.dev, selectors: [$sel]}}
+	---
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: adm-two, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:
+	  - {name: a, resourceClaimTemplateName: adm-one}
+	  - {name: b, resourceClaimTemplateName: adm-good}
+	  containers:
+	  - {name: c, image: localhost/arbtable/tenant:1, imagePullPolicy: Never, command: ["sleep", "3600"], resources: {claims: [{name: a}, {name: b}]}}
+	YAML
+	for _ in $(seq 300); do
+		ev=$(k get events --field-selector involvedObject.kind=Pod,involvedObject.name=adm-two,reason=ClassFailed -o jsonpath='{.items[0].message}' 2>/dev/null)
+		[ -n "$ev" ] && break
+		sleep 1
+	done
+	phase=$(k get pod adm-two -o jsonpath='{.status.phase}' 2>/dev/null)
+	diag "ClassFailed on pod adm-two: ${ev:-none}; phase ${phase:-?}"
+	tap_check "a pod with two arbtable claims does not start (${phase:-?}): a ClassFailed Event, one per pod" \
+		bash -c '[[ $1 == *"2 arbtable claims: one per pod"* ]] && [ "$2" != Running ]' _ "$ev" "$phase"
+	k delete pod adm-two --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate adm-one adm-good >/dev/null 2>&1
 }
