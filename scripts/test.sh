@@ -603,9 +603,11 @@ full_lane() { # LANE: one 7.2 guest that takes from the queue until it is empty
 # Two lanes.  A TCG guest runs its vCPUs in one host thread (vm.sh), so
 # it keeps one core busy.  Lane 1 starts the full run's queue; lane 2
 # builds the sanitizer kernel when it is not cached and runs it, then
-# joins the queue while at least two tests are left; the subsets go to whichever lane is free after that (a queue both take
-# from).  Output of the second lane is printed when it is done.  The host
-# checks, at idle priority, take what the lanes leave.
+# the subsets, then joins the queue while at least two tests are left;
+# lane 1 runs any subset lane 2 has not taken once the queue is empty
+# (a queue both take from).  Output of the second lane is printed when
+# it is done.  The host checks, at idle priority, take what the lanes
+# leave.
 san_lane=
 if [ "${ARBT_SANITIZER:-1}" = 1 ] && [ "${ARBT_LANES:-2}" = 2 ]; then
 	san_lane=1
@@ -630,7 +632,7 @@ nfull=$(full_left)
 step "plan: full run on ${FULL_KVER:-no kernel}: $nfull tests ($(ls "$FULLQ/todo" | sed 's/^[0-9]*-//' | tr '\n' ' ')); subsets on${subset_kvers:- none}: $(wc -w <<<"$SUBSET_TESTS") tests each; sanitizer kernel: $([ "${ARBT_SANITIZER:-1}" = 1 ] && san_progs || echo none)${HOST_PLAN:+; host suites: $HOST_PLAN}"
 lane_bg=
 if [ "${ARBT_LANES:-2}" = 2 ] && { [ -n "$subset_kvers" ] || [ -n "$san_lane" ] || [ -n "$full_run" ]; }; then
-	step "second lane in the background:${san_lane:+ the sanitizer kernel${san_bg:+ (after its build)},} the full run's queue while tests are left${subset_kvers:+, subsets on$subset_kvers as the lanes free} (output below when the full run is done)"
+	step "second lane in the background:${san_lane:+ the sanitizer kernel${san_bg:+ (after its build)},}${subset_kvers:+ the subsets on$subset_kvers,} the full run's queue while tests are left (output below when the full run is done)"
 	(
 		if [ -n "$san_lane" ]; then
 			if [ -n "$san_bg" ]; then
@@ -641,8 +643,11 @@ if [ "${ARBT_LANES:-2}" = 2 ] && { [ -n "$subset_kvers" ] || [ -n "$san_lane" ] 
 			echo "lane 2: sanitizer run from $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
 			san_prepare >"$LOG/sanitizer-lane.out" 2>&1 && san_vm >"$LOG/vm-sanitizer.tap" 2>&1
 		fi
-		[ -n "$full_run" ] && [ "$(full_left)" -ge 2 ] && full_lane 2 >"$LOG/vm-full.2.tap" 2>&1
+		# the subsets before the full run's queue: the queue is shared,
+		# so both lanes end on it within a test of each other (a subset
+		# taken last kept one lane busy 430 s alone, 2026-11-29)
 		subset_runs 2
+		[ -n "$full_run" ] && [ "$(full_left)" -ge 2 ] && full_lane 2 >"$LOG/vm-full.2.tap" 2>&1
 		echo "lane 2: done at $(($(date +%s) - t0)) s" >>"$LOG/lanes.txt"
 	) &
 	lane_bg=$!
