@@ -17,6 +17,8 @@ passed = failed = skipped = 0
 out = {}          # (pkg, test) -> output lines
 pkg_failed_tests = {}
 pkg_result = {}
+started = {}      # pkg -> tests in the order they started
+ended = set()
 noise = []
 for raw in sys.stdin:
     raw = raw.rstrip("\n")
@@ -33,8 +35,13 @@ for raw in sys.stdin:
     if act == "output":
         out.setdefault((pkg, test), []).append(ev.get("Output", ""))
         continue
+    if act == "run" and test is not None:
+        started.setdefault(pkg, []).append(test)
+        continue
     if act not in ("pass", "fail", "skip"):
         continue
+    if test is not None:
+        ended.add((pkg, test))
     if test is None:
         pkg_result[pkg] = act
         continue
@@ -58,6 +65,12 @@ for pkg, act in sorted(pkg_result.items()):
         print(f"not ok - {pkg}: the package failed without a failed test")
         for l in out.get((pkg, None), [])[-20:]:
             print("#", l.rstrip())
+        # a timeout's panic is the output of the test still running
+        for t in started.get(pkg, []):
+            if (pkg, t) not in ended:
+                print(f"# {t} started and never ended:")
+                for l in out.get((pkg, t), [])[-20:]:
+                    print("#", l.rstrip())
 for l in noise[-20:]:
     print("#", l)
 if noise and not pkg_result:
