@@ -79,8 +79,8 @@ KVERS=${KVERS:-$(echo $(pick 6.1) $(pick 6.12) $K72)}
 # A sanitizer kernel that is not cached yet (a cold run) is built in the
 # background from here on.  With two lanes its run heads the second lane,
 # which waits for the build: the build runs at normal priority, beside
-# make all and then the full VM run, and the subsets go to
-# whichever lane is free first.  With one lane (ARBT_LANES=1) nothing waits
+# make all and then the full VM run, and the second lane runs the
+# subsets after it.  With one lane (ARBT_LANES=1) nothing waits
 # for it until the end, so it takes only the CPU the tests leave (idle
 # priority: SCHED_IDLE, nice 19).
 san_bg=
@@ -545,8 +545,8 @@ san_account() {
 }
 
 # ---- 6.1 (Debian 12's own; make check-full adds bookworm-backports'
-# 6.12): the kernel-facing subset, so the module those kernels load is run, not only
-# built: netlink configuration and refusals, the arbiter beside shaped
+# 6.12): the kernel-facing subset, so the module those kernels load is
+# run, not only built: netlink configuration and refusals, the arbiter beside shaped
 # children, the mtu following the device under UDP and TCP, link speed
 # changes on virtio-net, the children behind a GSO split and tagged
 # full-size frames (issue 35: each of the defects on every kernel).
