@@ -546,8 +546,8 @@ san_account() {
 
 # ---- 6.1 (Debian 12's own; make check-full adds bookworm-backports'
 # 6.12): the kernel-facing subset, so the module those kernels load is
-# run, not only built: netlink configuration and refusals, the arbiter beside shaped
-# children, the mtu following the device under UDP and TCP, link speed
+# run, not only built: netlink configuration and refusals, the arbiter
+# beside shaped children, the mtu following the device under UDP and TCP, link speed
 # changes on virtio-net, the children behind a GSO split and tagged
 # full-size frames (issue 35: each of the defects on every kernel).
 # make check-full adds auto_admit, deficit, ceil and strict.  A kernel
