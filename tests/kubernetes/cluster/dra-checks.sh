@@ -1114,16 +1114,8 @@ dra_check_admission() {
 	diag "adm-good: $out"
 	tap_check "admission: a claim template with share 255 is accepted ($ok)" test "$ok" = created
 	# two claims in one pod: the driver refuses the sandbox
+	adm_template adm-one "{requests: [{name: net, exactly: {deviceClassName: share.arbtable.dev, selectors: [$sel]}}]}" >/dev/null
 	k apply -f - >/dev/null <<-YAML
-	apiVersion: resource.k8s.io/v1
-	kind: ResourceClaimTemplate
-	metadata: {name: adm-one}
-	spec:
-	  spec:
-	    devices:
-	      requests:
-	      - {name: net, exactly: {deviceClassName: share.arbtable.dev, selectors: [$sel]}}
-	---
 	apiVersion: v1
 	kind: Pod
 	metadata: {name: adm-two, labels: {arbt-test: dra}}
