@@ -27,9 +27,15 @@ $(DRA_OUT)/podnet.test: $(DRA_SRCS) $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	cd dra && $(DRA_GOENV) $(GO) test -c -o $@ ./pkg/podnet
 
+# pkg/kernel's Linux view against sch_arbtable, tagged vm: root,
+# foreign root, class, fw filters, marks (the same guest test)
+$(DRA_OUT)/kernel.test: $(DRA_SRCS) $(LIB_REAL) $(LIB_SO_LINKS) $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	cd dra && $(DRA_GOENV) $(GO) test -c -tags vm -o $@ ./pkg/kernel
+
 .PHONY: dra check-dra dra-image dra-vmtests
 dra: $(DRA_OUT)/arbtable-dra
-dra-vmtests: $(DRA_OUT)/podnet.test
+dra-vmtests: $(DRA_OUT)/podnet.test $(DRA_OUT)/kernel.test
 
 # "N passed, N failed, N skipped" for scripts/test.sh's host suites: vet,
 # gofmt, and every test and subtest of go test -json counted on its own
@@ -57,7 +63,7 @@ check-dra: $(LIB_REAL) $(LIB_SO_LINKS)
 	if out=$$($(DRA_LICENCE_CHECK) 2>&1); then p=$$((p+1)); echo "ok licence: $$(printf '%s\n' "$$out" | tail -n1)"; \
 	else f=$$((f+1)); printf '%s\n' "$$out" | grep '^not ok'; echo "not ok licence: $$(printf '%s\n' "$$out" | tail -n1)"; fi; \
 	cd dra; \
-	if $(DRA_GOENV) $(GO) vet ./...; then p=$$((p+1)); echo "ok vet"; else f=$$((f+1)); echo "not ok vet"; fi; \
+	if $(DRA_GOENV) $(GO) vet -tags vm ./...; then p=$$((p+1)); echo "ok vet"; else f=$$((f+1)); echo "not ok vet"; fi; \
 	u=$$($(shell dirname $(GO))/gofmt -l . 2>&1); \
 	if [ -z "$$u" ]; then p=$$((p+1)); echo "ok gofmt"; else f=$$((f+1)); echo "not ok gofmt: $$u"; fi; \
 	$(DRA_GOENV) $(GO) test -json -count=1 -timeout 30m $$($(DRA_GOENV) $(GO) list ./... | grep -v '/pkg/podnet$$') 2>&1 | python3 ../scripts/go-test-count.py go-test >$(BUILD)/dra-go-test.out; \

@@ -413,7 +413,19 @@ func (l *Linux) Mark(ifname string, prio uint16, mark, mask uint32) error {
 		Actions: []netlink.Action{&netlink.SkbEditAction{
 			ActionAttrs: netlink.ActionAttrs{Action: netlink.TC_ACT_PIPE}, Mark: &m, Mask: &k}},
 	}
-	if err := netlink.FilterReplace(f); err != nil {
+	err = netlink.FilterAdd(f)
+	if errors.Is(err, unix.EEXIST) {
+		// matchall keeps one filter per prio and refuses to replace it
+		// (EEXIST, with or without its handle): a pod marked again (after
+		// a lost checkpoint, or with a new mark) has its old filter
+		// deleted first; its packets in between go to the system class
+		if derr := netlink.FilterDel(&netlink.MatchAll{FilterAttrs: netlink.FilterAttrs{LinkIndex: idx,
+			Parent: netlink.HANDLE_MIN_INGRESS, Priority: prio, Protocol: unix.ETH_P_ALL}}); derr != nil {
+			return fmt.Errorf("mark filter on %s: replacing the one at prio %d: %w", ifname, prio, derr)
+		}
+		err = netlink.FilterAdd(f)
+	}
+	if err != nil {
 		return fmt.Errorf("mark filter on %s: %w", ifname, err)
 	}
 	return nil
