@@ -45,12 +45,17 @@ dra_setup() {
 	tc qdisc del dev $NIC2 root 2>/dev/null
 	ctr_k8s images import "$RUN/images/arbtable-dra.oci.tar" >/dev/null || return 1
 	k label node "$NODE" arbtable.dev/nics=true --overwrite >/dev/null || return 1
+	dra_apply
+}
+
+# dra_apply: deploy/kubernetes/dra applied with kubectl, the DaemonSet's
+# NIC list set to this node's; waits for the rollout
+dra_apply() {
 	local f
 	for f in rbac deviceclass admission-policy claim-policy; do
 		[ -f "$DRA_DIR/$f.yaml" ] || continue
 		k apply -f "$DRA_DIR/$f.yaml" >/dev/null || { echo "dra: kubectl apply $f.yaml failed"; return 1; }
 	done
-	# the DaemonSet as deploy/ has it, its NIC list set to this node's
 	sed "s|value: \"eth0\"|value: \"$NET=$NIC1_RATE,$NIC2=$NIC2_RATE\"|" "$DRA_DIR/daemonset.yaml" | k apply -f - >/dev/null || return 1
 	k -n kube-system rollout status ds/arbtable-dra --timeout=600s
 }
@@ -1138,4 +1143,182 @@ dra_check_admission() {
 		bash -c '[[ $1 == *"2 arbtable claims: one per pod"* ]] && [ "$2" != Running ]' _ "$ev" "$phase"
 	k delete pod adm-two --wait=true --timeout=120s >/dev/null 2>&1
 	k delete resourceclaimtemplate adm-one adm-good >/dev/null 2>&1
+}
+
+DRA_CKPT=/var/lib/kubelet/plugins/arbtable.dev/checkpoint.json
+
+# drv_pid: the driver's process, seen from the guest
+drv_pid() { pgrep -xo arbtable-dra; }
+drv_other() { local p; p=$(drv_pid) && [ "$p" != "$1" ]; }
+
+# drv_restarted OLD_PID: the driver's container is running again (a new
+# process) and its pod Ready by its probe
+drv_restarted() {
+	until_true 120 drv_other "$1" || return 1
+	sleep 3
+	k -n kube-system wait --for=condition=Ready pod -l app.kubernetes.io/name=arbtable-dra --timeout=300s >/dev/null
+}
+
+# kbytes NIC CLASSID: the bytes the class has sent
+kbytes() { kclass "$1" "$2" | jq -r '.stats.bytes // 0'; }
+
+# ksent NIC CLASSID SECONDS: the bytes the class sends in SECONDS
+ksent() {
+	local a
+	a=$(kbytes "$1" "$2")
+	sleep "$3"
+	echo $(($(kbytes "$1" "$2") - a))
+}
+
+# pod_cid POD: the class id the driver wrote in the pod's claim status
+pod_cid() { pod_claim_status "$1" 2>/dev/null | jq -r '.classID // empty'; }
+
+# khas NIC CLASSID: the kernel has the class; kreleased: it has not
+khas() { [ -n "$2" ] && [ -n "$(kclass "$1" "$2")" ]; }
+kreleased() { [ -z "$(kclass "$1" "$2")" ]; }
+
+# Crash and checkpoint recovery (issue 45), judged by the kernel: the
+# driver SIGKILLed right after it recorded a claim at Prepare (the
+# kubelet goes on to start the sandbox, which no hook then sees); its
+# checkpoint overwritten with garbage, then deleted, each followed by a
+# SIGKILL.  After each restart every class stays, each pod's traffic is
+# counted in its claim's class, a new claim is admitted, and deleting a
+# pod whose record was rebuilt releases its class (nothing leaked).
+dra_check_recovery() {
+	local pid p0 cls0 cls1 ca cb cc sa sc t0 i ok
+	cls0=$(kclasses "$NET")
+	CLAIM_NIC=$NET claim_pod rec-a 2000000 400000000 10.77.0.2 5208 900
+	tap_check "a claim's pod runs before the crashes" k wait --for=condition=Ready pod/rec-a --timeout=300s
+	ca=$(pod_cid rec-a)
+	# killed between Prepare and sandbox start
+	pid=$(drv_pid)
+	CLAIM_NIC=$NET claim_pod rec-c 2000000 400000000 10.77.0.2 5209 900
+	t0=$(now) ok=
+	for _ in $(seq 3000); do
+		if grep -q '"rec-c-' "$DRA_CKPT" 2>/dev/null; then
+			kill -9 "$pid" && ok=1
+			break
+		fi
+		sleep 0.05
+	done
+	diag "rec-c: the driver (pid ${pid:-?}) killed $(fcalc "$(now) - $t0") s after the pod was made, once its checkpoint named rec-c's claim (${ok:-never})"
+	if [ -z "$ok" ]; then
+		tap_fail "the driver killed between Prepare and sandbox start: rec-c's claim was never recorded"
+	else
+		drv_restarted "$pid"
+		tap_check "the driver killed between Prepare and sandbox start: rec-c runs" \
+			k wait --for=condition=Ready pod/rec-c --timeout=300s
+		cc=$(pod_cid rec-c)
+		sc=0
+		until_true 60 khas "$NET" "$cc" && sc=$(ksent "$NET" "$cc" 12)
+		tap_check "the driver killed between Prepare and sandbox start: rec-c's traffic in its class (${cc:-none}, $sc bytes in 12 s)" \
+			test -n "$cc" -a "$sc" -ge 1000000
+	fi
+	# a corrupt checkpoint, then a deleted one, each with a crash
+	for i in corrupt deleted; do
+		cls0=$(kclasses "$NET")
+		pid=$(drv_pid)
+		if [ $i = corrupt ]; then
+			rm -f "$DRA_CKPT.corrupt"
+			printf '{"version": 1, "records": {' >"$DRA_CKPT"
+		else
+			rm -f "$DRA_CKPT"
+		fi
+		kill -9 "$pid"
+		ok=0
+		drv_restarted "$pid" || ok=$?
+		tap_check "checkpoint $i, driver killed: it starts again and is Ready" test "$ok" = 0
+		[ $i = corrupt ] && tap_check "the corrupt checkpoint is kept aside for a post-mortem ($DRA_CKPT.corrupt)" \
+			grep -q '"records": {' "$DRA_CKPT.corrupt"
+		sleep 10
+		cls1=$(kclasses "$NET")
+		diag "checkpoint $i: classes $(echo "$cls0" | tr '\n' ' ')-> $(echo "$cls1" | tr '\n' ' ')"
+		tap_check "checkpoint $i: every class stays after the restart" test -n "$cls0" -a "$cls0" = "$cls1"
+		sa=$(ksent "$NET" "$ca" 12)
+		tap_check "checkpoint $i: rec-a's traffic still in its class ($ca, $sa bytes in 12 s)" test "$sa" -ge 1000000
+	done
+	CLAIM_NIC=$NET claim_pod rec-b 2000000 400000000
+	tap_check "after the recoveries a new claim's pod runs" k wait --for=condition=Ready pod/rec-b --timeout=300s
+	cb=$(pod_cid rec-b)
+	tap_check "after the recoveries the new claim has its class (${cb:-none})" \
+		until_true 30 khas "$NET" "$cb"
+	# the records were rebuilt from the kernel and the claims: deleting
+	# the pods releases their classes
+	k delete pod rec-a rec-b rec-c --wait=true --timeout=120s >/dev/null 2>&1
+	for p0 in "$ca" "$cb" "$cc"; do
+		if [ -z "$p0" ]; then
+			tap_fail "deleting the pods releases their classes: a pod's claim status named no class"
+			continue
+		fi
+		tap_check "deleting the pods releases class $p0, whose record was rebuilt" \
+			until_true 60 kreleased "$NET" "$p0"
+	done
+	k delete resourceclaimtemplate --all >/dev/null 2>&1
+}
+
+# hm ARGS: the helm built by scripts/k8s-build.sh, as the cluster's admin
+hm() { "$ARBT_K8S_HELM" --kubeconfig "$RUN/pki/admin-guest.kubeconfig" "$@"; }
+
+# kroot NIC: the NIC's root is an arbtable; knoroots: neither NIC's is
+kroot() { tc qdisc show dev "$1" root | grep -q '^qdisc arbtable '; }
+knoroots() { ! kroot "$NET" && ! kroot $NIC2; }
+# dra_served NIC: the NIC has its root and published devices
+dra_served() { kroot "$1" && [ "$(dra_devices "$1")" != 0 ]; }
+dra_gone() { [ "$(dra_devices "$1")" = 0 ]; }
+
+# Helm (issue 45), judged by the kernel and the API: the plain manifests'
+# DaemonSet deleted with kubectl is an uninstall (the driver releases the
+# roots it made); the chart installed by helm serves a claim; helm upgrade
+# (a value changed: a rollout) keeps the claim's class and its traffic in
+# it; helm uninstall removes the chart's objects, the roots and the
+# driver's slices. The plain manifests are applied again after.
+dra_check_helm() {
+	local chart=$ARBT_ROOT/deploy/helm/arbtable-dra out cid cls0 cls1 sent f st ro rev args left
+	if [ ! -x "${ARBT_K8S_HELM:-}" ]; then
+		tap_fail "helm built (scripts/k8s-build.sh --print-helm: ${ARBT_K8S_HELM:-unset})"
+		return
+	fi
+	k delete -f "$DRA_DIR/daemonset.yaml" --wait=true --timeout=120s >/dev/null 2>&1
+	tap_check "kubectl delete of the DaemonSet is an uninstall: the roots on $NET and $NIC2 are deleted" \
+		until_true 60 knoroots
+	for f in claim-policy admission-policy deviceclass rbac; do
+		k delete -f "$DRA_DIR/$f.yaml" --ignore-not-found >/dev/null 2>&1
+	done
+	out=$(hm install arbtable-dra "$chart" -n kube-system --set nics="$NET=$NIC1_RATE\\,$NIC2=$NIC2_RATE" --wait --timeout 10m 2>&1)
+	diag "helm install: $(echo "$out" | tr '\n' ' ' | cut -c1-300)"
+	st=$(hm status arbtable-dra -n kube-system -o json 2>/dev/null | jq -r '.info.status // empty')
+	ro=$(k -n kube-system rollout status ds/arbtable-dra --timeout=300s 2>&1 | tail -n1)
+	tap_check "helm install: the release is ${st:-?}, the driver's pod Ready ($ro)" \
+		bash -c '[ "$1" = deployed ] && [[ $2 == *"successfully rolled out"* ]]' _ "$st" "$ro"
+	tap_check "helm install: the driver makes $NET's root again and publishes its devices" \
+		until_true 120 dra_served "$NET"
+	CLAIM_NIC=$NET claim_pod helm-a 2000000 400000000 10.77.0.2 5210 900
+	tap_check "helm install: a claim's pod runs" k wait --for=condition=Ready pod/helm-a --timeout=300s
+	cid=$(pod_cid helm-a)
+	tap_check "helm install: the claim's class is in the kernel (${cid:-none})" until_true 30 khas "$NET" "$cid"
+	cls0=$(kclasses "$NET")
+	out=$(hm upgrade arbtable-dra "$chart" -n kube-system --reuse-values --set verbosity=3 --wait --timeout 10m 2>&1)
+	diag "helm upgrade: $(echo "$out" | tr '\n' ' ' | cut -c1-300)"
+	k -n kube-system rollout status ds/arbtable-dra --timeout=300s >/dev/null
+	rev=$(hm status arbtable-dra -n kube-system -o json 2>/dev/null | jq -r '.version // empty')
+	args=$(k -n kube-system get ds arbtable-dra -o jsonpath='{.spec.template.spec.containers[0].args}')
+	tap_check "helm upgrade: revision ${rev:-?}, the DaemonSet runs --v=3" \
+		bash -c '[ "$1" = 2 ] && [[ $2 == *"--v=3"* ]]' _ "$rev" "$args"
+	sleep 10
+	cls1=$(kclasses "$NET")
+	diag "helm upgrade: classes $(echo "$cls0" | tr '\n' ' ')-> $(echo "$cls1" | tr '\n' ' ')"
+	tap_check "helm upgrade keeps every class" test -n "$cls0" -a "$cls0" = "$cls1"
+	sent=$(ksent "$NET" "$cid" 12)
+	tap_check "helm upgrade: the pod's traffic still in its class (${cid:-none}, $sent bytes in 12 s)" test "${sent:-0}" -ge 1000000
+	k delete pod helm-a --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate --all >/dev/null 2>&1
+	tap_check "the pod's class is released (${cid:-none})" until_true 60 kreleased "$NET" "${cid:-none}"
+	out=$(hm uninstall arbtable-dra -n kube-system --wait --timeout 5m 2>&1)
+	diag "helm uninstall: $(echo "$out" | tr '\n' ' ' | cut -c1-300)"
+	left=$(k -n kube-system get ds -o name 2>/dev/null | grep arbtable; k get deviceclass,validatingadmissionpolicy,clusterrole -o name 2>/dev/null | grep arbtable)
+	tap_check "helm uninstall: the DaemonSet, DeviceClasses, policies and ClusterRole are gone (${left:-none left})" test -z "$left"
+	tap_check "helm uninstall: the roots on $NET and $NIC2 are deleted" until_true 60 knoroots
+	tap_check "helm uninstall: the driver's ResourceSlices are withdrawn" until_true 120 dra_gone "$NET"
+	diag "after uninstall: $(tc qdisc show dev "$NET" root); slices $(k get resourceslices -o name 2>/dev/null | tr '\n' ' ')"
+	dra_apply >/dev/null
 }
