@@ -7,6 +7,8 @@
 #
 #   scripts/k8s-build.sh            fetch the modules and build (setup)
 #   scripts/k8s-build.sh --print    print the cache directory and exit
+#   scripts/k8s-build.sh --print-helm  print helm's path (built from
+#                                   tests/kubernetes/helm, cached apart)
 #   ARBT_K8S_OFFLINE=1              build from the module cache only (tests)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +16,7 @@ mod=$here/tests/kubernetes/cluster
 base=${ARBTABLE_K8S_CACHE:-/var/lib/arbtable/k8s}
 # the Go of scripts/go-toolchain.sh (fetched only by an online build)
 off=
-if [ "${ARBT_K8S_OFFLINE:-0}" = 1 ] || [ "${1:-}" = --print ]; then
+if [ "${ARBT_K8S_OFFLINE:-0}" = 1 ] || [ "${1:-}" = --print ] || [ "${1:-}" = --print-helm ]; then
 	off=--offline
 fi
 gobin=$(bash "$here/scripts/go-toolchain.sh" $off)
@@ -22,9 +24,30 @@ export PATH=$gobin:$PATH GOTOOLCHAIN=local
 key=$(cat "$mod/go.mod" "$mod/go.sum" "$mod/etcd/main.go" "$mod/pause/pause.c" \
 	"$here/scripts/oci-image.sh" <(go version) <(gcc --version | head -n1) | sha256sum | cut -c1-16)
 out=$base/$key
-if [ "${1:-}" = --print ]; then
-	echo "$out"
-	exit 0
+# helm, for the helm scenario: its own module (tests/kubernetes/helm),
+# its own cache key, so that a new helm does not rebuild Kubernetes
+hmod=$here/tests/kubernetes/helm
+hout=$base/helm-$(cat "$hmod/go.mod" "$hmod/go.sum" <(go version) | sha256sum | cut -c1-16)
+case ${1:-} in
+--print) echo "$out"; exit 0 ;;
+--print-helm) echo "$hout/helm"; exit 0 ;;
+esac
+if [ ! -x "$hout/helm" ]; then
+	(
+		cd "$hmod"
+		if [ "${ARBT_K8S_OFFLINE:-0}" = 1 ]; then
+			export GOPROXY=off GOFLAGS=-mod=mod
+		else
+			echo "k8s-build: fetching helm's modules pinned by $hmod/go.sum"
+			go mod download
+		fi
+		hver=$(awk '$1 == "helm.sh/helm/v4" { print $2 } $2 == "helm.sh/helm/v4" { print $3 }' go.mod)
+		echo "k8s-build: helm $hver"
+		mkdir -p "$hout"
+		CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$hver" \
+			-o "$hout/helm.tmp" helm.sh/helm/v4/cmd/helm
+		mv "$hout/helm.tmp" "$hout/helm"
+	)
 fi
 bins="kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl etcd"
 have=1

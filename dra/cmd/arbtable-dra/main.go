@@ -40,6 +40,7 @@ import (
 
 type options struct {
 	node, nics, checkpoint, child, nriSocket, nriIndex, pluginDir, registrarDir string
+	podName, podNamespace                                                       string
 	markMask, minorBase, rootMajor, systemMinor, systemShare, systemDistance    uint64
 	markPrio, fwPrio                                                            uint64
 	systemRate                                                                  uint64
@@ -50,6 +51,8 @@ type options struct {
 func parseFlags() (options, error) {
 	var o options
 	flag.StringVar(&o.node, "node-name", os.Getenv("NODE_NAME"), "this node's name (NODE_NAME)")
+	flag.StringVar(&o.podName, "pod-name", os.Getenv("POD_NAME"), "the driver's pod (POD_NAME): on SIGTERM, its DaemonSet gone means an uninstall, which releases what the driver made")
+	flag.StringVar(&o.podNamespace, "pod-namespace", os.Getenv("POD_NAMESPACE"), "the driver pod's namespace (POD_NAMESPACE)")
 	flag.StringVar(&o.nics, "nics", os.Getenv("ARBTABLE_NICS"), "comma-separated arbtable NICs, NAME[=RATE in bit/s, e.g. 10G, for a NIC of unknown speed] (ARBTABLE_NICS)")
 	flag.StringVar(&o.checkpoint, "checkpoint", "/var/lib/kubelet/plugins/arbtable.dev/checkpoint.json", "checkpoint file")
 	flag.StringVar(&o.pluginDir, "plugin-dir", "/var/lib/kubelet/plugins/arbtable.dev", "kubelet plugin data directory")
@@ -269,10 +272,34 @@ func run() error {
 			logger.Error(err, "link events: the loop's period alone")
 		}
 	}()
+	// the DaemonSet watched from the start: an uninstall deletes the
+	// RBAC before the SIGTERM
+	dsw := newDSWatch(client, o.podNamespace, o.podName)
+	if o.podName != "" && o.podNamespace != "" {
+		go dsw.run(ctx)
+	}
 	logger.Info("arbtable-dra running", "node", o.node, "nics", cfg.NICs, "markMask", strconv.FormatUint(o.markMask, 16))
 	<-ctx.Done()
-	// nothing is released on the way out: a restart or rollout withdraws
-	// nothing, the next instance reconciles
+	// a restart or rollout releases nothing (the next instance
+	// reconciles); an uninstall releases what the driver made
+	if o.podName == "" || o.podNamespace == "" {
+		logger.Info("stopping; no --pod-name/--pod-namespace, so an uninstall cannot be told from a restart: nothing released")
+		return nil
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	gone, err := dsw.uninstalled(sctx)
+	switch {
+	case err != nil:
+		logger.Error(err, "stopping; an uninstall cannot be told from a restart: nothing released")
+	case gone:
+		logger.Info("stopping for an uninstall (the DaemonSet is deleted): releasing the marks, classes and roots the driver made")
+		if err := d.Uninstall(sctx); err != nil {
+			logger.Error(err, "uninstall")
+		}
+	default:
+		logger.Info("stopping for a restart: nothing released")
+	}
 	return nil
 }
 

@@ -206,6 +206,8 @@ func TestRBACExactlyCalled(t *testing.T) {
 		"/events patch",
 		"/nodes get",
 		"/pods get",
+		"apps/daemonsets[arbtable-dra] get",
+		"apps/daemonsets[arbtable-dra] watch",
 		"resource.k8s.io/resourceclaims get",
 		"resource.k8s.io/resourceclaims/driver[arbtable.dev] associated-node:update",
 		"resource.k8s.io/resourceclaims/status update",

@@ -13,6 +13,7 @@ ARBT_K8S_OFFLINE=1 "$root/scripts/k8s-build.sh" >/dev/null || {
 	exit 1
 }
 cache=$("$root/scripts/k8s-build.sh" --print)
+helm=$("$root/scripts/k8s-build.sh" --print-helm)
 run=$root/build/k8s/run
 "$here/control-plane.sh" down "$run" 2>/dev/null
 rm -rf "$run"
@@ -32,7 +33,7 @@ t0=$(date +%s)
 }
 trap '"$here/control-plane.sh" down "$run"' EXIT
 out=$run/tap.log
-ARBT_K8S_BIN=$cache/bin ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-6G} \
+ARBT_K8S_BIN=$cache/bin ARBT_K8S_HELM=$helm ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-6G} \
 	ARBTABLE_VM_QEMU_OPTS="-netdev user,id=k8s,net=10.0.2.0/24,host=10.0.2.2,restrict=off -device virtio-net-pci,netdev=k8s,mac=52:54:00:a7:b1:e0" \
 	"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_TIMEOUT:-5400}" -- \
 	unshare -m --propagation private bash "$here/guest.sh" "$run" 2>&1 | tee "$out"
