@@ -293,23 +293,27 @@ static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 && TC_ARBTABLE_PRIO_BANDS == 16);
  * period (arbtable_delete_class()).
  */
 static void arbtable_tree_lock(struct Qdisc *sch)
-	__acquires(qdisc_lock(sch))
+	__acquires(&sch->seqlock) __acquires(qdisc_lock(sch))
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 
 	if (q->lockless)
 		spin_lock_bh(&sch->seqlock);
+	else
+		__acquire(&sch->seqlock);	/* for sparse: unused when locked */
 	sch_tree_lock(sch);
 }
 
 static void arbtable_tree_unlock(struct Qdisc *sch)
-	__releases(qdisc_lock(sch))
+	__releases(qdisc_lock(sch)) __releases(&sch->seqlock)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 
 	sch_tree_unlock(sch);
-	if (!q->lockless)
+	if (!q->lockless) {
+		__release(&sch->seqlock);
 		return;
+	}
 	spin_unlock_bh(&sch->seqlock);
 	/* a sender that found the seqlock taken left its packet to us, as
 	 * qdisc_run_end() does for the dequeuer
@@ -677,8 +681,8 @@ static struct arbtable_class *arbtable_find_class(struct Qdisc *sch,
  * lock excludes its changes), the class array, read once per entry, for a
  * lockless one (a class is freed only a grace period after it left it).
  */
-static struct arbtable_class *arbtable_dp_find_class(struct Qdisc *sch,
-						     u32 classid)
+static __always_inline struct arbtable_class *
+arbtable_dp_find_class(struct Qdisc *sch, u32 classid)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
@@ -703,8 +707,7 @@ static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 static void arbtable_cache_classes(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_class *by_minor[ARB_MAX_CLASSES] = {};
-	u64 m = q->cls_used;
+	u64 m = q->cls_used, filled = 0;
 	unsigned int i;
 
 	/* a lockless enqueue reads each pointer once, never a torn table:
@@ -721,11 +724,14 @@ static void arbtable_cache_classes(struct Qdisc *sch)
 		u32 slot = TC_H_MIN(cl->common.classid) & (ARB_MAX_CLASSES - 1);
 
 		m &= m - 1;
-		if (!by_minor[slot])
-			by_minor[slot] = cl;
+		if (!(filled & BIT_ULL(slot))) {
+			filled |= BIT_ULL(slot);
+			WRITE_ONCE(q->by_minor[slot], cl);
+		}
 	}
 	for (i = 0; i < ARB_MAX_CLASSES; i++)
-		WRITE_ONCE(q->by_minor[i], by_minor[i]);
+		if (!(filled & BIT_ULL(i)))
+			WRITE_ONCE(q->by_minor[i], NULL);
 }
 
 /* The device's largest frame as the qdisc sees it, in the mtu's range */
@@ -1097,6 +1103,7 @@ static noinline int arbtable_enqueue_ll(struct sk_buff *skb,
 		return qdisc_drop_cpu(skb, sch, to_free);
 	qdisc_update_stats_at_enqueue(sch, *len);
 
+	/* the produce before the pending test: pairs with the fold's xchg */
 	smp_mb();
 	if (uncl) {
 		if (!test_bit(0, &q->uncl_pending))
@@ -1414,12 +1421,10 @@ again:
 		}
 		cl = q->classes[pick.cls];
 		if (q->lockless) {
+			/* empty: as an emptied child (noop_qdisc's qlen 0) */
 			skb = __ptr_ring_consume(&cl->ring);
-			if (unlikely(!skb)) {
+			if (unlikely(!skb))
 				q->ll_busy &= ~BIT_ULL(cl->index);
-				arb_set_emptied(&q->arb, &pick);
-				continue;
-			}
 		} else {
 			skb = qdisc_dequeue_peeked(cl->qdisc);
 		}
@@ -1550,6 +1555,7 @@ again:
 	if (retry && test_bit(__QDISC_STATE_MISSED, &sch->state)) {
 		clear_bit(__QDISC_STATE_MISSED, &sch->state);
 		clear_bit(__QDISC_STATE_DRAINING, &sch->state);
+		/* the fold after the clear, as pfifo_fast's retry */
 		smp_mb__after_atomic();
 		retry = false;
 		goto again;

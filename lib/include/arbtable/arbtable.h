@@ -170,7 +170,9 @@ struct arbtable_qdisc_opts {
 };
 #define ARBTABLE_QDISC_OPTS_SIZE_VER0	40	/* up to burst */
 #define ARBTABLE_QDISC_OPTS_SIZE_VER1	48	/* up to classify_foreign */
-#define ARBTABLE_QDISC_OPTS_SIZE_VER2	52	/* up to lockless */
+#define ARBTABLE_QDISC_OPTS_SIZE_VER2	56	/* up to lockless, with the
+						 * struct's tail padding
+						 */
 
 /* ------------------------------------------------------------ classes */
 
