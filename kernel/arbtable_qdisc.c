@@ -2408,11 +2408,22 @@ static void arbtable_reset(struct Qdisc *sch)
 	}
 	if (q->lockless) {
 		unsigned int n = arbtable_ring_purge(sch, &q->uncl_ring, NULL);
+		int cpu;
 
 		WRITE_ONCE(q->uncl_deq, q->uncl_deq + n);
 		atomic64_set(&q->pending, 0);
 		clear_bit(0, &q->uncl_pending);
 		q->ll_busy = 0;
+		/* as pfifo_fast: the core's requeued skbs (gso_skb), purged
+		 * after this, were counted per CPU too
+		 */
+		for_each_possible_cpu(cpu) {
+			struct gnet_stats_queue *qs;
+
+			qs = per_cpu_ptr(sch->cpu_qstats, cpu);
+			qs->backlog = 0;
+			qs->qlen = 0;
+		}
 	}
 	arbtable_unclassified_purge(&q->unclassified);
 	q->arb.uncl_ready = false;
