@@ -2770,7 +2770,7 @@ static void arbtable_class_apply(struct Qdisc *sch, struct arbtable_class *cl,
 	}
 	arbtable_update_eligible(q, cl);
 	/* the watchdog was set for the old deadline: wake the qdisc now */
-	if (released && arbtable_class_can_run(q, cl))
+	if (released && (q->lockless ? q->ll_busy & bit : cl->qdisc->q.qlen))
 		arbtable_schedule(sch, ktime_get_ns());
 }
 
