@@ -77,7 +77,7 @@ tap_check "mq_lockless: an fq_codel refused the same way (${RUN_ERR:-accepted})"
 ip link del $ONE 2>/dev/null
 ip link add $ONE numtxqueues 4 numrxqueues 4 type dummy
 ip link set $ONE up
-run tc qdisc add dev $ONE root handle 1: arbtable
+run tc qdisc add dev $ONE root handle 1: arbtable manual
 d=$(tc -d qdisc show dev $ONE root)
 p=$(tc qdisc show dev $ONE root)
 tap_check "mq_lockless: without a word the root is locked (-d: locked; plain: neither word) (${RUN_ERR:-ok})" \
@@ -120,7 +120,7 @@ tap_measure "mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcal
 	rate_within "$dr" "$(bps 10)" 0.03
 pg_stop
 tap_check "mq_lockless: drains, the per-CPU counters sum to the classes' (sent and backlog)" \
-	eval 'drained $DEV 1: 60 && sums_match $DEV 1: arbtable'
+	eval 'drained $DEV 1: arbtable 60 && sums_match $DEV 1: arbtable'
 producers <<EOF
 0 0x10010 1000
 1 0x10011 1000
@@ -161,7 +161,7 @@ tap_check "mq_lockless: the qdisc still counts packets queued after the churn (b
 	eval '[ "${qbp:-0}" -gt 0 ]'
 pg_stop
 tap_check "mq_lockless: drains to 0 packets and 0 bytes after the churn" \
-	drained $DEV 1: 60
+	drained $DEV 1: arbtable 60
 cs=$(cls_stats $DEV arbtable)
 diag "$cs"
 tap_check "mq_lockless: every class drained to 0" \
