@@ -2830,10 +2830,13 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 	cl->index = idx;
 	cl->table = ARB_NO_CLASS;
 	if (q->lockless) {
-		/* the ring is the class's queue; noop_qdisc is no queue */
+		/* the ring is the class's queue, as long as the locked
+		 * mode's default pfifo: txqueuelen now; noop_qdisc is no queue
+		 */
+		u32 limit = READ_ONCE(qdisc_dev(sch)->tx_queue_len);
+
 		cl->qdisc = &noop_qdisc;
-		if (ptr_ring_init(&cl->ring, READ_ONCE(sch->limit) ? : 1,
-				  GFP_KERNEL)) {
+		if (ptr_ring_init(&cl->ring, limit ? : 1, GFP_KERNEL)) {
 			NL_SET_ERR_MSG(extack, "cannot allocate the class's ring");
 			kfree(cl);
 			return ERR_PTR(-ENOMEM);
