@@ -136,19 +136,21 @@ tap_check "mq_lockless: lockless below mq refused (${RUN_ERR:-accepted})" \
 dev_del $ONE
 
 # ------------------------------------------- shares with four senders
-# producers: "THREAD SKB_PRIORITY SIZE" per line, paced at 8 Mbit/s
+# producers: "THREAD SKB_PRIORITY SIZE MBIT" per line, each paced at
+# 1.6 times its class's share of the 10 Mbit/s: backlogged, and no more
+# drops than that costs (the sanitizer kernel's vCPUs also dequeue)
 producers() {
-	local th prio size
+	local th prio size mbit
 	pg_reset || return 1
-	while read -r th prio size; do
-		pg_add $DEV "$th" "$size" "$prio" 8 || return 1
+	while read -r th prio size mbit; do
+		pg_add $DEV "$th" "$size" "$prio" "$mbit" || return 1
 	done
 }
 producers <<EOF
-0 0x10010 1000
-1 0x10011 1000
-2 0x10012 600
-3 0x10013 1400
+0 0x10010 1000 8
+1 0x10011 1000 4
+2 0x10012 600 2
+3 0x10013 1400 2
 EOF
 pg_start
 measure $DEV arbtable 3 "$(win 8)" "$tmp/a"
@@ -161,23 +163,26 @@ tap_measure "mq_lockless: classes fed from four CPUs and queues share the table 
 read -r _ dr <<<"$(awk '$1 == "W" { print $2, $3 }' "$tmp/a")"
 tap_measure "mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc "$dr / 1e6") Mbit/s)" \
 	rate_within "$dr" "$(bps 10)" 0.03
-# producers at 32 Mbit/s against 10: every ring full, at the size a
-# class's pfifo would have in the locked mode (txqueuelen at its add)
+# every class offered more than it gets: every ring has overflowed, none
+# holds more than a class's pfifo would in the locked mode (txqueuelen at
+# its add), and one at least is near full in the dump (the dequeuer takes
+# a few between a drop and the dump: 285-288 of 300 on the sanitizer kernel)
 cs=$(cls_stats $DEV arbtable)
 diag "$cs"
-tap_check "mq_lockless: each class's ring holds $CLS_LIMIT packets (txqueuelen at the class's add), full and dropping" \
-	eval '[ "$(wc -l <<<"$cs")" = 4 ] && awk -v l=$CLS_LIMIT "\$6 > l || \$6 < l - 20 || \$4 == 0 { exit 1 }" <<<"$cs"'
+tap_check "mq_lockless: each class's ring holds $CLS_LIMIT packets (txqueuelen at the class's add), has dropped, one is 90 % full" \
+	eval '[ "$(wc -l <<<"$cs")" = 4 ] && awk -v l=$CLS_LIMIT "\$6 > l || \$4 == 0 { bad = 1 } \$6 >= l * 0.9 { f = 1 } END { exit bad || !f }" <<<"$cs"'
 pg_stop
 tap_check "mq_lockless: drains, the per-CPU counters sum to the classes' (sent and backlog)" \
 	eval 'll_drained 60 && sums_match $DEV 1: arbtable'
+diag "shares, ring and drain checks done at $SECONDS s"
 read -r qd cd ud od <<<"$(ll_drops)"
 tap_check "mq_lockless: the rings' drops in the qdisc's: classes $cd + unclassified $ud + oversize $od = qdisc $qd" \
 	eval '[ "$cd" -gt 0 ] && [ "$qd" = $((cd + ud + od)) ]'
 producers <<EOF
-0 0x10010 1000
-1 0x10011 1000
-2 0x10012 600
-3 0x10013 1400
+0 0x10010 1000 8
+1 0x10011 1000 4
+2 0x10012 600 2
+3 0x10013 1400 2
 EOF
 pg_start
 sleep 2
@@ -187,11 +192,12 @@ sleep 2
 # leaves the table and is deleted with its ring full (its packets then
 # go to the unclassified queue), and comes back.
 s0=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $2 }')
-# 6 rounds; 3 on the sanitizer kernel, where each class delete's grace
+# 6 rounds; 2 on the sanitizer kernel, where each class delete's grace
 # period and each tc run take seconds (ARBT_LL_ROUNDS to choose)
 rounds=${ARBT_LL_ROUNDS:-6}
-[ "${ARBT_SLOW_KERNEL:-0}" = 1 ] && rounds=${ARBT_LL_ROUNDS:-3}
+[ "${ARBT_SLOW_KERNEL:-0}" = 1 ] && rounds=${ARBT_LL_ROUNDS:-2}
 bad=
+t0=$SECONDS
 for ((i = 0; i < rounds; i++)); do
 	for c in "tc class add dev $DEV parent 1: classid 1:20 arbtable" \
 		 "tc qdisc change dev $DEV root handle 1: arbtable high 10:40,11:20,12:10,13:10,20:10" \
@@ -206,6 +212,7 @@ for ((i = 0; i < rounds; i++)); do
 	done
 	sleep 0.3
 done
+diag "the churn took $((SECONDS - t0)) s (the test so far $SECONDS s)"
 tap_check "mq_lockless: $rounds rounds of class add, change and delete under traffic (${bad:-all taken})" test -z "$bad"
 sleep 1
 s1=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $2 }')
@@ -224,8 +231,8 @@ tap_check "mq_lockless: every class drained to 0" \
 	eval '[ -n "$cs" ] && awk "\$5 != 0 || \$6 != 0 { exit 1 }" <<<"$cs"'
 # deleted while two CPUs send into it: its rings purged, nothing waited for
 producers <<EOF
-0 0x10010 1000
-1 0x10011 1000
+0 0x10010 1000 8
+1 0x10011 1000 4
 EOF
 pg_start
 sleep 2
