@@ -31,6 +31,7 @@
 #include <linux/netdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
+#include <linux/ptr_ring.h>
 #include <net/dst.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
@@ -88,6 +89,14 @@ struct arbtable_class {
 	 * reserved rate or the latency asked no longer holds
 	 */
 	bool				broken;
+
+	/* lockless mode: the class's queue instead of a child qdisc */
+	struct ptr_ring			ring;
+	u64				ll_enq_pkts;	/* ring.producer_lock */
+	u64				ll_enq_bytes;
+	u64				ll_drops;
+	u64				ll_deq_pkts;	/* the dequeuer */
+	u64				ll_deq_bytes;
 };
 
 /* arbtable_sched.cls_limits: classification paths closed */
@@ -153,6 +162,18 @@ struct arbtable_sched {
 
 	/* auto mode: the allocator's view of each table */
 	struct arb_alloc		alloc[ARB_NTABLES];
+
+	/* lockless mode (TCQ_F_NOLOCK), chosen at creation. Enqueue
+	 * produces into a ring and marks the class pending; the dequeuer,
+	 * under the seqlock, folds pending into ll_busy and the arbiter.
+	 */
+	bool				lockless;
+	atomic64_t			pending;	/* class bits */
+	unsigned long			uncl_pending;	/* bit 0 */
+	u64				ll_busy;	/* the dequeuer's view */
+	struct ptr_ring			uncl_ring;
+	u64				uncl_enq;	/* uncl_ring.producer_lock */
+	u64				uncl_deq;	/* the dequeuer */
 };
 
 /* A qdisc configuration parsed and checked in full before anything is
@@ -172,6 +193,7 @@ struct arbtable_cfg {
 	u8	accounting;
 	u8	maxweight;
 	u8	cls_limits;
+	bool	lockless;
 	bool	set_tbl[ARB_NTABLES];
 	u8	cls[ARB_NTABLES][ARB_SLOTS];
 	u8	weight[ARB_NTABLES][ARB_SLOTS];
@@ -238,6 +260,7 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_RATE_LINK] = { .type = NLA_FLAG },
 	[TCA_ARBTABLE_PRIO_CLASSID] = { .type = NLA_U32 },	/* 0/1, own message */
 	[TCA_ARBTABLE_CLASSIFY_FOREIGN] = { .type = NLA_U32 },
+	[TCA_ARBTABLE_LOCKLESS]	= NLA_POLICY_MAX(NLA_U32, 1),
 	/* what nla_put_u64_64bit() puts before a u64 on some arches
 	 * (i386): taken, so a dump is accepted back, and ignored
 	 */
@@ -259,6 +282,64 @@ static const struct nla_policy arbtable_class_policy[TCA_ARBTABLE_C_MAX + 1] = {
 static_assert(ARB_MTU_MIN == 64 && ARB_MTU_MAX == 1048576);
 static_assert(TC_ARBTABLE_SLOTS == 64 && ARB_MAX_CLASSES == 64);
 static_assert(TC_ARBTABLE_WEIGHT_MAX == 255 && TC_ARBTABLE_PRIO_BANDS == 16);
+
+/* ---- lockless mode: configuration against the datapath ---- */
+
+/*
+ * The tree lock excludes no enqueue or dequeue of a lockless qdisc: its
+ * configuration also takes the seqlock, before the root lock as
+ * dev_reset_queue() does, so that no dequeue runs meanwhile. What enqueue
+ * reads is published with release stores and unpublished before a grace
+ * period (arbtable_delete_class()).
+ */
+static void arbtable_tree_lock(struct Qdisc *sch)
+	__acquires(&sch->seqlock) __acquires(qdisc_lock(sch))
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	if (q->lockless)
+		spin_lock_bh(&sch->seqlock);
+	else
+		__acquire(&sch->seqlock);	/* for sparse: unused when locked */
+	sch_tree_lock(sch);
+}
+
+static void arbtable_tree_unlock(struct Qdisc *sch)
+	__releases(qdisc_lock(sch)) __releases(&sch->seqlock)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	sch_tree_unlock(sch);
+	if (!q->lockless) {
+		__release(&sch->seqlock);
+		return;
+	}
+	spin_unlock_bh(&sch->seqlock);
+	/* a sender that found the seqlock taken left its packet to us, as
+	 * qdisc_run_end() does for the dequeuer
+	 */
+	smp_mb();
+	if (test_bit(__QDISC_STATE_MISSED, &sch->state))
+		__netif_schedule(sch);
+}
+
+/* Empty a ring as its only consumer; the packets leave the qdisc's counts */
+static unsigned int arbtable_ring_purge(struct Qdisc *sch, struct ptr_ring *r,
+					u64 *bytes)
+{
+	struct sk_buff *skb;
+	unsigned int n = 0;
+
+	while ((skb = __ptr_ring_consume(r))) {
+		qdisc_qstats_cpu_backlog_dec(sch, skb);
+		qdisc_qstats_cpu_qlen_dec(sch);
+		if (bytes)
+			*bytes += qdisc_pkt_len(skb);
+		n++;
+		kfree_skb(skb);
+	}
+	return n;
+}
 
 /* ---- auto mode ---- */
 
@@ -595,6 +676,28 @@ static struct arbtable_class *arbtable_find_class(struct Qdisc *sch,
 	return clc ? container_of(clc, struct arbtable_class, common) : NULL;
 }
 
+/*
+ * The datapath's lookup by classid: the hash for a locked qdisc (the root
+ * lock excludes its changes), the class array, read once per entry, for a
+ * lockless one (a class is freed only a grace period after it left it).
+ */
+static __always_inline struct arbtable_class *
+arbtable_dp_find_class(struct Qdisc *sch, u32 classid)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl;
+	unsigned int i;
+
+	if (!q->lockless)
+		return arbtable_find_class(sch, classid);
+	for (i = 0; i < ARB_MAX_CLASSES; i++) {
+		cl = READ_ONCE(q->classes[i]);
+		if (cl && cl->common.classid == classid)
+			return cl;
+	}
+	return NULL;
+}
+
 static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 {
 	return arbtable_find_class(sch, TC_H_MAKE(sch->handle, minor));
@@ -604,23 +707,31 @@ static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 static void arbtable_cache_classes(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	u64 m = q->cls_used;
+	u64 m = q->cls_used, filled = 0;
 	unsigned int i;
 
+	/* a lockless enqueue reads each pointer once, never a torn table:
+	 * every entry is written once, a new class initialised before
+	 */
+	smp_wmb();
 	for (i = 0; i < TC_ARBTABLE_PRIO_BANDS; i++)
-		q->prio_cl[i] = q->priomap[i] ?
-				arbtable_find_minor(sch, q->priomap[i]) : NULL;
-	q->default_cl = q->default_minor ?
-			arbtable_find_minor(sch, q->default_minor) : NULL;
-	memset(q->by_minor, 0, sizeof(q->by_minor));
+		WRITE_ONCE(q->prio_cl[i], q->priomap[i] ?
+			   arbtable_find_minor(sch, q->priomap[i]) : NULL);
+	WRITE_ONCE(q->default_cl, q->default_minor ?
+		   arbtable_find_minor(sch, q->default_minor) : NULL);
 	while (m) {
 		struct arbtable_class *cl = q->classes[__ffs64(m)];
 		u32 slot = TC_H_MIN(cl->common.classid) & (ARB_MAX_CLASSES - 1);
 
 		m &= m - 1;
-		if (!q->by_minor[slot])
-			q->by_minor[slot] = cl;
+		if (!(filled & BIT_ULL(slot))) {
+			filled |= BIT_ULL(slot);
+			WRITE_ONCE(q->by_minor[slot], cl);
+		}
 	}
+	for (i = 0; i < ARB_MAX_CLASSES; i++)
+		if (!(filled & BIT_ULL(i)))
+			WRITE_ONCE(q->by_minor[i], NULL);
 }
 
 /* The device's largest frame as the qdisc sees it, in the mtu's range */
@@ -713,8 +824,8 @@ arbtable_class_can_run(const struct arbtable_sched *q,
 {
 	u64 bit = BIT_ULL(cl->index);
 
-	return cl->qdisc->q.qlen && !(q->throttled & bit) &&
-	       !(q->stalled & bit);
+	return (q->lockless ? q->ll_busy & bit : cl->qdisc->q.qlen) &&
+	       !(q->throttled & bit) && !(q->stalled & bit);
 }
 
 /* per packet: inlined in enqueue and dequeue */
@@ -819,10 +930,10 @@ arbtable_classify_prio(struct sk_buff *skb, struct Qdisc *sch)
 
 	if (TC_H_MAJ(skb->priority ^ sch->handle))
 		return NULL;
-	cl = q->by_minor[skb->priority & (ARB_MAX_CLASSES - 1)];
+	cl = READ_ONCE(q->by_minor[skb->priority & (ARB_MAX_CLASSES - 1)]);
 	if (likely(cl && cl->common.classid == skb->priority))
 		return cl;
-	return arbtable_find_class(sch, skb->priority);
+	return arbtable_dp_find_class(sch, skb->priority);
 }
 
 /* Not routed in the device's netns: another netns's socket reached it
@@ -857,7 +968,7 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 	if (q->cls_limits) {
 		if ((q->cls_limits & ARBTABLE_NO_FOREIGN) &&
 		    arbtable_foreign(skb, sch))
-			return q->default_cl ?: ARBTABLE_UNCLASSIFIED;
+			return READ_ONCE(q->default_cl) ?: ARBTABLE_UNCLASSIFIED;
 		if (!(q->cls_limits & ARBTABLE_NO_PRIO_CLASSID)) {
 			cl = arbtable_classify_prio(skb, sch);
 			if (cl)
@@ -881,13 +992,14 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 #endif
 			cl = (struct arbtable_class *)res.class;
 			if (!cl)
-				cl = arbtable_find_class(sch, res.classid);
+				cl = arbtable_dp_find_class(sch, res.classid);
 			if (cl)
 				return cl;
 		}
 	}
 
-	cl = q->prio_cl[skb->priority & TC_PRIO_MAX] ?: q->default_cl;
+	cl = READ_ONCE(q->prio_cl[skb->priority & TC_PRIO_MAX]) ?:
+	     READ_ONCE(q->default_cl);
 	return cl ?: ARBTABLE_UNCLASSIFIED;
 }
 
@@ -951,6 +1063,62 @@ static void arbtable_unclassified_purge(struct qdisc_skb_head *qh)
 	WRITE_ONCE(qh->qlen, 0);
 }
 
+/*
+ * A lockless qdisc's enqueue, on any CPU at once: the packet into its
+ * class's ring (whose producer lock only senders of that class share),
+ * then the class's pending bit. The full barrier orders the produce before
+ * the bit's test, against the dequeuer's xchg of the mask before it looks
+ * at the ring: either the dequeuer's fold sees this packet, or this test
+ * sees the bit cleared and sets it again for the next fold; and the
+ * sender's qdisc_run() (or its MISSED bit) makes that fold happen.
+ */
+static noinline int arbtable_enqueue_ll(struct sk_buff *skb,
+					struct Qdisc *sch,
+					struct arbtable_class *cl,
+					unsigned int *len,
+					struct sk_buff **to_free)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	bool uncl = cl == ARBTABLE_UNCLASSIFIED;
+	struct ptr_ring *r = uncl ? &q->uncl_ring : &cl->ring;
+	int err;
+
+	*len = qdisc_pkt_len(skb);
+	spin_lock(&r->producer_lock);
+	err = __ptr_ring_produce(r, skb);
+	if (uncl) {
+		if (err)
+			WRITE_ONCE(q->unclassified_drops,
+				   q->unclassified_drops + 1);
+		else
+			WRITE_ONCE(q->uncl_enq, q->uncl_enq + 1);
+	} else if (err) {
+		WRITE_ONCE(cl->ll_drops, cl->ll_drops + 1);
+	} else {
+		WRITE_ONCE(cl->ll_enq_pkts, cl->ll_enq_pkts + 1);
+		WRITE_ONCE(cl->ll_enq_bytes, cl->ll_enq_bytes + *len);
+	}
+	spin_unlock(&r->producer_lock);
+	if (unlikely(err))
+		return qdisc_drop_cpu(skb, sch, to_free);
+	qdisc_update_stats_at_enqueue(sch, *len);
+
+	/* the produce before the pending test: pairs with the fold's xchg */
+	smp_mb();
+	if (uncl) {
+		if (!test_bit(0, &q->uncl_pending))
+			set_bit(0, &q->uncl_pending);
+		trace_arbtable_enqueue(sch, 0, *len, 0);
+	} else {
+		u64 bit = BIT_ULL(cl->index);
+
+		if (!(atomic64_read(&q->pending) & bit))
+			atomic64_or(bit, &q->pending);
+		trace_arbtable_enqueue(sch, cl->common.classid, *len, 0);
+	}
+	return NET_XMIT_SUCCESS;
+}
+
 /* Queue one packet of at most q->mtu bytes; on success it is counted in
  * sch->q.qlen/backlog and *@len says with how many bytes.
  */
@@ -964,6 +1132,8 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 	bool was_empty, idle;
 	int err;
 
+	if (q->lockless)
+		return arbtable_enqueue_ll(skb, sch, cl, len, to_free);
 	if (cl == ARBTABLE_UNCLASSIFIED) {
 		if (unlikely(q->unclassified.qlen >= READ_ONCE(sch->limit))) {
 			WRITE_ONCE(q->unclassified_drops,
@@ -1028,6 +1198,8 @@ static int arbtable_drop_oversize(struct sk_buff *skb, struct Qdisc *sch,
 			     qdisc_dev(sch)->name, TC_H_MAJ(sch->handle) >> 16,
 			     skb->len, q->mtu,
 			     q->mtu_pinned ? " (pinned by its 'mtu' option)" : "");
+	if (q->lockless)
+		return qdisc_drop_cpu(skb, sch, to_free);
 	return qdisc_drop(skb, sch, to_free);
 }
 
@@ -1113,7 +1285,10 @@ static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			__qdisc_drop(skb, to_free);
 			return NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
 		}
-		qdisc_qstats_drop(sch);
+		if (q->lockless)
+			qdisc_qstats_cpu_drop(sch);
+		else
+			qdisc_qstats_drop(sch);
 		__qdisc_drop(skb, to_free);
 		return NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	}
@@ -1131,7 +1306,13 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch,
 	struct sk_buff *skb;
 	u64 wait;
 
-	skb = arbtable_unclassified_take(&q->unclassified);
+	if (q->lockless) {
+		skb = __ptr_ring_consume(&q->uncl_ring);
+		if (skb)
+			WRITE_ONCE(q->uncl_deq, q->uncl_deq + 1);
+	} else {
+		skb = arbtable_unclassified_take(&q->unclassified);
+	}
 	if (WARN_ON_ONCE(!skb)) {
 		q->arb.uncl_ready = false;
 		return NULL;
@@ -1142,7 +1323,8 @@ static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch,
 	if (wait > q->uncl_max_wait)
 		WRITE_ONCE(q->uncl_max_wait, wait);
 	q->uncl_head_since = *now;
-	if (!q->unclassified.qlen)
+	if (q->lockless ? __ptr_ring_empty(&q->uncl_ring) :
+			  !q->unclassified.qlen)
 		q->arb.uncl_ready = false;
 	WRITE_ONCE(q->unclassified_pkts, q->unclassified_pkts + 1);
 	trace_arbtable_dequeue(sch, 0, ARB_UNCLASSIFIED, 0, 0,
@@ -1172,7 +1354,8 @@ static u64 arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
 	u64 start, wait = 0;
 
 	/* the unloaded link: alone, and nothing read the clock */
-	if (sch->q.qlen == 1 && !(cl->head_since | q->busy_since))
+	if (!q->lockless && sch->q.qlen == 1 &&
+	    !(cl->head_since | q->busy_since))
 		return 0;
 	start = cl->head_since ?: q->busy_since;
 	if (!*now)
@@ -1212,7 +1395,10 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 		if (q->shaper.bps) {
 			wait = arbtable_bucket_wait(&q->shaper, now);
 			if (wait) {
-				qdisc_qstats_overlimit(sch);
+				if (q->lockless)
+					this_cpu_inc(sch->cpu_qstats->overlimits);
+				else
+					qdisc_qstats_overlimit(sch);
 				arbtable_schedule(sch, now + wait);
 				return NULL;
 			}
@@ -1234,7 +1420,14 @@ again:
 			goto out;
 		}
 		cl = q->classes[pick.cls];
-		skb = qdisc_dequeue_peeked(cl->qdisc);
+		if (q->lockless) {
+			/* empty: as an emptied child (noop_qdisc's qlen 0) */
+			skb = __ptr_ring_consume(&cl->ring);
+			if (unlikely(!skb))
+				q->ll_busy &= ~BIT_ULL(cl->index);
+		} else {
+			skb = qdisc_dequeue_peeked(cl->qdisc);
+		}
 		if (unlikely(!skb)) {
 			/* emptied by its own drops: not stalled, no debt */
 			if (!cl->qdisc->q.qlen) {
@@ -1258,8 +1451,17 @@ again:
 				arbtable_throttle(q, cl, now,
 						  (u64)-cl->ceil.tokens);
 		}
-		if (!cl->qdisc->q.qlen)
+		if (q->lockless) {
+			WRITE_ONCE(cl->ll_deq_pkts, cl->ll_deq_pkts + 1);
+			WRITE_ONCE(cl->ll_deq_bytes, cl->ll_deq_bytes + len);
+			/* a packet produced after this test set pending */
+			if (__ptr_ring_empty(&cl->ring)) {
+				q->ll_busy &= ~BIT_ULL(cl->index);
+				arb_set_drained(&q->arb, cl->index);
+			}
+		} else if (!cl->qdisc->q.qlen) {
 			arb_set_drained(&q->arb, cl->index);
+		}
 
 		segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 		_bstats_update(&cl->bstats, len, segs);
@@ -1281,19 +1483,95 @@ again:
 out:
 	if (q->shaper.bps)
 		arbtable_bucket_charge(&q->shaper, len);
+	if (q->lockless) {
+		qdisc_update_stats_at_dequeue(sch, skb);
+		return skb;
+	}
 	_bstats_update(&sch->bstats, len, segs);
 	arbtable_backlog_sub(sch, len);
 	arbtable_qlen_dec(sch);
 	return skb;
 }
 
+/*
+ * The dequeuer (the seqlock's holder) takes the classes marked pending
+ * since its last look: each with packets in its ring becomes backlogged,
+ * and eligible unless its ceil holds it, as enqueue makes a class of a
+ * locked qdisc. The xchg is the full barrier the enqueue side pairs with.
+ */
+static void arbtable_ll_fold(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	bool idle = !(q->ll_busy | q->arb.uncl_ready);
+	u64 m = 0, now = 0;
+
+	if (atomic64_read(&q->pending))
+		m = atomic64_xchg(&q->pending, 0);
+	if (test_bit(0, &q->uncl_pending) &&
+	    test_and_clear_bit(0, &q->uncl_pending) &&
+	    !q->arb.uncl_ready && !__ptr_ring_empty(&q->uncl_ring)) {
+		now = ktime_get_ns();
+		q->uncl_head_since = now;
+		q->arb.uncl_ready = true;
+	}
+	m &= ~q->ll_busy;
+	while (m) {
+		unsigned int i = __ffs64(m);
+		struct arbtable_class *cl = q->classes[i];
+
+		m &= m - 1;
+		/* a bit left by a class deleted since: none, or empty */
+		if (!cl || __ptr_ring_empty(&cl->ring))
+			continue;
+		if (!now && !idle)
+			now = ktime_get_ns();
+		/* the HOL wait at an idle qdisc starts at the first dequeue */
+		cl->head_since = idle ? 0 : now;
+		q->ll_busy |= BIT_ULL(i);
+		if (!(q->throttled & BIT_ULL(i)))
+			arb_set_eligible(&q->arb, i, true);
+	}
+	if (idle && (q->ll_busy | q->arb.uncl_ready))
+		q->busy_since = 0;
+}
+
+static noinline struct sk_buff *arbtable_dequeue_ll(struct Qdisc *sch)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+	bool retry = true;
+	struct sk_buff *skb;
+
+again:
+	arbtable_ll_fold(sch);
+	if (q->ll_busy | q->arb.uncl_ready) {
+		skb = arbtable_dequeue_busy(sch);
+		if (skb)
+			return skb;
+	}
+	/* as pfifo_fast: a sender that set MISSED after our fold is served
+	 * now, and the flag cleared does not make qdisc_run_end() reschedule
+	 * an empty or shaped qdisc forever
+	 */
+	if (retry && test_bit(__QDISC_STATE_MISSED, &sch->state)) {
+		clear_bit(__QDISC_STATE_MISSED, &sch->state);
+		clear_bit(__QDISC_STATE_DRAINING, &sch->state);
+		/* the fold after the clear, as pfifo_fast's retry */
+		smp_mb__after_atomic();
+		retry = false;
+		goto again;
+	}
+	return NULL;
+}
+
 static struct sk_buff *arbtable_dequeue(struct Qdisc *sch)
 {
+	struct arbtable_sched *q = qdisc_priv(sch);
+
 	/* qdisc_restart() asks again after every packet: the empty answer
 	 * is the common one on an unloaded link, so it pays no prologue
 	 */
 	if (!sch->q.qlen)
-		return NULL;
+		return unlikely(q->lockless) ? arbtable_dequeue_ll(sch) : NULL;
 	return arbtable_dequeue_busy(sch);
 }
 
@@ -1450,6 +1728,7 @@ static void arbtable_cfg_from_sched(struct Qdisc *sch, struct arbtable_cfg *cfg)
 	cfg->mtu = q->mtu;
 	cfg->mtu_pinned = q->mtu_pinned;
 	cfg->burst = q->burst;
+	cfg->lockless = q->lockless;
 	cfg->mode = q->mode;
 	cfg->highlimit = q->arb.highlimit;
 	cfg->accounting = q->arb.accounting;
@@ -1616,6 +1895,17 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 	err = arbtable_parse_mode(cfg, tb, create, extack);
 	if (err)
 		return err;
+	/* TCQ_F_NOLOCK is read by every sender without a lock */
+	if (tb[TCA_ARBTABLE_LOCKLESS]) {
+		bool ll = nla_get_u32(tb[TCA_ARBTABLE_LOCKLESS]);
+
+		if (!create && ll != cfg->lockless) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_LOCKLESS],
+					    "lockless or locked is fixed at creation; delete and re-add the qdisc to change it");
+			return -EINVAL;
+		}
+		cfg->lockless = ll;
+	}
 	if (tb[TCA_ARBTABLE_RATE] || tb[TCA_ARBTABLE_RATE_LINK]) {
 		u64 rate = tb[TCA_ARBTABLE_RATE] ?
 			   nla_get_u64(tb[TCA_ARBTABLE_RATE]) : 0;
@@ -1897,13 +2187,15 @@ static int arbtable_configure(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			goto out;
 	}
-	sch_tree_lock(sch);
+	if (create)
+		q->lockless = cfg->lockless;
+	arbtable_tree_lock(sch);
 	mtu = q->mtu;
 	arbtable_apply(sch, cfg, capacity);
 	arbtable_link_seen(q, link);
 	if (q->mtu != mtu && q->mode == TC_ARBTABLE_MODE_AUTO)
 		q->broken = arbtable_auto_recheck(sch);
-	sch_tree_unlock(sch);
+	arbtable_tree_unlock(sch);
 out:
 	kfree(cfg);
 	return err;
@@ -1969,7 +2261,7 @@ static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event,
 	mtu = arbtable_follow_size(dev, q->capacity ? : q->link_rate);
 	if (mtu == q->mtu)
 		return;
-	sch_tree_lock(sch);
+	arbtable_tree_lock(sch);
 	arbtable_bucket_resize(&q->shaper, mtu, q->burst);
 	arbtable_resize_ceils(q, mtu);
 	q->mtu = mtu;
@@ -1977,7 +2269,7 @@ static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event,
 	if (q->mode == TC_ARBTABLE_MODE_AUTO)
 		broken = arbtable_auto_recheck(sch);
 	q->broken = broken;
-	sch_tree_unlock(sch);
+	arbtable_tree_unlock(sch);
 	if (!*warned)
 		arbtable_warn_mtu(sch, mtu, broken, warned);
 }
@@ -2005,9 +2297,9 @@ static int arbtable_dev_event(struct notifier_block *nb, unsigned long event,
 				link = arbtable_link_capacity(q->sch);
 				read = true;
 			}
-			sch_tree_lock(q->sch);
+			arbtable_tree_lock(q->sch);
 			arbtable_link_seen(q, link);
-			sch_tree_unlock(q->sch);
+			arbtable_tree_unlock(q->sch);
 		}
 		/* gso_max_size has no event of its own: read it here too */
 		arbtable_follow_mtu(q->sch, event, &warned);
@@ -2023,6 +2315,40 @@ static int arbtable_change(struct Qdisc *sch, struct nlattr *opt,
 			   struct netlink_ext_ack *extack)
 {
 	return arbtable_configure(sch, opt, false, extack);
+}
+
+/*
+ * A lockless root: TCQ_F_NOLOCK | TCQ_F_CPUSTATS as pfifo_fast's static
+ * flags, set here because the mode is an option; qdisc_free() frees the
+ * per-CPU stats by the flag. Only a root: a parent's lock would serialise
+ * it anyway (qdisc_graft() clears NOLOCK under a locked parent).
+ */
+static int arbtable_lockless_init(struct Qdisc *sch,
+				  struct netlink_ext_ack *extack)
+{
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	if (sch->parent != TC_H_ROOT) {
+		NL_SET_ERR_MSG(extack,
+			       "arbtable: lockless is for a device's root qdisc; use 'locked' below another qdisc");
+		return -EOPNOTSUPP;
+	}
+	if (ptr_ring_init(&q->uncl_ring, sch->limit, GFP_KERNEL))
+		goto nomem;
+	sch->cpu_bstats = netdev_alloc_pcpu_stats(struct gnet_stats_basic_sync);
+	sch->cpu_qstats = alloc_percpu(struct gnet_stats_queue);
+	if (!sch->cpu_bstats || !sch->cpu_qstats) {
+		free_percpu(sch->cpu_bstats);
+		free_percpu(sch->cpu_qstats);
+		sch->cpu_bstats = NULL;
+		sch->cpu_qstats = NULL;
+		goto nomem;
+	}
+	sch->flags |= TCQ_F_NOLOCK | TCQ_F_CPUSTATS;
+	return 0;
+nomem:
+	NL_SET_ERR_MSG(extack, "cannot allocate the lockless queues");
+	return -ENOMEM;
 }
 
 static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
@@ -2050,6 +2376,8 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	q->mode = TC_ARBTABLE_MODE_AUTO;
 	sch->limit = READ_ONCE(dev->tx_queue_len) ? : 1;
 	err = arbtable_configure(sch, opt, true, extack);
+	if (!err && q->lockless)
+		err = arbtable_lockless_init(sch, extack);
 	if (err)
 		return err;
 	list_add(&q->list, &arbtable_list);
@@ -2064,8 +2392,37 @@ static void arbtable_reset(struct Qdisc *sch)
 
 	for (i = 0; i < q->clhash.hashsize; i++) {
 		hlist_for_each_entry(cl, &q->clhash.hash[i], common.hnode) {
-			qdisc_reset(cl->qdisc);
+			if (q->lockless) {
+				u64 bytes = 0;
+				unsigned int n;
+
+				n = arbtable_ring_purge(sch, &cl->ring, &bytes);
+				WRITE_ONCE(cl->ll_deq_pkts, cl->ll_deq_pkts + n);
+				WRITE_ONCE(cl->ll_deq_bytes,
+					   cl->ll_deq_bytes + bytes);
+			} else {
+				qdisc_reset(cl->qdisc);
+			}
 			arb_set_eligible(&q->arb, cl->index, false);
+		}
+	}
+	if (q->lockless) {
+		unsigned int n = arbtable_ring_purge(sch, &q->uncl_ring, NULL);
+		int cpu;
+
+		WRITE_ONCE(q->uncl_deq, q->uncl_deq + n);
+		atomic64_set(&q->pending, 0);
+		clear_bit(0, &q->uncl_pending);
+		q->ll_busy = 0;
+		/* as pfifo_fast: the core's requeued skbs (gso_skb), purged
+		 * after this, were counted per CPU too
+		 */
+		for_each_possible_cpu(cpu) {
+			struct gnet_stats_queue *qs;
+
+			qs = per_cpu_ptr(sch->cpu_qstats, cpu);
+			qs->backlog = 0;
+			qs->qlen = 0;
 		}
 	}
 	arbtable_unclassified_purge(&q->unclassified);
@@ -2079,8 +2436,14 @@ static void arbtable_reset(struct Qdisc *sch)
 
 static void arbtable_destroy_class(struct Qdisc *sch, struct arbtable_class *cl)
 {
+	struct arbtable_sched *q = qdisc_priv(sch);
+
 	gen_kill_estimator(&cl->rate_est);
 	qdisc_put(cl->qdisc);
+	if (q->lockless) {
+		arbtable_ring_purge(sch, &cl->ring, NULL);
+		ptr_ring_cleanup(&cl->ring, NULL);
+	}
 	kfree(cl);
 }
 
@@ -2101,6 +2464,9 @@ static void arbtable_destroy(struct Qdisc *sch)
 	}
 	qdisc_class_hash_destroy(&q->clhash);
 	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
+	if (q->lockless)
+		arbtable_ring_purge(sch, &q->uncl_ring, NULL);
+	ptr_ring_cleanup(&q->uncl_ring, NULL);
 }
 
 /* Slots 0 to the last non-null one, a null slot as an empty nest */
@@ -2152,7 +2518,8 @@ static int arbtable_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_ARBTABLE_PRIO_CLASSID,
 			!(q->cls_limits & ARBTABLE_NO_PRIO_CLASSID)) ||
 	    nla_put_u32(skb, TCA_ARBTABLE_CLASSIFY_FOREIGN,
-			!(q->cls_limits & ARBTABLE_NO_FOREIGN)))
+			!(q->cls_limits & ARBTABLE_NO_FOREIGN)) ||
+	    nla_put_u32(skb, TCA_ARBTABLE_LOCKLESS, q->lockless))
 		goto nla_put_failure;
 
 	prio = nla_nest_start(skb, TCA_ARBTABLE_PRIOMAP);
@@ -2202,7 +2569,9 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	xs.nclasses = hweight64(q->cls_used);
 	xs.unclassified_pkts = READ_ONCE(q->unclassified_pkts);
 	xs.unclassified_drops = READ_ONCE(q->unclassified_drops);
-	xs.unclassified_qlen = READ_ONCE(q->unclassified.qlen);
+	xs.unclassified_qlen = q->lockless ?
+			       READ_ONCE(q->uncl_enq) - READ_ONCE(q->uncl_deq) :
+			       READ_ONCE(q->unclassified.qlen);
 	xs.swaps = q->swaps;
 	xs.throttled = READ_ONCE(q->nthrottled);
 	xs.high_used = hweight64(q->arb.tbl[ARB_HIGH].used);
@@ -2401,7 +2770,7 @@ static void arbtable_class_apply(struct Qdisc *sch, struct arbtable_class *cl,
 	}
 	arbtable_update_eligible(q, cl);
 	/* the watchdog was set for the old deadline: wake the qdisc now */
-	if (released && cl->qdisc->q.qlen)
+	if (released && (q->lockless ? q->ll_busy & bit : cl->qdisc->q.qlen))
 		arbtable_schedule(sch, ktime_get_ns());
 }
 
@@ -2432,11 +2801,11 @@ static int arbtable_class_modify(struct Qdisc *sch, struct arbtable_class *cl,
 			return err;
 		}
 	}
-	sch_tree_lock(sch);
+	arbtable_tree_lock(sch);
 	if (pend)
 		arbtable_admission_commit(sch, cl, pend);
 	arbtable_class_apply(sch, cl, o);
-	sch_tree_unlock(sch);
+	arbtable_tree_unlock(sch);
 	return 0;
 }
 
@@ -2447,6 +2816,7 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 						   struct nlattr *est,
 						   struct netlink_ext_ack *extack)
 {
+	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
 	int err;
 
@@ -2459,23 +2829,39 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 	cl->common.classid = classid;
 	cl->index = idx;
 	cl->table = ARB_NO_CLASS;
-	/* Fail the add rather than report success for a class without its
-	 * pfifo, which would drop all it is given (and may be admitted).
-	 */
-	cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
-				      classid, extack);
-	if (!cl->qdisc) {
-		NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
-		kfree(cl);
-		return ERR_PTR(-ENOMEM);
+	if (q->lockless) {
+		/* the ring is the class's queue, as long as the locked
+		 * mode's default pfifo: txqueuelen now; noop_qdisc is no queue
+		 */
+		u32 limit = READ_ONCE(qdisc_dev(sch)->tx_queue_len);
+
+		cl->qdisc = &noop_qdisc;
+		if (ptr_ring_init(&cl->ring, limit ? : 1, GFP_KERNEL)) {
+			NL_SET_ERR_MSG(extack, "cannot allocate the class's ring");
+			kfree(cl);
+			return ERR_PTR(-ENOMEM);
+		}
+	} else {
+		/* Fail the add rather than report success for a class
+		 * without its pfifo, which would drop all it is given (and
+		 * may be admitted).
+		 */
+		cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
+					      classid, extack);
+		if (!cl->qdisc) {
+			NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
+			kfree(cl);
+			return ERR_PTR(-ENOMEM);
+		}
+		qdisc_hash_add(cl->qdisc, true);
 	}
-	qdisc_hash_add(cl->qdisc, true);
 	if (est) {
 		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
 					    NULL, true, est);
 		if (err) {
 			NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
 			qdisc_put(cl->qdisc);
+			ptr_ring_cleanup(&cl->ring, NULL);
 			kfree(cl);
 			return ERR_PTR(err);
 		}
@@ -2523,15 +2909,16 @@ static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
 		return PTR_ERR(cl);
 	}
 
-	sch_tree_lock(sch);
+	arbtable_tree_lock(sch);
 	qdisc_class_hash_insert(&q->clhash, &cl->common);
-	q->classes[idx] = cl;
+	/* initialised before a lockless enqueue can find it */
+	smp_store_release(&q->classes[idx], cl);
 	q->cls_used |= BIT_ULL(idx);
 	arbtable_cache_classes(sch);
 	if (pend)
 		arbtable_admission_commit(sch, cl, pend);
 	arbtable_class_apply(sch, cl, o);
-	sch_tree_unlock(sch);
+	arbtable_tree_unlock(sch);
 
 	qdisc_class_hash_grow(sch, &q->clhash);
 	*arg = (unsigned long)cl;
@@ -2591,8 +2978,9 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 		return -EBUSY;
 	}
 
-	sch_tree_lock(sch);
-	qdisc_purge_queue(cl->qdisc);
+	arbtable_tree_lock(sch);
+	if (!q->lockless)
+		qdisc_purge_queue(cl->qdisc);
 	if (pend)
 		arbtable_admission_commit(sch, cl, pend);
 	arb_set_eligible(&q->arb, cl->index, false);
@@ -2600,12 +2988,18 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 		arb_set_strict(&q->arb, ARB_NO_CLASS);
 	q->throttled &= ~BIT_ULL(cl->index);
 	q->stalled &= ~BIT_ULL(cl->index);
-	q->classes[cl->index] = NULL;
+	q->ll_busy &= ~BIT_ULL(cl->index);
+	WRITE_ONCE(q->classes[cl->index], NULL);
 	q->cls_used &= ~BIT_ULL(cl->index);
 	qdisc_class_hash_remove(&q->clhash, &cl->common);
 	arbtable_cache_classes(sch);
-	sch_tree_unlock(sch);
+	arbtable_tree_unlock(sch);
 
+	/* unpublished, and no dequeue can pick it: once the senders that
+	 * found it before are done, its ring has no producer and no consumer
+	 */
+	if (q->lockless)
+		synchronize_net();
 	arbtable_destroy_class(sch, cl);
 	return 0;
 }
@@ -2615,7 +3009,13 @@ static int arbtable_graft_class(struct Qdisc *sch, unsigned long arg,
 				struct netlink_ext_ack *extack)
 {
 	struct arbtable_class *cl = (struct arbtable_class *)arg;
+	struct arbtable_sched *q = qdisc_priv(sch);
 
+	if (q->lockless) {
+		NL_SET_ERR_MSG(extack,
+			       "arbtable: a lockless qdisc takes no child qdisc (create it with 'locked')");
+		return -EOPNOTSUPP;
+	}
 	if (!new) {
 		/* Deleting a child puts the default pfifo back.  If it cannot
 		 * be allocated, refuse the delete and keep the old child
@@ -2644,7 +3044,10 @@ static int arbtable_graft_class(struct Qdisc *sch, unsigned long arg,
 
 static struct Qdisc *arbtable_class_leaf(struct Qdisc *sch, unsigned long arg)
 {
-	return ((struct arbtable_class *)arg)->qdisc;
+	struct arbtable_sched *q = qdisc_priv(sch);
+
+	/* a lockless class has a ring, no qdisc to show or replace */
+	return q->lockless ? NULL : ((struct arbtable_class *)arg)->qdisc;
 }
 
 /* Idempotent: may be called for a class that is already inactive. */
@@ -2767,8 +3170,19 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	 * before it, its backlog and requeues; the class's overlimits are its
 	 * ceil's throttles and the child's own.
 	 */
-	qlen = qdisc_qlen_sum(cl->qdisc);
-	gnet_stats_add_queue(&qs, cl->qdisc->cpu_qstats, &cl->qdisc->qstats);
+	if (q->lockless) {
+		/* producer counts less the dequeuer's, each read once */
+		u64 dp = READ_ONCE(cl->ll_deq_pkts);
+		u64 db = READ_ONCE(cl->ll_deq_bytes);
+
+		qlen = READ_ONCE(cl->ll_enq_pkts) - dp;
+		qs.backlog = READ_ONCE(cl->ll_enq_bytes) - db;
+		qs.drops = READ_ONCE(cl->ll_drops);
+	} else {
+		qlen = qdisc_qlen_sum(cl->qdisc);
+		gnet_stats_add_queue(&qs, cl->qdisc->cpu_qstats,
+				     &cl->qdisc->qstats);
+	}
 	qs.overlimits += READ_ONCE(cl->qstats.overlimits);
 	qs.drops += READ_ONCE(cl->qstats.drops);
 

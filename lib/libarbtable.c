@@ -260,6 +260,7 @@ static struct nla_policy arb_qopt_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_MTU_FOLLOW]	= { .type = NLA_FLAG },
 	[TCA_ARBTABLE_PRIO_CLASSID]	= { .type = NLA_U32 },
 	[TCA_ARBTABLE_CLASSIFY_FOREIGN]	= { .type = NLA_U32 },
+	[TCA_ARBTABLE_LOCKLESS]		= { .type = NLA_U32 },
 };
 
 static struct nla_policy arb_copt_policy[TCA_ARBTABLE_C_MAX + 1] = {
@@ -425,6 +426,12 @@ static int arb_parse_qopts(struct nlattr *nest, struct arbtable_state *st)
 		o->classify_foreign =
 			nla_get_u32(tb[TCA_ARBTABLE_CLASSIFY_FOREIGN]);
 		o->set |= ARBTABLE_Q_CLASSIFY_FOREIGN;
+	}
+	/* absent from older kernels, which had the locked mode only */
+	o->lockless = 0;
+	if (tb[TCA_ARBTABLE_LOCKLESS]) {
+		o->lockless = nla_get_u32(tb[TCA_ARBTABLE_LOCKLESS]);
+		o->set |= ARBTABLE_Q_LOCKLESS;
 	}
 	if (tb[TCA_ARBTABLE_PRIOMAP]) {
 		struct nlattr *a;
@@ -658,6 +665,9 @@ static int arb_put_qopts(struct nl_msg *msg,
 	if (o && (o->set & ARBTABLE_Q_CLASSIFY_FOREIGN) &&
 	    nla_put_u32(msg, TCA_ARBTABLE_CLASSIFY_FOREIGN,
 			o->classify_foreign) < 0)
+		return -1;
+	if (o && (o->set & ARBTABLE_Q_LOCKLESS) &&
+	    nla_put_u32(msg, TCA_ARBTABLE_LOCKLESS, o->lockless) < 0)
 		return -1;
 	nla_nest_end(msg, nest);
 	return 0;

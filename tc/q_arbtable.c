@@ -68,6 +68,7 @@ static void explain_full(void)
 		"                    [ priomap MINOR0 MINOR1 ... MINOR15 ] [ mtu BYTES ]\n"
 		"                    [ maxweight WEIGHT ] [ high LIST ] [ low LIST ]\n"
 		"                    [ [no]prioclassid ] [ [no]classifyforeign ]\n"
+		"                    [ lockless | locked ]\n"
 		"  LIST  := none | ENTRY[,ENTRY...]\n"
 		"  ENTRY := MINOR:WEIGHT[@SLOT] | -\n"
 		"\n"
@@ -96,6 +97,10 @@ static void explain_full(void)
 		"  noclassifyforeign  packets not routed in this netns (macvlan or\n"
 		"               ipvlan L2 of another netns, bridged) go to the default\n"
 		"               class: no priority, no filters (default classifyforeign)\n"
+		"  lockless|locked  a root qdisc without a lock every sending CPU\n"
+		"               takes (one ring per class, no child qdiscs), or the\n"
+		"               locked mode, which takes any child; fixed when the\n"
+		"               qdisc is created (default locked)\n"
 		"  high, low    the 64-slot tables (manual mode): MINOR is a class minor\n"
 		"               in hex as in classids (10 = class 1:10), WEIGHT in\n"
 		"               64-byte units (1..255), SLOT 0..63; an entry without\n"
@@ -252,6 +257,7 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 	/* prioclassid, classifyforeign: -1 not given, else 0/1 */
 	int lim[2] = { -1, -1 };
 	static const char * const lim_kw[2] = { "prioclassid", "classifyforeign" };
+	int lockless = -1;	/* not given, else 0/1 */
 	__u32 mode = TC_ARBTABLE_MODE_MANUAL;
 	struct rtattr *tail, *nest;
 	__u64 rate = 0;
@@ -384,6 +390,18 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 				return -1;
 			NEXT_ARG();
 			table_arg[t] = *argv;
+		} else if (strcmp(*argv, "lockless") == 0 ||
+			   strcmp(*argv, "locked") == 0) {
+			int v = strcmp(*argv, "lockless") == 0;
+
+			if (lockless >= 0) {
+				fprintf(stderr,
+					"arbtable: \"%s\" given twice or with \"%s\"\n",
+					*argv, v ? "locked" : "lockless");
+				explain();
+				return -1;
+			}
+			lockless = v;
 		} else if (arb_limit_kw(*argv) >= 0) {
 			int k = arb_limit_kw(*argv);
 			int v = strncmp(*argv, "no", 2) != 0;
@@ -438,6 +456,8 @@ static int arb_parse_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED, int argc
 	if (lim[1] >= 0)
 		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_CLASSIFY_FOREIGN,
 			  lim[1]);
+	if (lockless >= 0)
+		addattr32(n, ARB_QDISC_MSG_MAX, TCA_ARBTABLE_LOCKLESS, lockless);
 	for (i = 0; i < TC_ARBTABLE_NTABLES; i++) {
 		if (!table_arg[i])
 			continue;
@@ -903,6 +923,17 @@ static int arb_print_opt(ARB_QU_CONST struct qdisc_util *qu ARB_UNUSED,
 
 	arb_print_limit(tb[TCA_ARBTABLE_PRIO_CLASSID], "prioclassid");
 	arb_print_limit(tb[TCA_ARBTABLE_CLASSIFY_FOREIGN], "classifyforeign");
+
+	/* lockless always, the default locked with -d; JSON always */
+	if (tb[TCA_ARBTABLE_LOCKLESS] &&
+	    RTA_PAYLOAD(tb[TCA_ARBTABLE_LOCKLESS]) >= sizeof(__u32)) {
+		bool ll = rta_getattr_u32(tb[TCA_ARBTABLE_LOCKLESS]) != 0;
+
+		print_bool(PRINT_JSON, "lockless", NULL, ll);
+		if (ll || show_details)
+			print_string(PRINT_FP, NULL, "%s ",
+				     ll ? "lockless" : "locked");
+	}
 
 	arb_decode_table(&table[TC_ARBTABLE_HIGH], tb[TCA_ARBTABLE_HIGH]);
 	arb_decode_table(&table[TC_ARBTABLE_LOW], tb[TCA_ARBTABLE_LOW]);

@@ -45,6 +45,7 @@ static void usage_text(FILE *f)
 		"              [burst BYTES] [default MINOR]\n"
 		"              [prioclassid | noprioclassid]\n"
 		"              [classifyforeign | noclassifyforeign]\n"
+		"              [lockless | locked]   (fixed once created)\n"
 		"  table   DEV { high | low } { none | MINOR:WEIGHT[@SLOT]|-[,...] }\n"
 		"  priomap DEV MINOR0 ... MINOR15   (hex minors by skb->priority, 0 = none)\n"
 		"  delete  DEV\n"

@@ -41,6 +41,8 @@ static const struct ctl_opt qdisc_opts[] = {
 	Q_WORD("noprioclassid", prio_classid, PRIO_CLASSID, 0),
 	Q_WORD("classifyforeign", classify_foreign, CLASSIFY_FOREIGN, 1),
 	Q_WORD("noclassifyforeign", classify_foreign, CLASSIFY_FOREIGN, 0),
+	Q_WORD("lockless", lockless, LOCKLESS, 1),
+	Q_WORD("locked", lockless, LOCKLESS, 0),
 	Q_OPT("rate", RATE, rate, RATE, NULL,
 	      " (a tc rate: 10gbit; 0 = link speed, at most 2^48 bytes/s)",
 	      0, 1ULL << 48, 1),

@@ -173,6 +173,7 @@ static struct json_object *json_qdisc_opts(const struct ctl_snap *st)
 	arbt_jput_u64(j, "maxweight", o->maxweight);
 	arbt_jput_bool(j, "prioclassid", o->prio_classid != 0);
 	arbt_jput_bool(j, "classifyforeign", o->classify_foreign != 0);
+	arbt_jput_bool(j, "lockless", o->lockless != 0);
 	for (t = 0; t < ARBTABLE_NTABLES; t++)
 		arbt_jput(j, table_name[t], json_slots(st, t));
 	return j;
@@ -371,13 +372,14 @@ static void show_head(const struct ctl_snap *st)
 		printf(", rate link speed");
 	if (st->opts.burst)
 		printf(", burst %u bytes", st->opts.burst);
-	printf(", highlimit %u, mtu %u%s, maxweight %u, accounting %s%s%s\n",
+	printf(", highlimit %u, mtu %u%s, maxweight %u, accounting %s%s%s%s\n",
 	       st->opts.highlimit, st->opts.mtu,
 	       st->q.mtu_follows_device ? " (follows the device)" : "",
 	       st->opts.maxweight,
 	       st->opts.accounting == ARBTABLE_ACCT_IBA ? "iba" : "deficit",
 	       st->opts.prio_classid ? "" : ", noprioclassid",
-	       st->opts.classify_foreign ? "" : ", noclassifyforeign");
+	       st->opts.classify_foreign ? "" : ", noclassifyforeign",
+	       st->opts.lockless ? ", lockless" : "");
 }
 
 /* The counters of qx_counters the kernel reports, on two lines of

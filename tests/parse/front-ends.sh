@@ -177,6 +177,20 @@ for w in "noprioclassid" "prioclassid" "noclassifyforeign" "classifyforeign" \
 	fi
 done
 
+# ---- the mode words: LOCKLESS 1 for lockless, 0 for locked, none when
+# not given, the same from tc and arbtablectl create
+for w in "" "lockless" "locked"; do
+	t=$(request tc qdisc add dev lo root handle 1: arbtable $w)
+	c=$(request "$CTL" create lo $w)
+	tl=$(field LOCKLESS "$t") cl=$(field LOCKLESS "$c")
+	case $w in lockless) wl=1 ;; locked) wl=0 ;; *) wl= ;; esac
+	if [ "$tl" = "$cl" ] && [ "$tl" = "$wl" ]; then
+		ok "create ${w:-(no mode word)}: LOCKLESS '$tl' from tc and arbtablectl"
+	else
+		ko "create ${w:-(no mode word)}: tc [$t], arbtablectl [$c], want LOCKLESS '$wl'"
+	fi
+done
+
 # ---- arbtablectl: a repeated option and a value out of its range are
 # usage errors (exit 64) before anything is sent, as in the tc plugin
 # (tests/plugin/parse-check.sh)

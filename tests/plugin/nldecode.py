@@ -28,7 +28,7 @@ QDISC = {1: ("MODE", "I"), 2: ("RATE", "Q"), 3: ("HIGHLIMIT", "I"),
          7: ("MTU", "I"), 8: ("MAXWEIGHT", "I"), 9: ("HIGH", "table"),
          10: ("LOW", "table"), 12: ("BURST", "I"), 13: ("MTU_FOLLOW", "flag"),
          14: ("RATE_LINK", "flag"), 15: ("PRIO_CLASSID", "I"),
-         16: ("CLASSIFY_FOREIGN", "I")}
+         16: ("CLASSIFY_FOREIGN", "I"), 17: ("LOCKLESS", "I")}
 CLASS = {1: ("STRICT", "I"), 2: ("CEIL", "Q"), 3: ("RATE", "Q"),
          4: ("LATENCY", "Q"), 5: ("DISTANCE", "I"), 6: ("SHARE", "I"),
          8: ("CBURST", "I")}

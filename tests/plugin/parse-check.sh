@@ -182,6 +182,9 @@ bad "empty table list" $Q high ""
 good "rate truncated as tc does (15bit = 1 byte/s)" "RATE=1" $Q rate 15bit
 good "rate in IEC bytes" "RATE=131072" $Q rate 128kibps
 good "burst in kbit (tc size)" "BURST=8192" $Q burst 64kbit
+good "lockless" "LOCKLESS=1" $Q lockless
+good "locked" "LOCKLESS=0" $Q locked
+bad "lockless with locked" $Q lockless locked
 
 # ---- qdisc: a repeated option is refused (q_ets: Duplicate "bands") ----
 dup() {

@@ -224,6 +224,8 @@ static void test_ver_sizes(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct arbtable_qdisc_opts),
+			 ARBTABLE_QDISC_OPTS_SIZE_VER2);
+	assert_int_equal(offsetof(struct arbtable_qdisc_opts, lockless),
 			 ARBTABLE_QDISC_OPTS_SIZE_VER1);
 	assert_int_equal(offsetof(struct arbtable_qdisc_opts, prio_classid),
 			 ARBTABLE_QDISC_OPTS_SIZE_VER0);

@@ -114,6 +114,14 @@ enum {
 					 * reading their priority or running the
 					 * filters
 					 */
+	TCA_ARBTABLE_LOCKLESS,		/* u32 0/1, 0 when not given; create
+					 * only: 1 makes a root qdisc lockless
+					 * (TCQ_F_NOLOCK: every sending CPU
+					 * enqueues into its class's ring, one
+					 * CPU at a time dequeues), with no
+					 * child qdiscs; 0 is the locked mode,
+					 * which takes any child
+					 */
 	__TCA_ARBTABLE_MAX,
 };
 

@@ -135,6 +135,7 @@ struct arbtable_slot {
 #define ARBTABLE_Q_BURST	(1u << 7)
 #define ARBTABLE_Q_PRIO_CLASSID	(1u << 8)
 #define ARBTABLE_Q_CLASSIFY_FOREIGN (1u << 9)
+#define ARBTABLE_Q_LOCKLESS	(1u << 10)
 
 /* Extensible (see above): new options are appended. */
 struct arbtable_qdisc_opts {
@@ -161,9 +162,17 @@ struct arbtable_qdisc_opts {
 	 * SO_PRIORITY)
 	 */
 	uint32_t		classify_foreign;
+	/* 0 (default): the locked mode, any child qdisc; 1: a lockless
+	 * root (one ring per class, no child qdiscs). Fixed once created
+	 * (tc's lockless and locked)
+	 */
+	uint32_t		lockless;
 };
 #define ARBTABLE_QDISC_OPTS_SIZE_VER0	40	/* up to burst */
 #define ARBTABLE_QDISC_OPTS_SIZE_VER1	48	/* up to classify_foreign */
+#define ARBTABLE_QDISC_OPTS_SIZE_VER2	56	/* up to lockless, with the
+						 * struct's tail padding
+						 */
 
 /* ------------------------------------------------------------ classes */
 
