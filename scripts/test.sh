@@ -552,7 +552,7 @@ san_account() {
 # full-size frames (issue 35: each of the defects on every kernel).
 # make check-full adds auto_admit, deficit, ceil and strict.  A kernel
 # whose headers are missing is a failure, not a subset left out.
-SUBSET_TESTS=${ARBT_SUBSET_TESTS:-config auto_config stalled mtu_follow link_change gso_default gso_children vlan_frames emptied roundtrip dump_lock unclassified tenant_escape}
+SUBSET_TESTS=${ARBT_SUBSET_TESTS:-config auto_config stalled mtu_follow link_change gso_default gso_children vlan_frames emptied roundtrip dump_lock unclassified tenant_escape mq_lockless}
 [ "${ARBT_FULL:-0}" = 1 ] && SUBSET_TESTS=${ARBT_SUBSET_TESTS:-$SUBSET_TESTS auto_admit deficit ceil strict}
 subset_kvers=
 if [ "${ARBT_DISTRO:-1}" = 1 ] && { [ -z "${ARBT_TESTS:-}" ] || [ -n "${ARBT_SUBSET_TESTS:-}" ]; }; then
