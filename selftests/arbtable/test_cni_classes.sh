@@ -52,27 +52,11 @@ for e in sys.argv[2:]:
     except Exception:
         print()' "$@" 2>/dev/null
 }
-# cls_read: every class's sent bytes and drops into CB[ID] and CD[ID],
-# from one dump (a tc and an awk) read with builtins
-declare -A CB CD
-cls_read() {
-	local id b d
-	CB=() CD=()
-	while read -r id b _ d _; do
-		CB[$id]=$b CD[$id]=$d
-	done < <(cls_stats "$NET" arbtable)
-}
 # class_bytes CLASSID: bytes the class has sent; class_drops: its drops
-class_bytes() { cls_read; echo "${CB[$1]-}"; }
-class_drops() { cls_read; echo "${CD[$1]-}"; }
-# unclassified: packets the qdisc's internal queue has taken (a flat
-# object in arbtablectl's JSON, read with bash's regex, not a python)
-unclassified() {
-	local j
-	j=$("$CTL" --json show "$NET" 2>/dev/null)
-	[[ $j =~ \"unclassified\":[[:space:]]*\{[^}]*\"packets\":[[:space:]]*([0-9]+) ]] &&
-		echo "${BASH_REMATCH[1]}"
-}
+class_bytes() { cls_stats "$NET" arbtable | awk -v c="$1" '$1 == c { print $2 }'; }
+class_drops() { cls_stats "$NET" arbtable | awk -v c="$1" '$1 == c { print $4 }'; }
+# unclassified: packets the qdisc's internal queue has taken
+unclassified() { "$CTL" --json show "$NET" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["unclassified"]["packets"])' 2>/dev/null; }
 
 for t in ra:1 rb:2 be:3; do
 	net_tenant "${t%:*}" "${t#*:}" || { tap_fail "cni classes: tenant namespace ${t%:*}"; tap_end; exit; }
@@ -93,9 +77,8 @@ tap_check "system class 1:ff: rate 2Mbit (20% of 10mbit), distance 64 asked" \
 # ---- capacity leaves it out
 "$CTL" --json capacity "$NET" >"$tmp/cap.json"
 "$CTL" --json show "$NET" >"$tmp/show.json"
-{ read -r sys_slots; read -r all_slots; } < <(jf "$tmp/show.json" \
-	'[c["stats"]["high_slot_count"] for c in d["classes"] if c["handle"] == "1:ff"][0]' \
-	'sum(c["stats"]["high_slot_count"] for c in d["classes"])')
+sys_slots=$(jf "$tmp/show.json" '[c["stats"]["high_slot_count"] for c in d["classes"] if c["handle"] == "1:ff"][0]')
+all_slots=$(jf "$tmp/show.json" 'sum(c["stats"]["high_slot_count"] for c in d["classes"])')
 free_slots=$(jf "$tmp/cap.json" 'd["high"]["free_slots"]')
 diag "capacity: $(cat "$tmp/cap.json")"
 tap_check "capacity: the system class's $sys_slots HIGH slot(s) are not free ($free_slots free + $all_slots held = 64)" \
@@ -116,64 +99,46 @@ tap_check "capacity: the system class's $sys_slots HIGH slot(s) are not free ($f
 # of the qdisc, whatever it does with them).
 WIN=10
 # vh_rx T: bytes tenant T's veth has received from its namespace
-vh_rx() { local b; read -r b <"/sys/class/net/vh-$1/statistics/rx_bytes" 2>/dev/null && echo "$b" || echo 0; }
+vh_rx() { cat "/sys/class/net/vh-$1/statistics/rx_bytes" 2>/dev/null || echo 0; }
 # host_acked: bytes the receiver acknowledged on the host's data connection
 host_acked() {
-	local l m=
-	# the largest bytes_acked of ss's lines, parsed in bash (four
-	# filters before)
-	while IFS= read -r l; do
-		while [[ $l =~ bytes_acked:([0-9]+)(.*) ]]; do
-			[ -n "$m" ] && [ "${BASH_REMATCH[1]}" -le "$m" ] || m=${BASH_REMATCH[1]}
-			l=${BASH_REMATCH[2]}
-		done
-	done < <(ss -Htin state established '( dport = :5301 )')
-	[ -z "$m" ] || echo "$m"
+	ss -Htin state established '( dport = :5301 )' |
+		grep -o 'bytes_acked:[0-9]*' | cut -d: -f2 | sort -n | tail -n1
 }
 host_flow() {
-	local p=$1 da0 db0 b0 b1 n0 n1 a0 a1 t0 t1 hp ra0 rb0 ra1 rb1 v0 v1 oa ob
+	local p=$1 da0 db0 b0 b1 n0 n1 a0 a1 t0 t1 hp ra0 rb0 ra1 rb1 v0 v1
 	iperf3 -c $NET_RX_ADDR -p 5301 -t 90 >/dev/null 2>&1 &
 	hp=$!
 	# the control and the data connection established
-	local est
 	for _ in $(seq 50); do
-		mapfile -t est < <(ss -Htn state established '( dport = :5301 )')
-		[ "${#est[@]}" -ge 2 ] && break
-		nap 0.1
+		[ "$(ss -Htn state established '( dport = :5301 )' | wc -l)" -ge 2 ] && break
+		sleep 0.1
 	done
-	cls_read
-	da0=${CD[$CRA]-} db0=${CD[$CRB]-}
+	da0=$(class_drops "$CRA") db0=$(class_drops "$CRB")
 	ip netns exec arbt-ra iperf3 -c $NET_RX_ADDR -p 5302 -u -b 20M -l 1400 -t 90 >"$tmp/ra.$p" 2>&1 &
 	ip3_pids+=" $!"
 	ip netns exec arbt-rb iperf3 -c $NET_RX_ADDR -p 5303 -u -b 20M -l 1400 -t 90 >"$tmp/rb.$p" 2>&1 &
 	ip3_pids+=" $!"
-	# one dump per poll for both classes
 	for _ in $(seq 100); do
-		cls_read
-		[ "${CD[$CRA]-}" -gt "${da0:-0}" ] && [ "${CD[$CRB]-}" -gt "${db0:-0}" ] && break
-		nap 0.1
+		[ "$(class_drops "$CRA")" -gt "${da0:-0}" ] && [ "$(class_drops "$CRB")" -gt "${db0:-0}" ] && break
+		sleep 0.1
 	done
-	da0=${CD[$CRA]-} db0=${CD[$CRB]-}
-	a0=$(host_acked)
-	cls_read
-	b0=${CB[1:ff]-} n0=$(unclassified)
+	da0=$(class_drops "$CRA") db0=$(class_drops "$CRB")
+	a0=$(host_acked) b0=$(class_bytes 1:ff) n0=$(unclassified)
 	ra0=$(vh_rx ra) rb0=$(vh_rx rb) v0=${EPOCHREALTIME/,/.}
 	t0=$(date +%s.%N)
 	sleep $WIN
 	ra1=$(vh_rx ra) rb1=$(vh_rx rb) v1=${EPOCHREALTIME/,/.}
-	a1=$(host_acked)
-	cls_read
-	b1=${CB[1:ff]-} n1=$(unclassified)
+	a1=$(host_acked) b1=$(class_bytes 1:ff) n1=$(unclassified)
 	t1=$(date +%s.%N)
-	DROPS="$((${CD[$CRA]-} - ${da0:-0})) $((${CD[$CRB]-} - ${db0:-0}))"
+	DROPS="$(($(class_drops "$CRA") - ${da0:-0})) $(($(class_drops "$CRB") - ${db0:-0}))"
 	kill $ip3_pids $hp 2>/dev/null
 	wait $ip3_pids $hp 2>/dev/null
 	ip3_pids=
 	ELAPSED=$(fcalc "$t1 - $t0") HOSTACK0=${a0:-}
 	HOSTB=$((${b1:-0} - ${b0:-0})) UNCL=$((${n1:-0} - ${n0:-0}))
 	HOSTBPS=$(fcalc "(${a1:-0} - ${a0:-0}) * 8 / $ELAPSED")
-	oa=$(fcalc "(${ra1:-0} - ${ra0:-0}) * 8 / ($v1 - $v0)") ob=$(fcalc "(${rb1:-0} - ${rb0:-0}) * 8 / ($v1 - $v0)")
-	OFFERED="${oa%%.*} ${ob%%.*}"
+	OFFERED="$(fcalc "(${ra1:-0} - ${ra0:-0}) * 8 / ($v1 - $v0)" | sed 's/\..*//') $(fcalc "(${rb1:-0} - ${rb0:-0}) * 8 / ($v1 - $v0)" | sed 's/\..*//')"
 	diag "window of $ELAPSED s: the host's TCP goodput $HOSTBPS bit/s ($((${a1:-0} - ${a0:-0})) B acknowledged, ${a0:-none} before); system class sent $HOSTB B, the unclassified queue $UNCL packets; ra, rb offered $OFFERED bit/s at their veths and their classes dropped $DROPS; floods: $(grep -h -m1 -iE 'error|refused' "$tmp/ra.$p" "$tmp/rb.$p" | tr '\n' ' ')"
 }
 # flooded: each flood offered at least half the qdisc's 10 Mbit/s at its
