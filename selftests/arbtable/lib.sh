@@ -8,6 +8,10 @@
 # tap_check, and ends with tap_end.  Run alone it prints its own TAP
 # header and plan; under run_all.sh (ARBT_RUNNER=1) the runner numbers the
 # results of every file into one TAP stream.
+#
+# Under TCG a process start costs 55-100 ms (a line of `tc -batch`
+# 2.5 ms): helpers read files and parse output with bash builtins, and
+# many tc commands go through one `tc -batch`, which names the failed line.
 
 ARBT_DIR=${ARBT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 ARBT_ROOT=${ARBT_ROOT:-$(cd "$ARBT_DIR/../.." && pwd)}
@@ -70,6 +74,7 @@ tap_end() {
 	if [ -z "${ARBT_RUNNER:-}" ] && [ -n "${_tap_kseq:-}" ]; then
 		tap_check "$(basename "$0"): kernel log clean while it ran" klog_clean "$_tap_kseq"
 	fi
+	[ -z "$_run_dir" ] || rm -rf "$_run_dir"
 	diag "$(basename "$0"): done in ${SECONDS} s"
 	[ -n "${ARBT_RUNNER:-}" ] || echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]
@@ -77,6 +82,14 @@ tap_end() {
 
 # ---------------------------------------------------------------- helpers
 now() { date +%s.%N; }
+# nap SECONDS: sleep without a process (a poll's sleep was one start per
+# round): a read that times out on a pipe nothing writes to
+_nap_fd=
+nap() {
+	[ -n "$_nap_fd" ] || exec {_nap_fd}<> <(:)
+	read -r -t "$1" -u "$_nap_fd" _
+	return 0
+}
 # fcmp EXPR: awk boolean on floats, e.g. fcmp "1.2 < 3"
 fcmp() { awk "BEGIN { exit !($*) }"; }
 fcalc() { awk "BEGIN { printf \"%.6f\", $* }"; }
@@ -88,7 +101,8 @@ extack_fmt() { kver_ge 6 2; }
 # kver_ge MAJOR MINOR: the running kernel is MAJOR.MINOR or newer
 kver_ge() {
 	local maj min
-	IFS=. read -r maj min _ <<<"$(uname -r)"
+	# the release as uname -r prints it, without its process
+	IFS=. read -r maj min _ </proc/sys/kernel/osrelease
 	[ "$maj" -gt "$1" ] || { [ "$maj" = "$1" ] && [ "${min%%[!0-9]*}" -ge "$2" ]; }
 }
 # ext FORMATTED CONSTANT: what to expect in an extack message on this kernel
@@ -100,15 +114,35 @@ ext() {
 # the same without numbers), as tc prints it
 ARB_REFUSAL_RE='^Error: (needs |rate ([^ ]+ )?above the guaranteed high-table rate|latency ([^ ]+ )?below the best possible bound|share ([0-9]+ )?cannot be spread)'
 
-# run CMD...: run, capture stdout/stderr/rc into RUN_OUT RUN_ERR RUN_RC
+# run CMD...: run, capture stdout/stderr/rc into RUN_OUT RUN_ERR RUN_RC.
+# stderr goes through one file per shell in a directory made once (tap_end
+# removes it) and is read back with a builtin: mktemp, cat and rm per call
+# were three process starts (55-100 ms each under TCG) around every tc.
+_run_dir=
 run() {
 	local e
-	e=$(mktemp)
+	[ -n "$_run_dir" ] || _run_dir=$(mktemp -d) || return
+	e=$_run_dir/err.$BASHPID
 	RUN_OUT=$("$@" 2>"$e")
 	RUN_RC=$?
-	RUN_ERR=$(cat "$e")
-	rm -f "$e"
+	RUN_ERR=
+	IFS= read -r -d '' RUN_ERR <"$e"
+	# as $(cat) did: no trailing newlines
+	while [[ $RUN_ERR == *$'\n' ]]; do RUN_ERR=${RUN_ERR%$'\n'}; done
 	return $RUN_RC
+}
+# lines_match [-p PREFIX] ERE TEXT: a line of TEXT (starting with PREFIX)
+# matches ERE, case-insensitively (grep -qiE without a process)
+lines_match() {
+	local pfx='' l nc=0 rc=1
+	[ "$1" = -p ] && { pfx=$2; shift 2; }
+	shopt -q nocasematch && nc=1
+	shopt -s nocasematch
+	while IFS= read -r l; do
+		[[ $l == "$pfx"* && $l =~ $1 ]] && { rc=0; break; }
+	done <<<"$2"
+	[ $nc = 1 ] || shopt -u nocasematch
+	return $rc
 }
 
 # need_arbtable: module loaded and tc plugin found; diag why not.
@@ -200,7 +234,14 @@ _pg_pid=
 pg_cmd() { # file cmd: pktgen wants one command per write
 	echo "$2" >"$1" || { diag "pktgen: '$2' > $1 failed"; return 1; }
 	if [ -r "$1" ] && [ "${1#"$PG"/kpktgend}" = "$1" ] && [ "$1" != "$PG/pgctrl" ]; then
-		grep -q '^Result: OK' "$1" || { diag "pktgen: '$2' > $1: $(grep '^Result' "$1")"; return 1; }
+		# its "Result:" line, read without a grep (a process per command)
+		local l res=
+		while IFS= read -r l; do
+			[[ $l == "Result: OK"* ]] && return 0
+			[[ $l == Result* ]] && res+="${res:+$'\n'}$l"
+		done <"$1"
+		diag "pktgen: '$2' > $1: $res"
+		return 1
 	fi
 }
 pg_reset() {
@@ -267,13 +308,30 @@ cls_stats() {
 	cur != "" && $1 == "backlog" { bb[cur] = sz($2); bp[cur] = $3 + 0 }
 	END { for (i = 1; i <= n; i++) { c = order[i]; printf "%s %s %s %s %d %d\n", c, sb[c], sp[c], dr[c], bb[c], bp[c] } }'
 }
-# qd_stats DEV HANDLE: "sent_bytes sent_pkts dropped backlog_bytes qlen" of qdisc HANDLE
+# qd_stats DEV HANDLE: "sent_bytes sent_pkts dropped backlog_bytes qlen" of
+# qdisc HANDLE, parsed in bash: drained polls it, and an awk per poll was
+# a process start (a size tc prints other than "123b", "14Kb", "2Mb",
+# "1Gb" still goes through _awk_size)
 qd_stats() {
-	tc -s qdisc show dev "$1" | awk -v h="$2" "$_awk_size"'
-	$1 == "qdisc" { cur = ($3 == h); next }
-	cur && $1 == "Sent" { sb = $2; sp = $4; d = $7; sub(/,/, "", d); dr = d }
-	cur && $1 == "backlog" { bb = sz($2); bp = $3 + 0 }
-	END { printf "%s %s %s %d %d\n", sb, sp, dr, bb, bp }'
+	local a cur=0 sb='' sp='' dr='' bb=0 bp=0
+	while read -r -a a; do
+		case ${a[0]-} in
+		qdisc) [ "${a[2]-}" = "$2" ] && cur=1 || cur=0 ;;
+		Sent) [ $cur = 0 ] || { sb=${a[1]-} sp=${a[3]-} dr=${a[6]-}; dr=${dr/,/}; } ;;
+		backlog)
+			[ $cur = 0 ] && continue
+			if [[ ${a[1]-} =~ ^([0-9]+)(b|Kb|Mb|Gb)$ ]]; then
+				case ${BASH_REMATCH[2]} in
+				b) bb=1 ;; Kb) bb=1024 ;; Mb) bb=1048576 ;; Gb) bb=1073741824 ;;
+				esac
+				bb=$((10#${BASH_REMATCH[1]} * bb))
+			else
+				bb=$(awk "$_awk_size"' BEGIN { printf "%d", sz(ARGV[1]) }' "${a[1]-}")
+			fi
+			[[ ${a[2]-} =~ ^[0-9]+ ]] && bp=$((10#${BASH_REMATCH[0]})) || bp=0 ;;
+		esac
+	done < <(tc -s qdisc show dev "$1")
+	printf '%s %s %s %d %d\n' "$sb" "$sp" "$dr" "$bb" "$bp"
 }
 
 # dev_tx DEV: the device's transmitted bytes into REPLY, read with a shell
@@ -285,13 +343,17 @@ dev_tx() { read -r REPLY <"/sys/class/net/$1/statistics/tx_bytes" 2>/dev/null ||
 # counters: the load it offered, upstream of the qdisc) and the class its
 # skb_priority names
 pg_offered() {
-	local f
+	local f fs=()
 	for f in "$PG/$1"@*; do
-		[ -r "$f" ] || continue
-		awk '$1 == "Params:" { size = $5 } $1 == "skb_priority:" { p = $2 }
-		$1 == "pkts-sofar:" { n = $2 + $4 }
-		END { printf "P %x:%x %.0f\n", int(p / 65536), p % 65536, n * size }' "$f"
+		[ -r "$f" ] && fs+=("$f")
 	done
+	[ ${#fs[@]} -gt 0 ] || return 0
+	# one awk for all producers: a line per file
+	awk 'function out() { printf "P %x:%x %.0f\n", int(p / 65536), p % 65536, n * size; size = p = n = 0 }
+	FNR == 1 && NR > 1 { out() }
+	$1 == "Params:" { size = $5 } $1 == "skb_priority:" { p = $2 }
+	$1 == "pkts-sofar:" { n = $2 + $4 }
+	END { out() }' "${fs[@]}"
 }
 
 # snap DEV KIND FILE: class snapshot with the device's byte counter and
@@ -383,18 +445,27 @@ in_trace_stop() {
 # longer than GAP (less GAP each: what a bucket of GAP s makes up); busy,
 # the rest's fraction.  A trace that lost events counts as busy 1.
 in_busy() {
-	grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "$1" || { echo "G 1 0"; return; }
+	# the header's check in the same awk (it was a grep before)
 	awk -v b="$2" '
 	function ts(  i) { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) return $i + 0 }
+	/entries-in-buffer\/entries-written: / { s = $0; sub(/.*entries-in-buffer\/entries-written: /, "", s)
+		if (match(s, /^[0-9]*\/[0-9]* /)) { split(substr(s, 1, RLENGTH - 1), e, "/"); if (e[1] "" == e[2] "") whole = 1 } }
 	/tracing_mark_write: WSTART/ { t0 = last = ts(); on = 1; next }
 	/tracing_mark_write: WEND/ { t = ts(); if (t - last > b) idle += t - last - b; span = t - t0; exit }
 	on && /net_dev_queue:/ { t = ts(); if (t - last > b) idle += t - last - b; last = t }
-	END { printf "G %.4f %.3f\n", (span > 0 ? 1 - idle / span : 1), idle }' "$1"
+	END { if (!whole) { print "G 1 0"; exit } printf "G %.4f %.3f\n", (span > 0 ? 1 - idle / span : 1), idle }' "$1"
 }
-m_busy() { awk '$1 == "G" { b = $2 } END { print (b == "" ? 1 : b) }' "$1"; }
-m_elapsed() { awk '$1 == "T" { print $2 }' "$1"; }
-m_wall() { awk '$1 == "W" { print $2 }' "$1"; }
-m_field() { awk -v c="$2" -v f="$3" '$1 == c { print $f }' "$1"; }  # file id col
+# the accessors read measure's small file with builtins (an awk each was
+# a process start per value)
+m_busy() { local b; b=$(m_field "$1" G 2); b=${b##*$'\n'}; echo "${b:-1}"; }
+m_elapsed() { m_field "$1" T 2; }
+m_wall() { m_field "$1" W 2; }
+m_field() { # file id col: col of every line whose first word is id
+	local a
+	while read -r -a a; do
+		[ "${a[0]-}" = "$2" ] && echo "${a[$3 - 1]-}"
+	done <"$1"
+}
 # m_offered FILE [ID]: bit/s the pktgen producers feeding class ID (all of
 # them without ID) offered in the window, by their own counters; empty
 # when no producer was recorded
@@ -492,7 +563,7 @@ drained() {
 		s=$(qd_stats "$1" "$2")
 		read -r _ _ _ bb bp <<<"$s"
 		if [ "$bb" = 0 ] && [ "$bp" = 0 ]; then return 0; fi
-		sleep 0.1
+		nap 0.1
 	done
 	diag "qdisc $2 not drained after $4 s: $s"
 	return 1
@@ -544,23 +615,33 @@ arb_traffic() {
 }
 # qdisc/class configuration as tc prints it (for "unchanged" checks)
 arb_state() {
-	tc -d qdisc show dev $DEV
-	tc -d class show dev $DEV
+	printf 'qdisc show dev %s\nclass show dev %s\n' $DEV $DEV | tc -d -force -batch -
 }
 # arb_qdisc_line: the root arbtable's options as one line, without the
 # "qdisc arbtable 1: root refcnt N" prefix
 arb_qdisc_opts() {
-	tc qdisc show dev $DEV | awk '
-		$1 == "qdisc" { on = ($2 == "arbtable" && $3 == "1:") }
-		on { printf "%s ", $0 }' |
-		sed -E 's/^qdisc arbtable 1: root (refcnt [0-9]+ )?//; s/[[:space:]]+/ /g; s/ $//'
+	_arb_opts "$(tc qdisc show dev $DEV)" qdisc 'arbtable 1:' \
+		'^qdisc arbtable 1: root (refcnt [0-9]+ )?'
 }
 # arb_class_opts MINOR: the class's options without "class arbtable 1:M root|parent X leaf H:"
 arb_class_opts() {
-	tc class show dev $DEV classid 1:$1 | awk '
-		$1 == "class" { on = ($2 == "arbtable") }
-		on { printf "%s ", $0 }' |
-		sed -E 's/^class arbtable [0-9a-f]+:[0-9a-f]+ (root |parent [0-9a-f]*:[0-9a-f]* )?(leaf [0-9a-f]+: )?//; s/[[:space:]]+/ /g; s/ $//'
+	_arb_opts "$(tc class show dev $DEV classid 1:$1)" class 'arbtable' \
+		'^class arbtable [0-9a-f]+:[0-9a-f]+ (root |parent [0-9a-f]*:[0-9a-f]* )?(leaf [0-9a-f]+: )?'
+}
+# _arb_opts TEXT KIND WORDS PREFIX: TEXT's lines from each "KIND WORDS"
+# line to the next KIND line, joined, PREFIX (an ERE) removed, blanks
+# squeezed (in bash: an awk and a sed per call were two process starts)
+_arb_opts() {
+	local l on=0 s='' w
+	while IFS= read -r l; do
+		if [[ $l == "$2 "* || $l == "$2" ]]; then
+			[[ $l == "$2 $3 "* || $l == "$2 $3" ]] && on=1 || on=0
+		fi
+		[ $on = 0 ] || s+="$l "
+	done <<<"$1"
+	[[ $s =~ $4 ]] && s=${s:${#BASH_REMATCH[0]}}
+	read -r -a w <<<"$s"
+	echo "${w[*]}"
 }
 # traffic_checks_after_stop: drained, class sums equal the qdisc's
 arb_after_stop() { # desc-prefix
@@ -583,16 +664,16 @@ bad() {
 	elif [ "$re" = "-" ]; then
 		:
 	elif [ "$re" = "EEXIST" ]; then
-		grep -qiE 'Error: |File exists' <<<"$RUN_ERR" || why="no extack/EEXIST message"
+		lines_match 'Error: |File exists' "$RUN_ERR" || why="no extack/EEXIST message"
 	elif [ "${re#tc:}" != "$re" ]; then
-		if grep -qE '^Error: ' <<<"$RUN_ERR"; then
+		if [[ $'\n'$RUN_ERR == *$'\nError: '* ]]; then
 			why="reached the kernel (want tc's own refusal matching /${re#tc:}/)"
-		elif ! grep -qiE "${re#tc:}" <<<"$RUN_ERR"; then
+		elif ! lines_match "${re#tc:}" "$RUN_ERR"; then
 			why="tc's refusal does not match /${re#tc:}/"
 		fi
-	elif ! grep -qE '^Error: ' <<<"$RUN_ERR"; then
+	elif [[ $'\n'$RUN_ERR != *$'\nError: '* ]]; then
 		why="no extack message (want 'Error: ...' matching /$re/)"
-	elif ! grep -E '^Error: ' <<<"$RUN_ERR" | grep -qiE "$re"; then
+	elif ! lines_match -p 'Error: ' "$re" "$RUN_ERR"; then
 		why="extack does not match /$re/"
 	fi
 	if [ "$before" != "$after" ]; then
@@ -600,7 +681,7 @@ bad() {
 		diag "before:"; diag "$before"; diag "after:"; diag "$after"
 	fi
 	if [ -z "$why" ]; then
-		tap_ok "bad input: $desc (rejected: $(head -n1 <<<"$RUN_ERR"))"
+		tap_ok "bad input: $desc (rejected: ${RUN_ERR%%$'\n'*})"
 	else
 		diag "command: $*"
 		diag "exit $RUN_RC, stderr: ${RUN_ERR:-<empty>}"

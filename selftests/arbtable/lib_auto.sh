@@ -21,8 +21,11 @@ _awk_t2ns='function t2ns(s,  n, u) { n = s + 0; u = s; sub(/^[0-9.eE+-]+/, "", u
 #  1 id  2 hcount  3 hlist  4 hweight  5 lcount  6 llist  7 lweight
 #  8 distance  9 gbound_ns  10 cbound_ns  11 max_hol_ns  12 sent_bytes
 #  13 backlog_pkts
-auto_cls() {
-	tc -s class show dev "${1:-$DEV}" | awk "$_awk_t2ns"'
+auto_cls() { tc -s class show dev "${1:-$DEV}" | awk "$_awk_auto_cls"; }
+# its parser; qdisc lines before the first class are ignored (auto_layout
+# feeds it a dump of both)
+# shellcheck disable=SC2016 # awk's $1
+_awk_auto_cls=$_awk_t2ns'
 	$1 == "class" && $2 == "arbtable" { c = $3; ids[++n] = c; d[c] = 0; gb[c] = 0; cb[c] = 0; hol[c] = 0
 		hc[c] = 0; hl[c] = "-"; hw[c] = 0; lc[c] = 0; ll[c] = "-"; lw[c] = 0; next }
 	$1 == "Sent" { sb[c] = $2 }
@@ -34,19 +37,38 @@ auto_cls() {
 		if ($i == "current") cb[c] = t2ns($(i + 1)); if ($i == "max_hol_wait") hol[c] = t2ns($(i + 1)) } }
 	END { for (i = 1; i <= n; i++) { c = ids[i]
 		printf "%s %d %s %d %d %s %d %d %.0f %.0f %.0f %s %d\n", c, hc[c], hl[c], hw[c], lc[c], ll[c], lw[c], d[c], gb[c], cb[c], hol[c], sb[c], bp[c] } }'
+# acl_field ID COLUMN: one column of auto_cls for class ID
+acl_field() {
+	local a
+	while read -r -a a; do
+		[ "${a[0]}" = "$1" ] && echo "${a[$2 - 1]}"
+	done < <(auto_cls)
 }
-acl_field() { auto_cls | awk -v c="$1" -v f="$2" '$1 == c { print $f }'; }
-# occupancy "U V" (HIGH, LOW slots in use) from the qdisc xstats
-auto_occ() { tc -s qdisc show dev "${1:-$DEV}" | sed -nE 's/.*occupancy: high ([0-9]+)\/64 low ([0-9]+)\/64.*/\1 \2/p'; }
-auto_swaps() { tc -s qdisc show dev "${1:-$DEV}" | sed -nE 's/.* swaps ([0-9]+).*/\1/p'; }
+# occupancy "U V" (HIGH, LOW slots in use) from the qdisc xstats (parsed
+# with bash's regex: a sed per call was a process start)
+auto_occ() {
+	local o
+	o=$(tc -s qdisc show dev "${1:-$DEV}")
+	[[ $o =~ occupancy:\ high\ ([0-9]+)/64\ low\ ([0-9]+)/64 ]] &&
+		echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+}
+auto_swaps() {
+	local o
+	o=$(tc -s qdisc show dev "${1:-$DEV}")
+	[[ $o =~ \ swaps\ ([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
+}
 # auto_layout [DEV]: every class's slots are 64/d slots exactly d apart
 # (cyclically) for its effective distance d, a power of two; no slot has
 # two owners; the occupancy in the qdisc xstats equals the slots the
 # classes hold.  Prints what is wrong; sets FREE_HIGH to the free HIGH
 # slots (comma list, "-" when none).
 auto_layout() {
-	local out rc
-	out=$(auto_cls "${1:-$DEV}" | awk -v occ="$(auto_occ "${1:-$DEV}")" '
+	local d=${1:-$DEV} dump occ='' out rc l
+	# one tc for the qdisc's occupancy and the classes (auto_occ, auto_cls)
+	dump=$(printf 'qdisc show dev %s\nclass show dev %s\n' "$d" "$d" | tc -s -batch -)
+	[[ $dump =~ occupancy:\ high\ ([0-9]+)/64\ low\ ([0-9]+)/64 ]] &&
+		occ="${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+	out=$(awk "$_awk_auto_cls" <<<"$dump" | awk -v occ="$occ" '
 	function chk(c, tbl, cnt, list, d,   k, s, i, gap) {
 		if (cnt == 0) return
 		if (d != 1 && d != 2 && d != 4 && d != 8 && d != 16 && d != 32 && d != 64) { printf "# %s: distance %d not a power of two 1..64\n", c, d; bad = 1; return }
@@ -64,8 +86,10 @@ auto_layout() {
 		f = ""; for (i = 0; i < 64; i++) if (!(("high", i) in own)) f = f (f == "" ? "" : ",") i
 		print "FREE " (f == "" ? "-" : f); exit bad }')
 	rc=$?
-	FREE_HIGH=$(awk '$1 == "FREE" { print $2 }' <<<"$out")
-	grep -v '^FREE' <<<"$out"
+	FREE_HIGH=
+	while IFS= read -r l; do
+		if [[ $l == FREE\ * ]]; then FREE_HIGH=${l#FREE }; else printf '%s\n' "$l"; fi
+	done <<<"$out"
 	return $rc
 }
 # pg_add_on DEV THREAD TAG SIZE PRIO PPS: like lib.sh's pg_add, but any

@@ -20,9 +20,11 @@ have_arbtable || { tap_fail "auto admit: module and plugin present"; tap_end; ex
 # ------------------------------------------------------- local helpers
 # configuration as tc shows it, counters (Sent/backlog lines) removed
 auto_state() {
-	local d=${1:-$DEV}
-	printf 'qdisc show dev %s\nclass show dev %s\n' "$d" "$d" | tc -s -d -batch - |
-		grep -vE '^ *(Sent|backlog|rate [0-9.]+[KMG]?bit [0-9]+pps)'
+	local d=${1:-$DEV} l
+	# filtered in bash, not by a grep: two states per rejection
+	while IFS= read -r l; do
+		[[ $l =~ ^\ *(Sent|backlog|rate\ [0-9.]+[KMG]?bit\ [0-9]+pps) ]] || printf '%s\n' "$l"
+	done < <(printf 'qdisc show dev %s\nclass show dev %s\n' "$d" "$d" | tc -s -d -batch -)
 }
 # rejects DESC SUBSTRING CMD...: CMD fails, stderr has SUBSTRING, state unchanged
 rejects() {

@@ -67,7 +67,10 @@ back_opts=("10 rate 2mbit distance 4" "10 rate 1500kbit distance 8"
 nops=0 nfail=0 nrej=0 nbad=0 nlayout=0 nback=0 nbatch=0
 t0=$SECONDS
 while ((nops < NOPS)); do
-	have=" $(tc class show dev $DEV | awk '$1 == "class" { sub(/^1:/, "", $3); printf "%s ", $3 }')"
+	have=" "
+	while read -r w1 _ w3 _; do
+		[ "$w1" = class ] && have+="${w3#1:} "
+	done < <(tc class show dev $DEV)
 	: >"$tmp/batch"
 	# 12 distinct churn classes, then 2 distinct backlogged classes
 	o=$((RANDOM % 16)) st=$((2 * (RANDOM % 4) + 1))	# step odd: 12 distinct
@@ -86,14 +89,24 @@ while ((nops < NOPS)); do
 		set -- ${back_opts[2 * b + RANDOM % 2]}
 		echo "class change dev $DEV classid 1:$1 arbtable ${*:2}"
 	done >>"$tmp/batch"
-	n=$(wc -l <"$tmp/batch")
+	mapfile -t lines <"$tmp/batch"
+	n=${#lines[@]}
 	tc -force -batch "$tmp/batch" 2>"$tmp/err" >/dev/null
 	nbatch=$((nbatch + 1))
-	f=$(grep -c '^Command failed' "$tmp/err")
-	r=$(grep -cE "$ARB_REFUSAL_RE" "$tmp/err")
-	o=$(grep -v '^Command failed' "$tmp/err" | grep -vcE "$ARB_REFUSAL_RE")
-	# failed backlogged-class changes: line numbers n-1 and n
-	fb=$(grep -cE "^Command failed [^:]*:($((n - 1))|$n)\$" "$tmp/err")
+	# tc's stderr counted in bash (five greps per batch before): f
+	# failed commands, r admission rejections, o other lines, fb failed
+	# backlogged-class changes (line numbers n-1 and n)
+	f=0 r=0 o=0 fb=0
+	while IFS= read -r l || [ -n "$l" ]; do
+		if [[ $l == "Command failed"* ]]; then
+			f=$((f + 1))
+			[[ $l =~ ^Command\ failed\ [^:]*:($((n - 1))|$n)$ ]] && fb=$((fb + 1))
+		elif [[ $l =~ $ARB_REFUSAL_RE ]]; then
+			r=$((r + 1))
+		else
+			o=$((o + 1))
+		fi
+	done <"$tmp/err"
 	nops=$((nops + n)) nfail=$((nfail + f)) nrej=$((nrej + r)) nback=$((nback + 2 - fb))
 	if [ "$o" != 0 ] || [ "$f" != "$r" ]; then
 		nbad=$((nbad + 1))
@@ -117,11 +130,13 @@ tap_check "churn: backlogged classes' rate/distance changed under traffic ($nbac
 tap_check "churn: layout exact (d apart, no slot shared, occupancy) at every check" \
 	eval '[ "$nlayout" = 0 ] && auto_layout'
 flowing() {
-	local c bad=0 b0 b1 bl
+	local c bad=0 b0 b1 bl id b p
+	local -A s0 s1 q1
+	# the two snapshots read with builtins (three awks per class before)
+	while read -r id b _; do s0[$id]=$b; done <"$tmp/s0"
+	while read -r id b _ _ _ p; do s1[$id]=$b q1[$id]=$p; done <"$tmp/s1"
 	for c in $BACK; do
-		b0=$(awk -v c="1:$c" '$1 == c { print $2 }' "$tmp/s0")
-		b1=$(awk -v c="1:$c" '$1 == c { print $2 }' "$tmp/s1")
-		bl=$(awk -v c="1:$c" '$1 == c { print $6 }' "$tmp/s1")
+		b0=${s0[1:$c]-} b1=${s1[1:$c]-} bl=${q1[1:$c]-}
 		diag "1:$c sent $((b1 - b0)) bytes during churn, backlog ${bl}p at the end"
 		[ "$b1" -gt "$b0" ] && [ "$bl" -gt 0 ] || bad=1
 	done

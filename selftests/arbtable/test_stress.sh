@@ -106,9 +106,15 @@ batch() {
 # every add and change fits, so every command must succeed.
 auto_setup() {
 	auto_dev $DEV 300 || return 1
-	run tc qdisc add dev $DEV root handle 1: arbtable rate 10mbit || { diag "$RUN_ERR"; return 1; }
-	arb_class 10 rate 2mbit latency 50ms && arb_class 11 rate 1mbit distance 8 &&
-		arb_class 13 rate 500kbit distance 16 && arb_class 30 share 10 || return 1
+	# one tc for the qdisc and its classes (tc -batch stops at the first
+	# failure and names its line)
+	run tc -batch - <<-EOF || { diag "$RUN_ERR"; return 1; }
+		qdisc add dev $DEV root handle 1: arbtable rate 10mbit
+		class add dev $DEV parent 1: classid 1:10 arbtable rate 2mbit latency 50ms
+		class add dev $DEV parent 1: classid 1:11 arbtable rate 1mbit distance 8
+		class add dev $DEV parent 1: classid 1:13 arbtable rate 500kbit distance 16
+		class add dev $DEV parent 1: classid 1:30 arbtable share 10
+	EOF
 	auto_traffic "10:1500:600 11:1000:400 13:600:300 30:800:150 100:700:300"
 }
 if auto_setup; then
@@ -144,10 +150,13 @@ phase_time "auto churn"
 # ------------------------------------------------------- 2. manual churn
 man_setup() {
 	auto_dev $DEV 300 || return 1
-	run tc qdisc add dev $DEV root handle 1: arbtable manual rate 10mbit || { diag "$RUN_ERR"; return 1; }
-	local m
-	for m in 10 11 12; do arb_class $m || return 1; done
-	arb_change high 10:20,11:30,12:40 low 12:4 || return 1
+	run tc -batch - <<-EOF || { diag "$RUN_ERR"; return 1; }
+		qdisc add dev $DEV root handle 1: arbtable manual rate 10mbit
+		class add dev $DEV parent 1: classid 1:10 arbtable
+		class add dev $DEV parent 1: classid 1:11 arbtable
+		class add dev $DEV parent 1: classid 1:12 arbtable
+		qdisc change dev $DEV root handle 1: arbtable high 10:20,11:30,12:40 low 12:4
+	EOF
 	auto_traffic "10:1500:500 11:1000:500 12:700:500 20:600:300"
 }
 if man_setup; then
