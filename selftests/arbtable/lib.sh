@@ -558,11 +558,14 @@ rate_check() {
 
 # drained DEV HANDLE KIND TIMEOUT: wait until qdisc backlog and qlen are 0
 drained() {
-	local i s
-	for ((i = 0; i < $4 * 10; i++)); do
+	local s end=$((SECONDS + $4 + 1))
+	# a deadline in seconds, not a count of tries: a tc run takes up to
+	# 0.4 s under TCG, and 10 tries a second made a 60 s wait last 600 s
+	while :; do
 		s=$(qd_stats "$1" "$2")
 		read -r _ _ _ bb bp <<<"$s"
 		if [ "$bb" = 0 ] && [ "$bp" = 0 ]; then return 0; fi
+		[ $SECONDS -lt $end ] || break
 		nap 0.1
 	done
 	diag "qdisc $2 not drained after $4 s: $s"
