@@ -1175,7 +1175,7 @@ pod_cid() { pod_claim_status "$1" 2>/dev/null | jq -r '.classID // empty'; }
 
 # khas NIC CLASSID: the kernel has the class; kreleased: it has not
 khas() { [ -n "$2" ] && [ -n "$(kclass "$1" "$2")" ]; }
-kreleased() { [ -z "$(kclass "$1" "$2")" ]; }
+kreleased() { [ -n "$2" ] && [ "$2" != none ] && [ -z "$(kclass "$1" "$2")" ]; }
 
 # Crash and checkpoint recovery (issue 45), judged by the kernel: the
 # driver SIGKILLed right after it recorded a claim at Prepare (the
