@@ -79,18 +79,22 @@ net_nics() {
 
 # net_setup: sets NET (egress device), PEER, NET_KIND.  Two virtio-net
 # NICs on one QEMU hub when present; otherwise a veth pair (said so in
-# NET_KIND: the traffic then crosses no NIC driver).
+# NET_KIND: the traffic then crosses no NIC driver).  NET_QUEUES=N (N > 1)
+# takes a veth pair of N transmit and receive queues instead: a NIC on
+# QEMU's hub has one.
 net_setup() {
-	local nics
+	local nics nq=${NET_QUEUES:-1}
 	nics=$(net_nics)
+	[ "$nq" -gt 1 ] && nics=
 	set -- $nics
 	ip netns del $NET_RX 2>/dev/null
 	if [ $# -ge 2 ]; then
 		NET=$1 PEER=$2 NET_KIND="virtio-net ($1 -> $2 on one QEMU hub)"
 	else
 		ip link del arbt-n0 2>/dev/null
-		ip link add arbt-n0 type veth peer name arbt-n1 || return 1
+		ip link add arbt-n0 numtxqueues "$nq" numrxqueues "$nq" type veth peer name arbt-n1 numtxqueues "$nq" numrxqueues "$nq" || return 1
 		NET=arbt-n0 PEER=arbt-n1 NET_KIND="veth pair (no two virtio-net NICs: boot with vm.sh -n for the real driver)"
+		[ "$nq" -gt 1 ] && NET_KIND="veth pair of $nq queues each way"
 	fi
 	ip netns add $NET_RX || return 1
 	ip link set "$PEER" netns $NET_RX || return 1
@@ -186,8 +190,14 @@ except Exception as x:
 # each packet in bytes: if the class still held bytes after its previous
 # service j, all bytes dequeued since j began (j's own packet occupied
 # the link too); if it had gone empty, all bytes dequeued since the
-# enqueue that made it backlogged again.  Output per class
-#   id services max_wait_B wait_time_ns_of_longest bytes_of_longest empties final_queue_B win_bytes win_bytes_while_backlogged kernel_wait_ns_max bytes_of_kernel_max
+# enqueue that made it backlogged again.  A lockless qdisc's enqueue
+# event fires on the sending CPU after the ring took the packet, so the
+# dequeuer may serve it first: such a dequeue finds the class's queue
+# empty with no arrival; its wait is not known from the trace (counted as
+# unmeasured), and the late event settles the debt instead of making the
+# class backlogged (the locked mode has none: its events are ordered by
+# the qdisc lock).  Output per class
+#   id services max_wait_B wait_time_ns_of_longest bytes_of_longest empties final_queue_B win_bytes win_bytes_while_backlogged kernel_wait_ns_max bytes_of_kernel_max unmeasured
 # where the last two come from the dequeue events' wait= (the wait the
 # kernel measured for that packet; its max_hol_wait is the largest): the
 # largest, and the bytes other classes sent in that very wait (-1: none).
@@ -226,7 +236,7 @@ trace_analyze() {
 		c = $0; sub(/.* class=/, "", c); sub(/ .*/, "", c)
 		if (!(c in resv) && !(c in inpair)) next
 		l = $0; sub(/.* len=/, "", l); l += 0
-		if ((c in resv) && q[c] <= 0 && !(c in arr)) { arr[c] = tot; at[c] = ts }
+		if ((c in resv) && q[c] <= 0 && q[c] + l > 0 && !(c in arr)) { arr[c] = tot; at[c] = ts }
 		q[c] += l
 		next
 	}
@@ -242,7 +252,8 @@ trace_analyze() {
 		if (c in resv) {
 			w = -1
 			if (c in arr) { w = tot - arr[c]; wt0 = at[c]; emp[c]++; delete arr[c] }
-			else if (c in seen) { w = tot - mark[c] + pl[c]; wt0 = lt[c] }
+			else if ((c in seen) && q[c] > 0) { w = tot - mark[c] + pl[c]; wt0 = lt[c] }
+			else if (c in seen) nm[c]++
 			if (w > mw[c]) mw[c] = w
 			kw = $0
 			if (sub(/.* wait=/, "", kw) && kw + 0 > km[c]) { km[c] = kw + 0; kmb[c] = w }
@@ -257,7 +268,7 @@ trace_analyze() {
 		for (i = 0; i < 5; i++) hist = hist sprintf(" %s:%d/%d/%d", bn[i], hn[i], hb1[i], hb2[i])
 		printf "STRETCHES%s\n", hist
 		printf "ALIGNED %d %d\n", al[P1], al[P2]
-		for (c in resv) printf "%s %d %d %.0f %d %d %d %d %d %.0f %d\n", c, svc[c], mw[c], mt[c], mtb[c], emp[c], q[c], wb[c], wbk[c], km[c], (c in kmb ? kmb[c] : -1)
+		for (c in resv) printf "%s %d %d %.0f %d %d %d %d %d %.0f %d %d\n", c, svc[c], mw[c], mt[c], mtb[c], emp[c], q[c], wb[c], wbk[c], km[c], (c in kmb ? kmb[c] : -1), nm[c]
 		for (c in wb) printf "B %s %d\n", c, wb[c]
 		printf "BOTH %d %d\n", both[P1], both[P2]
 		printf "SPAN %.0f\nTOT %d\nMAXLEN %d\nEVENTS %d\n", we - ws, wt, maxlen, ne
