@@ -14,8 +14,9 @@
 #    class's (or the unclassified queue's); each class's ring holds what
 #    the locked mode's default pfifo would (the device's txqueuelen when
 #    the class was added);
-#  - class add, change and delete (one of them full of packets) while
-#    every CPU sends: each command succeeds, the traffic keeps flowing and
+#  - class add, change and delete (one of them full of packets), the
+#    device's mtu to 9000 and back, its link down and up, while every
+#    CPU sends: each command succeeds, the traffic keeps flowing and
 #    the qdisc drains to 0 packets and 0 bytes (a deleted class's ring
 #    leaves the per-CPU counts), every class to 0; then the qdisc is
 #    deleted with packets queued.
@@ -233,6 +234,38 @@ q=$(qd_stats $DEV 1:)
 read -r _ _ _ qbb qbp <<<"$q"
 tap_check "mq_lockless: the qdisc still counts packets queued after the churn (backlog ${qbb:-?}B ${qbp:-?}p)" \
 	eval '[ "${qbp:-0}" -gt 0 ]'
+# the device's mtu while every CPU sends: the qdisc's mtu follows to
+# jumbo and back (the configuration takes the dequeuer's run lock)
+qmtu() { tc -d qdisc show dev $DEV root | sed -nE 's/.* mtu ([0-9]+) .*/\1/p'; }
+ip link set $DEV mtu 9000 && m1=$(qmtu) && ip link set $DEV mtu 1500 && m2=$(qmtu)
+s2=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $2 }')
+sleep 1
+s3=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $2 }')
+tap_check "mq_lockless: mtu 9000 and back under traffic: the qdisc's mtu ${m1:-?} then ${m2:-?}, 1:10 still sending (${s2:-?} B, then ${s3:-?} B)" \
+	eval '[ "$m1" = 9014 ] && [ "$m2" = 1514 ] && [ -n "$s3" ] && [ "$s3" -gt "${s2:-0}" ]'
+# the link down under traffic resets the qdisc: every ring purged, the
+# per-CPU counts at 0; pktgen stops on a down device, so the producers
+# start again after the link comes up, and the classes send again
+ip link set $DEV down
+read -r _ _ _ qbb qbp <<<"$(qd_stats $DEV 1:)"
+cs=$(cls_stats $DEV arbtable | awk '{ b += $5; p += $6 } END { print b + 0, p + 0 }')
+ip link set $DEV up
+pg_stop
+tap_check "mq_lockless: the link down under traffic empties the qdisc (backlog ${qbb:-?}B ${qbp:-?}p) and every class (${cs:-?} B p)" \
+	eval '[ "$qbb" = 0 ] && [ "$qbp" = 0 ] && [ "$cs" = "0 0" ]'
+s2=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $2 }')
+producers <<EOF
+0 0x10010 1000 8
+1 0x10011 1000 4
+2 0x10012 600 2
+3 0x10013 1400 2
+EOF
+pg_start
+sleep 2
+s3=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $2 }')
+read -r _ _ _ qbb qbp <<<"$(qd_stats $DEV 1:)"
+tap_check "mq_lockless: after the link comes up every CPU's traffic queues and 1:10 sends again (${s2:-?} B, then ${s3:-?} B; backlog ${qbp:-?}p)" \
+	eval '[ -n "$s3" ] && [ "$s3" -gt "${s2:-0}" ] && [ "${qbp:-0}" -gt 0 ]'
 pg_stop
 tap_check "mq_lockless: drains to 0 packets and 0 bytes after the churn" \
 	ll_drained 60

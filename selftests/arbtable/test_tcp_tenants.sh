@@ -375,8 +375,10 @@ phase() {
 	if [ -s "$tmp/in.$k" ]; then
 		read -r _ busy idle < <(in_busy "$tmp/in.$k" "$bucket")
 		diag "$tag: the guest ran no sender for $idle s of the window (net_dev_queue gaps beyond the bucket $bucket s): busy $busy; the tenants offered $offered bit/s, the UDP flood $fl_off of its $fl_ask"
-	else
+	elif kver_ge 6 2; then
 		tap_fail "$tag: trace of the skbs handed to $NET (tracefs instance)"
+	else
+		diag "$tag: no trace of the skbs handed to $NET before 6.2 (lib.sh in_trace_start): busy 1, no stall excused"
 	fi
 	fcmp "${offered:-0} < $C" && gcause="the tenants offered only $offered bit/s at their veths (upstream of the qdisc), less than $C: the guest could not make the load"
 	fcmp "${fl_off:-0} < 0.9 * $fl_ask" && gcause="the UDP flood made only ${fl_off:-0} of its $fl_ask bit/s at its veth (upstream of the qdisc): the guest had not the CPU to make the load"
