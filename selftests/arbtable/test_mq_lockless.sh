@@ -147,12 +147,12 @@ producers() {
 		pg_add $DEV "$th" "$size" "$prio" "$mbit" || return 1
 	done
 }
-producers <<EOF
-0 0x10010 1000 8
+# FOUR: one producer per CPU into each of the four classes
+FOUR="0 0x10010 1000 8
 1 0x10011 1000 4
 2 0x10012 600 2
-3 0x10013 1400 2
-EOF
+3 0x10013 1400 2"
+producers <<<"$FOUR"
 pg_start
 measure $DEV arbtable 3 "$(win 8)" "$tmp/a"
 diag "$(m_table "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10")"
@@ -190,12 +190,7 @@ diag "shares, ring and drain checks done at $SECONDS s"
 read -r qd cd ud od <<<"$(ll_drops)"
 tap_check "mq_lockless: the rings' drops in the qdisc's: classes $cd + unclassified $ud + oversize $od = qdisc $qd" \
 	eval '[ "$cd" -gt 0 ] && [ "$qd" = $((cd + ud + od)) ]'
-producers <<EOF
-0 0x10010 1000 8
-1 0x10011 1000 4
-2 0x10012 600 2
-3 0x10013 1400 2
-EOF
+producers <<<"$FOUR"
 pg_start
 sleep 2
 
@@ -254,12 +249,7 @@ pg_stop
 tap_check "mq_lockless: the link down under traffic empties the qdisc (backlog ${qbb:-?}B ${qbp:-?}p) and every class (${cs:-?} B p)" \
 	eval '[ "$qbb" = 0 ] && [ "$qbp" = 0 ] && [ "$cs" = "0 0" ]'
 s2=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $2 }')
-producers <<EOF
-0 0x10010 1000 8
-1 0x10011 1000 4
-2 0x10012 600 2
-3 0x10013 1400 2
-EOF
+producers <<<"$FOUR"
 pg_start
 sleep 2
 s3=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $2 }')
