@@ -156,7 +156,8 @@ def aggregate(runs):
             rows[-1]["mbit_median"] = round(statistics.median(
                 r["packets"] * r["size"] * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
     order = ["mq-pfifo_fast", "mq-pfifo_fast-locked", "pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
-             "arbtable-auto", "arbtable-manual-split", "cake_mq", "mq-arbtable"]
+             "arbtable-auto", "arbtable-manual-split", "arbtable-lockless-manual", "arbtable-lockless-auto",
+             "cake_mq", "mq-arbtable"]
     rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
                              order.index(r["qdisc"]) if r["qdisc"] in order else 99))
     return rows
