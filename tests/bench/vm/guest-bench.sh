@@ -75,8 +75,11 @@ setup() {
 
 # qdisc_add MODE QDISC N SIZE: the qdisc alone, on $DEV
 qdisc_add() {
-	local mode=$1 q=$2 n=$3 size=$4 i b h=1: at=root rate
+	local mode=$1 q=$2 n=$3 size=$4 i b h=1: at=root rate lk=
 	b=$(cap "$q" "$n")
+	# arbtable-lockless-auto/-manual: the same qdisc, classes and table
+	# as arbtable-auto/-manual, created in the lockless mode (a root only)
+	case $q in arbtable-lockless-*) lk=lockless q=arbtable-${q#arbtable-lockless-} ;; esac
 	rate=$((SPPS * size * 8))
 	if [ "$mode" = shaped ]; then
 		case $q in
@@ -106,7 +109,7 @@ qdisc_add() {
 		[ "$mode" = shaped ] && r="rate ${rate}bit burst 3028"
 		# the frame pinned: every GSO skb split at enqueue
 		[ "$q" = arbtable-manual-split ] && r="$r mtu 1514"
-		tc qdisc add dev $DEV root handle $h arbtable manual $r &&
+		tc qdisc add dev $DEV root handle $h arbtable manual $lk $r &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) arbtable || return 1; done &&
 		tc qdisc change dev $DEV root handle $h arbtable high "$(for ((i = 1; i <= n; i++)); do printf '%x:24,' $i; done | sed 's/,$//')" ;;
 	arbtable-auto) local top=10000000000 bu= share=9
@@ -115,7 +118,7 @@ qdisc_add() {
 		# is followed otherwise); gso keeps the default, whose high
 		# table guarantees 4.68 of the 10 Gbit/s at highlimit 16
 		if [ "$mode" = gso ]; then share=4; else bu="$bu mtu 1514"; fi
-		tc qdisc add dev $DEV root handle $h arbtable rate ${top}bit $bu &&
+		tc qdisc add dev $DEV root handle $h arbtable $lk rate ${top}bit $bu &&
 		for ((i = 1; i <= n; i++)); do tc class add dev $DEV parent 1: classid 1:$(printf %x $i) arbtable rate "$((top * share / 10 / n))bit" || return 1; done ;;
 	*) return 1 ;;
 	esac
@@ -300,11 +303,14 @@ gso_mode() { # MODE: gso, gso-mss536 or gso-vxlan
 #                  per queue sharing one 100 Gbit/s configuration, so the
 #                  200 us sibling scan runs (cake_mq.py sets the rate)
 #   arbtable-auto, arbtable-manual   the root, 4 classes as in unshaped
+#   arbtable-lockless-auto, arbtable-lockless-manual   the same two roots
+#                  in the lockless mode (TCQ_F_NOLOCK: per-class rings,
+#                  one dequeuer under the seqlock)
 #   mq-arbtable    mq with an arbtable (auto, 10 Gbit/s, the same 4
 #                  classes) per queue: today's per-queue instances
 # Each configuration's STATS line holds `tc -s qdisc` for the record, and
 # its SPREAD line the packets each queue's own qdisc sent (mq roots).
-MQ_QDISCS=${BENCH_MQ_QDISCS:-"mq-pfifo_fast mq-pfifo_fast-locked pfifo_fast htb cake_mq arbtable-auto arbtable-manual mq-arbtable"}
+MQ_QDISCS=${BENCH_MQ_QDISCS:-"mq-pfifo_fast mq-pfifo_fast-locked pfifo_fast htb cake_mq arbtable-auto arbtable-manual arbtable-lockless-auto arbtable-lockless-manual mq-arbtable"}
 MQ_N=4
 MQ_PKTS=${BENCH_MQ_PKTS:-$PKTS}
 
@@ -401,8 +407,10 @@ mq_spread() {
 # a NOLOCK qdisc's seqlock, and the busylock of 6.12 and earlier (7.2
 # queues contended senders on a lockless defer list instead), take the
 # device's qdisc_tx_busylock class; a driver's queue lock is _xmit_lock
-# (dummy is LLTX: none).  The host sums the classes of one name.
-LOCKSTAT_PAT='root_lock_key|busylock|_xmit_lock'
+# (dummy is LLTX: none); a ptr_ring's producer_lock (pfifo_fast's bands,
+# the lockless arbtable's class rings: every sender takes its ring's) and
+# consumer_lock.  The host sums the classes of one name.
+LOCKSTAT_PAT='root_lock_key|busylock|_xmit_lock|producer_lock|consumer_lock'
 mq_lockstat_clear() { [ -w /proc/lock_stat ] && echo 0 >/proc/lock_stat; return 0; }
 mq_lockstat() { # QDISC SIZE PACKETS
 	[ -r /proc/lock_stat ] || return 0

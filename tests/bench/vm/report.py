@@ -156,7 +156,8 @@ def aggregate(runs):
             rows[-1]["mbit_median"] = round(statistics.median(
                 r["packets"] * r["size"] * 8 / (r["ns"] / 1e3) if r["ns"] else 0 for r in rs), 1)
     order = ["mq-pfifo_fast", "mq-pfifo_fast-locked", "pfifo_fast", "tbf", "prio", "ets", "drr", "qfq", "htb", "arbtable-manual",
-             "arbtable-auto", "arbtable-manual-split", "cake_mq", "mq-arbtable"]
+             "arbtable-auto", "arbtable-manual-split", "arbtable-lockless-manual", "arbtable-lockless-auto",
+             "cake_mq", "mq-arbtable"]
     rows.sort(key=lambda r: (r["mode"], r["size"], r["n"],
                              order.index(r["qdisc"]) if r["qdisc"] in order else 99))
     return rows
@@ -285,6 +286,27 @@ def mq_compare(rows):
     return out
 
 
+def mq_peers(rows):
+    """mq mode: each lockless arbtable row against the peers of the same
+    run and size: total instructions per packet as a ratio, and the
+    qdisc's own share (the row minus mq-pfifo_fast's) as a ratio."""
+    out = []
+    for size in sorted({r["size"] for r in rows if r["mode"] == "mq"}):
+        get = {r["qdisc"]: r["ipp_median"] for r in rows if r["mode"] == "mq" and r["size"] == size}
+        base = get.get("mq-pfifo_fast")
+        for lk, locked in (("arbtable-lockless-manual", "arbtable-manual"),
+                           ("arbtable-lockless-auto", "arbtable-auto")):
+            if lk not in get:
+                continue
+            for peer in ("mq-pfifo_fast", "htb", "cake_mq", locked, "mq-arbtable"):
+                if peer not in get:
+                    continue
+                own = (get[lk] - base) / (get[peer] - base) if base is not None and get[peer] != base else None
+                out.append(dict(size=size, qdisc=lk, peer=peer, ratio=round(get[lk] / get[peer], 3),
+                                own_ratio=round(own, 2) if own is not None else None))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--guest", required=True, action="append", help="guest log, one per VM boot")
@@ -310,6 +332,7 @@ def main():
     tg = targets(rows)
     gc = gso_compare(rows)
     mc = mq_compare(rows)
+    mp = mq_peers(rows)
     ls = [x for g in a.guest for x in lockstat(g)]
     sp = [x for g in a.guest for x in mq_spread(g)]
     if a.profile:
@@ -356,32 +379,39 @@ def main():
         print("\nmq: 4-queue dummy, %d vCPUs (single-threaded TCG: one host thread runs them in turn),"
               " one pktgen thread per CPU, XPS CPU i -> queue i, tenant i on queue i;"
               " all guest instructions (4 vCPUs) / all packets; ratios against mq-pfifo_fast" % a.cpus)
-        print("%-20s %6s %10s %8s %10s %9s %9s" % ("qdisc", "size", "insn/pkt", "spread%", "pkt/s",
+        print("%-26s %6s %10s %8s %10s %9s %9s" % ("qdisc", "size", "insn/pkt", "spread%", "pkt/s",
                                                    "insn x", "pkt/s x"))
         spread = {(r["qdisc"], r["size"]): r["ipp_spread_pct"] for r in rows if r["mode"] == "mq"}
         last = None
         for c in mc:
             if last is not None and last != c["size"]:
                 print()
-            print("%-20s %6d %10.1f %8.2f %10d %9s %9s" % (c["qdisc"], c["size"], c["ipp"],
+            print("%-26s %6d %10.1f %8.2f %10d %9s %9s" % (c["qdisc"], c["size"], c["ipp"],
                                                           spread[(c["qdisc"], c["size"])], c["pps"],
                                                           "%.3f" % c["ipp_ratio"] if c["ipp_ratio"] else "-",
                                                           "%.3f" % c["pps_ratio"] if c["pps_ratio"] else "-"))
             last = c["size"]
-        print("(pkt/s: wall time under emulation, all vCPUs on one host thread: indicative only)")
+        print("(pkt/s: wall time under emulation, all vCPUs on one host thread, which shares the host with"
+              " whatever else runs: it follows the host's load; insn/pkt does not)")
         for x in sp:
             if not x["even"]:
                 print("UNEVEN: %s %dB: the queues' qdiscs sent %s packets (XPS not in effect?)"
                       % (x["qdisc"], x["size"], " ".join(map(str, x["sent"]))))
         if sp and all(x["even"] for x in sp):
             print("queues: every mq root's four qdiscs sent within 10%% of each other (%d configurations)" % len(sp))
+        if mp:
+            print("\nmq: the lockless rows against their peers (same run and size): insn/pkt ratio, and own-share"
+                  " ratio (each minus mq-pfifo_fast)")
+            for x in mp:
+                print("  %-26s %5dB vs %-22s %7.3f  own %s" % (x["qdisc"], x["size"], x["peer"], x["ratio"],
+                                                               "-" if x["own_ratio"] is None else "%.2f" % x["own_ratio"]))
     if ls:
         print("\nmq: qdisc lock classes from /proc/lock_stat (CONFIG_LOCK_STAT), over each configuration's bursts;"
               " per million packets")
-        print("%-20s %6s %-40s %3s %12s %12s %8s %12s" % ("qdisc", "size", "lock class (lock_stat's name)", "n",
+        print("%-26s %6s %-40s %3s %12s %12s %8s %12s" % ("qdisc", "size", "lock class (lock_stat's name)", "n",
                                                            "contentions", "wait us", "acq/pkt", "hold us"))
         for x in ls:
-            print("%-20s %6d %-40s %3d %12.1f %12.1f %8.3f %12.1f" % (
+            print("%-26s %6d %-40s %3d %12.1f %12.1f %8.3f %12.1f" % (
                 x["qdisc"], x["size"], x["lock"][:40], x["classes"], x["contentions_per_mpkt"],
                 x["wait_us_per_mpkt"], x["acquisitions_per_pkt"], x["hold_us_per_mpkt"]))
         print("(n: lock classes summed, one per qdisc; per million packets except acq/pkt)")
@@ -399,7 +429,7 @@ def main():
                         r["ipp_spread_pct"], r["pps_median"]])
     with open(a.out + "/vm-results.json", "w") as f:
         json.dump(dict(kernel=a.kernel, cpus=a.cpus, host=platform.node(), metric="guest instructions per packet (TCG plugin)",
-                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, mq=mc, lockstat=ls, spread=sp, runs=runs), f, indent=1)
+                       boots=len(a.guest), left_out=left, rows=rows, targets=tg, gso=gc, mq=mc, mq_peers=mp, lockstat=ls, spread=sp, runs=runs), f, indent=1)
     print("\nwritten: %s/vm-results.csv, %s/vm-results.json" % (a.out, a.out))
 
 
