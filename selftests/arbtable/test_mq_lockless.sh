@@ -162,19 +162,15 @@ tap_check "mq_lockless: every class backlogged in the window" test $bl = 1
 tap_measure "mq_lockless: classes fed from four CPUs and queues share the table by weight (+-3%)" \
 	m_shares_ok "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10" 0.03
 read -r _ dr <<<"$(awk '$1 == "W" { print $2, $3 }' "$tmp/a")"
-# a rate short of 10 Mbit/s is a skip only where the four producers, by
-# pktgen's own counters (upstream of the qdisc), offered less than that:
-# a loaded host's TCG guest could not make the load (seen at load 12+)
-d="mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc "$dr / 1e6") Mbit/s)"
-off=$(m_offered "$tmp/a")
-diag "the producers offered ${off:-?} bit/s in all (pktgen's counters)"
-if rate_within "$dr" "$(bps 10)" 0.03; then
-	tap_ok "$d"
-elif [ -n "$off" ] && fcmp "$off < $(bps 10)"; then
-	tap_skip "$d" "the producers offered $off bit/s (pktgen's counters), less than the port's $(bps 10): the guest could not make the load"
-else
-	tap_fail "$d"
-fi
+# lib.sh's rate_check: 10 Mbit/s +-3% over the part of the window in
+# which the producers' skbs reached the device (a guest descheduled by a
+# loaded host sends nothing meanwhile: 9.65 Mbit/s seen at load 8 with
+# the producers offering 16), and short of it a skip only where the four
+# producers, by pktgen's own counters (upstream of the qdisc), offered
+# less than that; a qdisc that had the load and sent less fails
+diag "the producers offered $(m_offered "$tmp/a") bit/s in all (pktgen's counters)"
+rate_check "mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc "$dr / 1e6") Mbit/s)" \
+	"$dr" "$(bps 10)" 0.03 "$tmp/a" "$(win 8)" ""
 # every class offered more than it gets: every ring has overflowed, none
 # holds more than a class's pfifo would in the locked mode (txqueuelen at
 # its add), and one at least is near full in the dump (the dequeuer takes
