@@ -25,6 +25,7 @@
  * its device (the best-effort class) and has only 2 of its own; a root
  * ADD creates comes with a system class as its default (classes.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -417,6 +418,49 @@ static void print_result(const struct acni_conf *c)
 
 /* ------------------------------------------------------------ root */
 
+/* The real transmit queues of @dev: its sysfs queues/tx-N entries. */
+static int tx_queues(const char *dev)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", dev);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)))
+		n += !strncmp(d->d_name, "tx-", 3);
+	closedir(dir);
+	return n ? n : -ENOENT;
+}
+
+/* qdisc.rootMode into @o, the new root's options: auto is lockless where
+ * the device has more than one transmit queue; locked, the kernel's
+ * default, is not sent (a module without the mode still takes it).
+ */
+static int root_lockless(const struct acni_conf *c,
+			 struct arbtable_qdisc_opts *o, struct acni_err *e)
+{
+	int n;
+
+	if (c->root_mode == ACNI_ROOT_LOCKED)
+		return 0;
+	if (c->root_mode == ACNI_ROOT_AUTO) {
+		n = tx_queues(c->device);
+		if (n < 0)
+			return acni_error(e, ACNI_E_DEVICE,
+					  "cannot count the transmit queues of %s (%s) for qdisc.rootMode auto: set it to locked or lockless",
+					  c->device, strerror(-n));
+		if (n < 2)
+			return 0;
+	}
+	o->set |= ARBTABLE_Q_LOCKLESS;
+	o->lockless = 1;
+	return 0;
+}
+
 /* The device's arbtable root into @st and @qi, made first (with its
  * system class, classes.c) when the device has the kernel's default
  * root: *@made then says so, for the caller to delete it on a later
@@ -434,8 +478,12 @@ static int root_read(const struct acni_conf *c, struct arbtable *h,
 	*made = 0;
 	err = arbtable_read(h, c->device, st);
 	if (err == -EMEDIUMTYPE) {
+		struct arbtable_qdisc_opts co = c->qopts;
+
+		if (root_lockless(c, &co, e) < 0)
+			return -1;
 		err = arbtable_qdisc_create(h, c->device, c->handle,
-					    &c->qopts, sizeof(c->qopts));
+					    &co, sizeof(co));
 		if (err < 0) {
 			snprintf(what, sizeof(what),
 				 "no arbtable root on %s and creating one failed",

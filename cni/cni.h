@@ -27,6 +27,16 @@
 #define ACNI_ANNOT_CAP		"io.kubernetes.cri.pod-annotations"
 
 /* CNI error codes (spec, "Error" section) and ours (100 and up) */
+/* qdisc.rootMode: auto is lockless on a device with more than one
+ * transmit queue, locked on one (the plugin grafts no child qdisc, so a
+ * lockless root loses it nothing but fq_codel's flow isolation in a class)
+ */
+enum acni_root_mode {
+	ACNI_ROOT_AUTO = 0,
+	ACNI_ROOT_LOCKED,
+	ACNI_ROOT_LOCKLESS,
+};
+
 enum acni_code {
 	ACNI_E_VERSION = 1,	/* incompatible CNI version */
 	ACNI_E_FIELD = 2,	/* unsupported field in network config */
@@ -89,6 +99,7 @@ struct acni_conf {
 	char		device[16];
 	/* qdisc options for creating the root when there is none */
 	struct arbtable_qdisc_opts qopts;
+	enum acni_root_mode root_mode;	/* qdisc.rootMode, that root's */
 	uint32_t	handle;		/* root handle to create, major << 16 */
 	uint32_t	default_share;
 	uint32_t	mark_mask;

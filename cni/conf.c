@@ -376,6 +376,22 @@ static int parse_qdisc(struct acni_conf *c, json_object *q,
 			c->handle = u << 16;
 			continue;
 		}
+		if (!strcmp(key, "rootMode")) {
+			const char *m = json_object_is_type(v, json_type_string) ?
+					json_object_get_string(v) : "";
+
+			if (!strcmp(m, "auto"))
+				c->root_mode = ACNI_ROOT_AUTO;
+			else if (!strcmp(m, "locked"))
+				c->root_mode = ACNI_ROOT_LOCKED;
+			else if (!strcmp(m, "lockless"))
+				c->root_mode = ACNI_ROOT_LOCKLESS;
+			else
+				return acni_error(e, ACNI_E_CONFIG,
+						  "qdisc: bad rootMode %s (\"auto\": lockless on a device with more than one transmit queue, locked on one; \"locked\"; \"lockless\")",
+						  json_object_to_json_string(v));
+			continue;
+		}
 		if (acni_value_text(v, buf, sizeof(buf)) < 0)
 			goto bad;
 		if (!strcmp(key, "rate")) {
@@ -409,7 +425,7 @@ static int parse_qdisc(struct acni_conf *c, json_object *q,
 			o->set |= ARBTABLE_Q_MAXWEIGHT;
 		} else {
 			return acni_error(e, ACNI_E_FIELD,
-					  "qdisc: unknown key \"%s\" (known: handle, rate, burst, mtu, highlimit, maxweight)",
+					  "qdisc: unknown key \"%s\" (known: handle, rate, burst, mtu, highlimit, maxweight, rootMode)",
 					  key);
 		}
 		continue;

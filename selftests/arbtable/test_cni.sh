@@ -32,7 +32,9 @@
 # and DEL on a record as an earlier version wrote it (a node upgraded
 # with pods running); DEL on a 0-byte record with a config without
 # device; --ensure-root (the node agent's root, qdisc.mtu pinned, the
-# system class).  The clsact of a killed ADD: removed by DEL when its
+# system class); qdisc.rootMode: auto lockless on a 4-queue veth and
+# locked on a 1-queue dummy, locked and lockless as asked, bad values
+# refused.  The clsact of a killed ADD: removed by DEL when its
 # intent said ADD was about to make it (killed after the mark filter, and
 # right after the clsact), kept when it was there before the ADD or holds
 # someone else's filter.  Traffic under a real engine: test_podman.sh.
@@ -45,6 +47,7 @@ TENANTS="ca cb cc cd xipvlan xmacvlan xnetkit"
 cleanup() {
 	net_teardown $TENANTS
 	ip link del arbt-dum0 2>/dev/null
+	ip link del arbt-mq0 2>/dev/null
 	ip link del arbt-nkh 2>/dev/null
 	ip link del arbt-par0 2>/dev/null
 	rm -rf "$tmp"
@@ -298,6 +301,53 @@ root_cmd
 tap_check "--ensure-root again: exit 0, nothing changed" \
 	test "$RC:$OUT:$(tc -d qdisc show dev arbt-dum0; tc class show dev arbt-dum0)" = "0::$before_root"
 tc qdisc del dev arbt-dum0 root
+# qdisc.rootMode: auto (absent) is lockless on a device with more than
+# one transmit queue, locked on one; locked and lockless as asked; a bad
+# value refused before anything is made
+ip link add arbt-mq0 numtxqueues 4 type veth peer name arbt-mq0p
+# mode_root DEV MEMBERS: --ensure-root on DEV, MEMBERS added to qdisc
+mode_root() {
+	OUT=$(dumconf | sed "s/\"device\":\"arbt-dum0\"/\"device\":\"$1\"/; s/\"highlimit\":1/\"highlimit\":1$2/" |
+		env -i PATH="$PATH" "$CNI" --ensure-root 2>"$tmp/stderr")
+	RC=$?
+}
+# mode_ok DEV WORD: exit 0, and tc -d shows DEV's root WORD, not the other
+mode_ok() {
+	local q other=locked
+	[ "$2" = locked ] && other=lockless
+	q=$(tc -d qdisc show dev "$1" root)
+	[ "$RC:$OUT" = "0:" ] && grep -q '^qdisc arbtable 1: root' <<<"$q" &&
+		grep -qw "$2" <<<"$q" && ! grep -qw "$other" <<<"$q" && return 0
+	diag "exit $RC: $OUT $(cat "$tmp/stderr"); $q"
+	return 1
+}
+mode_root arbt-mq0 ""
+tap_check "--ensure-root, rootMode absent (auto), on a 4-queue veth: tc -d qdisc show says lockless" mode_ok arbt-mq0 lockless
+tc qdisc del dev arbt-mq0 root
+mode_root arbt-mq0 ',"rootMode":"auto"'
+tap_check "rootMode auto on the 4-queue veth: lockless" mode_ok arbt-mq0 lockless
+tc qdisc del dev arbt-mq0 root
+mode_root arbt-dum0 ""
+tap_check "rootMode absent (auto) on the 1-queue dummy: locked" mode_ok arbt-dum0 locked
+tc qdisc del dev arbt-dum0 root
+mode_root arbt-mq0 ',"rootMode":"locked"'
+tap_check "rootMode locked on the 4-queue veth: locked" mode_ok arbt-mq0 locked
+tc qdisc del dev arbt-mq0 root
+mode_root arbt-dum0 ',"rootMode":"lockless"'
+tap_check "rootMode lockless on the 1-queue dummy: lockless" mode_ok arbt-dum0 lockless
+tc qdisc del dev arbt-dum0 root
+# bad_mode_ok VALUE: code 7 whose msg names VALUE, and no root on arbt-mq0
+bad_mode_ok() {
+	cni_err 7 && grep -qF "bad rootMode $1" <<<"$(jget 'd["msg"]')" &&
+		! tc qdisc show dev arbt-mq0 | grep -q '^qdisc arbtable' && return 0
+	diag "msg: $(jget 'd["msg"]'); $(tc qdisc show dev arbt-mq0)"
+	return 1
+}
+mode_root arbt-mq0 ',"rootMode":"nolock"'
+tap_check "rootMode \"nolock\": code 7 naming it, no root made ($(jget 'd["msg"]'))" bad_mode_ok '"nolock"'
+mode_root arbt-mq0 ',"rootMode":1'
+tap_check "rootMode 1 (not a string): code 7, no root made" bad_mode_ok 1
+ip link del arbt-mq0
 tc qdisc add dev arbt-dum0 root handle 7: htb
 root_cmd
 root_htb() { cni_err 101 && tc qdisc show dev arbt-dum0 | grep -q '^qdisc htb 7: root'; }

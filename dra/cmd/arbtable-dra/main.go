@@ -39,17 +39,18 @@ import (
 )
 
 type options struct {
-	node, nics, checkpoint, child, nriSocket, nriIndex, pluginDir, registrarDir string
-	podName, podNamespace                                                       string
-	markMask, minorBase, rootMajor, systemMinor, systemShare, systemDistance    uint64
-	markPrio, fwPrio                                                            uint64
-	systemRate                                                                  uint64
-	republish, apiTimeout                                                       time.Duration
-	metricsAddress                                                              string
+	node, nics, checkpoint, child, rootMode, nriSocket, nriIndex, pluginDir, registrarDir string
+	podName, podNamespace                                                                 string
+	markMask, minorBase, rootMajor, systemMinor, systemShare, systemDistance              uint64
+	markPrio, fwPrio                                                                      uint64
+	systemRate                                                                            uint64
+	republish, apiTimeout                                                                 time.Duration
+	metricsAddress                                                                        string
 }
 
 func parseFlags() (options, error) {
 	var o options
+	var err error
 	flag.StringVar(&o.node, "node-name", os.Getenv("NODE_NAME"), "this node's name (NODE_NAME)")
 	flag.StringVar(&o.podName, "pod-name", os.Getenv("POD_NAME"), "the driver's pod (POD_NAME): on SIGTERM, its DaemonSet gone means an uninstall, which releases what the driver made")
 	flag.StringVar(&o.podNamespace, "pod-namespace", os.Getenv("POD_NAMESPACE"), "the driver pod's namespace (POD_NAMESPACE)")
@@ -57,7 +58,8 @@ func parseFlags() (options, error) {
 	flag.StringVar(&o.checkpoint, "checkpoint", "/var/lib/kubelet/plugins/arbtable.dev/checkpoint.json", "checkpoint file")
 	flag.StringVar(&o.pluginDir, "plugin-dir", "/var/lib/kubelet/plugins/arbtable.dev", "kubelet plugin data directory")
 	flag.StringVar(&o.registrarDir, "registrar-dir", "/var/lib/kubelet/plugins_registry", "kubelet plugin registration directory")
-	flag.StringVar(&o.child, "child", "fq_codel", "child qdisc of the classes: fq_codel, fq, pfifo")
+	flag.StringVar(&o.child, "child", "fq_codel", "child qdisc of the classes on a locked root: fq_codel, fq, pfifo (a lockless root's classes take none)")
+	flag.StringVar(&o.rootMode, "root-mode", kernel.RootAuto, "mode of the roots the driver makes: auto (lockless on a NIC with more than one transmit queue, locked on one), locked or lockless; an existing root keeps its mode")
 	flag.StringVar(&o.nriSocket, "nri-socket", "/var/run/nri/nri.sock", "NRI socket")
 	flag.StringVar(&o.nriIndex, "nri-index", "90", "NRI plugin index (after the network plugins)")
 	flag.Uint64Var(&o.markMask, "mark-mask", 0x7f, "packet mark bits the driver owns (default avoids Cilium 16-31 and 0xf00, Calico 0xffff0000/0x1ff00000, kube-proxy 0x4000/0x8000)")
@@ -83,6 +85,11 @@ func parseFlags() (options, error) {
 	if _, _, err := parseNICs(o.nics); err != nil {
 		return o, err
 	}
+	childSet := false
+	flag.Visit(func(f *flag.Flag) { childSet = childSet || f.Name == "child" })
+	if o.rootMode, err = rootMode(o.rootMode, o.child, childSet); err != nil {
+		return o, err
+	}
 	if o.markMask == 0 || o.markMask > 0xffffffff {
 		return o, fmt.Errorf("--mark-mask %#x: a 32-bit mask", o.markMask)
 	}
@@ -90,6 +97,20 @@ func parseFlags() (options, error) {
 		klog.Warningf("--mark-mask %#x overlaps Cilium's identity bits (16-31) or Calico's 0x1ff00000", o.markMask)
 	}
 	return o, nil
+}
+
+// rootMode checks --root-mode against --child: a child asked for by name
+// (childSet) with roots asked lockless is a contradiction, refused; with
+// auto the child goes on the locked roots only.
+func rootMode(mode, child string, childSet bool) (string, error) {
+	m, err := kernel.ParseRootMode(mode)
+	if err != nil {
+		return "", fmt.Errorf("--root-mode: %w", err)
+	}
+	if m == kernel.RootLockless && childSet && child != "" {
+		return "", fmt.Errorf("--child=%s with --root-mode=lockless: a lockless root's classes take no child qdisc; pass --root-mode=locked (or auto) for %s, or --child= for none", child, child)
+	}
+	return m, nil
 }
 
 // parseNICs reads --nics: NAME[=RATE],... where RATE, a Kubernetes
@@ -127,7 +148,7 @@ func (o options) config() driver.Config {
 		NodeName: o.node, NICs: names,
 		Root: kernel.RootConfig{Handle: h, SystemMinor: uint32(o.systemMinor), SystemRate: o.systemRate,
 			SystemDistance: uint32(o.systemDistance), SystemShare: uint32(o.systemShare), Child: o.child,
-			Rates: rates},
+			Mode: o.rootMode, Rates: rates},
 		MarkMask: uint32(o.markMask), MarkPrio: uint16(o.markPrio), FwPrio: uint16(o.fwPrio),
 		MinorBase: uint32(o.minorBase), Child: o.child, Checkpoint: o.checkpoint, APITimeout: o.apiTimeout,
 	}

@@ -56,3 +56,36 @@ func TestListenAddr(t *testing.T) {
 		}
 	}
 }
+
+// --root-mode's values, and --child by name with lockless refused at
+// start; with auto the child applies to the locked roots.
+func TestRootModeFlag(t *testing.T) {
+	tests := []struct {
+		mode, child string
+		childSet    bool
+		want, err   string
+	}{
+		{mode: "auto", child: "fq_codel", want: "auto"},
+		{mode: "auto", child: "fq_codel", childSet: true, want: "auto"},
+		{mode: "", child: "fq_codel", want: "auto"},
+		{mode: "locked", child: "fq", childSet: true, want: "locked"},
+		{mode: "lockless", child: "fq_codel", want: "lockless"}, // the default --child: none on lockless
+		{mode: "lockless", child: "", childSet: true, want: "lockless"},
+		{mode: "lockless", child: "fq_codel", childSet: true, err: "--child=fq_codel with --root-mode=lockless"},
+		{mode: "lockless", child: "pfifo", childSet: true, err: "pass --root-mode=locked (or auto) for pfifo"},
+		{mode: "lock-free", child: "fq_codel", err: `--root-mode: root mode "lock-free": auto, locked or lockless`},
+		{mode: "LOCKED", child: "fq_codel", err: "auto, locked or lockless"},
+	}
+	for _, tt := range tests {
+		got, err := rootMode(tt.mode, tt.child, tt.childSet)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("rootMode(%q, %q, %v): %v, want an error with %q", tt.mode, tt.child, tt.childSet, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("rootMode(%q, %q, %v) = %q, %v; want %q", tt.mode, tt.child, tt.childSet, got, err, tt.want)
+		}
+	}
+}

@@ -126,6 +126,9 @@ type Driver struct {
 	blocks     map[string][]drslices.Block  // by NIC
 	pools      map[string]string            // pool -> NIC
 	rc         reconcileState               // reconcile.go
+	// noChild are the NICs whose lockless root was logged as taking
+	// no --child
+	noChild map[string]bool
 
 	// Events, when set, takes the refusals and failures users see as
 	// Events (events.go)
@@ -192,6 +195,24 @@ func (d *Driver) WaitStatus() {
 	}
 }
 
+// childLocked is the child qdisc of a class on root q of nic: Child on a
+// locked root, none on a lockless one (the driver's, or an admin's), which
+// refuses every graft; logged once per NIC.
+func (d *Driver) childLocked(q kernel.Qdisc, nic string) string {
+	if !q.Lockless {
+		return d.cfg.Child
+	}
+	if d.cfg.Child != "" && !d.noChild[nic] {
+		if d.noChild == nil {
+			d.noChild = map[string]bool{}
+		}
+		d.noChild[nic] = true
+		klog.Background().Info("the root is lockless: its classes get no child qdisc (--child applies to locked roots only)",
+			"nic", nic, "child", d.cfg.Child)
+	}
+	return ""
+}
+
 // markShift is the mask's lowest bit.
 func (d *Driver) markShift() int { return bits.TrailingZeros32(d.cfg.MarkMask) }
 
@@ -212,6 +233,10 @@ func (d *Driver) Start(ctx context.Context) error {
 	for _, nic := range d.cfg.NICs {
 		if err := d.k.EnsureRoot(nic, d.cfg.Root); err != nil {
 			errs = append(errs, fmt.Errorf("NIC %s: %w", nic, err))
+		} else if q, err := d.k.Read(nic); err == nil {
+			d.mu.Lock()
+			d.childLocked(q, nic) // logs a lockless root's lack of children now
+			d.mu.Unlock()
 		}
 	}
 	if err := d.ReconcileKernel(ctx); err != nil {
@@ -660,10 +685,10 @@ func (d *Driver) upLocked(r *checkpoint.Record, podUID, hostIf string) (DeviceSt
 		var c kernel.Class
 		var got int
 		if r.Low() {
-			c, err = d.k.AdmitShare(r.NIC, r.ClassID, r.Share, d.cfg.Child)
+			c, err = d.k.AdmitShare(r.NIC, r.ClassID, r.Share, d.childLocked(q, r.NIC))
 			got = c.LowSlots
 		} else {
-			c, err = d.k.Admit(r.NIC, r.ClassID, r.RateBytes, uint32(arbcore.Slots/r.Slots), d.cfg.Child)
+			c, err = d.k.Admit(r.NIC, r.ClassID, r.RateBytes, uint32(arbcore.Slots/r.Slots), d.childLocked(q, r.NIC))
 			got = c.HighSlots
 		}
 		if err != nil {

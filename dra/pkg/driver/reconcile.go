@@ -293,10 +293,10 @@ func (d *Driver) readmitOneLocked(q kernel.Qdisc, r *checkpoint.Record) error {
 	var got int
 	var err error
 	if r.Low() {
-		c, err = d.k.AdmitShare(r.NIC, classid, r.Share, d.cfg.Child)
+		c, err = d.k.AdmitShare(r.NIC, classid, r.Share, d.childLocked(q, r.NIC))
 		got = c.LowSlots
 	} else {
-		c, err = d.k.Admit(r.NIC, classid, r.RateBytes, uint32(arbcore.Slots/r.Slots), d.cfg.Child)
+		c, err = d.k.Admit(r.NIC, classid, r.RateBytes, uint32(arbcore.Slots/r.Slots), d.childLocked(q, r.NIC))
 		got = c.HighSlots
 	}
 	if err != nil {

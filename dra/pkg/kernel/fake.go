@@ -30,6 +30,12 @@ type Fake struct {
 	NoModule bool
 	// Roots counts the roots EnsureRoot made.
 	Roots int
+	// TxQueues are the NICs' transmit queues; a NIC not named has one.
+	TxQueues map[string]int
+	// Children are the child qdiscs the classes got: nic -> minor ->
+	// kind. A child on a lockless root is refused, as the kernel's
+	// graft is.
+	Children map[string]map[uint32]string
 }
 
 type fakeNIC struct {
@@ -42,7 +48,54 @@ type fakeNIC struct {
 func NewFake(params map[string]arbcore.Params) *Fake {
 	return &Fake{Params: params, nics: map[string]*fakeNIC{},
 		Fws: map[string]map[uint32]uint32{}, Marks: map[string]uint32{}, Missing: map[string]bool{},
-		Links: map[string]Link{}, ReadErr: map[string]error{}}
+		Links: map[string]Link{}, ReadErr: map[string]error{}, TxQueues: map[string]int{},
+		Children: map[string]map[uint32]string{}}
+}
+
+// MakeLockless puts an admin's lockless root on nic (tc qdisc add ...
+// arbtable lockless), which EnsureRoot then leaves as it is.
+func (f *Fake) MakeLockless(nic string, handle uint32) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.Params[nic]
+	if !ok {
+		return fmt.Errorf("creating the root on %s: no such device", nic)
+	}
+	pl, err := arbcore.NewPlan(p)
+	if err != nil {
+		return err
+	}
+	f.nics[nic] = &fakeNIC{q: Qdisc{Handle: handle, Params: p, Lockless: true}, plan: pl, idx: map[uint32]int{}}
+	return nil
+}
+
+// childLocked gives the class its child, as the driver's graft does.
+func (f *Fake) childLocked(nic string, n *fakeNIC, classid uint32, child string) error {
+	if child == "" {
+		return nil
+	}
+	if n.q.Lockless {
+		return fmt.Errorf("%s child of class %x on %s: a lockless arbtable takes no child qdisc; create the root locked", child, classid, nic)
+	}
+	if f.Children[nic] == nil {
+		f.Children[nic] = map[uint32]string{}
+	}
+	f.Children[nic][classid&0xffff] = child
+	return nil
+}
+
+// admitChildLocked admits the class and gives it child; a refused child
+// releases the class (the Linux view's order).
+func (f *Fake) admitChildLocked(nic string, n *fakeNIC, classid uint32, rate uint64, distance, share uint32, child string) (Class, error) {
+	c, err := f.admitLocked(n, classid, rate, distance, share)
+	if err != nil {
+		return Class{}, err
+	}
+	if err := f.childLocked(nic, n, classid, child); err != nil {
+		_ = f.releaseLocked(nic, n, classid)
+		return Class{}, err
+	}
+	return c, nil
 }
 
 func (f *Fake) nic(name string) (*fakeNIC, error) {
@@ -85,26 +138,36 @@ func (f *Fake) EnsureRoot(nic string, cfg RootConfig) error {
 	if !ok {
 		return fmt.Errorf("creating the root on %s: no such device", nic)
 	}
+	txq := f.TxQueues[nic]
+	if txq == 0 {
+		txq = 1
+	}
+	lockless, err := ResolveRootMode(cfg.Mode, txq)
+	if err != nil {
+		return err
+	}
 	pl, err := arbcore.NewPlan(p)
 	if err != nil {
 		return err
 	}
-	n := &fakeNIC{q: Qdisc{Handle: cfg.Handle, Params: p, Default: cfg.SystemMinor}, plan: pl, idx: map[uint32]int{}}
+	n := &fakeNIC{q: Qdisc{Handle: cfg.Handle, Params: p, Default: cfg.SystemMinor, Lockless: lockless},
+		plan: pl, idx: map[uint32]int{}}
 	f.nics[nic] = n
 	f.Roots++
 	sys := Class{ClassID: cfg.Handle | cfg.SystemMinor}
-	if cfg.SystemRate > 0 {
-		c, err := f.admitLocked(n, sys.ClassID, cfg.SystemRate, cfg.SystemDistance, 0)
-		if err != nil {
-			delete(f.nics, nic)
-			return fmt.Errorf("system class on %s: %w", nic, err)
-		}
-		_ = c
-		return nil
+	child := cfg.Child
+	if lockless {
+		child = ""
 	}
-	if _, err := f.admitLocked(n, sys.ClassID, 0, arbcore.Slots, cfg.SystemShare); err != nil {
+	var aerr error
+	if cfg.SystemRate > 0 {
+		_, aerr = f.admitChildLocked(nic, n, sys.ClassID, cfg.SystemRate, cfg.SystemDistance, 0, child)
+	} else {
+		_, aerr = f.admitChildLocked(nic, n, sys.ClassID, 0, arbcore.Slots, cfg.SystemShare, child)
+	}
+	if aerr != nil {
 		delete(f.nics, nic)
-		return fmt.Errorf("system class on %s: %w", nic, err)
+		return fmt.Errorf("system class on %s: %w", nic, aerr)
 	}
 	return nil
 }
@@ -161,7 +224,7 @@ func (f *Fake) Admit(nic string, classid uint32, rate uint64, distance uint32, c
 	if err != nil {
 		return Class{}, err
 	}
-	return f.admitLocked(n, classid, rate, distance, 0)
+	return f.admitChildLocked(nic, n, classid, rate, distance, 0, child)
 }
 
 // AdmitShare implements Kernel with the module's allocator.
@@ -172,7 +235,7 @@ func (f *Fake) AdmitShare(nic string, classid uint32, share uint32, child string
 	if err != nil {
 		return Class{}, err
 	}
-	return f.admitLocked(n, classid, 0, arbcore.Slots, share)
+	return f.admitChildLocked(nic, n, classid, 0, arbcore.Slots, share, child)
 }
 
 // Release implements Kernel.
@@ -183,6 +246,10 @@ func (f *Fake) Release(nic string, classid uint32) error {
 	if err != nil {
 		return nil
 	}
+	return f.releaseLocked(nic, n, classid)
+}
+
+func (f *Fake) releaseLocked(nic string, n *fakeNIC, classid uint32) error {
 	i, ok := n.idx[classid&0xffff]
 	if !ok {
 		return nil
@@ -191,6 +258,7 @@ func (f *Fake) Release(nic string, classid uint32) error {
 		return err
 	}
 	delete(n.idx, classid&0xffff)
+	delete(f.Children[nic], classid&0xffff)
 	for k, c := range n.q.Classes {
 		if c.ClassID&0xffff == classid&0xffff {
 			n.q.Classes = append(n.q.Classes[:k], n.q.Classes[k+1:]...)
@@ -349,6 +417,7 @@ func (f *Fake) DeleteRoot(nic string) error {
 	}
 	delete(f.nics, nic)
 	delete(f.Fws, nic)
+	delete(f.Children, nic)
 	return nil
 }
 

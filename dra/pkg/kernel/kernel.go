@@ -57,6 +57,9 @@ type Qdisc struct {
 	// class (prioclassid or classifyforeign: reopened by hand, an old
 	// module's root); EnsureRoot closes both
 	PathsOpen bool
+	// Lockless: the root is in the lockless mode, whoever made it; its
+	// classes take no child qdisc (the kernel refuses the graft)
+	Lockless bool
 }
 
 // Link is a NIC's state: Exists false when no interface has the name (a
@@ -108,6 +111,10 @@ type RootConfig struct {
 	SystemDistance uint32
 	SystemShare    uint32
 	Child          string // child qdisc of classes: fq_codel, fq, pfifo, "" = kernel default
+	// Mode is the root's mode (RootAuto, RootLocked, RootLockless; ""
+	// is RootAuto): auto makes a lockless root on a NIC with more than
+	// one transmit queue. On a lockless root no class gets Child.
+	Mode string
 	// Rates are the capacities, bytes/s, of the roots made on the NICs
 	// named here (for NICs whose speed reads unknown, virtual or virtio);
 	// a NIC not named gets its link speed.
@@ -119,9 +126,12 @@ type Kernel interface {
 	// Read returns the NIC's arbtable root; ErrNoQdisc when it has none.
 	Read(nic string) (Qdisc, error)
 	// EnsureRoot creates the root with its system class when the NIC has
-	// no arbtable root; an existing root is left as it is.
+	// no arbtable root, in cfg.Mode resolved by the NIC's transmit
+	// queues; an existing root is left as it is, its mode too.
 	EnsureRoot(nic string, cfg RootConfig) error
-	// Admit admits class classid at rate bytes/s and distance (HIGH).
+	// Admit admits class classid at rate bytes/s and distance (HIGH),
+	// with child as its child qdisc ("": none); the caller passes "" on a
+	// lockless root, which refuses every child.
 	Admit(nic string, classid uint32, rate uint64, distance uint32, child string) (Class, error)
 	// AdmitShare admits class classid as a LOW-table class of weight
 	// share on one slot (distance 64).

@@ -94,6 +94,7 @@ func (l *Linux) Read(nic string) (Qdisc, error) {
 		Handle:    uint32(qi.handle),
 		Default:   uint32(qo.default_minor),
 		PathsOpen: qo.prio_classid != 0 || qo.classify_foreign != 0,
+		Lockless:  qo.lockless != 0,
 		Params: arbcore.Params{
 			Rate:      uint64(qo.rate),
 			MTU:       uint32(qo.mtu),
@@ -175,6 +176,14 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 	} else if !errors.Is(err, ErrNoQdisc) {
 		return err
 	}
+	txq, err := TxQueues("/sys", nic)
+	if err != nil {
+		return err
+	}
+	lockless, err := ResolveRootMode(cfg.Mode, txq)
+	if err != nil {
+		return err
+	}
 	if err := dropForeignRoot(nic); err != nil {
 		return err
 	}
@@ -185,6 +194,12 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 		set:           C.ARBTABLE_Q_MODE | C.ARBTABLE_Q_DEFAULT | closedPaths,
 		mode:          C.ARBTABLE_MODE_AUTO,
 		default_minor: C.uint32_t(cfg.SystemMinor),
+	}
+	if lockless {
+		// locked is the kernel's default: an older module, which has
+		// no such attribute, still takes the locked create
+		qo.set |= C.ARBTABLE_Q_LOCKLESS
+		qo.lockless = 1
 	}
 	if r := cfg.Rates[nic]; r > 0 {
 		qo.set |= C.ARBTABLE_Q_RATE
@@ -200,13 +215,16 @@ func (l *Linux) EnsureRoot(nic string, cfg RootConfig) error {
 			rate: C.uint64_t(cfg.SystemRate), distance: C.uint32_t(cfg.SystemDistance)}
 	}
 	classid := cfg.Handle | cfg.SystemMinor
-	err := l.admitLocked(nic, classid, &o)
+	err = l.admitLocked(nic, classid, &o)
 	if err != nil {
 		C.arbtable_qdisc_delete(l.h, cn)
 	}
 	l.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("system class on %s: %w", nic, err)
+	}
+	if lockless {
+		return nil
 	}
 	return setChild(nic, classid, cfg.Child)
 }
@@ -293,7 +311,8 @@ func (l *Linux) AdmitShare(nic string, classid uint32, share uint32, child strin
 	return l.admitChild(nic, classid, &o, child)
 }
 
-// admitChild admits the class, reads it back and gives it its child.
+// admitChild admits the class, reads it back and gives it its child,
+// none on a lockless root (an admin's too), which refuses every graft.
 func (l *Linux) admitChild(nic string, classid uint32, o *C.struct_arbtable_class_opts, child string) (Class, error) {
 	l.mu.Lock()
 	err := l.admitLocked(nic, classid, o)
@@ -308,6 +327,9 @@ func (l *Linux) admitChild(nic string, classid uint32, o *C.struct_arbtable_clas
 	c, ok := q.Find(classid)
 	if !ok {
 		return Class{}, fmt.Errorf("class %x on %s vanished after its admission", classid, nic)
+	}
+	if q.Lockless {
+		return c, nil
 	}
 	if err := setChild(nic, q.Handle|classid&0xffff, child); err != nil {
 		_ = l.Release(nic, classid)

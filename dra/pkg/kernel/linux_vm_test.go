@@ -48,9 +48,104 @@ func open(t *testing.T) *Linux {
 	return l
 }
 
+// testRoot is a locked root: a veth's transmit queues follow the
+// guest's CPUs, and these tests are about the root's other parts.
 func testRoot(nic string) RootConfig {
 	return RootConfig{Handle: 0x10000, SystemMinor: 0xfffe, SystemShare: 1, Child: "fq_codel",
-		Rates: map[string]uint64{nic: 30_000_000 / 8}}
+		Mode: RootLocked, Rates: map[string]uint64{nic: 30_000_000 / 8}}
+}
+
+// dummy makes a dummy device with txq transmit queues, up.
+func dummy(t *testing.T, tag string, txq int) string {
+	t.Helper()
+	name := fmt.Sprintf("kd%d%s", os.Getpid()%100000, tag)
+	run(t, "ip", "link", "add", name, "numtxqueues", fmt.Sprint(txq), "type", "dummy")
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", name).Run() })
+	run(t, "ip", "link", "set", name, "up")
+	return name
+}
+
+// children returns the kinds of the qdiscs under nic's classes, by parent.
+func children(t *testing.T, nic string) map[uint32]string {
+	t.Helper()
+	link, err := netlink.LinkByName(nic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := netlink.QdiscList(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[uint32]string{}
+	for _, q := range qs {
+		if a := q.Attrs(); a.Parent != netlink.HANDLE_ROOT && a.Parent&0xffff != 0 {
+			out[a.Parent] = q.Type()
+		}
+	}
+	return out
+}
+
+// The root's mode: auto is lockless on a 4-queue device and locked on a
+// 1-queue one, locked and lockless as asked; an admin's lockless root is
+// kept by EnsureRoot. On a lockless root the system class and the
+// classes admitted with a child get none, and the admissions succeed (a
+// graft there is refused by the kernel); on a locked root each has it.
+func TestRootMode(t *testing.T) {
+	tests := []struct {
+		name     string
+		txq      int
+		mode     string
+		admin    bool // tc qdisc add ... arbtable lockless first
+		lockless bool
+	}{
+		{name: "auto_4q_lockless", txq: 4, mode: RootAuto, lockless: true},
+		{name: "auto_1q_locked", txq: 1, mode: RootAuto},
+		{name: "locked_4q", txq: 4, mode: RootLocked},
+		{name: "lockless_1q", txq: 1, mode: RootLockless, lockless: true},
+		{name: "admin_lockless_1q_kept", txq: 1, mode: RootAuto, admin: true, lockless: true},
+	}
+	l := open(t)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nic := dummy(t, fmt.Sprint(i), tt.txq)
+			cfg := testRoot(nic)
+			cfg.Mode = tt.mode
+			if tt.admin {
+				run(t, "tc", "qdisc", "add", "dev", nic, "root", "handle", "1:", "arbtable", "lockless", "auto", "rate", "30mbit")
+			}
+			if err := l.EnsureRoot(nic, cfg); err != nil {
+				t.Fatal(err)
+			}
+			q, err := l.Read(nic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := run(t, "tc", "-d", "qdisc", "show", "dev", nic, "root")
+			if q.Lockless != tt.lockless || strings.Contains(out, " lockless") != tt.lockless {
+				t.Fatalf("Read says lockless %v, want %v; tc -d:\n%s", q.Lockless, tt.lockless, out)
+			}
+			if _, err := l.Admit(nic, 0x10101, 2_000_000/8, 8, "fq_codel"); err != nil {
+				t.Fatalf("Admit with fq_codel: %v", err)
+			}
+			if _, err := l.AdmitShare(nic, 0x10102, 4, "fq_codel"); err != nil {
+				t.Fatalf("AdmitShare with fq_codel: %v", err)
+			}
+			q, _ = l.Read(nic)
+			for _, cid := range []uint32{0x10101, 0x10102} {
+				if _, ok := q.Find(cid); !ok {
+					t.Fatalf("class %x not admitted: %+v", cid, q.Classes)
+				}
+			}
+			want := map[uint32]string{}
+			if !tt.lockless {
+				want = map[uint32]string{0x1fffe: "fq_codel", 0x10101: "fq_codel", 0x10102: "fq_codel"}
+			}
+			got := children(t, nic)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("children %v, want %v:\n%s", got, want, run(t, "tc", "qdisc", "show", "dev", nic))
+			}
+		})
+	}
 }
 
 // The root's life: a foreign root an admin put there is replaced, a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"text/template"
@@ -174,6 +175,31 @@ func TestHelmChartValues(t *testing.T) {
 	} {
 		if !chk.ok {
 			t.Errorf("values not rendered: %s", chk.what)
+		}
+	}
+}
+
+// rootMode reaches --root-mode; with lockless the chart passes no
+// --child, which the driver refuses beside --root-mode=lockless.
+func TestHelmRootMode(t *testing.T) {
+	tests := []struct {
+		mode      string
+		wantChild bool
+	}{
+		{mode: "auto", wantChild: true},
+		{mode: "locked", wantChild: true},
+		{mode: "lockless"},
+	}
+	for _, tt := range tests {
+		var args []string
+		for _, o := range render(t, "kube-system", map[string]any{"rootMode": tt.mode}) {
+			if ds, ok := o.(*appsv1.DaemonSet); ok {
+				args = ds.Spec.Template.Spec.Containers[0].Args
+			}
+		}
+		all := strings.Join(args, " ")
+		if !slices.Contains(args, "--root-mode="+tt.mode) || slices.Contains(args, "--child=fq_codel") != tt.wantChild {
+			t.Errorf("rootMode %s: args %s; want --root-mode=%s, --child=fq_codel %v", tt.mode, all, tt.mode, tt.wantChild)
 		}
 	}
 }
