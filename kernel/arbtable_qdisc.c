@@ -155,9 +155,12 @@ struct arbtable_sched {
 	u64				uncl_max_wait;		/* ns */
 	u64				nthrottled;
 	u64				swaps;
-	u64				gso_split;	/* GSO skbs segmented */
-	u64				gso_segs;	/* segments queued */
-	u64				oversize_drops;	/* frames > mtu */
+	/* per GSO skb or oversize frame, before any class's queue: every
+	 * sending CPU at once writes them in the lockless mode
+	 */
+	atomic64_t			gso_split;	/* GSO skbs segmented */
+	atomic64_t			gso_segs;	/* segments queued */
+	atomic64_t			oversize_drops;	/* frames > mtu */
 	u64				stalls;
 
 	/* auto mode: the allocator's view of each table */
@@ -1193,7 +1196,7 @@ static int arbtable_drop_oversize(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 
-	WRITE_ONCE(q->oversize_drops, q->oversize_drops + 1);
+	atomic64_inc(&q->oversize_drops);
 	net_warn_ratelimited("%s: arbtable %x: dropped a %u-byte frame above the qdisc's mtu %u%s\n",
 			     qdisc_dev(sch)->name, TC_H_MAJ(sch->handle) >> 16,
 			     skb->len, q->mtu,
@@ -1246,7 +1249,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
 	if (IS_ERR_OR_NULL(segs))
 		return arbtable_drop_oversize(skb, sch, to_free);
-	WRITE_ONCE(q->gso_split, q->gso_split + 1);
+	atomic64_inc(&q->gso_split);
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
 		/* as in tbf and cake: the root's size table is not reapplied */
@@ -1258,7 +1261,6 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 		}
 		if (arbtable_enqueue_one(seg, sch, cl, &seglen, to_free) ==
 		    NET_XMIT_SUCCESS) {
-			WRITE_ONCE(q->gso_segs, q->gso_segs + 1);
 			bytes += seglen;
 			n++;
 		}
@@ -1267,6 +1269,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 		kfree_skb(skb);
 		return NET_XMIT_DROP;
 	}
+	atomic64_add(n, &q->gso_segs);
 	qdisc_tree_reduce_backlog(sch, 1 - n, (int)len - (int)bytes);
 	consume_skb(skb);
 	return NET_XMIT_SUCCESS;
@@ -2577,9 +2580,9 @@ static int arbtable_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	xs.high_used = hweight64(q->arb.tbl[ARB_HIGH].used);
 	xs.low_used = hweight64(q->arb.tbl[ARB_LOW].used);
 	xs.broken = q->broken;
-	xs.gso_split = READ_ONCE(q->gso_split);
-	xs.gso_segs = READ_ONCE(q->gso_segs);
-	xs.oversize_drops = READ_ONCE(q->oversize_drops);
+	xs.gso_split = atomic64_read(&q->gso_split);
+	xs.gso_segs = atomic64_read(&q->gso_segs);
+	xs.oversize_drops = atomic64_read(&q->oversize_drops);
 	xs.capacity = q->capacity;
 	xs.link_rate = q->link_rate;
 	xs.link_changes = q->link_changes;

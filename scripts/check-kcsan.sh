@@ -20,9 +20,23 @@
 #
 # The tests: dump_race (tc -s -d qdisc/class dumps in a loop and netlink
 # changes beside paced traffic, auto and manual mode), nlfuzz (fuzzed
-# qdisc/class messages and dumps under traffic) and stress at reduced size
+# qdisc/class messages and dumps under traffic), stress at reduced size
 # (class add/change/del, table changes, grafts, root replace and delete,
-# down/up, unload under traffic); then kernel_log.sh.  Not change_traffic:
+# down/up, unload under traffic) and mq_lockless (issue 46: the lockless
+# root, four CPUs producing into its class rings and its pending mask
+# while one dequeues, with 2 rounds of class add/change/delete and a
+# qdisc delete under that traffic: about 180 s here; 0 reports on
+# sch_arbtable in the first runs, at KCSAN's default sampling and with
+# kcsan.skip_watch=400 and 6 rounds, while a plain read of the pending
+# mask planted in its enqueue was reported and failed the run.  Open:
+# its "port sends at the one rate" check fell short in 2 of 5 runs here,
+# rings full and 5 Mbit/s offered: 1.78 and 2.21 of 2.5 Mbit/s, the
+# second with kcsan.skip_watch=400; the others 2.44-2.50), and in one
+# guest running test_mq then test_mq_lockless the locked root sent 2.50
+# and the lockless one 1.49: a shortfall of the lockless mode, not of the
+# guest; that run also had "ktime_get / timekeeping_update_from_shadow"
+# with arbtable_dequeue_busy calling ktime_get, which kcsan_reports counts
+# as ours); then kernel_log.sh.  Not change_traffic:
 # its unpaced producers slow its 20 table changes to 253 s under KCSAN,
 # and dump_race's manual mode and stress's churn change tables and delete
 # backlogged classes under traffic too.  Not json: it tests userspace.  The guest boots
@@ -38,11 +52,12 @@ set -u
 . "$(dirname "$0")/kselftest-vm.sh"
 ks_kernel KCSAN kcsan
 say "KCSAN kernel ready in $(($(date +%s) - t0)) s: $src"
-tests=${*:-${ARBT_KCSAN_TESTS:-dump_race nlfuzz stress}}
+tests=${*:-${ARBT_KCSAN_TESTS:-dump_race nlfuzz stress mq_lockless}}
 progs=$(for t in $tests; do printf 'test_%s.sh ' "$t"; done)kernel_log.sh
 log=$ROOT/build/test-logs/vm-check-kcsan.tap
 # KCSAN under TCG: the rate tests' scaling (lib.sh), and sizes that keep
-# the run near 15 minutes on 2 cores
+# the run near 15 minutes on 2 cores (927 s measured before mq_lockless;
+# it adds about 3 minutes: its test took 157 and 176 s, 2026-11-29)
 export ARBT_SLOW_KERNEL=1
 export ARBT_DUMPRACE_SECS=${ARBT_DUMPRACE_SECS:-45}
 # nlfuzz: 10,000 messages as make test's sanitizer run, which keeps the
@@ -51,6 +66,9 @@ export ARBT_DUMPRACE_SECS=${ARBT_DUMPRACE_SECS:-45}
 export ARBT_NLFUZZ_MSGS=${ARBT_NLFUZZ_MSGS:-10000}
 export ARBT_STRESS_CYCLES=${ARBT_STRESS_CYCLES:-150} ARBT_STRESS_MANUAL=${ARBT_STRESS_MANUAL:-15}
 export ARBT_STRESS_REPLACE=${ARBT_STRESS_REPLACE:-1} ARBT_STRESS_DOWNUP=${ARBT_STRESS_DOWNUP:-1}
+# mq_lockless: 2 churn rounds (its ARBT_SLOW_KERNEL size, spelt out), 28 s
+# of its ~160; its rate checks are scaled by ARBT_SLOW_KERNEL as above
+export ARBT_LL_ROUNDS=${ARBT_LL_ROUNDS:-2}
 ARBTABLE_VM_APPEND="${ARBTABLE_VM_APPEND:+$ARBTABLE_VM_APPEND }kcsan.interrupt_watcher=1" \
 	ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} ks_run "$log" "${ARBT_KCSAN_VM_TIMEOUT:-3000}" "$progs"
 # every KCSAN report of the run, ours or not, once (by its timestamp: the

@@ -123,16 +123,21 @@ klog_mark() { _klog_mark=$(klog_next); }
 # klog_clean; the others are races in kernel code the suite only passes
 # through (KCSAN's default configuration reports some in net, mm and the
 # scheduler, which this project cannot fix): diagnostics, not failures.
+# An access's frames below an interrupt entry (asm_sysvec_*, asm_exc_*)
+# are the code it interrupted, not the racing one: they do not count.
 # kcsan_reports ours|others|rest: from a kernel log on stdin, the reports
 # of that kind, or (rest) every line outside a KCSAN report
 kcsan_reports() {
 	awk -v want="$1" '
 	function flush() { if (want != "rest" && (want == "ours") == ours) printf "%s", r; inr = 0 }
-	/BUG: KCSAN:/ { inr = 1; r = ""; ours = 0 }
+	/BUG: KCSAN:/ { inr = 1; r = ""; ours = 0; irq = 0 }
 	!inr { if (want == "rest") print; next }
 	{ r = r $0 "\n" }
+	# a new access, or the blank line that ends one
+	/ by (task|interrupt) / || /\[ *[0-9]+\.[0-9]+\] *$/ { irq = 0 }
 	# the name of the reporting task (Comm: arbtablectl) is no frame
-	!/ Comm: / && /arbtable|[^a-z_]arb_[a-z_0-9]+\+0x/ { ours = 1 }
+	!irq && !/ Comm: / && /arbtable|[^a-z_]arb_[a-z_0-9]+\+0x/ { ours = 1 }
+	/ asm_[a-z_]+\+0x/ { irq = 1 }
 	/==========/ { flush() }
 	END { if (inr) flush() }'
 }
