@@ -299,7 +299,7 @@ flood 4 40 5204 1 udp share_10"
 		resv=-; got=-; hol=-
 		case $o in
 		rate_*)	resv=$(sed -E 's/rate_([^_]+).*/\1/' <<<"$o")
-			read -r _ sv mw _ _ _ _ wb wbk < <(awk -v c=1:$m '$1 == c' "$tmp/tr" 2>/dev/null)
+			read -r _ sv mw _ _ _ _ wb wbk _ < <(awk -v c=1:$m '$1 == c' "$tmp/tr" 2>/dev/null)
 			got=$(awk -v a="${wb:-0}" -v b="${wbk:-0}" -v r="$(reserved_of "$resv")" -v C="$rbps" \
 				'BEGIN { if (b > 0) printf "%.1f%% (>= %.0f%%)", 100 * a / b, 100 * r / C; else print "-" }')
 			hol=$(awk -v w="${mw:-0}" -v g="${gbns:-0}" -v C="$rbps" \
