@@ -208,21 +208,7 @@ func TestClassAndFw(t *testing.T) {
 	if c.HighSlots != 8 || c.ClassID != cid {
 		t.Fatalf("class %+v: want 1:101 with 8 HIGH slots", c)
 	}
-	link, err := netlink.LinkByName(nic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := netlink.QdiscList(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	child := ""
-	for _, q := range qs {
-		if q.Attrs().Parent == cid {
-			child = q.Type()
-		}
-	}
-	if child != "fq_codel" {
+	if child := children(t, nic)[cid]; child != "fq_codel" {
 		t.Fatalf("child of 1:101: %q, want fq_codel", child)
 	}
 	for _, mark := range []uint32{0x1, 0x1} { // the second is a replace
