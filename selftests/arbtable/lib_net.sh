@@ -22,11 +22,13 @@ NET_RX_ADDR=10.77.0.2
 # PEER (PREFIX.2) lives in a new namespace NS running an iperf3 server on
 # port 5201 (test_gso.sh, test_child_drop.sh).  Neighbours are permanent
 # both ways, so nothing but the test's traffic is sent and no ARP waits
-# in the unclassified queue.  Teardown: veth_peer_del.
+# in the unclassified queue.  VETH_QUEUES=N: N transmit and receive
+# queues each side (one without).  Teardown: veth_peer_del.
 veth_peer() {
 	local dev=$1 peer=$2 ns=$3 pfx=$4
 	ip netns add "$ns" &&
-		ip link add "$dev" type veth peer name "$peer" &&
+		ip link add "$dev" ${VETH_QUEUES:+numtxqueues $VETH_QUEUES numrxqueues $VETH_QUEUES} \
+			type veth peer name "$peer" &&
 		ip link set "$peer" netns "$ns" || return 1
 	sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
 	ip addr add "$pfx.1/24" dev "$dev" &&

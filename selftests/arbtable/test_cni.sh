@@ -68,12 +68,14 @@ prev() {
 		"$1" "$(cat /sys/class/net/vh-$1/address 2>/dev/null)" \
 		"$(ip -n "arbt-$1" -o link show eth0 2>/dev/null | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')" "$1" "$2" "$2"
 }
-# jget EXPR: a field of the JSON in OUT (python: json.load -> d)
-jget() { printf '%s' "$OUT" | python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" 2>/dev/null; }
+# jget FILTER: a jq filter's raw output on the JSON in OUT, empty where
+# it fails or is null (jq, not a python per field: a process start costs
+# about a second in a slow guest)
+jget() { printf '%s' "$OUT" | jq -r "($1) // empty" 2>/dev/null; }
 # cni_err CODE: OUT is a CNI error with that code and a message
 cni_err() {
 	local code
-	code=$(jget 'd["code"] if isinstance(d.get("code"), int) and d.get("msg") and d.get("cniVersion") else ""')
+	code=$(jget 'if (.code | type) == "number" and (.msg // "") != "" and (.cniVersion // "") != "" then .code else "" end')
 	[ "$RC" != 0 ] && [ "$code" = "$1" ] && return 0
 	diag "want a CNI error with code $1, exit non-zero; got exit $RC: $OUT"
 	return 1
@@ -123,15 +125,15 @@ clean_of() { no_root && no_trace "$1"; }
 refusal_ok() {
 	local det msg
 	cni_err 100 || return 1
-	det=$(jget 'd.get("details", "")')
-	msg=$(jget 'd["msg"]')
+	det=$(jget '.details // ""')
+	msg=$(jget .msg)
 	grep -qE "^${ARB_REFUSAL_RE#^Error: }" <<<"$det" &&
 		grep -qE "^container ca \(rate 20mbit, from [^)]+\) refused on $NET$" <<<"$msg" && return 0
 	diag "details: $det; msg: $msg"
 	return 1
 }
 # rate_msg_ok: OUT is code 7 and msg names the bad rate
-bad_rate_ok() { cni_err 7 && grep -q 'bad rate "fast"' <<<"$(jget 'd["msg"]')"; }
+bad_rate_ok() { cni_err 7 && grep -q 'bad rate "fast"' <<<"$(jget .msg)"; }
 
 for t in ca:1 cb:2 cc:3 cd:4; do
 	net_tenant "${t%:*}" "${t#*:}" || { tap_fail "cni: tenant namespace ${t%:*}"; tap_end; exit; }
@@ -141,20 +143,20 @@ done
 OUT=$(echo '{"cniVersion":"1.0.0"}' | env -i CNI_COMMAND=VERSION "$CNI")
 RC=$?
 tap_check "VERSION: exit 0, supportedVersions 0.3.0 to 1.1.0 ($OUT)" \
-	test "$RC:$(jget '",".join(d["supportedVersions"]) + ":" + d["cniVersion"]')" = "0:0.3.0,0.3.1,0.4.0,1.0.0,1.1.0:1.0.0"
+	test "$RC:$(jget '(.supportedVersions | join(",")) + ":" + .cniVersion')" = "0:0.3.0,0.3.1,0.4.0,1.0.0,1.1.0:1.0.0"
 
 # ---- bad configs: a CNI error, nothing created
 P=$(prev ca 1)
 cni ADD ca /run/netns/arbt-ca '{"cniVersion":"1.0.0","name":"tenants","type":"arbtable-cni","stateDir":"'"$SD"'",'"$P"'}'
-tap_check "bad config: no device -> code 7 ($(jget 'd["msg"]'))" cni_err 7
+tap_check "bad config: no device -> code 7 ($(jget .msg))" cni_err 7
 cni ADD ca /run/netns/arbt-ca "$(conf '"runtimeConfig":{"arbtable":{"rate":"fast"}},'"$P")"
-tap_check "bad config: rate \"fast\" -> code 7 naming the rate ($(jget 'd["msg"]'))" bad_rate_ok
+tap_check "bad config: rate \"fast\" -> code 7 naming the rate ($(jget .msg))" bad_rate_ok
 cni ADD ca /run/netns/arbt-ca "$(conf '"devcie":"x",'"$P")"
-tap_check "bad config: unknown key devcie -> code 2 ($(jget 'd["msg"]'))" cni_err 2
+tap_check "bad config: unknown key devcie -> code 2 ($(jget .msg))" cni_err 2
 cni ADD ca /run/netns/arbt-ca "$(conf '"runtimeConfig":{"io.kubernetes.cri.pod-annotations":{"arbtable.io/latncy":"1ms","team":"x"}},'"$P")"
-tap_check "bad config: unknown annotation arbtable.io/latncy -> code 7 ($(jget 'd["msg"]'))" cni_err 7
+tap_check "bad config: unknown annotation arbtable.io/latncy -> code 7 ($(jget .msg))" cni_err 7
 cni ADD ca /run/netns/arbt-ca "$(conf "$P")" "K8S_POD_NAME=x;ARBTABLE_RATE=3mbit;ARBTABLE_SHARE=4"
-tap_check "bad request: rate and share together (CNI_ARGS) -> code 7 ($(jget 'd["msg"]'))" cni_err 7
+tap_check "bad request: rate and share together (CNI_ARGS) -> code 7 ($(jget .msg))" cni_err 7
 cni ADD ca /run/netns/arbt-ca '{"cniVersion":"1.0.0",'
 tap_check "bad config: not JSON -> code 6" cni_err 6
 cni ADD ca /run/netns/arbt-ca "$(conf "$P" | sed 's/"1.0.0"/"0.2.0"/')"
@@ -174,8 +176,8 @@ tap_check "refused: the root the ADD created is gone again, no filter, no state"
 # ---- ADD: prevResult through, class + filters as documented
 ta=$(tenant_of ca)
 cni ADD ca /run/netns/arbt-ca "$(conf '"runtimeConfig":{"io.kubernetes.cri.pod-annotations":{"arbtable.io/rate":"3mbit","arbtable.io/latency":"30ms","team":"a"}},'"$P")"
-want=$(printf '{%s}' "$P" | python3 -c 'import json,sys; d=json.load(sys.stdin)["prevResult"]; d["cniVersion"]="1.0.0"; print(json.dumps(d, sort_keys=True))')
-got=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))' 2>/dev/null)
+want=$(printf '{%s}' "$P" | jq -S -c '.prevResult | .cniVersion = "1.0.0"')
+got=$(printf '%s' "$OUT" | jq -S -c . 2>/dev/null)
 tap_check "ADD ca (rate 3mbit latency 30ms, pod annotations): exit 0, stdout is prevResult" test "$RC:$got" = "0:$want"
 [ "$RC" = 0 ] || diag "ADD ca: $OUT $(cat "$tmp/stderr")"
 ma=$(printf '%x' $((0x100 + ta)))
@@ -221,10 +223,10 @@ tap_check "failed ADD cd: class and fw filter undone (table as before)" test "$(
 tc qdisc del dev vh-cd clsact
 
 # ---- CHECK finds a missing filter; DEL cleans up anyway
-tcb=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tenant"])' "$SD/cb-eth0.json")
+tcb=$(jq -r .tenant "$SD/cb-eth0.json")
 tc filter del dev "$NET" parent 1: protocol all prio 100 handle "$(printf '0x%x' "$tcb")" fw
 cni CHECK cb /run/netns/arbt-cb "$(conf "$Pb")"
-tap_check "CHECK cb after its fw filter was deleted: code 103 ($(jget 'd["msg"]'))" cni_err 103
+tap_check "CHECK cb after its fw filter was deleted: code 103 ($(jget .msg))" cni_err 103
 cni DEL cb /run/netns/arbt-cb "$(conf "$Pb")"
 r1=$RC
 cni DEL cb /run/netns/arbt-cb "$(conf "$Pb")"
@@ -262,7 +264,7 @@ gone_ok() {
 	[ "$(table_state)" = "$base11" ] || diff <(echo "$base11") <(table_state) | head -n 20 | sed 's/^/# /'
 	return 1
 }
-phase() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phase"])' "$SD/$1-eth0.json" 2>/dev/null; }
+phase() { jq -r .phase "$SD/$1-eth0.json" 2>/dev/null; }
 # killed_with MARK-RE: ADD cd died of SIGKILL, its record says "adding",
 # its class (rate 1Mbit) is there, and a mark filter matching MARK-RE on
 # vh-cd if MARK-RE is not empty
@@ -338,13 +340,13 @@ tap_check "rootMode lockless on the 1-queue dummy: lockless" mode_ok arbt-dum0 l
 tc qdisc del dev arbt-dum0 root
 # bad_mode_ok VALUE: code 7 whose msg names VALUE, and no root on arbt-mq0
 bad_mode_ok() {
-	cni_err 7 && grep -qF "bad rootMode $1" <<<"$(jget 'd["msg"]')" &&
+	cni_err 7 && grep -qF "bad rootMode $1" <<<"$(jget .msg)" &&
 		! tc qdisc show dev arbt-mq0 | grep -q '^qdisc arbtable' && return 0
-	diag "msg: $(jget 'd["msg"]'); $(tc qdisc show dev arbt-mq0)"
+	diag "msg: $(jget .msg); $(tc qdisc show dev arbt-mq0)"
 	return 1
 }
 mode_root arbt-mq0 ',"rootMode":"nolock"'
-tap_check "rootMode \"nolock\": code 7 naming it, no root made ($(jget 'd["msg"]'))" bad_mode_ok '"nolock"'
+tap_check "rootMode \"nolock\": code 7 naming it, no root made ($(jget .msg))" bad_mode_ok '"nolock"'
 mode_root arbt-mq0 ',"rootMode":1'
 tap_check "rootMode 1 (not a string): code 7, no root made" bad_mode_ok 1
 ip link del arbt-mq0
@@ -405,12 +407,12 @@ nv_same() {
 	[ "$(table_state)" = "$nv_before" ] || diff <(echo "$nv_before") <(table_state) | head -n 10 | sed 's/^/# /'
 	return 1
 }
-nv_added() { nv_same && [ "$(jget 'd["cniVersion"] + ":" + d["interfaces"][0]["name"] + ":" + d["ips"][0]["address"]')" = "1.0.0:eth0:10.99.1.2/24" ]; }
+nv_added() { nv_same && [ "$(jget '.cniVersion + ":" + .interfaces[0].name + ":" + .ips[0].address')" = "1.0.0:eth0:10.99.1.2/24" ]; }
 # nv_refused KIND: code 105, the message naming the kind and what was
 # asked, and nothing changed
 nv_refused() {
 	local m
-	m=$(jget 'd["msg"]')
+	m=$(jget .msg)
 	cni_err 105 && grep -q "container x$1 asked for rate 1mbit, but eth0 in /run/netns/arbt-x$1 is an\{0,1\} $1, not a veth: .*cannot classify $1 interfaces" <<<"$m" &&
 		RC=0 nv_same && return 0
 	diag "msg: $m"
@@ -436,7 +438,7 @@ for k in ipvlan macvlan netkit; do
 	cni DEL "x$k" "/run/netns/arbt-x$k" "$(conf "$Px")"
 	tap_check "$k: DEL exit 0, nothing changed" nv_same
 	cni ADD "x$k" "/run/netns/arbt-x$k" "$(conf '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Px")"
-	tap_check "$k interface, a container that asks for rate 1mbit: code 105 naming $k ($(jget 'd["msg"]' | head -c 160))" nv_refused $k
+	tap_check "$k interface, a container that asks for rate 1mbit: code 105 naming $k ($(jget .msg | head -c 160))" nv_refused $k
 	ip netns del "arbt-x$k"
 	ip link del arbt-nkh 2>/dev/null
 done
@@ -446,7 +448,7 @@ ip link del arbt-par0
 P11=$(prev cb 2 | sed 's/"address":/"version":"4","address":/')
 cni ADD cb /run/netns/arbt-cb "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$P11")"
 tap_check "ADD cb at 1.1.0 (cniVersions listing 2.0.0): exit 0, result 1.1.0 without ips' version" \
-	test "$RC:$(jget 'd["cniVersion"] + ":" + str("version" in d["ips"][0]) + ":" + d["ips"][0]["address"]')" = "0:1.1.0:False:10.88.2.2/24"
+	test "$RC:$(jget '.cniVersion + ":" + (.ips[0] | has("version") | tostring) + ":" + .ips[0].address')" = "0:1.1.0:false:10.88.2.2/24"
 [ "$RC" = 0 ] || diag "ADD cb 1.1.0: $OUT $(cat "$tmp/stderr")"
 cni CHECK cb /run/netns/arbt-cb "$(conf11 "$P11")"
 tap_check "CHECK cb at 1.1.0: exit 0" test "$RC:$OUT" = "0:"
@@ -455,7 +457,7 @@ tap_check "DEL cb at 1.1.0: exit 0, nothing of cb left" gone_ok cb
 Pb031=$(prev cb 2 | sed 's/"cniVersion":"1.0.0"/"cniVersion":"0.3.1"/')
 cni ADD cb /run/netns/arbt-cb "$(conf "$Pb031" | sed 's/"cniVersion":"1.0.0"/"cniVersion":"0.3.1"/')"
 tap_check "ADD cb at 0.3.1: exit 0, result 0.3.1 with ips' version \"4\"" \
-	test "$RC:$(jget 'd["cniVersion"] + ":" + d["ips"][0].get("version", "none")')" = "0:0.3.1:4"
+	test "$RC:$(jget '.cniVersion + ":" + (.ips[0].version // "none")')" = "0:0.3.1:4"
 cni DEL cb - "$(conf | sed 's/"cniVersion":"1.0.0"/"cniVersion":"0.3.1"/')"
 tap_check "DEL cb at 0.3.1 without CNI_NETNS: exit 0, table as before" gone_ok cb
 
@@ -472,7 +474,7 @@ tap_check "DEL after the killed ADD: exit 0, class and both filters gone, table 
 # kill came before the mark filter was on it
 TEST_KILL=clsact cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit"}},'"$Pd")"
 cd_intent() { killed_with "" && tc qdisc show dev vh-cd | grep -q '^qdisc clsact' &&
-	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["createdClsact"])' "$SD/cd-eth0.json")" = 2 ]; }
+	[ "$(jq -r .createdClsact "$SD/cd-eth0.json")" = 2 ]; }
 tap_check "ADD cd killed right after making vh-cd's clsact (test hook): SIGKILL, record \"adding\" with createdClsact 2 (about to make it), the clsact there" cd_intent
 cni DEL cd /run/netns/arbt-cd "$(conf11 "$Pd")"
 tap_check "DEL after it: exit 0, the clsact (empty: ADD's) removed with class and record, table as before" gone_ok cd
@@ -545,7 +547,7 @@ old_record() {
 	json.dump(d, open(p, "w"), indent=2)
 	EOF
 }
-old_keys() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("class" in d, d["request"]["set"], d["classid"] > 0)' "$SD/$1-eth0.json" 2>&1; }
+old_keys() { jq -r '"\(has("class")) \(.request.set) \(.classid > 0)"' "$SD/$1-eth0.json" 2>&1; }
 # (beside ca's 32 HIGH slots at distance 2, a 200ms bound fits at distance
 # 4; 50ms would need distance 2, which has 31 slots left)
 cni ADD cd /run/netns/arbt-cd "$(conf11 '"runtimeConfig":{"arbtable":{"rate":"1mbit","latency":"200ms","ceil":"5mbit"}},'"$Pd")"
@@ -553,7 +555,7 @@ rc_add=$RC
 [ "$RC" = 0 ] || diag "ADD cd: $OUT $(cat "$tmp/stderr")"
 old_record cd
 tap_check "ADD cd (rate 1mbit latency 200ms ceil 5mbit), its record rewritten as an earlier version wrote it ($(old_keys cd))" \
-	test "$rc_add:$(old_keys cd)" = "0:False 19 True"
+	test "$rc_add:$(old_keys cd)" = "0:false 19 true"
 cni CHECK cd /run/netns/arbt-cd "$(conf11 "$Pd")"
 tap_check "CHECK cd on the earlier version's record: exit 0 (request and allocation read from its keys)" test "$RC:$OUT" = "0:"
 [ "$RC" = 0 ] || diag "CHECK cd: $OUT $(cat "$tmp/stderr")"

@@ -10,7 +10,8 @@
 # packet), a latency such skbs cannot meet refused; a lowered
 # gso_max_size read at the next change; 'mtu 1514' pinned: split, one
 # frame per packet, the latency admitted; 'mtu 0' with that class: the
-# class broken; the frame below 1gbit.
+# class broken; the frame below 1gbit.  The lockless root (issue 46) on
+# the same veth, of 4 queues: whole at 10gbit, plain and through VXLAN.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_net.sh"
 . "$(dirname "$0")/lib_debug.sh"
@@ -26,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 have_arbtable || { tap_fail "gso: module and plugin present"; tap_end; exit; }
 veth_peer_del $DEV $NS
-if ! veth_peer $DEV ag1 $NS 10.98.0; then tap_fail "gso: veth pair with TSO"; tap_end; exit; fi
+if ! VETH_QUEUES=4 veth_peer $DEV ag1 $NS 10.98.0; then tap_fail "gso: veth pair with TSO"; tap_end; exit; fi
 diag "veth $DEV: $(net_offloads $DEV)"
 sleep 0.5
 
@@ -96,26 +97,41 @@ bad "gso: class latency 100us refused, the whole skbs' bound above it" 'bound' \
 whole_run "MSS 536" 8 10.98.0.2 -M 536
 # VXLAN over IPv6 (136 bytes of headers a segment at MSS 1378): over IPv4
 # (116 at 1398) a 64 KiB skb charged 69644 bytes, 2 under the old room
-pm=$(ip -n $NS link show ag1 | awk '/ether/ { print $2 }')
-if sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=0" &&
-	ip addr add fd00:98::1/64 dev $DEV nodad &&
-	ip -n $NS addr add fd00:98::2/64 dev ag1 nodad &&
-	ip -6 neigh replace fd00:98::2 lladdr "$pm" dev $DEV nud permanent &&
-	ip -n $NS -6 neigh replace fd00:98::1 lladdr "$(ip link show $DEV | awk '/ether/ { print $2 }')" dev ag1 nud permanent &&
-	ip link add vx0 type vxlan id 42 local fd00:98::1 remote fd00:98::2 dstport 4789 dev $DEV &&
-	ip -n $NS link add vx1 type vxlan id 42 local fd00:98::2 remote fd00:98::1 dstport 4789 dev ag1 &&
-	ip addr add 10.97.0.1/24 dev vx0 && ip link set vx0 up &&
-	ip -n $NS addr add 10.97.0.2/24 dev vx1 && ip -n $NS link set vx1 up; then
-	sleep 0.5
-	v0=$(cat /sys/class/net/vx0/statistics/tx_bytes)
-	whole_run "VXLAN over IPv6 (vx0 mtu $(cat /sys/class/net/vx0/mtu))" 8 10.97.0.2
-	v=$(($(cat /sys/class/net/vx0/statistics/tx_bytes) - v0))
-	tap_check "gso: VXLAN over IPv6: the TCP went through the tunnel ($v bytes into vx0)" test "$v" -gt 1000000
-else
-	tap_fail "gso: VXLAN vx0 over $DEV's IPv6, 10.97.0.1 -> 10.97.0.2"
-fi
-ip link del vx0 2>/dev/null
-ip -n $NS link del vx1 2>/dev/null
+# vx_up: vx0 (10.97.0.1) to vx1 (10.97.0.2) in $NS over the veth's IPv6
+vx_up() {
+	local pm
+	pm=$(ip -n $NS link show ag1 | awk '/ether/ { print $2 }')
+	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=0" &&
+		ip addr replace fd00:98::1/64 dev $DEV nodad &&
+		ip -n $NS addr replace fd00:98::2/64 dev ag1 nodad &&
+		ip -6 neigh replace fd00:98::2 lladdr "$pm" dev $DEV nud permanent &&
+		ip -n $NS -6 neigh replace fd00:98::1 lladdr "$(ip link show $DEV | awk '/ether/ { print $2 }')" dev ag1 nud permanent &&
+		ip link add vx0 type vxlan id 42 local fd00:98::1 remote fd00:98::2 dstport 4789 dev $DEV &&
+		ip -n $NS link add vx1 type vxlan id 42 local fd00:98::2 remote fd00:98::1 dstport 4789 dev ag1 &&
+		ip addr add 10.97.0.1/24 dev vx0 && ip link set vx0 up &&
+		ip -n $NS addr add 10.97.0.2/24 dev vx1 && ip -n $NS link set vx1 up &&
+		sleep 0.5
+}
+vx_down() {
+	ip link del vx0 2>/dev/null
+	ip -n $NS link del vx1 2>/dev/null
+}
+# vx_run NAME [IPERF3-ARGS...]: whole_run through the tunnel, then that
+# the TCP went through it
+vx_run() {
+	local name=$1 v0 v
+	shift
+	if vx_up; then
+		v0=$(cat /sys/class/net/vx0/statistics/tx_bytes)
+		whole_run "$name (vx0 mtu $(cat /sys/class/net/vx0/mtu))" 8 10.97.0.2 "$@"
+		v=$(($(cat /sys/class/net/vx0/statistics/tx_bytes) - v0))
+		tap_check "gso: $name: the TCP went through the tunnel ($v bytes into vx0)" test "$v" -gt 1000000
+	else
+		tap_fail "gso: $name: VXLAN vx0 over $DEV's IPv6, 10.97.0.1 -> 10.97.0.2"
+	fi
+	vx_down
+}
+vx_run "VXLAN over IPv6"
 tap_check "gso: no oversize drop after MSS 536 and VXLAN ($(xs oversize_drops))" test "$(xs oversize_drops)" = 0
 
 # ---- gso_max_size has no event: read at the next change
@@ -177,6 +193,22 @@ tc qdisc del dev $DEV root
 run tc qdisc add dev $DEV root handle 1: arbtable
 tap_check "gso: no rate, the veth's 10 Gbit/s: a whole skb ($(qmtu))" \
 	eval '[ "$RUN_RC" = 0 ] && [ "$(qmtu)" = "$want" ]'
+tc qdisc del dev $DEV root
+
+# ---- the lockless root (issue 46) on the 4-queue veth: TCP's GSO skbs
+# from four flows (on as many queues as their hashes pick), whole at
+# 10gbit, plain and inside VXLAN, as for the locked root above
+run tc qdisc add dev $DEV root handle 1: arbtable lockless rate 10gbit
+ok=$RUN_RC
+run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1gbit
+ok=$((ok | RUN_RC))
+run tc qdisc change dev $DEV root handle 1: arbtable default 10
+ok=$((ok | RUN_RC))
+tap_check "gso: lockless root at 10gbit, class 1:10, default 10 (${RUN_ERR:-ok}; mtu $(qmtu), want $want)" \
+	eval '[ "$ok" = 0 ] && [ "$(qmtu)" = "$want" ] && tc -d qdisc show dev $DEV root | grep -qw lockless'
+whole_run "lockless, 4 flows" 1 10.98.0.2 -P 4
+vx_run "lockless, VXLAN over IPv6, 4 flows" -P 4
+tap_check "gso: lockless: no oversize drop ($(xs oversize_drops))" test "$(xs oversize_drops)" = 0
 tc qdisc del dev $DEV root
 
 # ---- burst against the mtu in force (issue 35, defect 10): from 1gbit
