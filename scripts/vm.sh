@@ -16,7 +16,9 @@
 # on our CI machines), ARBTABLE_VM_VERBOSE=1 shows the guest console,
 # ARBTABLE_VM_CPUS / ARBTABLE_VM_MEM override 4 / 2G, ARBTABLE_VM_QEMU_OPTS
 # adds QEMU options (the bench's TCG plugin), ARBTABLE_VM_APPEND kernel boot
-# options, ARBTABLE_VM_9P_CACHE the root's 9p cache mode (default loose);
+# options, ARBTABLE_VM_9P_CACHE the root's 9p cache mode (default loose),
+# ARBTABLE_VM_BOOT_TMO seconds a guest may take to come up before it is
+# stopped and booted again (default 1500; ARBTABLE_VM_BOOT_TRIES, 3);
 # ARBT_* variables are exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
 # ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
@@ -181,43 +183,6 @@ args+=("--qemu-opts=$qopts")
 cmd=$(printf '%q ' bash "$guest" "$@")
 args+=(--exec "$cmd")
 
-# A boot that fails before the guest is up (vng exit 255 within seconds,
-# seen once in CI between two VMs and not reproducible) is retried: the
-# module is not loaded yet, so nothing of ours ran.  A failure after the
-# guest came up is never retried.
-tries=${ARBTABLE_VM_BOOT_TRIES:-3}
-try=0
-while :; do
-	try=$((try + 1))
-	say "booting ($mode, ${ARBTABLE_VM_CPUS:-4} cpus${NET:+, network loop}, timeout ${TMO}s${try:+, try $try of $tries})"
-	start=$(date +%s)
-	booted=
-	finished=
-	grc=
-	vrc=
-	while IFS= read -r line; do
-		case $line in
-		"@@ARBT guest up:"*)
-			booted=$(($(date +%s) - start))
-			say "booted in ${booted}s"
-			;;
-		"@@ARBT guest rc="*)
-			finished=1
-			grc=${line#@@ARBT guest rc=}
-			;;
-		"@@ARBT vng rc="*) vrc=${line#@@ARBT vng rc=} ;;
-		*) printf '%s\n' "$line" ;;
-		esac
-	done < <(if [ -n "$console" ]; then
-			timeout -k 20 "$TMO" vng "${args[@]}" </dev/null 2>"$console"
-		else
-			timeout -k 20 "$TMO" vng "${args[@]}" </dev/null 2>&1
-		fi; echo "@@ARBT vng rc=$?")
-	[ -z "$booted" ] && [ "$vrc" != 124 ] && [ "$vrc" != 137 ] && [ "$try" -lt "$tries" ] || break
-	say "boot failed before the guest was up (vng exit $vrc after $(($(date +%s) - start))s); booting again"
-	sleep 5
-done
-el=$(($(date +%s) - start))
 # what a kernel splat prints (selftests/arbtable/lib_debug.sh's list)
 SPLAT_PAT=$(sed -n "s/^_klog_pat='\(.*\)'\$/\1/p" "$ROOT/selftests/arbtable/lib_debug.sh")
 [ -n "$SPLAT_PAT" ] || SPLAT_PAT='BUG|WARNING|Oops|Kernel panic'
@@ -231,6 +196,78 @@ console_tail() {
 	first=$(grep -v 'Command line:' "$console" | grep -m1 -E "$SPLAT_PAT|Out of memory")
 	say "console: ${first:-no oops, splat or lockup among $(wc -l <"$console") lines}"
 }
+# A boot that fails before the guest is up (vng exit 255 within seconds,
+# seen once in CI between two VMs and not reproducible) is retried: the
+# module is not loaded yet, so nothing of ours ran.  So is a guest not up
+# after ARBTABLE_VM_BOOT_TMO seconds (default 1500; the sanitizer guest
+# boots in 148-434 s, 440 s on a host loaded with three guests): the
+# sanitizer guest of a cold make test printed its console's early lines
+# (to "tsc: Unable to calibrate against PIT", as every boot here does)
+# and then nothing until its 4200 s limit, its lane's whole run lost
+# (2026-11-29).  A failure after the guest came up is never retried.
+tries=${ARBTABLE_VM_BOOT_TRIES:-3}
+boot_tmo=${ARBTABLE_VM_BOOT_TMO:-1500}
+try=0
+while :; do
+	try=$((try + 1))
+	say "booting ($mode, ${ARBTABLE_VM_CPUS:-4} cpus${NET:+, network loop}, timeout ${TMO}s${try:+, try $try of $tries})"
+	start=$(date +%s)
+	booted=
+	finished=
+	grc=
+	vrc=
+	tpid=
+	stuck=
+	part=
+	while :; do
+		if IFS= read -r -t 10 line; then
+			line=$part$line
+			part=
+		elif [ $? -gt 128 ]; then
+			# nothing for 10 s (a partial line kept for the next read)
+			part+=$line
+			if [ -z "$booted" ] && [ -z "$stuck" ] && [ -n "$tpid" ] &&
+				[ $(($(date +%s) - start)) -ge "$boot_tmo" ]; then
+				stuck=1
+				say "the guest is not up after ${boot_tmo}s: stopping it"
+				kill -TERM "$tpid" 2>/dev/null
+			fi
+			continue
+		else
+			break
+		fi
+		case $line in
+		"@@ARBT guest up:"*)
+			booted=$(($(date +%s) - start))
+			say "booted in ${booted}s"
+			;;
+		"@@ARBT guest rc="*)
+			finished=1
+			grc=${line#@@ARBT guest rc=}
+			;;
+		"@@ARBT vng rc="*) vrc=${line#@@ARBT vng rc=} ;;
+		"@@ARBT timeout pid="*) tpid=${line#@@ARBT timeout pid=} ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done < <(if [ -n "$console" ]; then
+			timeout -k 20 "$TMO" vng "${args[@]}" </dev/null 2>"$console" &
+		else
+			timeout -k 20 "$TMO" vng "${args[@]}" </dev/null 2>&1 &
+		fi
+		echo "@@ARBT timeout pid=$!"
+		wait $!
+		echo "@@ARBT vng rc=$?")
+	if [ -n "$stuck" ] && [ "$try" -lt "$tries" ]; then
+		console_tail
+		say "boot stopped after ${boot_tmo}s without the guest; booting again"
+		sleep 5
+		continue
+	fi
+	[ -z "$booted" ] && [ "$vrc" != 124 ] && [ "$vrc" != 137 ] && [ "$try" -lt "$tries" ] || break
+	say "boot failed before the guest was up (vng exit $vrc after $(($(date +%s) - start))s); booting again"
+	sleep 5
+done
+el=$(($(date +%s) - start))
 if [ "$vrc" = 124 ] || [ "$vrc" = 137 ]; then
 	console_tail
 	say "TIMEOUT after ${el}s (limit ${TMO}s)${booted:+; guest had booted in ${booted}s}"

@@ -7,8 +7,9 @@
 # same shape with IBA-literal accounting (where shares are far from the
 # weight shares, so agreement is not trivial), and auto mode with classes
 # admitted from rate + distance/latency plus a LOW share class.  Every
-# class is backlogged behind a 10 Mbit/s qdisc rate; packet sizes given to
-# arbsim are the ones the qdisc saw (bytes / packets of each class).
+# class is backlogged behind a 10 Mbit/s qdisc rate (a bfifo of 500 KB
+# each); packet sizes given to arbsim are the ones the qdisc saw (bytes /
+# packets of each class).
 . "$(dirname "$0")/lib.sh"
 pg_test_begin arbsim "arbsim predictions vs measured shares"
 ARBSIM=$ARBT_ROOT/build/tools/arbsim
@@ -28,6 +29,14 @@ run_case() {
 		m=${e%%=*}; o=; [ "$m" != "$e" ] && o=${e#*=}
 		# shellcheck disable=SC2086
 		arb_class "$m" $o || { tap_fail "$name: class 1:$m $o"; return; }
+		# a queue of bytes, not of packets: 1000 64-byte packets (the
+		# default pfifo's txqueuelen) last 0.26 s at 1:10's 2 Mbit/s, and
+		# a producer a loaded guest stalls longer emptied its class (1:10
+		# at 17.7 % of its 20 % while its producer offered 4.3 Mbit/s on
+		# average, in bursts); 500 KB is 2 s of 1:10, and the four drain
+		# in under 2 s
+		run tc qdisc replace dev $DEV parent "1:$m" bfifo limit 500000 ||
+			{ tap_fail "$name: bfifo under 1:$m ($RUN_ERR)"; return; }
 		ids+=("1:$m")
 	done
 	if [ -n "$tables" ]; then
