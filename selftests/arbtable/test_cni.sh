@@ -69,8 +69,8 @@ prev() {
 		"$(ip -n "arbt-$1" -o link show eth0 2>/dev/null | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')" "$1" "$2" "$2"
 }
 # jget FILTER: a jq filter's raw output on the JSON in OUT, empty where
-# it fails or is null (jq, not a python per field: a process start costs
-# about a second in a slow guest)
+# it fails or is null (jq, not a python per field: a lighter process to
+# start in a slow guest)
 jget() { printf '%s' "$OUT" | jq -r "($1) // empty" 2>/dev/null; }
 # cni_err CODE: OUT is a CNI error with that code and a message
 cni_err() {

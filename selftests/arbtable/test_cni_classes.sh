@@ -42,8 +42,8 @@ conf() {
 		"$NET" "$SD" "${1:+,$1}"
 }
 # jf FILE FILTER...: each jq FILTER's raw output on the JSON in FILE, one
-# a line (empty where it fails or is null); jq, not python: a process
-# start costs about a second in a slow guest
+# a line (empty where it fails or is null); jq, not python: a lighter
+# process to start in a slow guest
 jf() {
 	local f=$1 e v
 	shift
