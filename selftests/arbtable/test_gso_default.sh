@@ -73,13 +73,19 @@ whole_run() {
 		fcmp "$pkts > 0 && $bytes / $pkts > $frames * $frame"
 }
 
+# gso_root OPTS...: a root arbtable with OPTS, class 1:10 rate 1gbit and
+# default 10; ok 0 when all three were taken (RUN_ERR the last error)
+gso_root() {
+	run tc qdisc add dev $DEV root handle 1: arbtable "$@"
+	ok=$RUN_RC
+	run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1gbit
+	ok=$((ok | RUN_RC))
+	run tc qdisc change dev $DEV root handle 1: arbtable default 10
+	ok=$((ok | RUN_RC))
+}
+
 # ---- 10gbit, mtu not given: whole GSO skbs
-run tc qdisc add dev $DEV root handle 1: arbtable rate 10gbit
-ok=$RUN_RC
-run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1gbit
-ok=$((ok | RUN_RC))
-run tc qdisc change dev $DEV root handle 1: arbtable default 10
-ok=$((ok | RUN_RC))
+gso_root rate 10gbit
 tap_check "gso: auto qdisc rate 10gbit, class 1:10 rate 1gbit, default 10 (${RUN_ERR:-ok})" test "$ok" = 0
 tap_check "gso: at 10gbit the mtu followed is a whole GSO skb ($(qmtu), want $want)" test "$(qmtu)" = "$want"
 whole_run "10gbit, mtu followed" 1
@@ -159,12 +165,7 @@ fi
 tc qdisc del dev $DEV root
 
 # ---- mtu pinned to the frame: split, one frame per packet, the latency admitted
-run tc qdisc add dev $DEV root handle 1: arbtable rate 10gbit mtu "$frame"
-ok=$RUN_RC
-run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1gbit
-ok=$((ok | RUN_RC))
-run tc qdisc change dev $DEV root handle 1: arbtable default 10
-ok=$((ok | RUN_RC))
+gso_root rate 10gbit mtu "$frame"
 tap_check "gso: rate 10gbit mtu $frame pinned, class 1:10, default 10 (${RUN_ERR:-ok}; mtu $(qmtu))" \
 	eval '[ "$ok" = 0 ] && [ "$(qmtu)" = "$frame" ]'
 r=$(tcp_run)
@@ -198,12 +199,7 @@ tc qdisc del dev $DEV root
 # ---- the lockless root (issue 46) on the 4-queue veth: TCP's GSO skbs
 # from four flows (on as many queues as their hashes pick), whole at
 # 10gbit, plain and inside VXLAN, as for the locked root above
-run tc qdisc add dev $DEV root handle 1: arbtable lockless rate 10gbit
-ok=$RUN_RC
-run tc class add dev $DEV parent 1: classid 1:10 arbtable rate 1gbit
-ok=$((ok | RUN_RC))
-run tc qdisc change dev $DEV root handle 1: arbtable default 10
-ok=$((ok | RUN_RC))
+gso_root lockless rate 10gbit
 tap_check "gso: lockless root at 10gbit, class 1:10, default 10 (${RUN_ERR:-ok}; mtu $(qmtu), want $want)" \
 	eval '[ "$ok" = 0 ] && [ "$(qmtu)" = "$want" ] && tc -d qdisc show dev $DEV root | grep -qw lockless'
 whole_run "lockless, 4 flows" 1 10.98.0.2 -P 4
