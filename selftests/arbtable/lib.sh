@@ -504,6 +504,32 @@ m_shares_ok() {
 		exit bad
 	}' "$1"
 }
+# shares_check DESC FILE "ID=WEIGHT ..." TOL: m_shares_ok as a TAP
+# result.  Off by more than TOL, a skip only where a class's pktgen
+# producers, by their own counters (upstream of the qdisc: sent plus
+# refused), offered less than the class's weight share of what the
+# device sent in the window (W's rate): such a class cannot have stayed
+# backlogged, and a work-conserving table gives its turns to the others.
+# A qdisc that had every class's load and shared it wrongly fails.
+shares_check() {
+	local desc=$1 f=$2 spec=$3 tol=$4 short
+	if m_shares_ok "$f" "$spec" "$tol"; then
+		tap_ok "$desc"
+		return
+	fi
+	short=$(awk -v spec="$spec" '
+	$1 == "W" { dr = $3; next } $1 == "O" { off[$2] += $3; has[$2] = 1 }
+	END {
+		n = split(spec, e, " "); for (i = 1; i <= n; i++) { split(e[i], kv, "="); id[i] = kv[1]; w[i] = kv[2]; W += kv[2] }
+		for (i = 1; i <= n; i++) { c = id[i]; want = dr * w[i] / W
+			if (has[c] && off[c] < want) printf "%s%s offered %.0f bit/s of its %.0f", (k++ ? "; " : ""), c, off[c], want }
+	}' "$f")
+	if [ -n "$short" ]; then
+		tap_skip "$desc" "the guest could not make the load (pktgen's counters): $short"
+	else
+		tap_fail "$desc"
+	fi
+}
 # m_backlogged FILE ID...: every class had backlog at both snapshots
 m_backlogged() {
 	local f=$1 c bad=0; shift

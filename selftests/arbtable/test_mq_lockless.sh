@@ -164,8 +164,8 @@ diag "$(m_table "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10")"
 bl=0
 m_backlogged "$tmp/a" 1:10 1:11 1:12 1:13 && bl=1
 tap_check "mq_lockless: every class backlogged in the window" test $bl = 1
-tap_measure "mq_lockless: classes fed from four CPUs and queues share the table by weight (+-3%)" \
-	m_shares_ok "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10" 0.03
+shares_check "mq_lockless: classes fed from four CPUs and queues share the table by weight (+-3%)" \
+	"$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10" 0.03
 read -r _ dr <<<"$(awk '$1 == "W" { print $2, $3 }' "$tmp/a")"
 # lib.sh's rate_check: 10 Mbit/s +-3% over the part of the window in
 # which the producers' skbs reached the device (a guest descheduled by a
