@@ -178,12 +178,15 @@ rate_check "mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc
 	"$dr" "$(bps 10)" 0.03 "$tmp/a" "$(win 8)" ""
 # every class offered more than it gets: every ring has overflowed, none
 # holds more than a class's pfifo would in the locked mode (txqueuelen at
-# its add), and one at least is near full in the dump (the dequeuer takes
-# a few between a drop and the dump: 285-288 of 300 on the sanitizer kernel)
+# its add), and one at least is near full in the window's last dump (the
+# dequeuer takes a few between a drop and the dump: 285-288 of 300 on the
+# sanitizer kernel).  Not in a dump after the window: a loaded sanitizer
+# guest once ran no producer for the seconds after it, and every ring
+# drained (2026-11-29).
 cs=$(cls_stats $DEV arbtable)
 diag "$cs"
-tap_check "mq_lockless: each class's ring holds $CLS_LIMIT packets (txqueuelen at the class's add), has dropped, one is 90 % full" \
-	eval '[ "$(wc -l <<<"$cs")" = 4 ] && awk -v l=$CLS_LIMIT "\$6 > l || \$4 == 0 { bad = 1 } \$6 >= l * 0.9 { f = 1 } END { exit bad || !f }" <<<"$cs"'
+tap_check "mq_lockless: each class's ring holds $CLS_LIMIT packets (txqueuelen at the class's add), has dropped, one was 90 % full" \
+	eval '[ "$(wc -l <<<"$cs")" = 4 ] && awk -v l=$CLS_LIMIT "FNR == 1 && /^T / { next } \$6 > l { bad = 1 } FILENAME == \"-\" && \$4 == 0 { bad = 1 } FILENAME != \"-\" && \$6 >= l * 0.9 { f = 1 } END { exit bad || !f }" - "$tmp/a.2" <<<"$cs"'
 pg_stop
 tap_check "mq_lockless: drains, the per-CPU counters sum to the classes' (sent and backlog)" \
 	eval 'll_drained 60 && sums_match $DEV 1: arbtable'
