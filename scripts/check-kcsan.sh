@@ -28,15 +28,23 @@
 # qdisc delete under that traffic: about 180 s here; 0 reports on
 # sch_arbtable in the first runs, at KCSAN's default sampling and with
 # kcsan.skip_watch=400 and 6 rounds, while a plain read of the pending
-# mask planted in its enqueue was reported and failed the run.  Open:
-# its "port sends at the one rate" check fell short in 2 of 5 runs here,
-# rings full and 5 Mbit/s offered: 1.78 and 2.21 of 2.5 Mbit/s, the
-# second with kcsan.skip_watch=400; the others 2.44-2.50), and in one
-# guest running test_mq then test_mq_lockless the locked root sent 2.50
-# and the lockless one 1.49: a shortfall of the lockless mode, not of the
-# guest; that run also had "ktime_get / timekeeping_update_from_shadow"
-# with arbtable_dequeue_busy calling ktime_get, which kcsan_reports counts
-# as ours); then kernel_log.sh.  Not change_traffic:
+# mask planted in its enqueue was reported and failed the run.  Its "port
+# sends at the one rate" check fell short in 3 of its first 6 runs
+# (1.78, 2.21 and, in one guest beside test_mq's locked root at 2.50,
+# 1.49 of 2.5 Mbit/s, rings full), on a machine loaded by other guests,
+# before rate_check left out the time no producer ran.  On 2026-11-29 it
+# held in every run: 2.504 and 2.502 Mbit/s in two runs of
+# `scripts/check-kcsan.sh mq mq_lockless` beside a KASAN guest; and in
+# a scratch script outside the project (the test's four producers into a
+# 4-queue dummy at 2.5 Mbit/s, 15-20 s per mode, the dequeue, watchdog
+# and NET_TX events traced) the lockless root sent 2.435 by the device's
+# counter in one guest (the locked one 2.487; 2.504 over the traced
+# span), and 2.499 and 2.510 against the locked root's 2.499 and 2.500
+# in another with two busy loops on the host's two cores: there the
+# watchdog fired at most 12 ms late (p50 0.9 ms) and no gap between
+# dequeues reached 20 ms.  The cause of the earlier shortfalls was not
+# found; a recurrence fails this target.
+# Then kernel_log.sh.  Not change_traffic:
 # its unpaced producers slow its 20 table changes to 253 s under KCSAN,
 # and dump_race's manual mode and stress's churn change tables and delete
 # backlogged classes under traffic too.  Not json: it tests userspace.  The guest boots
