@@ -273,11 +273,13 @@ producers <<EOF
 1 0x10011 1000 4
 EOF
 pg_start
-# until packets queue (2 s on 7.2; the sanitizer kernel's pktgen threads,
-# started after the churn, had queued none at 2 s in CI on 2026-11-29)
-for _ in $(seq 150); do
+# until packets queue, for at most 30 s (2 s was enough on 7.2; the
+# sanitizer kernel's pktgen threads, started after the churn, had queued
+# none at 2 s in CI on 2026-11-29)
+end=$((SECONDS + 30))
+while :; do
 	read -r _ _ _ _ qbp <<<"$(qd_stats $DEV 1:)"
-	[ "${qbp:-0}" -gt 0 ] && break
+	[ "${qbp:-0}" -gt 0 ] || [ $SECONDS -ge $end ] && break
 	sleep 0.2
 done
 t0=$SECONDS
