@@ -160,7 +160,7 @@ expect() {
 # allocation through the module is declared with NOALLOC="why" before
 # op; any other fails when it reached none.
 op() {
-	local desc=$1 state=$2 want=$3 before ref after out rc n inj bad=0 nfail=0 nok=0 points=0 rebuild
+	local desc=$1 state=$2 want=$3 before ref after out rc n inj bad=0 nfail=0 nok=0 points=0 rebuild t0=$SECONDS
 	shift 3
 	$state || { tap_fail "faults: $desc: set up the starting state"; return; }
 	dump
@@ -242,7 +242,7 @@ op() {
 	[ "$n" -le "$MAX_NTH" ] || { bad=1; diag "more than $MAX_NTH allocation points: not all reached"; }
 	survived=$((survived + points))
 	points_all="$points_all, $desc $points"
-	diag "$desc: $points allocation points, each failed in turn: $nfail failed cleanly, $nok succeeded past it"
+	diag "$desc: $points allocation points, each failed in turn: $nfail failed cleanly, $nok succeeded past it ($((SECONDS - t0)) s)"
 	if [ -n "${NOALLOC:-}" ]; then
 		# declared unreachable: a point reached means the declaration
 		# (and the reason given for it) no longer holds
@@ -332,6 +332,7 @@ fi
 tap_check "faults: traffic: TCP over veth fv0 into arbtable 1:10 with an fq child" test $tr_ok = 1
 tr_points=0
 tr_bad=0
+t0=$SECONDS
 TR_MAX=${ARBT_FAULT_TRAFFIC_MAX:-100}
 [ $FI_OK = 1 ] || diag "traffic: not swept: no fault injection here"
 for ((n = 1; tr_ok && FI_OK && n <= TR_MAX; n++)); do
@@ -369,7 +370,7 @@ print(left)' "$n" "${ARBT_FAULT_TRAFFIC_BYTES:-16384}" 2>&1)
 	tr_points=$((tr_points + 1))
 done
 read -r _ _ tr_drops _ < <(qd_stats fv0 1:)
-diag "traffic: $tr_points allocation points of the sender's enqueues failed in turn (qdisc drops $tr_drops, $(tc -s qdisc show dev fv0 | sed -nE 's/.* gso: split ([0-9]+).*/gso_split \1/p' | head -n1))"
+diag "traffic: $tr_points allocation points of the sender's enqueues failed in turn (qdisc drops $tr_drops, $(tc -s qdisc show dev fv0 | sed -nE 's/.* gso: split ([0-9]+).*/gso_split \1/p' | head -n1); $((SECONDS - t0)) s)"
 tap_check "faults: traffic: each of the sending task's $tr_points allocation points through the module failed in turn; the transfer completed, the qdisc drained, counters add up" \
 	eval '[ "$tr_bad" = 0 ] && [ "$tr_points" -gt 0 ] && [ "$n" -le "$TR_MAX" ]'
 veth_peer_del fv0 fv-peer
