@@ -517,18 +517,25 @@ shares_check() {
 		tap_ok "$desc"
 		return
 	fi
-	short=$(awk -v spec="$spec" '
-	$1 == "W" { dr = $3; next } $1 == "O" { off[$2] += $3; has[$2] = 1 }
-	END {
-		n = split(spec, e, " "); for (i = 1; i <= n; i++) { split(e[i], kv, "="); id[i] = kv[1]; w[i] = kv[2]; W += kv[2] }
-		for (i = 1; i <= n; i++) { c = id[i]; want = dr * w[i] / W
-			if (has[c] && off[c] < want) printf "%s%s offered %.0f bit/s of its %.0f", (k++ ? "; " : ""), c, off[c], want }
-	}' "$f")
+	short=$(m_short "$f" "$spec")
 	if [ -n "$short" ]; then
 		tap_skip "$desc" "the guest could not make the load (pktgen's counters): $short"
 	else
 		tap_fail "$desc"
 	fi
+}
+# m_short FILE "ID=WEIGHT ...": the classes whose pktgen producers, by
+# their own counters (O lines), offered less than the class's weight
+# share of what the device sent in the window (W), each with both rates;
+# empty when every class had its load
+m_short() {
+	awk -v spec="$2" '
+	$1 == "W" { dr = $3; next } $1 == "O" { off[$2] += $3; has[$2] = 1 }
+	END {
+		n = split(spec, e, " "); for (i = 1; i <= n; i++) { split(e[i], kv, "="); id[i] = kv[1]; w[i] = kv[2]; W += kv[2] }
+		for (i = 1; i <= n; i++) { c = id[i]; want = dr * w[i] / W
+			if (has[c] && off[c] < want) printf "%s%s offered %.0f bit/s of its %.0f", (k++ ? "; " : ""), c, off[c], want }
+	}' "$1"
 }
 # m_backlogged FILE ID...: every class had backlog at both snapshots
 m_backlogged() {

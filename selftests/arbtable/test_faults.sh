@@ -335,24 +335,42 @@ tr_bad=0
 t0=$SECONDS
 TR_MAX=${ARBT_FAULT_TRAFFIC_MAX:-100}
 [ $FI_OK = 1 ] || diag "traffic: not swept: no fault injection here"
+# one sender for the whole sweep, not a python3 per point (its start
+# costs seconds on the sanitizer kernel under TCG): for each N on its
+# stdin it connects (before fail-nth is armed: the connection is not
+# what is tested; 90 s for it, since a KASAN guest beside two other TCG
+# guests once took over 30 s, make test at 07c2c8c, 2026-11-27), arms
+# its thread's fail-nth with N, sends, and answers "ok LEFT" with what
+# fail-nth had left (0 when the N-th allocation was failed), or "err
+# WHY"; it disarms in either case
+if [ "$tr_ok" = 1 ] && [ $FI_OK = 1 ]; then
+	coproc TRS { python3 -u -c '
+import socket, sys
+size = int(sys.argv[1])
+def nth(v=None):
+    with open("/proc/thread-self/fail-nth", "r" if v is None else "w") as f:
+        return f.read().strip() if v is None else f.write(v)
+for line in sys.stdin:
+    try:
+        c = socket.create_connection(("10.96.0.2", 7000), timeout=90)
+        nth(line.strip())
+        try:
+            c.sendall(b"\0" * size)
+            left = nth()
+        finally:
+            nth("0")
+        c.close()
+        print("ok", left)
+    except Exception as e:
+        print("err", repr(e))' "${ARBT_FAULT_TRAFFIC_BYTES:-16384}" 2>&1; }
+fi
 for ((n = 1; tr_ok && FI_OK && n <= TR_MAX; n++)); do
 	fi_arm 0 || { tr_bad=1; break; }
-	# the connection is made before fail-nth is armed (it is not what is
-	# tested): 90 s for it, since a KASAN guest beside two other TCG
-	# guests once took over 30 s (make test at 07c2c8c, 2026-11-27)
-	left=$(timeout 150 python3 -c '
-import socket, sys
-c = socket.create_connection(("10.96.0.2", 7000), timeout=90)
-with open("/proc/thread-self/fail-nth", "w") as f:
-    f.write(sys.argv[1])
-c.sendall(b"\0" * int(sys.argv[2]))
-with open("/proc/thread-self/fail-nth") as f:
-    left = f.read().strip()
-with open("/proc/thread-self/fail-nth", "w") as f:
-    f.write("0")
-c.close()
-print(left)' "$n" "${ARBT_FAULT_TRAFFIC_BYTES:-16384}" 2>&1)
-	rc=$?
+	echo "$n" >&"${TRS[1]}"
+	rc=0
+	IFS= read -r -t 150 left <&"${TRS[0]}" || { rc=$?; left="no answer from the sender in 150 s"; }
+	[ "$rc" = 0 ] && [ "${left%% *}" != ok ] && rc=1
+	left=${left#ok }
 	fi_disarm
 	inj=$FI_INJ
 	if [ "$rc" != 0 ]; then
@@ -373,6 +391,12 @@ read -r _ _ tr_drops _ < <(qd_stats fv0 1:)
 diag "traffic: $tr_points allocation points of the sender's enqueues failed in turn (qdisc drops $tr_drops, $(tc -s qdisc show dev fv0 | sed -nE 's/.* gso: split ([0-9]+).*/gso_split \1/p' | head -n1); $((SECONDS - t0)) s)"
 tap_check "faults: traffic: each of the sending task's $tr_points allocation points through the module failed in turn; the transfer completed, the qdisc drained, counters add up" \
 	eval '[ "$tr_bad" = 0 ] && [ "$tr_points" -gt 0 ] && [ "$n" -le "$TR_MAX" ]'
+# the sender ends at its stdin's end (or is killed, if it hung)
+if [ -n "${TRS_PID:-}" ]; then
+	p=$TRS_PID
+	[ -n "${TRS[1]:-}" ] && eval "exec ${TRS[1]}>&-"
+	kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+fi
 veth_peer_del fv0 fv-peer
 survived=$((survived + tr_points))
 points_all="$points_all, traffic $tr_points"

@@ -178,11 +178,22 @@ spread <<<"$FOUR"
 pg_start
 measure $DEV arbtable 3 "$(win 8)" "$tmp/a"
 diag "$(m_table "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10")"
-bl=0
-m_backlogged "$tmp/a" 1:10 1:11 1:12 1:13 && bl=1
-tap_check "mq_lockless: every class backlogged in the window" test $bl = 1
+# a class whose producers offered less than its share of what the
+# device sent cannot stay backlogged nor overflow its ring: the two
+# checks below that need the load skip then, naming it (pktgen's own
+# counters, upstream of the qdisc; a guest beside three other TCG
+# guests on 2 cores offered 0.93 of the port's rate, 2026-11-29)
+SPEC="1:10=40 1:11=20 1:12=10 1:13=10"
+short=$(m_short "$tmp/a" "$SPEC")
+if m_backlogged "$tmp/a" 1:10 1:11 1:12 1:13; then
+	tap_ok "mq_lockless: every class backlogged in the window"
+elif [ -n "$short" ]; then
+	tap_skip "mq_lockless: every class backlogged in the window" "the guest could not make the load (pktgen's counters): $short"
+else
+	tap_fail "mq_lockless: every class backlogged in the window"
+fi
 shares_check "mq_lockless: classes fed from four CPUs and queues share the table by weight (+-3%)" \
-	"$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10" 0.03
+	"$tmp/a" "$SPEC" 0.03
 read -r _ dr <<<"$(awk '$1 == "W" { print $2, $3 }' "$tmp/a")"
 # lib.sh's rate_check: 10 Mbit/s +-3% over the part of the window in
 # which the producers' skbs reached the device (a guest descheduled by a
@@ -202,8 +213,15 @@ rate_check "mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc
 # drained (2026-11-29).
 cs=$(cls_stats $DEV arbtable)
 diag "$cs"
-tap_check "mq_lockless: each class's ring holds $CLS_LIMIT packets (txqueuelen at the class's add), has dropped, one was 90 % full" \
-	eval '[ "$(wc -l <<<"$cs")" = 4 ] && awk -v l=$CLS_LIMIT "FNR == 1 && /^T / { next } \$6 > l { bad = 1 } FILENAME == \"-\" && \$4 == 0 { bad = 1 } FILENAME != \"-\" && \$6 >= l * 0.9 { f = 1 } END { exit bad || !f }" - "$tmp/a.2" <<<"$cs"'
+d="mq_lockless: each class's ring holds $CLS_LIMIT packets (txqueuelen at the class's add), has dropped, one was 90 % full"
+if [ "$(wc -l <<<"$cs")" = 4 ] && awk -v l=$CLS_LIMIT "FNR == 1 && /^T / { next } \$6 > l { bad = 1 } FILENAME == \"-\" && \$4 == 0 { bad = 1 } FILENAME != \"-\" && \$6 >= l * 0.9 { f = 1 } END { exit bad || !f }" - "$tmp/a.2" <<<"$cs"; then
+	tap_ok "$d"
+elif [ -n "$short" ] && ! awk -v l=$CLS_LIMIT '$6 > l { bad = 1 } END { exit !bad }' <<<"$cs"; then
+	# a ring above its limit fails whatever the load
+	tap_skip "$d" "the guest could not make the load (pktgen's counters): $short"
+else
+	tap_fail "$d"
+fi
 pg_stop
 tap_check "mq_lockless: drains, the per-CPU counters sum to the classes' (sent and backlog)" \
 	eval 'll_drained 60 && sums_match $DEV 1: arbtable'
