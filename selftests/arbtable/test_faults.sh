@@ -102,43 +102,63 @@ fi_disarm() {
 # dump: DUMP, the configuration as tc shows it (no statistics); the
 # handles the kernel picks (8000: and up) differ between runs and read
 # "auto:".  One tc process and no other (under KASAN in TCG each process
-# start costs ~0.5 s or more): the handles are rewritten by bash, and the
-# result is a variable, not a command substitution's output.
+# start costs seconds: 3-9 s measured beside other guests): the handles
+# are rewritten by bash, and the result is a variable, not a command
+# substitution's output.
 DUMP_RE='(^|[^0-9A-Za-z_])([89a-f][0-9a-f]{3}):'
-dump() {
-	local s out=
-	s=$(tc -d -batch - <<<"qdisc show dev $DEV
+SHOWS="qdisc show dev $DEV
 class show dev $DEV
-filter show dev $DEV")
+filter show dev $DEV"
+dump_of() { # the text of tc's shows, into DUMP
+	local s=$1 out=
 	while [[ $s =~ $DUMP_RE ]]; do
 		out+="${s%%"${BASH_REMATCH[0]}"*}${BASH_REMATCH[1]}auto:"
 		s=${s#*"${BASH_REMATCH[0]}"}
 	done
 	DUMP=$out$s
 }
+dump() { dump_of "$(tc -d -batch - <<<"$SHOWS")"; }
 
-# State builders (tc -batch, no injection)
-st_none() { tc qdisc del dev $DEV root 2>/dev/null; true; }
-st_batch() { local IFS=$'\n'; st_none; tc -batch - <<<"$*" >/dev/null; }
+# The starting states, as tc batch lines in ST; build_dump builds one
+# from no root and dumps it
 q_auto="qdisc add dev $DEV root handle 1: arbtable rate 100mbit"
 q_man="qdisc add dev $DEV root handle 1: arbtable manual rate 100mbit"
+st_none() { ST=; }
+st_auto0() { ST=$q_auto; }
 st_auto() {
-	st_batch "$q_auto" \
-		"class add dev $DEV parent 1: classid 1:10 arbtable rate 10mbit latency 5ms" \
-		"class add dev $DEV parent 1: classid 1:11 arbtable rate 2mbit distance 8" \
-		"class add dev $DEV parent 1: classid 1:12 arbtable share 4" \
-		"class add dev $DEV parent 1: classid 1:13 arbtable rate 1mbit latency 20ms" \
-		"filter add dev $DEV parent 1: protocol ip prio 1 u32 match ip dst 10.0.0.1/32 flowid 1:12"
+	ST="$q_auto
+class add dev $DEV parent 1: classid 1:10 arbtable rate 10mbit latency 5ms
+class add dev $DEV parent 1: classid 1:11 arbtable rate 2mbit distance 8
+class add dev $DEV parent 1: classid 1:12 arbtable share 4
+class add dev $DEV parent 1: classid 1:13 arbtable rate 1mbit latency 20ms
+filter add dev $DEV parent 1: protocol ip prio 1 u32 match ip dst 10.0.0.1/32 flowid 1:12"
 }
 st_man() {
-	st_batch "$q_man" \
-		"class add dev $DEV parent 1: classid 1:10 arbtable" \
-		"class add dev $DEV parent 1: classid 1:11 arbtable ceil 5mbit" \
-		"class add dev $DEV parent 1: classid 1:12 arbtable" \
-		"qdisc change dev $DEV root handle 1: arbtable high 10:20,11:30 low 12:4,10:1 priomap 10 11 12 12 10 11 12 12 10 11 12 12 10 11 12 12"
+	ST="$q_man
+class add dev $DEV parent 1: classid 1:10 arbtable
+class add dev $DEV parent 1: classid 1:11 arbtable ceil 5mbit
+class add dev $DEV parent 1: classid 1:12 arbtable
+qdisc change dev $DEV root handle 1: arbtable high 10:20,11:30 low 12:4,10:1 priomap 10 11 12 12 10 11 12 12 10 11 12 12 10 11 12 12"
 }
-st_auto0() { st_batch "$q_auto"; }
-st_graft() { st_man && tc qdisc add dev $DEV parent 1:10 handle 10: fq_codel >/dev/null; }
+st_graft() { st_man; ST+="
+qdisc add dev $DEV parent 1:10 handle 10: fq_codel"; }
+# build_dump STATE: the state built on $DEV and dumped into DUMP by one
+# tc process (it was three: delete, build, dump): the root deleted
+# (-force goes on when there is none), STATE's lines, the shows.  Fails,
+# with tc's messages in BUILD_ERR, when a line after the delete failed
+# (tc names each failed line of a batch: "Command failed -:N").
+FERR=$(mktemp)
+build_dump() {
+	local s
+	$1
+	s=$(tc -force -d -batch - 2>"$FERR" <<<"qdisc del dev $DEV root${ST:+
+$ST}
+$SHOWS")
+	dump_of "$s"
+	BUILD_ERR=
+	IFS= read -r -d '' BUILD_ERR <"$FERR"
+	! [[ $BUILD_ERR =~ Command\ failed\ -:([2-9]|[1-9][0-9]) ]]
+}
 
 MAX_NTH=${ARBT_FAULT_MAX_NTH:-200}
 nskipped_ops=0
@@ -162,8 +182,7 @@ expect() {
 op() {
 	local desc=$1 state=$2 want=$3 before ref after out rc n inj bad=0 nfail=0 nok=0 points=0 rebuild t0=$SECONDS
 	shift 3
-	$state || { tap_fail "faults: $desc: set up the starting state"; return; }
-	dump
+	build_dump $state || { tap_fail "faults: $desc: set up the starting state"; diag "$BUILD_ERR"; return; }
 	before=$DUMP
 	if ! out=$(tc "$@" 2>&1); then
 		tap_fail "faults: $desc: runs without injection"
@@ -195,8 +214,7 @@ op() {
 	rebuild=1
 	for ((n = 1; n <= MAX_NTH; n++)); do
 		if [ "$rebuild" = 1 ]; then
-			$state || { bad=1; diag "fail-nth $n: starting state not built"; break; }
-			dump
+			build_dump $state || { bad=1; diag "fail-nth $n: starting state not built: $BUILD_ERR"; break; }
 			after=$DUMP
 			[ "$after" = "$before" ] || { bad=1; diag "fail-nth $n: starting state differs from the first build"; break; }
 		fi
@@ -291,7 +309,8 @@ op "manual: delete a grafted child" st_graft '!qdisc fq_codel 10: ' \
 	qdisc del dev $DEV parent 1:10 handle 10:
 op "manual: qdisc delete" st_graft '!arbtable' \
 	qdisc del dev $DEV root
-st_none
+tc qdisc del dev $DEV root 2>/dev/null
+rm -f "$FERR"
 
 # ------------------------------------------------ under traffic
 # TCP from this namespace over a TSO veth, below 1gbit (the qdisc splits
