@@ -179,10 +179,10 @@ pg_start
 measure $DEV arbtable 3 "$(win 8)" "$tmp/a"
 diag "$(m_table "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10")"
 # a class whose producers offered less than its share of what the
-# device sent cannot stay backlogged nor overflow its ring: the two
-# checks below that need the load skip then, naming it (pktgen's own
-# counters, upstream of the qdisc; a guest beside three other TCG
-# guests on 2 cores offered 0.93 of the port's rate, 2026-11-29)
+# device sent cannot stay backlogged: the backlog check skips then,
+# naming it, as shares_check does (pktgen's own counters, upstream of
+# the qdisc; a guest beside three other TCG guests on 2 cores offered
+# 0.93 of the port's rate, 2026-11-29)
 SPEC="1:10=40 1:11=20 1:12=10 1:13=10"
 short=$(m_short "$tmp/a" "$SPEC")
 if m_backlogged "$tmp/a" 1:10 1:11 1:12 1:13; then
@@ -206,10 +206,10 @@ rate_check "mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc
 	"$dr" "$(bps 10)" 0.03 "$tmp/a" "$(win 8)" ""
 # each ring's capacity: with the port slowed to 100 kbit/s every class's
 # producers fill its ring whatever the guest's speed (a snapshot of the
-# shares window proved it only when the guest's producers kept up: CI's
-# sanitizer guest, its producers making 1.19 of the port, had its rings
-# at 34-160 of 300 in the window's last dump and full right after,
-# 2026-11-30).  Every ring then holds its limit, the locked mode's
+# shares window proved it only when the guest's producers kept up: a
+# fresh clone's sanitizer guest, its producers making 1.19 of the port,
+# had its rings at 34-160 of 300 in the window's last dump and full
+# right after, 2026-11-30).  Every ring then holds its limit, the locked mode's
 # default pfifo's (txqueuelen at the class's add): at least 90 % of it
 # (the dequeuer takes a few between a drop and the dump), none more,
 # and every class has dropped.  Polled for up to 60 s.
