@@ -604,19 +604,79 @@ drained() {
 	diag "qdisc $2 not drained after $4 s: $s"
 	return 1
 }
+# _bsize SIZE: tc's backlog size ("123b", "14Kb", "2Mb", "1Gb") in bytes,
+# into REPLY, with builtins (another form still goes through _awk_size)
+_bsize() {
+	local m=1
+	if [[ $1 =~ ^([0-9]+)(b|Kb|Mb|Gb)$ ]]; then
+		case ${BASH_REMATCH[2]} in
+		Kb) m=1024 ;; Mb) m=1048576 ;; Gb) m=1073741824 ;;
+		esac
+		REPLY=$((10#${BASH_REMATCH[1]} * m))
+	else
+		REPLY=$(awk "$_awk_size"' BEGIN { printf "%d", sz(ARGV[1]) }' "$1")
+	fi
+}
+# qc_stats DEV HANDLE KIND: qdisc HANDLE's counters and the sum of its
+# KIND classes', from one tc process (a batch of both dumps) parsed with
+# builtins: QS and CS, each "sent_bytes sent_pkts backlog_bytes
+# backlog_pkts" (QS's first two empty when there is no such qdisc).
+# sums_match and settled poll it: under KASAN in TCG a process start
+# costs a third of a second or more, and they were four per poll.
+qc_stats() {
+	local a cur='' qb='' qp='' qbb=0 qbp=0 cb=0 cp=0 cbb=0 cbp=0
+	while read -r -a a; do
+		case ${a[0]-} in
+		qdisc) [ "${a[2]-}" = "$2" ] && cur=q || cur='' ;;
+		class) [ "${a[1]-}" = "$3" ] && cur=c || cur='' ;;
+		Sent)
+			case $cur in
+			q) qb=${a[1]-} qp=${a[3]-} ;;
+			c) cb=$((cb + ${a[1]:-0})) cp=$((cp + ${a[3]:-0})) ;;
+			esac ;;
+		backlog)
+			[ -n "$cur" ] || continue
+			_bsize "${a[1]-}"
+			[[ ${a[2]-} =~ ^[0-9]+ ]] || BASH_REMATCH[0]=0
+			case $cur in
+			q) qbb=$REPLY qbp=$((10#${BASH_REMATCH[0]})) ;;
+			c) cbb=$((cbb + REPLY)) cbp=$((cbp + 10#${BASH_REMATCH[0]})) ;;
+			esac ;;
+		esac
+	done < <(tc -s -batch - <<<"qdisc show dev $1"$'\n'"class show dev $1")
+	QS="$qb $qp $qbb $qbp" CS="$cb $cp $cbb $cbp"
+}
+_sums_diag() {
+	local q c
+	read -r -a q <<<"$QS"
+	read -r -a c <<<"$CS"
+	diag "qdisc $1: sent ${q[0]-}B ${q[1]-}p backlog ${q[2]-}B ${q[3]-}p; classes sum: sent ${c[0]}B ${c[1]}p backlog ${c[2]}B ${c[3]}p"
+}
 # sums_match DEV HANDLE KIND: per-class Sent bytes/pkts and backlog sum to the qdisc's
 sums_match() {
-	local q c
-	q=$(qd_stats "$1" "$2")
-	c=$(cls_stats "$1" "$3" | awk '{ b += $2; p += $3; bb += $5; bp += $6 } END { printf "%d %d %d %d", b, p, bb, bp }')
-	local qb qp qbb qbp cb cp cbb cbp
-	read -r qb qp _ qbb qbp <<<"$q"
-	read -r cb cp cbb cbp <<<"$c"
-	if [ "$qb" = "$cb" ] && [ "$qp" = "$cp" ] && [ "$qbb" = "$cbb" ] && [ "$qbp" = "$cbp" ]; then
-		return 0
-	fi
-	diag "qdisc $2: sent ${qb}B ${qp}p backlog ${qbb}B ${qbp}p; classes sum: sent ${cb}B ${cp}p backlog ${cbb}B ${cbp}p"
+	qc_stats "$1" "$2" "$3"
+	[ "$QS" = "$CS" ] && return 0
+	_sums_diag "$2"
 	return 1
+}
+# settled DEV HANDLE KIND SECONDS: drained (qdisc HANDLE's backlog 0 bytes
+# and 0 packets, polled for up to SECONDS) and then sums_match, from one
+# tc process per poll: 1 when it did not drain, 2 when the classes'
+# counters do not sum to the qdisc's
+settled() {
+	local end=$((SECONDS + $4 + 1))
+	while :; do
+		qc_stats "$1" "$2" "$3"
+		[[ $QS == *" 0 0" && ${QS%% *} != "" ]] && break
+		if [ $SECONDS -ge "$end" ]; then
+			diag "qdisc $2 not drained after $4 s (sent B, p, backlog B, p): $QS"
+			return 1
+		fi
+		nap 0.1
+	done
+	[ "$QS" = "$CS" ] && return 0
+	_sums_diag "$2"
+	return 2
 }
 
 # ---------------------------------------------------------------- arbtable

@@ -23,6 +23,18 @@ fi
 # runs the full run in both lanes) the tests are files NNN-name in
 # $ARBT_QUEUE/todo, shared with a guest in the other lane: a test is ours
 # when its rename into taken/ succeeds (one rename wins on the host).
+# forks_at: the guest's forks since boot (/proc/stat's "processes") into
+# REPLY, read with builtins.  Each test's count is printed beside its
+# time: under TCG a process start costs 80-200 ms (tc 170-210 ms, awk
+# 115, a bash subshell 14; 7.2 guest, 2026-11-30), and most of the
+# suite's time is its tests' tc, ip and awk runs.
+forks_at() {
+	local k v
+	REPLY=0
+	while read -r k v; do
+		[ "$k" = processes ] && { REPLY=$v; return; }
+	done </proc/stat
+}
 ti=0
 next_test() {
 	local f
@@ -122,6 +134,8 @@ while next_test; do
 	tt=ARBT_TEST_TIMEOUT_${tt%.sh}
 	this_timeout=${!tt:-$per_test_timeout}
 	start=$SECONDS
+	forks_at
+	forks0=$REPLY
 	nfail_before=$failed
 	nres=0
 	rc=
@@ -183,7 +197,8 @@ while next_test; do
 		result "not ok" "$t: reported no results"
 	fi
 	klog_window "$t"
-	echo "# ----- $t: $((SECONDS - start)) s"
+	forks_at
+	echo "# ----- $t: $((SECONDS - start)) s, $((REPLY - forks0)) processes"
 	# leave no pktgen devices, dummies or qdiscs behind for the next file
 	for th in /proc/net/pktgen/kpktgend_*; do [ -e "$th" ] && echo rem_device_all >"$th" 2>/dev/null; done
 	ip link del d0 2>/dev/null

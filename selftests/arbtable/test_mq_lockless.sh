@@ -176,34 +176,47 @@ FOUR="0x10010 1400 8
 0x10013 1000 2"
 spread <<<"$FOUR"
 pg_start
-measure $DEV arbtable 3 "$(win 8)" "$tmp/a"
-diag "$(m_table "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10")"
-# a class whose producers offered less than its share of what the
-# device sent cannot stay backlogged: the backlog check skips then,
-# naming it, as shares_check does (pktgen's own counters, upstream of
-# the qdisc; a guest beside three other TCG guests on 2 cores offered
-# 0.93 of the port's rate, 2026-11-29)
-SPEC="1:10=40 1:11=20 1:12=10 1:13=10"
-short=$(m_short "$tmp/a" "$SPEC")
-if m_backlogged "$tmp/a" 1:10 1:11 1:12 1:13; then
-	tap_ok "mq_lockless: every class backlogged in the window"
-elif [ -n "$short" ]; then
-	tap_skip "mq_lockless: every class backlogged in the window" "the guest could not make the load (pktgen's counters): $short"
+# ARBT_LL_SHARES=0 (make test's sanitizer lane): the producers run, the
+# shares window is not measured.  The shares, the backlog and the port's
+# rate are the same code's arithmetic on every kernel, checked in the
+# same make test on Debian's 7.2 and 6.1; the window and its trace cost
+# the sanitizer guest about 200 s of its lane.  What only that kernel
+# checks (KASAN, lockdep, kmemleak on the rings from four CPUs, full
+# rings dropping, the churn, the delete) runs either way; make
+# check-debug and check-kcsan measure the window too.
+if [ "${ARBT_LL_SHARES:-1}" = 1 ]; then
+	measure $DEV arbtable 3 "$(win 8)" "$tmp/a"
+	diag "$(m_table "$tmp/a" "1:10=40 1:11=20 1:12=10 1:13=10")"
+	# a class whose producers offered less than its share of what the
+	# device sent cannot stay backlogged: the backlog check skips then,
+	# naming it, as shares_check does (pktgen's own counters, upstream of
+	# the qdisc; a guest beside three other TCG guests on 2 cores offered
+	# 0.93 of the port's rate, 2026-11-29)
+	SPEC="1:10=40 1:11=20 1:12=10 1:13=10"
+	short=$(m_short "$tmp/a" "$SPEC")
+	if m_backlogged "$tmp/a" 1:10 1:11 1:12 1:13; then
+		tap_ok "mq_lockless: every class backlogged in the window"
+	elif [ -n "$short" ]; then
+		tap_skip "mq_lockless: every class backlogged in the window" "the guest could not make the load (pktgen's counters): $short"
+	else
+		tap_fail "mq_lockless: every class backlogged in the window"
+	fi
+	shares_check "mq_lockless: classes fed from four CPUs and queues share the table by weight (+-3%)" \
+		"$tmp/a" "$SPEC" 0.03
+	read -r _ dr <<<"$(awk '$1 == "W" { print $2, $3 }' "$tmp/a")"
+	# lib.sh's rate_check: 10 Mbit/s +-3% over the part of the window in
+	# which the producers' skbs reached the device (a guest descheduled by a
+	# loaded host sends nothing meanwhile: 9.65 Mbit/s seen at load 8 with
+	# the producers offering 16), and short of it a skip only where the four
+	# producers, by pktgen's own counters (upstream of the qdisc), offered
+	# less than that; a qdisc that had the load and sent less fails
+	diag "the producers offered $(m_offered "$tmp/a") bit/s in all (pktgen's counters)"
+	rate_check "mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc "$dr / 1e6") Mbit/s)" \
+		"$dr" "$(bps 10)" 0.03 "$tmp/a" "$(win 8)" ""
 else
-	tap_fail "mq_lockless: every class backlogged in the window"
+	diag "shares window not measured (ARBT_LL_SHARES=0): 16 producers running"
+	sleep 2
 fi
-shares_check "mq_lockless: classes fed from four CPUs and queues share the table by weight (+-3%)" \
-	"$tmp/a" "$SPEC" 0.03
-read -r _ dr <<<"$(awk '$1 == "W" { print $2, $3 }' "$tmp/a")"
-# lib.sh's rate_check: 10 Mbit/s +-3% over the part of the window in
-# which the producers' skbs reached the device (a guest descheduled by a
-# loaded host sends nothing meanwhile: 9.65 Mbit/s seen at load 8 with
-# the producers offering 16), and short of it a skip only where the four
-# producers, by pktgen's own counters (upstream of the qdisc), offered
-# less than that; a qdisc that had the load and sent less fails
-diag "the producers offered $(m_offered "$tmp/a") bit/s in all (pktgen's counters)"
-rate_check "mq_lockless: the port sends at the one rate, 10 Mbit/s +-3% ($(fcalc "$dr / 1e6") Mbit/s)" \
-	"$dr" "$(bps 10)" 0.03 "$tmp/a" "$(win 8)" ""
 # each ring's capacity: with the port slowed to 100 kbit/s every class's
 # producers fill its ring whatever the guest's speed (a snapshot of the
 # shares window proved it only when the guest's producers kept up: a
