@@ -18,7 +18,8 @@
 # adds QEMU options (the bench's TCG plugin), ARBTABLE_VM_APPEND kernel boot
 # options, ARBTABLE_VM_9P_CACHE the root's 9p cache mode (default loose),
 # ARBTABLE_VM_BOOT_TMO seconds a guest may take to come up before it is
-# stopped and booted again (default 1500; ARBTABLE_VM_BOOT_TRIES, 3);
+# stopped and booted again (default 1500; ARBTABLE_VM_BOOT_TRIES, 3),
+# ARBTABLE_VM_WARM=0 leaves the programs' files on 9p (scripts/vm-warm.sh);
 # ARBT_* variables are exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
 # ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
@@ -64,9 +65,15 @@ command -v vng >/dev/null || { say "vng not installed (run scripts/setup.sh)"; e
 mkdir -p "$ROOT/build/vm"
 guest=$(mktemp "$ROOT/build/vm/guest.XXXXXX.sh")
 trap 'rm -f "$guest"' EXIT
+# the files the tests' process starts read, copied into the guest's
+# memory before the command runs (scripts/vm-warm.sh says why;
+# ARBTABLE_VM_WARM=0 leaves them on 9p)
+warm=
+[ "${ARBTABLE_VM_WARM:-1}" = 1 ] && warm=$(bash "$ROOT/scripts/vm-warm.sh")
 {
 	printf '#!/usr/bin/env bash\n'
 	printf 'ROOT=%q KVER=%q LOADMOD=%q\n' "$ROOT" "$KVER" "$LOADMOD"
+	printf 'WARM=%q\n' "$warm"
 	printf 'KDIR=%q\n' "$KDIR"
 	# test selection and tuning knobs (ARBT_*) follow into the guest
 	for v in ${!ARBT_@}; do printf 'export %s=%q\n' "$v" "${!v}"; done
@@ -75,6 +82,14 @@ trap 'rm -f "$guest"' EXIT
 exec 2>&1
 echo "@@ARBT guest up: $(uname -r)"
 cd "$ROOT" || exit 125
+# one touch copies them all up into the overlays' tmpfs upper layers
+if [ -n "$WARM" ]; then
+	mapfile -t wf <<<"$WARM"
+	t0=${EPOCHREALTIME/./}
+	touch -a -c -- "${wf[@]}" || echo "vm: touch of the files to copy up failed"
+	t1=${EPOCHREALTIME/./}
+	echo "vm: ${#wf[@]} files the tests' process starts read, copied into the guest's memory in $(((t1 - t0) / 1000)) ms"
+fi
 # -K: the tree's modules (vng installs them under $KDIR/.virtme_mods as
 # release 0.0.0) must be what modprobe finds, both for the tests' own
 # modprobe calls and for the kernel's request_module() ("ip link add type
@@ -91,6 +106,11 @@ if [ -n "$KDIR" ]; then
 		echo "vm: cannot point the kernel's modprobe at $KDIR"
 fi
 export TC_LIB_DIR=$ROOT/build/tc ARBT_ROOT=$ROOT KVER
+# every tc run that names arbtable dlopens the plugin: from the guest's
+# memory (/tmp is an overlay on tmpfs), not over 9p; the same file
+if [ -n "$WARM" ] && mkdir -p /tmp/arbt-tclib && cp "$TC_LIB_DIR"/*.so /tmp/arbt-tclib/ 2>/dev/null; then
+	TC_LIB_DIR=/tmp/arbt-tclib
+fi
 ko=${ARBT_KO:-$ROOT/build/$KVER/sch_arbtable.ko}
 if [ -n "$LOADMOD" ] && [ -n "$KDIR" ] && [ -z "${ARBT_KO:-}" ]; then
 	# a kernel tree with sch_arbtable in net/sched: its own module

@@ -26,44 +26,54 @@ have_arbtable || { tap_fail "capacity: module and plugin present"; tap_end; exit
 err=$(mktemp)
 trap 'dev_del $DEV; rm -f "$err"' EXIT
 
-pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
-# jf KEY JSON: a scalar member of arbtablectl's one-line JSON, without
-# forking (a python per value cost ~1 s under TCG)
-jf() { [[ $2 =~ \"$1\":\"?([a-z0-9]+) ]] && echo "${BASH_REMATCH[1]}"; }
-# jfree TABLE JSON: "free_slots classes_free" of a capacity report
+# pick WORD...: one of them into REPLY, from this shell's RANDOM (in a
+# $(...) each pick drew from the subshell's, so a seed did not repeat
+# a run)
+pick() { local a=("$@"); REPLY=${a[RANDOM % ${#a[@]}]}; }
+# The helpers below answer in REPLY, not on stdout: each $(...) was a
+# fork of this shell, about 20 per step (1,912 processes for the test's
+# 90 steps in a 7.2 guest, 2026-11-30).
+# jf KEY JSON: a scalar member of arbtablectl's one-line JSON (a python
+# per value cost ~1 s under TCG)
+jf() { REPLY=; [[ $2 =~ \"$1\":\"?([a-z0-9]+) ]] && REPLY=${BASH_REMATCH[1]}; }
 # devless_args CAPACITY-JSON: the qdisc's sizing parameters as the
 # device-less request takes them
 devless_args() {
-	local a sc scb
+	local a sc
 	[[ $1 =~ \"rate_bps\":([0-9]+) ]] && a="link ${BASH_REMATCH[1]}bit"
-	a+=" mtu $(jf mtu "$1") maxweight $(jf maxweight "$1") highlimit $(jf highlimit "$1")"
-	sc=$(jf strict_ceil_bps "$1")
-	scb=$(jf strict_cburst "$1")
+	jf mtu "$1"; a+=" mtu $REPLY"
+	jf maxweight "$1"; a+=" maxweight $REPLY"
+	jf highlimit "$1"; a+=" highlimit $REPLY"
+	jf strict_ceil_bps "$1"; sc=$REPLY
+	jf strict_cburst "$1"
 	[ "${sc:-0}" != 0 ] && a+=" strictceil ${sc}bit"
-	[ "${scb:-0}" != 0 ] && a+=" strictcburst $scb"
-	echo "$a"
+	[ "${REPLY:-0}" != 0 ] && a+=" strictcburst $REPLY"
+	REPLY=$a
 }
 # cost JSON: what both request forms print alike
 cost() {
+	REPLY=
 	if [[ $1 =~ (\"valid\":true,.*\"bound_ns\":[0-9]+) ]]; then
-		echo "${BASH_REMATCH[1]}"
+		REPLY=${BASH_REMATCH[1]}
 	elif [[ $1 =~ (\"why\":\"[^\"]*\") ]]; then
-		echo "invalid ${BASH_REMATCH[1]}"
+		REPLY="invalid ${BASH_REMATCH[1]}"
 	fi
 }
+# jfree TABLE JSON: "free_slots classes_free" of a capacity report
 jfree() {
+	REPLY=
 	[[ $2 =~ \"$1\":\{\"free_slots\":([0-9]+) ]] || return 1
 	local f=${BASH_REMATCH[1]}
-	[[ $2 =~ \"classes_free\":([0-9]+) ]] && echo "$f ${BASH_REMATCH[1]}"
+	[[ $2 =~ \"classes_free\":([0-9]+) ]] && REPLY="$f ${BASH_REMATCH[1]}"
 }
 
 total=0 agree=0 admitted=0 refused=0 seq=0 dsame=0
 for seed in $SEEDS; do
 	seq=$((seq + 1))
 	RANDOM=$seed
-	rate=$(pick 10 100 1000)
-	hl=$(pick 0 1 16 255)
-	mw=$(pick 255 64 16)
+	pick 10 100 1000; rate=$REPLY
+	pick 0 1 16 255; hl=$REPLY
+	pick 255 64 16; mw=$REPLY
 	strict=$((seq == 2))
 	dummy_up $DEV || { tap_fail "capacity: dummy $DEV"; continue; }
 	if ! run tc qdisc add dev $DEV root handle 1: arbtable rate "${rate}mbit" highlimit "$hl" maxweight "$mw"; then
@@ -85,36 +95,41 @@ for seed in $SEEDS; do
 		fi
 		if [ $((RANDOM % 3)) = 0 ]; then
 			req="share $((RANDOM % 255 + 1))"
-			[ $((RANDOM % 2)) = 0 ] && req+=" distance $(pick 1 2 4 8 16 32 64)"
+			[ $((RANDOM % 2)) = 0 ] && pick 1 2 4 8 16 32 64 && req+=" distance $REPLY"
 		else
 			# 0.5 .. 50 % of the qdisc rate
-			req="rate $((rate * $(pick 5 10 20 50 100 200 300 500)))kbit"
+			pick 5 10 20 50 100 200 300 500
+			req="rate $((rate * REPLY))kbit"
 			case $((RANDOM % 3)) in
-			0) req+=" latency $((10000 * $(pick 1 2 5 10 20 50 100 200) / rate))us" ;;
-			1) req+=" distance $(pick 1 2 4 8 16 32 64)" ;;
+			0) pick 1 2 5 10 20 50 100 200; req+=" latency $((10000 * REPLY / rate))us" ;;
+			1) pick 1 2 4 8 16 32 64; req+=" distance $REPLY" ;;
 			esac
 		fi
 		m=$(printf '%x' $next)
 		next=$((next + 1))
 		r=$("$CTL" --json request $DEV $req 2>&1)
 		cap=$("$CTL" --json capacity $DEV 2>&1)
-		# shellcheck disable=SC2046,SC2086
-		d=$("$CTL" --json request $req $(devless_args "$cap") 2>&1)
-		if [ -n "$(cost "$r")" ] && [ "$(cost "$r")" = "$(cost "$d")" ] &&
-		   [ "$(jf high_capacity_bps "$cap")" = "$(jf high_capacity_bps "$d")" ]; then
+		devless_args "$cap"; da=$REPLY
+		# shellcheck disable=SC2086
+		d=$("$CTL" --json request $req $da 2>&1)
+		cost "$r"; cr=$REPLY
+		cost "$d"; cdl=$REPLY
+		jf high_capacity_bps "$cap"; hr=$REPLY
+		jf high_capacity_bps "$d"
+		if [ -n "$cr" ] && [ "$cr" = "$cdl" ] && [ "$hr" = "$REPLY" ]; then
 			dsame=$((dsame + 1))
 		else
 			dbad=$((dbad + 1))
-			diag "seed $seed step $i: $req: device form $r; device-less ($(devless_args "$cap")) $d"
+			diag "seed $seed step $i: $req: device form $r; device-less ($da) $d"
 		fi
-		valid=$(jf valid "$r")
-		fits=$(jf fits "$r")
+		jf valid "$r"; valid=$REPLY
+		jf fits "$r"; fits=$REPLY
 		# the scheduler's own arithmetic: slots of the request against
 		# the free slots of its table in the capacity report
 		if [ "$valid" = true ]; then
-			t=$(jf table "$r")
-			free=$(jfree "$t" "$cap")
-			slots=$(jf slots "$r")
+			jf table "$r"; t=$REPLY
+			jfree "$t" "$cap"; free=$REPLY
+			jf slots "$r"; slots=$REPLY
 			[ -n "$free" ] && [ "${free% *}" -ge "$slots" ] && [ "${free#* }" -gt 0 ] && cfits=true || cfits=false
 		else
 			cfits=false
@@ -154,7 +169,8 @@ ip netns add $ns && ip -n $ns link add capv0 type veth peer name capv1 &&
 	ip -n $ns link set capv0 up && ip -n $ns link set capv1 up &&
 	ip netns exec $ns tc qdisc add dev capv0 root handle 1: arbtable mtu 1514
 c=$("$CTL" -n $ns --json capacity capv0 2>"$err")
-tap_check "-n $ns capacity capv0 (link speed, the device only in $ns): rate_bps 10000000000 ($(jf rate_bps "$c")$(cat "$err"))" \
-	test "$(jf rate_bps "$c")" = 10000000000
+jf rate_bps "$c"
+tap_check "-n $ns capacity capv0 (link speed, the device only in $ns): rate_bps 10000000000 ($REPLY$(cat "$err"))" \
+	test "$REPLY" = 10000000000
 ip netns del $ns
 tap_end
