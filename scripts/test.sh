@@ -455,8 +455,9 @@ checks_plan() {
 # lock while classes are added and deleted) runs here too, at 2 churn
 # rounds: 240 s on a quiet machine (2026-11-29), 0 splats, kmemleak clean.
 # Its shares window is measured on 7.2 and 6.1 here, not on this kernel
-# (ARBT_LL_SHARES=0; ARBT_SAN_LL_SHARES=1 to ask for it): the same
-# arithmetic, and a third of the test's 860 s on the sanitizer kernel.
+# (ARBT_LL_SHARES=0; make check-full and ARBT_SAN_LL_SHARES=1 measure
+# it): the same arithmetic, and a third of the test's 860 s on the
+# sanitizer kernel.
 # The lane's guest may take 4200 s (about 1050 s here; 2-3 times that on
 # the slower machine of this kind).
 SAN_TESTS=${ARBT_SAN_TESTS:-faults nlfuzz mq_lockless}
@@ -488,7 +489,13 @@ SAN_FAULT_MATCH='^auto: qdisc add|admission|reallocation|program tables'
 # netlink fuzzing: 4,000 messages (make check-full 10,000; check-debug
 # 300,000): the fixed seed's first messages, each run the same
 SAN_NLFUZZ_MSGS=4000
-[ "${ARBT_FULL:-0}" = 1 ] && SAN_NLFUZZ_MSGS=10000
+# test_mq_lockless' shares window: measured on 7.2 and 6.1 in make test,
+# on this kernel too in make check-full
+SAN_LL_SHARES=0
+if [ "${ARBT_FULL:-0}" = 1 ]; then
+	SAN_NLFUZZ_MSGS=10000
+	SAN_LL_SHARES=1
+fi
 san_progs() { echo "$(for t in $SAN_TESTS; do printf 'test_%s.sh ' "$t"; done)kernel_log.sh"; }
 # san_vm: one boot of the sanitizer kernel, the kselftest runner
 san_vm() {
@@ -509,7 +516,7 @@ san_vm() {
 		ARBT_STRESS_DOWNUP=${ARBT_SAN_STRESS_DOWNUP:-1} ARBT_STRESS_REPLACE=${ARBT_SAN_STRESS_REPLACE:-2} \
 		ARBT_TCP_FAST=${ARBT_SAN_TCP_FAST:-0} \
 		ARBT_FAULT_MATCH=${ARBT_SAN_FAULT_MATCH-$SAN_FAULT_MATCH} ARBT_FAULT_TRAFFIC_BYTES=${ARBT_SAN_FAULT_TRAFFIC_BYTES:-8192} \
-		ARBT_NLFUZZ_MSGS=${ARBT_SAN_NLFUZZ_MSGS:-$SAN_NLFUZZ_MSGS} ARBT_LL_SHARES=${ARBT_SAN_LL_SHARES:-0} ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} \
+		ARBT_NLFUZZ_MSGS=${ARBT_SAN_NLFUZZ_MSGS:-$SAN_NLFUZZ_MSGS} ARBT_LL_SHARES=${ARBT_SAN_LL_SHARES:-$SAN_LL_SHARES} ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-3G} \
 		bash scripts/vm.sh -n -K "$src" -t "${ARBT_SAN_VM_TIMEOUT:-4200}" -- \
 		make -s -C "$src/tools/testing/selftests" TARGETS=arbtable TEST_PROGS="$progs" run_tests
 	echo $? >"$LOG/vm-sanitizer.rc"
