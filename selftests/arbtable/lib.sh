@@ -710,14 +710,14 @@ arb_traffic() {
 	done
 }
 # arb_deep MINOR...: a 500 KB bfifo under each class instead of the
-# default pfifo's 1000 packets.  1000 packets of 64 bytes last 0.26-0.37 s
-# at the small-packet class's share in test_deficit and test_strict, and
-# its one pktgen producer, on one vCPU of four that TCG runs in one host
-# thread, was stalled longer than that: make test at 0ca2351 failed
-# test_strict's shares with 1:10 at 1 packet queued at the window's
-# start and 788 at its end, its producer offering 3.0 of its 1.4
-# Mbit/s over the window.  500 KB is 2-3 s of it (test_arbsim's 1:10
-# the same way).
+# default pfifo's 1000 packets.  1000 packets of 64 bytes last 0.26-0.45 s
+# at the small-packet class's share in test_deficit, test_strict,
+# test_ceil and test_iba, and its one pktgen producer, on one vCPU of
+# four that TCG runs in one host thread, was stalled longer than that:
+# make test at 0ca2351 failed test_strict's shares with 1:10 at 1 packet
+# queued at the window's start and 788 at its end, its producer
+# offering 3.0 of its 1.4 Mbit/s over the window.  500 KB is 2-3 s of
+# it (test_arbsim's classes the same way).
 arb_deep() {
 	local m
 	for m in "$@"; do

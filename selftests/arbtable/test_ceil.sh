@@ -13,6 +13,7 @@ setup() {
 	arb_base manual rate "$(kbit 10)" burst 30k || return 1
 	for m in 10 11 12; do arb_class $m || return 1; done
 	arb_class 13 ceil "$(kbit 2)" cburst 15k || return 1
+	arb_deep 10 || return 1
 	arb_change high 10:10,11:30,12:30,13:30 || return 1
 	arb_traffic "10:64:3 11:700:10 12:1200:10 13:1500:10"
 }

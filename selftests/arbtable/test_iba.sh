@@ -10,6 +10,7 @@ pg_test_begin iba "iba accounting deviates for large packets on small weights"
 setup() {
 	arb_base manual rate 10mbit accounting iba || return 1
 	for m in 10 11 12 13; do arb_class $m || return 1; done
+	arb_deep 10 || return 1
 	arb_change high 10:20,11:30,12:40,13:2 || return 1
 	arb_traffic "10:64:4 11:700:10 12:1200:10 13:1500:10"
 }
