@@ -19,10 +19,6 @@ if [ ${#tests[@]} -eq 0 ]; then
 	tests=(test_*.sh)
 fi
 
-# next_test: the next test file into $t.  With ARBT_QUEUE (scripts/test.sh
-# runs the full run in both lanes) the tests are files NNN-name in
-# $ARBT_QUEUE/todo, shared with a guest in the other lane: a test is ours
-# when its rename into taken/ succeeds (one rename wins on the host).
 # forks_at: the guest's forks since boot (/proc/stat's "processes") into
 # REPLY, read with builtins.  Each test's count is printed beside its
 # time: under TCG a process start costs 80-200 ms (tc 170-210 ms, awk
@@ -35,6 +31,10 @@ forks_at() {
 		[ "$k" = processes ] && { REPLY=$v; return; }
 	done </proc/stat
 }
+# next_test: the next test file into $t.  With ARBT_QUEUE (scripts/test.sh
+# runs the full run in both lanes) the tests are files NNN-name in
+# $ARBT_QUEUE/todo, shared with a guest in the other lane: a test is ours
+# when its rename into taken/ succeeds (one rename wins on the host).
 ti=0
 next_test() {
 	local f
