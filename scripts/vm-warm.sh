@@ -8,9 +8,11 @@
 # program opens its binary, /etc/ld.so.cache and each library it needs,
 # and each open is a 9p request the TCG guest waits for, page cache or
 # not.  A file copied up into the overlay's tmpfs (an attribute change:
-# `touch -a` does it) is opened without one.  In a 7.2 guest
-# (2026-11-30) `tc -V` took 237 ms before and 133 ms after, `ip -V` 194
-# and 146, mawk 139 and 100, /bin/true 106 and 78.
+# `touch -a` does it) is opened without one.  In a 7.2 guest beside
+# another (2026-11-30, 30 starts each) `tc -V` took 227 ms without and
+# 197 ms with, `ip -V` 179 and 158, mawk 129 and 110, sed 180 and 123,
+# /bin/true 112 and 83; two guests side by side ran test_capacity in
+# 118 s without and 96 s with, test_cni in 187 and 161.
 #
 # Computed here on the host, where it costs nothing: the guest sees the
 # same files.  Only paths under /usr and /etc (the overlays) are listed.
