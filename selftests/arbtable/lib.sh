@@ -320,14 +320,7 @@ qd_stats() {
 		Sent) [ $cur = 0 ] || { sb=${a[1]-} sp=${a[3]-} dr=${a[6]-}; dr=${dr/,/}; } ;;
 		backlog)
 			[ $cur = 0 ] && continue
-			if [[ ${a[1]-} =~ ^([0-9]+)(b|Kb|Mb|Gb)$ ]]; then
-				case ${BASH_REMATCH[2]} in
-				b) bb=1 ;; Kb) bb=1024 ;; Mb) bb=1048576 ;; Gb) bb=1073741824 ;;
-				esac
-				bb=$((10#${BASH_REMATCH[1]} * bb))
-			else
-				bb=$(awk "$_awk_size"' BEGIN { printf "%d", sz(ARGV[1]) }' "${a[1]-}")
-			fi
+			_bsize "${a[1]-}" bb
 			[[ ${a[2]-} =~ ^[0-9]+ ]] && bp=$((10#${BASH_REMATCH[0]})) || bp=0 ;;
 		esac
 	done < <(tc -s qdisc show dev "$1")
@@ -604,17 +597,18 @@ drained() {
 	diag "qdisc $2 not drained after $4 s: $s"
 	return 1
 }
-# _bsize SIZE: tc's backlog size ("123b", "14Kb", "2Mb", "1Gb") in bytes,
-# into REPLY, with builtins (another form still goes through _awk_size)
+# _bsize SIZE VAR: tc's backlog size ("123b", "14Kb", "2Mb", "1Gb") in
+# bytes, into the variable VAR, with builtins (another form still goes
+# through _awk_size); qd_stats and qc_stats parse with it
 _bsize() {
 	local m=1
 	if [[ $1 =~ ^([0-9]+)(b|Kb|Mb|Gb)$ ]]; then
 		case ${BASH_REMATCH[2]} in
 		Kb) m=1024 ;; Mb) m=1048576 ;; Gb) m=1073741824 ;;
 		esac
-		REPLY=$((10#${BASH_REMATCH[1]} * m))
+		printf -v "$2" '%d' $((10#${BASH_REMATCH[1]} * m))
 	else
-		REPLY=$(awk "$_awk_size"' BEGIN { printf "%d", sz(ARGV[1]) }' "$1")
+		printf -v "$2" '%d' "$(awk "$_awk_size"' BEGIN { printf "%d", sz(ARGV[1]) }' "$1")"
 	fi
 }
 # qc_stats DEV HANDLE KIND: qdisc HANDLE's counters and the sum of its
@@ -624,7 +618,7 @@ _bsize() {
 # sums_match and settled poll it: under KASAN in TCG a process start
 # costs a third of a second or more, and they were four per poll.
 qc_stats() {
-	local a cur='' qb='' qp='' qbb=0 qbp=0 cb=0 cp=0 cbb=0 cbp=0
+	local a cur='' sz qb='' qp='' qbb=0 qbp=0 cb=0 cp=0 cbb=0 cbp=0
 	while read -r -a a; do
 		case ${a[0]-} in
 		qdisc) [ "${a[2]-}" = "$2" ] && cur=q || cur='' ;;
@@ -636,11 +630,11 @@ qc_stats() {
 			esac ;;
 		backlog)
 			[ -n "$cur" ] || continue
-			_bsize "${a[1]-}"
+			_bsize "${a[1]-}" sz
 			[[ ${a[2]-} =~ ^[0-9]+ ]] || BASH_REMATCH[0]=0
 			case $cur in
-			q) qbb=$REPLY qbp=$((10#${BASH_REMATCH[0]})) ;;
-			c) cbb=$((cbb + REPLY)) cbp=$((cbp + 10#${BASH_REMATCH[0]})) ;;
+			q) qbb=$sz qbp=$((10#${BASH_REMATCH[0]})) ;;
+			c) cbb=$((cbb + sz)) cbp=$((cbp + 10#${BASH_REMATCH[0]})) ;;
 			esac ;;
 		esac
 	done < <(tc -s -batch - <<<"qdisc show dev $1"$'\n'"class show dev $1")
