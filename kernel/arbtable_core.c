@@ -42,8 +42,6 @@ void arb_init(struct arb_sched *s, u8 highlimit, u8 accounting)
 {
 	memset(s, 0, sizeof(*s));
 	s->strict = ARB_NO_CLASS;
-	s->tbl[ARB_HIGH].dropped_slot = ARB_NO_CLASS;
-	s->tbl[ARB_LOW].dropped_slot = ARB_NO_CLASS;
 	s->highlimit = highlimit;
 	s->accounting = accounting;
 	s->hp_counter = arb_hp_limit(s);
@@ -64,8 +62,6 @@ void arb_reset_visits(struct arb_sched *s)
 		memset(tb->credit, 0, sizeof(tb->credit));
 		tb->cur = 0;
 		tb->in_visit = false;
-		tb->dropped_slot = ARB_NO_CLASS;
-		tb->dropped_credit = 0;
 	}
 	s->hp_counter = arb_hp_limit(s);
 	s->low_turn = false;
@@ -91,7 +87,6 @@ void arb_set_accounting(struct arb_sched *s, u8 accounting)
 	for (t = 0; t < ARB_NTABLES; t++) {
 		memset(s->tbl[t].credit, 0, sizeof(s->tbl[t].credit));
 		s->tbl[t].in_visit = false;
-		s->tbl[t].dropped_slot = ARB_NO_CLASS;
 	}
 }
 
@@ -127,7 +122,6 @@ void arb_set_slot(struct arb_sched *s, unsigned int t, unsigned int slot,
 	u64 bit = BIT_ULL(slot);
 	u8 old = tb->weight[slot] ? tb->cls[slot] : ARB_NO_CLASS;
 
-	tb->dropped_slot = ARB_NO_CLASS;
 	if (cls == ARB_NO_CLASS || cls >= ARB_MAX_CLASSES)
 		weight = 0;
 	if (tb->weight[slot])
@@ -157,7 +151,6 @@ void arb_swap_slots(struct arb_sched *s, unsigned int t, unsigned int a,
 
 	if (a == b)
 		return;
-	tb->dropped_slot = ARB_NO_CLASS;
 	if (tb->weight[a])
 		s->cls_slots[t][tb->cls[a]] &= ~ba;
 	if (tb->weight[b])

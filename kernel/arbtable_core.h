@@ -75,11 +75,6 @@ struct arb_table {
 	u64	eligible;		/* used slots whose class is eligible */
 	u8	cur;			/* slot being (or next to be) visited */
 	bool	in_visit;		/* @cur's visit has started */
-	/* A visit closed between select and charge (the class's child
-	 * dropped its last packets): its packet is still to be charged.
-	 */
-	u8	dropped_slot;
-	s32	dropped_credit;
 	u32	recip[ARB_SLOTS];	/* arb_weight_recip() of each weight */
 };
 
@@ -158,24 +153,19 @@ static inline void arb_end_visit(struct arb_sched *s, struct arb_table *tb)
 
 /*
  * @slots stop being eligible, and a visit among them ends now ([BXI]
- * Algorithm 2 l. 19); @record keeps its credit for a charge still to come.
+ * Algorithm 2 l. 19). Never between a pick and its charge: the owner
+ * settles the picked class after the charge (arb_set_drained()).
  */
 static __always_inline void arb_table_drop(struct arb_sched *s,
-					   struct arb_table *tb, u64 slots,
-					   bool record)
+					   struct arb_table *tb, u64 slots)
 {
 	tb->eligible &= ~slots;
-	if (tb->in_visit && (slots & BIT_ULL(tb->cur))) {
-		if (record) {
-			tb->dropped_slot = tb->cur;
-			tb->dropped_credit = tb->credit[tb->cur];
-		}
+	if (tb->in_visit && (slots & BIT_ULL(tb->cur)))
 		arb_end_visit(s, tb);
-	}
 }
 
 static __always_inline void arb_class_drop(struct arb_sched *s,
-					   unsigned int cls, bool record)
+					   unsigned int cls)
 {
 	u64 hi = s->cls_slots[ARB_HIGH][cls];
 	u64 lo = s->cls_slots[ARB_LOW][cls];
@@ -183,9 +173,9 @@ static __always_inline void arb_class_drop(struct arb_sched *s,
 	s->cls_eligible &= ~BIT_ULL(cls);
 	/* most classes live in one table: skip the other */
 	if (hi)
-		arb_table_drop(s, &s->tbl[ARB_HIGH], hi, record);
+		arb_table_drop(s, &s->tbl[ARB_HIGH], hi);
 	if (lo)
-		arb_table_drop(s, &s->tbl[ARB_LOW], lo, record);
+		arb_table_drop(s, &s->tbl[ARB_LOW], lo);
 }
 
 /* The caller's view of @cls: backlogged and allowed to send, or not. */
@@ -197,7 +187,7 @@ static __always_inline void arb_set_eligible(struct arb_sched *s,
 	if (!!(s->cls_eligible & bit) == eligible)
 		return;
 	if (!eligible) {
-		arb_class_drop(s, cls, true);
+		arb_class_drop(s, cls);
 		return;
 	}
 	s->cls_eligible |= bit;
@@ -205,13 +195,10 @@ static __always_inline void arb_set_eligible(struct arb_sched *s,
 	s->tbl[ARB_LOW].eligible |= s->cls_slots[ARB_LOW][cls];
 }
 
-/*
- * The picked class's last packet was charged: no charge is pending, so
- * nothing is recorded, and its eligibility needs no test.
- */
+/* The picked class's last packet was charged: no eligibility test. */
 static inline void arb_set_drained(struct arb_sched *s, unsigned int cls)
 {
-	arb_class_drop(s, cls, false);
+	arb_class_drop(s, cls);
 }
 
 /*
@@ -240,8 +227,11 @@ static inline u32 arb_recip_div(u32 x, u32 recip)
 #endif
 
 /*
- * The picked class holds packets but gave none (its child is shaped): it
- * stops being eligible, and a visit this pick started is taken back.
+ * The picked class gave no packet: its child holds packets but is shaped
+ * (stalled), or dropped its last ones in its own dequeue (emptied, netem
+ * moving packets into a full inner qdisc). It stops being eligible, and a
+ * visit this pick started is taken back: the slot keeps the balance it had
+ * before, as a slot skipped while empty does. A visit under way closes.
  */
 static inline void arb_set_stalled(struct arb_sched *s,
 				   const struct arb_pick *p)
@@ -254,37 +244,6 @@ static inline void arb_set_stalled(struct arb_sched *s,
 		tb->in_visit = false;
 	}
 	arb_set_eligible(s, p->cls, false);
-}
-
-/*
- * The picked class's child gave no packet because it dropped its last ones
- * in its own dequeue (netem moving packets into a full inner qdisc): the
- * class is empty, not stalled. A visit the pick started is taken back, as
- * arb_set_stalled() does, whether it is still open or qlen_notify closed it
- * during the dequeue (arb_table_drop() recorded its credit then): the slot
- * keeps the balance it had before, as a slot skipped while empty does. A
- * visit already under way closes as when a class drains. No charge follows.
- */
-static inline void arb_set_emptied(struct arb_sched *s,
-				   const struct arb_pick *p)
-{
-	if (p->table < ARB_NTABLES) {
-		struct arb_table *tb = &s->tbl[p->table];
-		s32 quantum = (s32)tb->weight[p->slot] * ARB_WEIGHT_UNIT;
-
-		if (tb->in_visit && tb->cur == p->slot) {
-			if (p->fresh) {
-				tb->credit[p->slot] -= quantum;
-				tb->in_visit = false;
-			}
-		} else if (tb->dropped_slot == p->slot) {
-			if (p->fresh)
-				tb->credit[p->slot] = tb->dropped_credit -
-						      quantum;
-			tb->dropped_slot = ARB_NO_CLASS;
-		}
-	}
-	arb_class_drop(s, p->cls, false);
 }
 
 /* First set bit of @m at or after @from, wrapping around. */
@@ -429,18 +388,8 @@ static __always_inline s32 arb_charge_slot(struct arb_sched *s,
 		s->uncl_turn = true;
 	}
 
-	if (!tb->in_visit || tb->cur != slot) {
-		/* closed by arb_table_drop() during the dequeue: close it
-		 * again with the packet counted, as if it had come first
-		 */
-		if (tb->dropped_slot != slot)
-			return 0;
-		credit = tb->dropped_credit - (s32)len;
-		tb->dropped_credit = credit;
-		tb->credit[slot] = credit;
-		arb_close_credit(s, &tb->credit[slot]);
-		return credit;
-	}
+	if (!tb->in_visit || tb->cur != slot)	/* reprogrammed since */
+		return 0;
 	credit = tb->credit[slot] - (s32)len;
 	tb->credit[slot] = credit;
 	if (credit <= 0)

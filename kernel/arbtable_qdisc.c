@@ -148,6 +148,8 @@ struct arbtable_sched {
 	bool				mtu_pinned;	/* 'mtu' given: do not follow */
 	u8				cls_limits;	/* ARBTABLE_NO_*, 0 usually */
 	u8				stall_next;	/* next stalled class to retry */
+	/* in a child's dequeue: its qlen_notify is settled after it */
+	bool				dequeuing;
 
 	u64				unclassified_pkts;
 	u64				unclassified_drops;
@@ -1429,16 +1431,16 @@ again:
 			if (unlikely(!skb))
 				q->ll_busy &= ~BIT_ULL(cl->index);
 		} else {
+			q->dequeuing = true;
 			skb = qdisc_dequeue_peeked(cl->qdisc);
+			q->dequeuing = false;
 		}
 		if (unlikely(!skb)) {
-			/* emptied by its own drops: not stalled, no debt */
-			if (!cl->qdisc->q.qlen) {
-				arb_set_emptied(&q->arb, &pick);
-				continue;
-			}
-			/* skipped until its peek has a packet; no spinning */
-			arbtable_stall(q, cl, &pick);
+			/* shaped: skipped until its peek has a packet */
+			if (cl->qdisc->q.qlen)
+				arbtable_stall(q, cl, &pick);
+			else	/* emptied by its own drops: no debt */
+				arb_set_stalled(&q->arb, &pick);
 			continue;
 		}
 		len = qdisc_pkt_len(skb);
@@ -3053,13 +3055,17 @@ static struct Qdisc *arbtable_class_leaf(struct Qdisc *sch, unsigned long arg)
 	return q->lockless ? NULL : ((struct arbtable_class *)arg)->qdisc;
 }
 
-/* Idempotent: may be called for a class that is already inactive. */
+/*
+ * Idempotent: may be called for a class that is already inactive. From the
+ * picked class's child during arbtable_dequeue_busy() (its drops), nothing:
+ * the dequeue settles the class after its charge, or without one.
+ */
 static void arbtable_qlen_notify(struct Qdisc *sch, unsigned long arg)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_class *cl = (struct arbtable_class *)arg;
 
-	arbtable_update_eligible(q, cl);
+	if (!q->dequeuing)
+		arbtable_update_eligible(q, (struct arbtable_class *)arg);
 }
 
 static unsigned long arbtable_bind_tcf(struct Qdisc *sch, unsigned long parent,

@@ -934,9 +934,10 @@ static void test_reprogram_stale_charge(void **state)
 
 /*
  * DESIGN §3: a child that drops its last packets inside its own dequeue
- * (codel) makes the qdisc mark the class ineligible, which closes the
- * visit, before the packet it returned is charged. That packet is still
- * charged: to the slot (as debt, deficit mode) and to VLHighLimit.
+ * (codel) tells the qdisc the class went empty while the packet it returns
+ * is on its way out. The qdisc ignores that qlen_notify until the dequeue
+ * returns: the packet is charged to the slot (as debt, deficit mode) and to
+ * VLHighLimit, then the class drains, closing the visit.
  */
 static void test_charge_after_drop_closed_visit(void **state)
 {
@@ -957,9 +958,9 @@ static void test_charge_after_drop_closed_visit(void **state)
 		/* 0's visit: 640 credit; the child empties during dequeue */
 		assert_true(arb_select(&s, &p));
 		assert_int_equal(p.cls, 0);
-		arb_set_eligible(&s, 0, false);
-		assert_false(s.tbl[ARB_HIGH].in_visit);
 		assert_int_equal(arb_charge(&s, &p, 1000), 640 - 1000);
+		arb_set_drained(&s, 0);
+		assert_false(s.tbl[ARB_HIGH].in_visit);
 		/* the debt carries in deficit mode, forgiven in iba mode */
 		assert_int_equal(s.tbl[ARB_HIGH].credit[0],
 				 acct == ARB_ACCT_DEFICIT ? 640 - 1000 : 0);
@@ -975,8 +976,8 @@ static void test_charge_after_drop_closed_visit(void **state)
 		arb_set_eligible(&s, 0, true);
 		assert_true(arb_select(&s, &p));
 		assert_int_equal(p.cls, 1);
-		arb_set_eligible(&s, 1, false);
 		assert_int_equal(arb_charge(&s, &p, 100), 540);
+		arb_set_drained(&s, 1);
 		assert_int_equal(s.tbl[ARB_HIGH].credit[1], 0);
 		assert_null(arb_check_credits(&s));
 	}
@@ -1372,9 +1373,7 @@ static void test_random_properties_swaps(void **state)
 /*
  * arb_set_drained() is the dequeue's shortcut for arb_set_eligible(.., false)
  * after the charge of a class's last packet: both must leave the arbiter in
- * the same state, whatever the tables, mode, strict class and visit. Only
- * dropped_slot/dropped_credit may differ: the long way records them for a
- * late charge, which a class whose packet was charged cannot get.
+ * the same state, whatever the tables, mode, strict class and visit.
  */
 static void arb_state_equal(const struct arb_sched *a,
 			    const struct arb_sched *b, uint64_t seed,
@@ -1520,15 +1519,15 @@ static void test_set_stalled(void **state)
 
 /*
  * A child that empties itself in its own dequeue (netem dropping into a
- * full inner qdisc): qlen_notify closes the visit first (the class stops
- * being eligible, its credit recorded), then the pick gives no packet. The
- * slot keeps the debt it carried before the pick, as a slot skipped while
- * empty does; arb_set_stalled() after the close took a second quantum.
+ * full inner qdisc): the qdisc ignores its qlen_notify until the dequeue
+ * returns, then gives the pick back as a stalled one. The slot keeps the
+ * debt it carried before the pick, as a slot skipped while empty does; a
+ * visit under way closes with its rest dropped.
  */
 static void test_set_emptied(void **state)
 {
-	struct arb_sched s, st;
-	struct arb_pick p, pt;
+	struct arb_sched s;
+	struct arb_pick p;
 
 	(void)state;
 	high_pair(&s, 0, 1, 10, 2, 10);	/* quanta of 640 bytes */
@@ -1539,16 +1538,10 @@ static void test_set_emptied(void **state)
 	assert_true(arb_select(&s, &p));
 	assert_int_equal(p.cls, 1);
 	assert_true(p.fresh);
-	arb_set_eligible(&s, 1, false);		/* qlen_notify */
-	st = s;
-	pt = p;
-	arb_set_emptied(&s, &p);
+	arb_set_stalled(&s, &p);
 	assert_false(arb_class_eligible(&s, 1));
+	assert_false(s.tbl[ARB_HIGH].in_visit);
 	assert_int_equal(s.tbl[ARB_HIGH].credit[0], -360);	/* carried */
-	assert_int_equal(s.tbl[ARB_HIGH].dropped_slot, ARB_NO_CLASS);
-	/* the stall path on the same state: a debt never incurred */
-	arb_set_stalled(&st, &pt);
-	assert_int_equal(st.tbl[ARB_HIGH].credit[0], -640);
 	/* class 2 is served, then class 1 back starts from its debt */
 	assert_true(arb_select(&s, &p));
 	assert_int_equal(p.cls, 2);
@@ -1556,18 +1549,14 @@ static void test_set_emptied(void **state)
 	arb_set_eligible(&s, 1, true);
 	assert_true(arb_select(&s, &p));
 	assert_int_equal(p.cls, 2);	/* class 2's visit goes on */
+	assert_false(p.fresh);
 	/* class 2 empties itself mid-visit: the visit closes, rest dropped */
-	arb_set_eligible(&s, 2, false);
-	arb_set_emptied(&s, &p);
+	arb_set_stalled(&s, &p);
 	assert_int_equal(s.tbl[ARB_HIGH].credit[1], 0);
+	assert_false(arb_class_eligible(&s, 2));
 	assert_true(arb_select(&s, &p));
 	assert_int_equal(p.cls, 1);
 	assert_int_equal(s.tbl[ARB_HIGH].credit[0], 280);
-	/* without a qlen_notify first, a fresh visit is taken back too */
-	arb_set_emptied(&s, &p);
-	assert_false(s.tbl[ARB_HIGH].in_visit);
-	assert_int_equal(s.tbl[ARB_HIGH].credit[0], -360);
-	assert_false(arb_class_eligible(&s, 1));
 }
 
 /*
@@ -1607,7 +1596,6 @@ static void test_reset_visits(void **state)
 	}
 	assert_false(s.tbl[ARB_HIGH].in_visit);
 	assert_false(s.tbl[ARB_LOW].in_visit);
-	assert_int_equal(s.tbl[ARB_HIGH].dropped_slot, ARB_NO_CLASS);
 	assert_int_equal(s.hp_counter, KB4);
 	assert_false(s.low_turn);
 	/* the tables and eligibility stay */
