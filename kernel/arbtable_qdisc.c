@@ -263,8 +263,8 @@ static const struct nla_policy arbtable_policy[TCA_ARBTABLE_MAX + 1] = {
 	[TCA_ARBTABLE_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &arbtable_burst_range),
 	[TCA_ARBTABLE_MTU_FOLLOW] = { .type = NLA_FLAG },
 	[TCA_ARBTABLE_RATE_LINK] = { .type = NLA_FLAG },
-	[TCA_ARBTABLE_PRIO_CLASSID] = { .type = NLA_U32 },	/* 0/1, own message */
-	[TCA_ARBTABLE_CLASSIFY_FOREIGN] = { .type = NLA_U32 },
+	[TCA_ARBTABLE_PRIO_CLASSID] = NLA_POLICY_MAX(NLA_U32, 1),
+	[TCA_ARBTABLE_CLASSIFY_FOREIGN] = NLA_POLICY_MAX(NLA_U32, 1),
 	[TCA_ARBTABLE_LOCKLESS]	= NLA_POLICY_MAX(NLA_U32, 1),
 	/* what nla_put_u64_64bit() puts before a u64 on some arches
 	 * (i386): taken, so a dump is accepted back, and ignored
@@ -1683,43 +1683,16 @@ static int arbtable_parse_priomap(struct arbtable_cfg *cfg, struct nlattr *nest,
 	return 0;
 }
 
-/* TCA_ARBTABLE_PRIO_CLASSID and _CLASSIFY_FOREIGN: 1 (the default) keeps
- * a classification path, 0 closes it (@bit of cls_limits); false when
- * the value is neither
+/* TCA_ARBTABLE_PRIO_CLASSID, _CLASSIFY_FOREIGN: 1 (the default) keeps a
+ * classification path, 0 closes it (@bit of cls_limits)
  */
-static bool arbtable_parse_limit(struct arbtable_cfg *cfg,
+static void arbtable_parse_limit(struct arbtable_cfg *cfg,
 				 const struct nlattr *a, u8 bit)
 {
-	u32 v;
-
-	if (!a)
-		return true;
-	v = nla_get_u32(a);
-	if (v > 1)
-		return false;
-	if (v)
+	if (a && nla_get_u32(a))
 		cfg->cls_limits &= ~bit;
-	else
+	else if (a)
 		cfg->cls_limits |= bit;
-	return true;
-}
-
-static int arbtable_parse_limits(struct arbtable_cfg *cfg, struct nlattr **tb,
-				 struct netlink_ext_ack *extack)
-{
-	if (!arbtable_parse_limit(cfg, tb[TCA_ARBTABLE_PRIO_CLASSID],
-				  ARBTABLE_NO_PRIO_CLASSID)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_PRIO_CLASSID],
-				    "prioclassid is 0 (noprioclassid) or 1 (prioclassid)");
-		return -EINVAL;
-	}
-	if (!arbtable_parse_limit(cfg, tb[TCA_ARBTABLE_CLASSIFY_FOREIGN],
-				  ARBTABLE_NO_FOREIGN)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_ARBTABLE_CLASSIFY_FOREIGN],
-				    "classifyforeign is 0 (noclassifyforeign) or 1 (classifyforeign)");
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static void arbtable_cfg_from_sched(struct Qdisc *sch, struct arbtable_cfg *cfg)
@@ -1936,9 +1909,10 @@ static int arbtable_parse(struct Qdisc *sch, struct nlattr *opt,
 		cfg->default_minor = nla_get_u32(tb[TCA_ARBTABLE_DEFAULT]);
 	if (tb[TCA_ARBTABLE_MAXWEIGHT])
 		cfg->maxweight = nla_get_u32(tb[TCA_ARBTABLE_MAXWEIGHT]);
-	err = arbtable_parse_limits(cfg, tb, extack);
-	if (err)
-		return err;
+	arbtable_parse_limit(cfg, tb[TCA_ARBTABLE_PRIO_CLASSID],
+			     ARBTABLE_NO_PRIO_CLASSID);
+	arbtable_parse_limit(cfg, tb[TCA_ARBTABLE_CLASSIFY_FOREIGN],
+			     ARBTABLE_NO_FOREIGN);
 	err = arbtable_parse_sizes(sch, cfg, tb, extack);
 	if (!err && tb[TCA_ARBTABLE_PRIOMAP])
 		err = arbtable_parse_priomap(cfg, tb[TCA_ARBTABLE_PRIOMAP],
@@ -2207,13 +2181,6 @@ out:
 }
 
 /*
- * The device's mtu or gso_max_size may have changed (RTNL held). Unless the
- * user pinned the qdisc's mtu, follow it: a frame the device accepts is
- * never dropped for length, and the bounds describe the skbs actually sent.
- * What the change breaks is said once per device (*warned): mq's queues
- * would each say it, up to three times.
- */
-/*
  * What a user's change is refused for (arbtable_configure(),
  * arbtable_check_cburst()) the device's change cannot be: said in one
  * line per device and change (*@warned), every problem of @sch in it.
@@ -2247,6 +2214,11 @@ static void arbtable_warn_mtu(struct Qdisc *sch, u32 mtu, u32 broken,
 		    broken ? kw : "");
 }
 
+/*
+ * The device's mtu or gso_max_size may have changed (RTNL held). Unless the
+ * user pinned the qdisc's mtu, follow it: a frame the device accepts is
+ * never dropped for length, and the bounds describe the skbs actually sent.
+ */
 static void arbtable_follow_mtu(struct Qdisc *sch, unsigned long event,
 				bool *warned)
 {
@@ -3110,29 +3082,23 @@ static int arbtable_dump_class(struct Qdisc *sch, unsigned long arg,
 	tcm->tcm_info = cl->qdisc->handle;
 
 	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
-	if (!nest)
-		goto nla_put_failure;
-	if (cl->strict && nla_put_u32(skb, TCA_ARBTABLE_C_STRICT, 1))
-		goto nla_put_failure;
-	if (cl->ceil.bps &&
-	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_CEIL, cl->ceil.bps,
-			      TCA_ARBTABLE_C_PAD))
-		goto nla_put_failure;
-	if (cl->cburst && nla_put_u32(skb, TCA_ARBTABLE_C_CBURST, cl->cburst))
-		goto nla_put_failure;
-	if (cl->resv.rate &&
-	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_RATE, cl->resv.rate,
-			      TCA_ARBTABLE_C_PAD))
-		goto nla_put_failure;
-	if (cl->resv.latency &&
-	    nla_put_u64_64bit(skb, TCA_ARBTABLE_C_LATENCY, cl->resv.latency,
-			      TCA_ARBTABLE_C_PAD))
-		goto nla_put_failure;
-	if (cl->resv.distance &&
-	    nla_put_u32(skb, TCA_ARBTABLE_C_DISTANCE, cl->resv.distance))
-		goto nla_put_failure;
-	if (cl->resv.share &&
-	    nla_put_u32(skb, TCA_ARBTABLE_C_SHARE, cl->resv.share))
+	if (!nest ||
+	    (cl->strict && nla_put_u32(skb, TCA_ARBTABLE_C_STRICT, 1)) ||
+	    (cl->ceil.bps &&
+	     nla_put_u64_64bit(skb, TCA_ARBTABLE_C_CEIL, cl->ceil.bps,
+			       TCA_ARBTABLE_C_PAD)) ||
+	    (cl->cburst &&
+	     nla_put_u32(skb, TCA_ARBTABLE_C_CBURST, cl->cburst)) ||
+	    (cl->resv.rate &&
+	     nla_put_u64_64bit(skb, TCA_ARBTABLE_C_RATE, cl->resv.rate,
+			       TCA_ARBTABLE_C_PAD)) ||
+	    (cl->resv.latency &&
+	     nla_put_u64_64bit(skb, TCA_ARBTABLE_C_LATENCY, cl->resv.latency,
+			       TCA_ARBTABLE_C_PAD)) ||
+	    (cl->resv.distance &&
+	     nla_put_u32(skb, TCA_ARBTABLE_C_DISTANCE, cl->resv.distance)) ||
+	    (cl->resv.share &&
+	     nla_put_u32(skb, TCA_ARBTABLE_C_SHARE, cl->resv.share)))
 		goto nla_put_failure;
 	return nla_nest_end(skb, nest);
 
