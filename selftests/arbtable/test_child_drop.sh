@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # A child that drops inside its own dequeue tells arbtable the class went
 # empty (qlen_notify, through qdisc_tree_reduce_backlog) while the packet
-# it returns is on its way out, which closes the slot's visit before the
-# packet is charged.  DESIGN §3: the packet is still charged, to its slot
-# and to the highlimit counter.  codel never drops below one MTU of
+# it returns is on its way out; arbtable settles the class after the
+# packet is charged.  DESIGN §3: the packet is charged, to its slot and to
+# the highlimit counter.  codel never drops below one MTU of
 # backlog, so it empties its queue that way only when the packet behind
 # the dropped ones is larger than an MTU: a GSO skb, kept whole here by
 # mtu 65000, from a TCP flow into an fq_codel child with a 1 us target.
@@ -93,6 +93,18 @@ big=$(awk '/arbtable_dequeue: .*class=1:10 / { l = $0; sub(/.* len=/, "", l); if
 diag "1:10 dequeued $big GSO skbs longer than 1514 B; TCP: $(grep -E 'sender|receiver' "$tmp/iperf" | tail -n1)"
 tap_check "child_drop: fq_codel dropped inside its dequeue (${drops:-?} drops) while 1:10 sent GSO skbs ($big)" \
 	fcmp "${drops:-0} > 0 && ${empties:-0} > 0 && $big > 0"
+# every packet 1:10 sent was charged to its slot: a visit starts with
+# the quantum (weight 20: 1280 B) plus a balance never above 0, so the
+# slot's credit after a packet is at most 1280 - its length. A packet the
+# slot was not charged for (its visit closed by the child's qlen_notify
+# before the charge) leaves 0, above that for any GSO skb.
+read -r free10 n10 < <(awk '/arbtable_dequeue: .*class=1:10 table=high/ {
+		c = $0; sub(/.* credit=/, "", c); sub(/ .*/, "", c)
+		l = $0; sub(/.* len=/, "", l); sub(/ .*/, "", l)
+		n++; if (c + 0 > 1280 - l) f++ }
+	END { print f + 0, n + 0 }' "$tmp/trace")
+tap_check "child_drop: each of 1:10's $n10 HIGH packets was charged to its slot (credit after <= 1280 - len; $free10 not)" \
+	fcmp "${n10:-0} > 0 && ${free10:-1} == 0"
 # tc -s class shows the class's drops, its child's AQM drops among them
 # (issue 35, defect 8: they showed only arbtable's own refusals)
 cdrops=$(cls_stats $DEV arbtable | awk '$1 == "1:10" { print $4 }')

@@ -5,7 +5,8 @@
 # its dequeue and drops those the inner one refuses; when it drops its
 # last packets it tells the parent (qlen_notify) and returns nothing. That
 # class is empty, not stalled: no `stalls`, and no quantum taken from the
-# slot whose visit qlen_notify already closed.
+# slot (arbtable settles the class after the child's dequeue, as a pick
+# given back).
 #
 # Manual mode at 10 Mbit/s, deficit accounting, one HIGH table: 1:10 and
 # 1:11 with pfifo children kept backlogged by pktgen (weights 40:20);

@@ -43,6 +43,12 @@ ks_off() {
 	true
 }
 ks_count() { awk '$1 == "arbt_mq_ks" { print $2 }' /sys/kernel/tracing/kprobe_profile; }
+# a kernel built without kprobes (the sanitizer kernels, whose text
+# nothing patches) cannot count the reads: there the link-read checks are
+# left out, and the plan of make test's 7.2 and 6.1 runs keeps them
+kp=1
+[ -e /sys/kernel/tracing/kprobe_events ] ||
+	{ kp=0; diag "no kprobes in this kernel: the link-read counts are not checked here"; }
 ip link del $V 2>/dev/null
 ip link add $V numtxqueues 4 numrxqueues 4 type veth peer name mqv1 numtxqueues 4 numrxqueues 4
 sysctl -qw net.ipv6.conf.$V.disable_ipv6=1 net.ipv6.conf.mqv1.disable_ipv6=1
@@ -67,8 +73,9 @@ done
 n=$(ks_count)
 ks_off
 tap_check "mq C: four auto arbtables with rate 100mbit under mq (${RUN_ERR:-ok})" test "$ok" = 0
-tap_check "mq C: the four queues' instances read the link settings once ($ks: ${n:-?} reads)" \
-	test "$ks/${n:-x}" = ok/1
+[ $kp = 0 ] ||
+	tap_check "mq C: the four queues' instances read the link settings once ($ks: ${n:-?} reads)" \
+		test "$ks/${n:-x}" = ok/1
 run tc class add dev $V parent 10: classid 10:1 arbtable rate 200mbit
 tap_check "mq C: a queue admits against its own rate, 200mbit refused on 100mbit (${RUN_ERR:-accepted})" \
 	test "$RUN_RC" != 0
@@ -90,8 +97,11 @@ ks_off
 sysctl -qw net.core.default_qdisc="$dflt"
 tc qdisc show dev $V >"$tmp/dq"
 diag "$(cat "$tmp/dq")"
-tap_check "mq C: default_qdisc arbtable: mq makes one per queue (${RUN_ERR:-ok}), reading the link once ($ks: ${n:-?} reads)" \
-	eval '[ "$RUN_RC" = 0 ] && [ "$(grep -c "^qdisc arbtable " "$tmp/dq")" = 4 ] && [ "$ks/${n:-x}" = ok/1 ]'
+rd="reading the link once ($ks: ${n:-?} reads)"
+[ $kp = 1 ] || rd="(link reads not counted: no kprobes)"
+tap_check "mq C: default_qdisc arbtable: mq makes one per queue (${RUN_ERR:-ok}), $rd" \
+	eval '[ "$RUN_RC" = 0 ] && [ "$(grep -c "^qdisc arbtable " "$tmp/dq")" = 4 ] &&
+		{ [ $kp = 0 ] || [ "$ks/${n:-x}" = ok/1 ]; }'
 c=$(tc -s qdisc show dev $V parent 2:1 | grep -o 'capacity [^ ]*')
 tap_check "mq C: mq's default arbtable on queue 0 has nothing to admit against (${c:-no capacity shown})" \
 	test "$c" = "capacity 0bit"
