@@ -878,13 +878,11 @@ static void arbtable_unthrottle(struct arbtable_sched *q, u64 now)
 }
 
 /* A child that holds packets gave none (a shaped child: tbf, netem) */
-static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl,
-			   const struct arb_pick *pick)
+static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl)
 {
 	q->stalled |= BIT_ULL(cl->index);
 	WRITE_ONCE(cl->stalls, cl->stalls + 1);
 	WRITE_ONCE(q->stalls, q->stalls + 1);
-	arb_set_stalled(&q->arb, pick);
 }
 
 /*
@@ -1436,11 +1434,12 @@ again:
 			q->dequeuing = false;
 		}
 		if (unlikely(!skb)) {
-			/* shaped: skipped until its peek has a packet */
+			/* shaped: skipped until its peek has a packet; or
+			 * emptied by its own drops. The pick is given back.
+			 */
 			if (cl->qdisc->q.qlen)
-				arbtable_stall(q, cl, &pick);
-			else	/* emptied by its own drops: no debt */
-				arb_set_stalled(&q->arb, &pick);
+				arbtable_stall(q, cl);
+			arb_set_stalled(&q->arb, &pick);
 			continue;
 		}
 		len = qdisc_pkt_len(skb);
