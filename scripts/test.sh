@@ -62,7 +62,13 @@ fail_note() { echo "$*" >>"$LOG/failures.txt"; }
 
 if [ -n "$setup" ]; then
 	step "setup (scripts/setup.sh)"
-	if ! bash scripts/setup.sh; then
+	# a cold sanitizer kernel's build starts inside setup, once its
+	# source and tools are in (scripts/setup.sh), and is waited for below
+	mkdir -p "$LOG"
+	rm -f "$LOG/sanitizer-build.log"
+	san_early=
+	[ "${ARBT_SANITIZER:-1}" = 1 ] && [ "${ARBT_LANES:-2}" = 2 ] && san_early=$LOG/sanitizer-build.log
+	if ! ARBTABLE_SAN_BUILD_LOG=$san_early bash scripts/setup.sh; then
 		echo "setup failed"
 		echo "0 passed, 1 failed"
 		exit 1
@@ -86,8 +92,9 @@ KVERS=${KVERS:-$(echo $(pick 6.1) $(pick 6.12) $K72)}
 san_bg=
 if [ "${ARBT_SANITIZER:-1}" = 1 ] && ! bash scripts/sanitizer-kernel.sh --check >/dev/null 2>&1; then
 	if [ "${ARBT_LANES:-2}" = 2 ]; then
-		step "sanitizer kernel not cached: building it in the background (log: $LOG/sanitizer-build.log); its run then heads the second lane"
-		bash scripts/sanitizer-kernel.sh --kernel-only >"$LOG/sanitizer-build.log" 2>&1 &
+		# a build setup started holds the script's lock: this waits for it
+		step "sanitizer kernel not cached: building it in the background$([ -s "$LOG/sanitizer-build.log" ] && echo " (since setup)") (log: $LOG/sanitizer-build.log); its run then heads the second lane"
+		bash scripts/sanitizer-kernel.sh --kernel-only >>"$LOG/sanitizer-build.log" 2>&1 &
 	else
 		step "sanitizer kernel not cached: building it in the background at idle priority (log: $LOG/sanitizer-build.log)"
 		chrt -i 0 nice -n 19 bash scripts/sanitizer-kernel.sh --kernel-only >"$LOG/sanitizer-build.log" 2>&1 &
