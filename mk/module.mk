@@ -30,3 +30,19 @@ ifeq ($(KVER_KDIR),)
 endif
 	@echo "module: built for $(or $(KVERS),no kernel)"
 all: module
+
+# netdevsim for Debian's 7.2 image, which does not build it (CONFIG_NETDEVSIM
+# is off there): the driver's own sources from the prepared tree, built out
+# of tree as the module is, so that test_netdevsim runs in make test's full
+# run on the kernel users run (a deadlock is a command that never returns
+# there; the sanitizer kernel's own netdevsim adds lockdep in check-debug)
+ifneq ($(KVER_72),)
+NSIM_DIR := $(BUILD)/$(KVER_72)/netdevsim
+NSIM_KO  := $(BUILD)/$(KVER_72)/netdevsim.ko
+$(NSIM_KO): $(K72_TREE)/drivers/net/netdevsim/Makefile
+	@rm -rf $(NSIM_DIR) && mkdir -p $(NSIM_DIR)
+	@cp $(K72_TREE)/drivers/net/netdevsim/*.[ch] $(K72_TREE)/drivers/net/netdevsim/Makefile $(NSIM_DIR)/
+	$(MAKE) -C $(K72_TREE) M=$(NSIM_DIR) CONFIG_NETDEVSIM=m modules
+	@cp $(NSIM_DIR)/netdevsim.ko $@
+module: $(NSIM_KO)
+endif
