@@ -46,8 +46,10 @@ trap cleanup EXIT
 # trun CMD...: run (RUN_OUT, RUN_ERR, RUN_RC), in TMO seconds: a command
 # stuck in the kernel holds RTNL or the instance lock for good, and every
 # later one would wait on it; so the test ends here, the log shown
+NRUN=0
 trun() {
 	local o e pid end=$((SECONDS + TMO))
+	NRUN=$((NRUN + 1))
 	o=$(mktemp)
 	e=$(mktemp)
 	"$@" >"$o" 2>"$e" &
@@ -314,6 +316,10 @@ r1=$((r1 | RUN_RC))
 tap_check "netdevsim: both devices deleted with arbtables on them (rc $r1${RUN_ERR:+; $RUN_ERR})" \
 	eval '[ "$r1" = 0 ] && [ ! -e /sys/bus/netdevsim/devices/netdevsim$IDA ]'
 phase delete
+# trun's check where no command stuck (it fails, and ends the test, at
+# the first that does)
+tap_check "netdevsim: each command returned within $TMO s ($NRUN commands under the locks)" \
+	test "$NRUN" -gt 0
 # what the devices' and qdiscs' teardown left (kmemleak reports objects
 # older than 5 s)
 if have_kmemleak; then
