@@ -1,8 +1,10 @@
 # The sanitizer kernel (issue 15): linux-source-7.2, allnoconfig plus
 # scripts/sanitizer-kernel.config (KASAN, lockdep, atomic-sleep checks,
 # kmemleak, UBSAN, debug objects, failslab/fail_page_alloc), sch_arbtable
-# in its net/sched, cached in /var/lib/arbtable/sanitizer/.  make test
-# builds it when missing and runs its part of the suite there.
+# in its net/sched, cached in /var/lib/arbtable/sanitizer/.  Not part of
+# make test (its build is about 1,450 core-seconds cold); ARBT_SANITIZER=1
+# make test adds a lane with fault injection, netlink fuzzing and the
+# lockless mode there, built when missing.
 #
 #   make check-debug       build or reuse it; the whole VM suite at full
 #                          size (10,000 stress cycles, 300,000 fuzzed

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # The project's test entry (`make test`, .ci/run): set up the host, build
 # everything, run the userspace unit tests, start the host checks in the
-# background at idle priority, then boot three kernels once each under TCG:
+# background at idle priority, then boot two kernels once each under TCG:
 #  - Debian's own 7.2 image (trixie-backports, the newest kernel Debian
 #    carries; the host checks beside it): every VM test but the sanitizer
-#    kernel's own, the out-of-tree module built as DKMS would on trixie
+#    kernel's own and those make check-full adds (FULL_ONLY below), the
+#    out-of-tree module built as DKMS would on trixie
 #    (scripts/distro-kernel.sh), run_all.sh;
 #  - Debian 12's own 6.1 kernel: the kernel-facing subset, the
 #    out-of-tree module built for it (make check-full: bookworm-backports'
-#    6.12 too);
-#  - the sanitizer kernel (7.2, the newest Debian carries, with KASAN,
-#    lockdep, kmemleak, UBSAN, debug objects and fault injection;
-#    sch_arbtable built in its net/sched): fault injection, GSO under
-#    TCP and netlink fuzzing, through the kernel's kselftest runner.
-#    Built when not cached (cold: see Documentation/dev/testing.rst), then reused.
+#    6.12 too).
+# The sanitizer kernel (7.2 with KASAN, lockdep, kmemleak, UBSAN, debug
+# objects and fault injection; sch_arbtable built in its net/sched) is
+# not part of make test: its build alone is about 1,450
+# of the 3,600 core-seconds a 30-minute cold run has on the fast machine
+# of this kind (Documentation/dev/testing.rst).  make check-debug runs
+# the whole suite there; ARBT_SANITIZER=1 adds make test's former
+# sanitizer lane (fault injection, netlink fuzzing, the lockless mode
+# under KASAN), built when not cached, then reused.
 # Ends with exactly one line "N passed, N failed" summing unit tests and
 # VM TAP results; exits non-zero on any failure, on more than 3 skips in
 # one kernel's run, or on a check skipped on more than one kernel.
@@ -25,16 +29,20 @@
 #   ARBT_SUBSET_VERS="..."   the subset's kernels (default 6.1; check-full
 #                            6.1 6.12)
 #   ARBT_LANES=1             every VM run one after the other (default 2:
-#                            the sanitizer kernel's build and run beside the
-#                            full run, the subsets in whichever lane is free)
+#                            the subsets, and with ARBT_SANITIZER=1 the
+#                            sanitizer kernel, beside the full run; both
+#                            lanes then take the full run's queue)
 #   ARBT_FULL_KVER=<kver>    the distro kernel that runs every VM test
 #                            (default Debian's 7.2 image)
 #   ARBT_DISTRO=0            no distro-kernel VM run
-#   ARBT_SANITIZER=0         no sanitizer-kernel build or run
+#   ARBT_SANITIZER=1         also build (when not cached) and run the
+#                            sanitizer kernel's lane: test_faults,
+#                            test_nlfuzz, test_mq_lockless under KASAN
 #   ARBT_SAN_TESTS="..."     the tests on the sanitizer kernel
 #   ARBTABLE_KVM=1           use KVM instead of TCG
 #   ARBT_FULL=1              full sizes on the distro kernel (make check-full):
-#                            10,000 stress cycles, 20 podman start/stop cycles
+#                            10,000 stress cycles, 20 podman start/stop
+#                            cycles, and the FULL_ONLY tests
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -60,6 +68,8 @@ step() { echo; echo "=== [$(($(date +%s) - t0))s] $*"; }
 # the summary line, so that the tail of a long run names what failed
 fail_note() { echo "$*" >>"$LOG/failures.txt"; }
 
+# the sanitizer kernel's lane: make check-debug's, not make test's
+SAN=${ARBT_SANITIZER:-0}
 if [ -n "$setup" ]; then
 	step "setup (scripts/setup.sh)"
 	# a cold sanitizer kernel's build starts inside setup, once its
@@ -67,7 +77,7 @@ if [ -n "$setup" ]; then
 	mkdir -p "$LOG"
 	rm -f "$LOG/sanitizer-build.log"
 	san_early=
-	[ "${ARBT_SANITIZER:-1}" = 1 ] && [ "${ARBT_LANES:-2}" = 2 ] && san_early=$LOG/sanitizer-build.log
+	[ "$SAN" = 1 ] && [ "${ARBT_LANES:-2}" = 2 ] && san_early=$LOG/sanitizer-build.log
 	if ! ARBTABLE_SAN_BUILD_LOG=$san_early bash scripts/setup.sh; then
 		echo "setup failed"
 		echo "0 passed, 1 failed"
@@ -90,7 +100,7 @@ KVERS=${KVERS:-$(echo $(pick 6.1) $(pick 6.12) $K72)}
 # for it until the end, so it takes only the CPU the tests leave (idle
 # priority: SCHED_IDLE, nice 19).
 san_bg=
-if [ "${ARBT_SANITIZER:-1}" = 1 ] && ! bash scripts/sanitizer-kernel.sh --check >/dev/null 2>&1; then
+if [ "$SAN" = 1 ] && ! bash scripts/sanitizer-kernel.sh --check >/dev/null 2>&1; then
 	if [ "${ARBT_LANES:-2}" = 2 ]; then
 		# a build setup started holds the script's lock: this waits for it
 		step "sanitizer kernel not cached: building it in the background$([ -s "$LOG/sanitizer-build.log" ] && echo " (since setup)") (log: $LOG/sanitizer-build.log); its run then heads the second lane"
@@ -339,7 +349,17 @@ fi
 # kernel's sources (mk/module.mk; the image has none); make check-debug
 # runs it under lockdep too.
 SAN_ONLY="faults nlfuzz"
-full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$SAN_ONLY") | tr '\n' ' ')}
+# What re-proves in the full run what other tests prove there, run by
+# make check-full (ARBT_FULL=1) and not by make test (together about 230
+# s of a lane, 2026-12-01): podman (the CNI plugin's contract under a
+# second engine: test_cni checks the contract, test_containerd an
+# engine) and tdc (upstream's tc-testing runner on our cases in its
+# format: configurations and refusals test_config, test_roundtrip and
+# test_json check).
+FULL_ONLY="podman tdc"
+not_run=$SAN_ONLY
+[ "${ARBT_FULL:-0}" = 1 ] || not_run="$not_run $FULL_ONLY"
+full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$not_run") | tr '\n' ' ')}
 # vm_failure LOG VRC: why a VM run failed, on one line for failures.txt:
 # the test it was in when it timed out or died, and the console's first
 # oops, splat or lockup (vm.sh's "console:" line)
@@ -450,8 +470,8 @@ checks_plan() {
 # allocation costs several times more (measured 2026-11-25 on the slower
 # machine: gso 349 s, child_drop 148, classify 338, auto_reserve 141, mq
 # 332, faults 656 at two trials, nlfuzz 164, stress at its reduced size
-# 900+ (its root replace phase alone 230 s); boot 194-210), so make test
-# runs there what only that kernel can check and what touches the most
+# 900+ (its root replace phase alone 230 s); boot 194-210), so its lane
+# (ARBT_SANITIZER=1) runs there what only that kernel can check and what touches the most
 # allocation and locking per second: fault injection on every
 # configuration path (every allocation point in turn), GSO segmentation of TCP
 # traffic, and netlink fuzzing under traffic (qdisc create/delete, class
@@ -484,7 +504,7 @@ san_prepare() {
 		echo "$src" >"$LOG/sanitizer-ready"
 	fi
 }
-# The fault-injection operations make test sweeps (each allocation point
+# The fault-injection operations that lane sweeps (each allocation point
 # in turn costs ~8 s under KASAN in a TCG lane beside the full run: 464 s
 # for test_faults' 55 points in the cold run of 2026-11-27, 775 s on a
 # machine loaded by two more guests on 2026-11-28):
@@ -606,7 +626,7 @@ fi
 # first (measured on the slower machine, 2026-11-28); a guest on Debian's
 # 7.2 image takes one at a time (run_all.sh's ARBT_QUEUE: a test is that
 # guest's when its rename into taken/ succeeds), so the first lane starts
-# on it at once and the second joins when the sanitizer kernel is done:
+# on it at once and the second joins when its subsets are done:
 # neither lane idles while the other has a third of the full run to go.
 FULLQ=$LOG/fullq
 rm -rf "$FULLQ"
@@ -635,14 +655,14 @@ full_lane() { # LANE: one 7.2 guest that takes from the queue until it is empty
 
 # Two lanes.  A TCG guest runs its vCPUs in one host thread (vm.sh), so
 # it keeps one core busy.  Lane 1 starts the full run's queue; lane 2
-# builds the sanitizer kernel when it is not cached and runs it, then
-# the subsets, then joins the queue while at least two tests are left;
+# runs the subsets (with ARBT_SANITIZER=1 after the sanitizer kernel's
+# build and run), then joins the queue while at least two tests are left;
 # lane 1 runs any subset lane 2 has not taken once the queue is empty
 # (a queue both take from).  Output of the second lane is printed when
 # it is done.  The host checks, at idle priority, take what the lanes
 # leave.
 san_lane=
-if [ "${ARBT_SANITIZER:-1}" = 1 ] && [ "${ARBT_LANES:-2}" = 2 ]; then
+if [ "$SAN" = 1 ] && [ "${ARBT_LANES:-2}" = 2 ]; then
 	san_lane=1
 fi
 printf '%s\n' $subset_kvers >"$LOG/subset.queue"
@@ -662,7 +682,7 @@ subset_runs() {
 }
 : >"$LOG/lanes.txt"
 nfull=$(full_left)
-step "plan: full run on ${FULL_KVER:-no kernel}: $nfull tests ($(ls "$FULLQ/todo" | sed 's/^[0-9]*-//' | tr '\n' ' ')); subsets on${subset_kvers:- none}: $(wc -w <<<"$SUBSET_TESTS") tests each; sanitizer kernel: $([ "${ARBT_SANITIZER:-1}" = 1 ] && san_progs || echo none)${HOST_PLAN:+; host suites: $HOST_PLAN}"
+step "plan: full run on ${FULL_KVER:-no kernel}: $nfull tests ($(ls "$FULLQ/todo" | sed 's/^[0-9]*-//' | tr '\n' ' ')); subsets on${subset_kvers:- none}: $(wc -w <<<"$SUBSET_TESTS") tests each; sanitizer kernel: $([ "$SAN" = 1 ] && san_progs || echo none)${HOST_PLAN:+; host suites: $HOST_PLAN}"
 lane_bg=
 if [ "${ARBT_LANES:-2}" = 2 ] && { [ -n "$subset_kvers" ] || [ -n "$san_lane" ] || [ -n "$full_run" ]; }; then
 	step "second lane in the background:${san_lane:+ the sanitizer kernel${san_bg:+ (after its build)},}${subset_kvers:+ the subsets on$subset_kvers,} the full run's queue while tests are left (output below when the full run is done)"
@@ -738,7 +758,7 @@ else
 	done
 fi
 
-if [ "${ARBT_SANITIZER:-1}" = 1 ]; then
+if [ "$SAN" = 1 ]; then
 	if [ -n "$san_lane" ]; then
 		step "VM suite on the sanitizer kernel (second lane; log: $LOG/vm-sanitizer.tap)"
 		[ -n "$san_bg" ] && { wait "$san_bg"; echo "sanitizer kernel built in the background: exit $?, $(grep 'built in' "$LOG/sanitizer-build.log" | tail -n1)"; }
