@@ -350,13 +350,17 @@ fi
 # runs it under lockdep too.
 SAN_ONLY="faults nlfuzz"
 # What re-proves in the full run what other tests prove there, run by
-# make check-full (ARBT_FULL=1) and not by make test (together about 230
-# s of a lane, 2026-12-01): podman (the CNI plugin's contract under a
+# make check-full (ARBT_FULL=1) and not by make test (together about
+# 340 s of a lane, 2026-12-01): podman (the CNI plugin's contract under a
 # second engine: test_cni checks the contract, test_containerd an
-# engine) and tdc (upstream's tc-testing runner on our cases in its
-# format: configurations and refusals test_config, test_roundtrip and
-# test_json check).
-FULL_ONLY="podman tdc"
+# engine), libcni (the same verbs through upstream's client library,
+# which containerd's ADD and DEL go through too), tdc (upstream's
+# tc-testing runner on our cases in its format: configurations and
+# refusals test_config, test_roundtrip and test_json check) and
+# dump_race (dumps and changes racing the datapath, made for the KCSAN
+# kernel, make check-kcsan; test_dump_lock and test_stress dump under
+# traffic here).
+FULL_ONLY="podman tdc libcni dump_race"
 not_run=$SAN_ONLY
 [ "${ARBT_FULL:-0}" = 1 ] || not_run="$not_run $FULL_ONLY"
 full_tests=${ARBT_TESTS:-$(ls selftests/arbtable/test_*.sh | sed 's|.*/test_||; s|\.sh$||' | grep -vxF -f <(tr ' ' '\n' <<<"$not_run") | tr '\n' ' ')}
