@@ -49,13 +49,15 @@ cls_stats $DEV arbtable >"$tmp/s0"
 # touches every class at most once, so no operation depends on an
 # earlier one of the same batch; the class list is re-read after each.
 pool=(200 201 202 203 204 205 206 207 208 209 20a 20b 20c 20d 20e 20f)
+# rand_opts sets REPLY: called as $(rand_opts) it would run in a
+# subshell, which bash reseeds, and the seed would decide nothing
 rand_opts() {
 	local d=$((1 << (1 + RANDOM % 6)))	# 2..64
 	case $((RANDOM % 5)) in
-	0 | 1) echo "rate $((20 + RANDOM % 300))kbit distance $d" ;;
-	2) echo "rate $((20 + RANDOM % 300))kbit latency $((30 + RANDOM % 300))ms" ;;
-	3) echo "share $((1 + RANDOM % 100)) distance $d" ;;
-	4) echo "share $((1 + RANDOM % 255))" ;;
+	0 | 1) REPLY="rate $((20 + RANDOM % 300))kbit distance $d" ;;
+	2) REPLY="rate $((20 + RANDOM % 300))kbit latency $((30 + RANDOM % 300))ms" ;;
+	3) REPLY="share $((1 + RANDOM % 100)) distance $d" ;;
+	4) REPLY="share $((1 + RANDOM % 255))" ;;
 	esac
 }
 # two settings per backlogged class, each admissible on its own
@@ -77,9 +79,11 @@ while ((nops < NOPS)); do
 	for ((k = 0; k < 12; k++)); do
 		m=${pool[(o + k * st) % 16]}
 		if [[ "$have" != *" $m "* ]]; then
-			echo "class add dev $DEV parent 1: classid 1:$m arbtable $(rand_opts)"
+			rand_opts
+			echo "class add dev $DEV parent 1: classid 1:$m arbtable $REPLY"
 		elif ((RANDOM % 2)); then
-			echo "class change dev $DEV classid 1:$m arbtable $(rand_opts)"
+			rand_opts
+			echo "class change dev $DEV classid 1:$m arbtable $REPLY"
 		else
 			echo "class del dev $DEV classid 1:$m"
 		fi
@@ -123,7 +127,8 @@ tchurn=$((SECONDS - t0))
 cls_stats $DEV arbtable >"$tmp/s1"
 diag "$nops ops in ${tchurn}s ($nbatch batches): $((nops - nfail)) accepted, $nrej admission rejections, $nback changes of backlogged classes accepted"
 tap_check "churn: $nops operations, every failure an admission rejection ($nbad bad batches)" test "$nbad" = 0
-# most operations fit (229 of 280 at the default seed): a module that
+# most operations fit (at the default seed 118 of make test's 140, 227
+# of 280; the seed decides them, see rand_opts): a module that
 # refuses what fits falls below five in seven
 tap_check "churn: >= 5/7 of $nops operations accepted ($((nops - nfail)))" test $((7 * (nops - nfail))) -ge $((5 * nops))
 tap_check "churn: backlogged classes' rate/distance changed under traffic ($nback times)" test "$nback" -gt 0
