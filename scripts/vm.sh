@@ -19,7 +19,8 @@
 # options, ARBTABLE_VM_9P_CACHE the root's 9p cache mode (default loose),
 # ARBTABLE_VM_BOOT_TMO seconds a guest may take to come up before it is
 # stopped and booted again (default 1500; ARBTABLE_VM_BOOT_TRIES, 3),
-# ARBTABLE_VM_WARM=0 leaves the programs' files on 9p (scripts/vm-warm.sh);
+# ARBTABLE_VM_WARM=0 leaves the programs' files on 9p (scripts/vm-warm.sh),
+# ARBTABLE_VM_ASLR=1 boots without norandmaps (below);
 # ARBT_* variables are exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
 # ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
@@ -184,8 +185,19 @@ fi
 # cached (2026-11-27).  Nothing on the host writes what a guest reads
 # while it runs (make all has built it); ARBTABLE_VM_9P_CACHE=none mounts
 # it uncached again.
+# norandmaps: every process of the guest maps its binary, its libraries
+# and its stack at the same addresses, so that QEMU's TCG finds the code
+# it translated for the last process at the same guest addresses (its jump
+# cache is indexed by virtual address) instead of translating it again.
+# A process start costs about half as much: bash -c true 123 -> 48 ms,
+# tc qdisc show 102 -> 57-77 ms on 7.2 (2026-12-02), and test_config,
+# test_cni and test_capacity took 176 s instead of 273 s.  It touches
+# only user space address layout (KASLR stays); ARBTABLE_VM_ASLR=1 keeps
+# the randomised layout.
 args+=(--force-9p)
-append="rootflags=version=9p2000.L,trans=virtio,access=any,cache=${ARBTABLE_VM_9P_CACHE:-loose} log_buf_len=16M${ARBTABLE_VM_APPEND:+ $ARBTABLE_VM_APPEND}"
+append="rootflags=version=9p2000.L,trans=virtio,access=any,cache=${ARBTABLE_VM_9P_CACHE:-loose} log_buf_len=16M"
+[ "${ARBTABLE_VM_ASLR:-0}" = 1 ] || append+=" norandmaps"
+append+="${ARBTABLE_VM_APPEND:+ $ARBTABLE_VM_APPEND}"
 console=
 args+=(--verbose)
 if [ "${ARBTABLE_VM_VERBOSE:-0}" != 1 ]; then
