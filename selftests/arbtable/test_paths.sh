@@ -172,17 +172,35 @@ sysctl -qw net.core.default_qdisc="$dq_old"
 for n in $nics_down; do ip link set "$n" down; done
 
 # ------------------------------------------------ moved and destroyed
-# flood_to ADDR SECONDS: UDP at 50 Mbit/s to ADDR, in the background
+# flood_to ADDR SECONDS [NETNS]: UDP to ADDR for SECONDS from the
+# sender's first datagram, in the background; $tmp/flood.up once that
+# one left the socket.  flood_up: wait for it (python3 starts in 0.6 s
+# on the fast machine and took past 2 s beside a second guest on the
+# slow one, where the class was read before anything was sent).
 flood_to() {
-	python3 -c '
+	rm -f "$tmp/flood.up"
+	${3:+ip netns exec "$3"} python3 -c '
 import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+up = None
 end = time.time() + float(sys.argv[2])
 while time.time() < end:
     try:
         s.sendto(b"\0" * 1000, (sys.argv[1], 9))
+        if up is None:
+            up = open(sys.argv[3], "w")
+            up.close()
     except OSError:
-        time.sleep(0.001)' "$1" "$2" >/dev/null 2>&1 &
+        time.sleep(0.001)' "$1" "$2" "$tmp/flood.up" >/dev/null 2>&1 &
+}
+flood_up() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$tmp/flood.up" ] && return 0
+		sleep 0.1
+	done
+	diag "the flood's sender sent nothing in 30 s"
+	return 1
 }
 ok=0
 ip netns add pa-mv && ip netns add pa-gone &&
@@ -195,7 +213,8 @@ run tc qdisc add dev mv0 root handle 1: arbtable rate 20mbit && run tc class add
 tap_check "paths: mv0 (arbtable, a class at 5mbit) to namespace pa-gone (${RUN_ERR:-ok})" test $ok = 0
 flood_to 10.95.0.2 6
 fl=$!
-sleep 2
+flood_up
+sleep 1
 q0=$(tc -s class show dev mv0 classid 1:10 | awk '$1 == "Sent" { print $2; exit }')
 ip link set mv0 netns pa-mv
 mrc=$?
@@ -216,17 +235,10 @@ ok=$((ok | RUN_RC))
 tap_check "paths: arbtable on mv0 in pa-mv and on mv1 in pa-gone (${RUN_ERR:-ok})" test $ok = 0
 kill $fl 2>/dev/null
 wait $fl 2>/dev/null
-ip netns exec pa-mv python3 -c '
-import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-end = time.time() + 8
-while time.time() < end:
-    try:
-        s.sendto(b"\0" * 1000, ("10.95.0.2", 9))
-    except OSError:
-        time.sleep(0.001)' >/dev/null 2>&1 &
+flood_to 10.95.0.2 8 pa-mv
 fl=$!
-sleep 2
+flood_up
+sleep 1
 sent=$(tc -n pa-mv -s qdisc show dev mv0 | awk '$1 == "Sent" { print $2; exit }')
 ip netns del pa-gone
 drc=$?
