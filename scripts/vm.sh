@@ -194,9 +194,8 @@ fi
 # test_cni and test_capacity took 176 s instead of 273 s, one guest
 # alone.  A whole make test at the slow end gained next to nothing (its
 # lanes ended at 3566 s against 3548; Documentation/dev/testing.rst,
-# Time).  It touches
-# only user space address layout (KASLR stays); ARBTABLE_VM_ASLR=1 keeps
-# the randomised layout.
+# Time).  It touches only user space address layout (KASLR stays);
+# ARBTABLE_VM_ASLR=1 keeps the randomised layout.
 args+=(--force-9p)
 append="rootflags=version=9p2000.L,trans=virtio,access=any,cache=${ARBTABLE_VM_9P_CACHE:-loose} log_buf_len=16M"
 [ "${ARBTABLE_VM_ASLR:-0}" = 1 ] || append+=" norandmaps"
