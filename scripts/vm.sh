@@ -192,9 +192,9 @@ fi
 # A process start costs about half as much: bash -c true 123 -> 48 ms,
 # tc qdisc show 102 -> 57-77 ms on 7.2 (2026-12-02), and test_config,
 # test_cni and test_capacity took 176 s instead of 273 s, one guest
-# alone.  A whole make test at the slow end gained next to nothing (its
-# lanes ended at 3566 s against 3548; Documentation/dev/testing.rst,
-# Time).  It touches only user space address layout (KASLR stays);
+# alone.  A whole make test: 1473 s against 1743 s on the fast end, but
+# next to nothing at the slow end (its lanes ended at 3566 s against
+# 3548; Documentation/dev/testing.rst, Time).  It touches only user space address layout (KASLR stays);
 # ARBTABLE_VM_ASLR=1 keeps the randomised layout.
 args+=(--force-9p)
 append="rootflags=version=9p2000.L,trans=virtio,access=any,cache=${ARBTABLE_VM_9P_CACHE:-loose} log_buf_len=16M"
