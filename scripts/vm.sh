@@ -20,7 +20,8 @@
 # ARBTABLE_VM_BOOT_TMO seconds a guest may take to come up before it is
 # stopped and booted again (default 1500; ARBTABLE_VM_BOOT_TRIES, 3),
 # ARBTABLE_VM_WARM=0 leaves the programs' files on 9p (scripts/vm-warm.sh),
-# ARBTABLE_VM_ASLR=1 boots without norandmaps (below);
+# ARBTABLE_VM_ASLR=1 boots without norandmaps, ARBTABLE_VM_IOEVENTFD=1
+# with vng's virtio devices as they are (both below);
 # ARBT_* variables are exported into the guest (e.g. ARBT_TESTS="deficit ceil" for run_all.sh;
 # ARBT_KO=FILE loads that module instead of build/<kver>/sch_arbtable.ko).
 # Exit status: the command's; 124 on timeout; 125 when the VM did not boot
@@ -212,7 +213,25 @@ fi
 # init done" 268 s after boot, while a program blocked in getrandom()
 # left test_gso without a result for 20 minutes, 2026-11-25); with
 # virtio-rng (HW_RANDOM_VIRTIO in both kernels) it was seeded at 21 s.
-qopts="-device virtio-rng-pci${tcg_opt:+ $tcg_opt}${ARBTABLE_VM_QEMU_OPTS:+ $ARBTABLE_VM_QEMU_OPTS}"
+# QEMU's main loop polls every ioeventfd of every device on each of its
+# wakeups (thousands a second under TCG: guest timers, kicks).  vng adds
+# six virtio-serial devices of 31 ports each: 395 eventfds, and the main
+# loop took 30 % of a guest's CPU time, most of it in the host kernel's
+# poll (do_sys_poll, fdget, eventfd_poll).  Two ports a device (port 0 is
+# the console's, vng uses port 1) and, under TCG, no ioeventfd at all (a
+# guest's notify is taken in the vCPU thread that made it; KVM keeps
+# them): one 7.2 guest alone ran test_containerd, test_auto_config,
+# test_strict, test_json and test_capacity on 174 + 89 = 263 CPU-seconds
+# of QEMU before, 163 + 21 = 184 after (2026-12-02).  ARBTABLE_VM_IOEVENTFD=1
+# keeps vng's devices as they are.
+dev_opts=
+if [ "${ARBTABLE_VM_IOEVENTFD:-0}" != 1 ]; then
+	dev_opts="-global virtio-serial-pci.max_ports=2"
+	[ -n "$tcg_opt" ] && for d in virtio-serial-pci virtio-9p-pci virtio-net-pci virtio-rng-pci; do
+		dev_opts+=" -global $d.ioeventfd=off"
+	done
+fi
+qopts="-device virtio-rng-pci${tcg_opt:+ $tcg_opt}${dev_opts:+ $dev_opts}${ARBTABLE_VM_QEMU_OPTS:+ $ARBTABLE_VM_QEMU_OPTS}"
 args+=("--qemu-opts=$qopts")
 cmd=$(printf '%q ' bash "$guest" "$@")
 args+=(--exec "$cmd")
