@@ -222,8 +222,13 @@ fi
 # guest's notify is taken in the vCPU thread that made it; KVM keeps
 # them): one 7.2 guest alone ran test_containerd, test_auto_config,
 # test_strict, test_json and test_capacity on 174 + 89 = 263 CPU-seconds
-# of QEMU before, 163 + 21 = 184 after (2026-12-02).  ARBTABLE_VM_IOEVENTFD=1
-# keeps vng's devices as they are.
+# of QEMU before, 163 + 21 = 184 after (2026-12-02).  The NICs' notify
+# in the vCPU thread also let a guest make test_tcp_tenants' 30 Mbit/s
+# load at the slow end: two guests in one CPU's time kept the link busy
+# 0.95 of the window with it, 0.82-0.83 with the NICs' ioeventfd on (the
+# UDP flood then made 12.7 and 26.3 of its 36 Mbit/s: a skip).  A whole
+# make test at the slow end: 2219 s against 3847 (testing.rst, Time).
+# ARBTABLE_VM_IOEVENTFD=1 keeps vng's devices as they are.
 dev_opts=
 if [ "${ARBTABLE_VM_IOEVENTFD:-0}" != 1 ]; then
 	dev_opts="-global virtio-serial-pci.max_ports=2"
