@@ -479,10 +479,34 @@ phase() {
 	true
 }
 # ref_rate SCALE BURST FLOOD_MBIT WIN BUCKET: the phase's traffic through
+# ref_tr 1 KB | ref_tr 0: the reference window's instrumentation, as the
+# qdisc's (tr_on): an event per enqueue and per dequeue of NET's root
+# (qdisc:qdisc_enqueue, qdisc:qdisc_dequeue) into a buffer of KB per CPU,
+# which nothing reads.  A starved guest pays for the qdisc's trace in the
+# rate it carries: a reference run without it excused too little (the
+# slow end, 2026-12-02: the qdisc at 0.934 of its rate while busy, tbf
+# untraced at 1.014)
+ref_tr() {
+	local e
+	echo 0 >$TR/tracing_on
+	if [ "$1" = 1 ]; then
+		echo "$2" >$TR/buffer_size_kb && : >$TR/trace || return
+	fi
+	for e in qdisc_enqueue qdisc_dequeue; do
+		echo "$1" >$TR/events/qdisc/$e/enable 2>/dev/null
+	done
+	if [ "$1" = 1 ]; then
+		echo 1 >$TR/tracing_on
+	else
+		: >$TR/trace
+		echo 1408 >$TR/buffer_size_kb
+	fi
+}
 # the in-tree tbf at the qdisc's rate and burst for WIN s (after the same
-# warm-up); prints "bit/s busy": NET's transmitted bytes over the window
-# (with TSO one header per super-packet: ~3% below the bytes on the wire)
-# and the fraction of it in which the guest ran a sender (in_busy)
+# warm-up, under the same trace: ref_tr); prints "bit/s busy": NET's
+# transmitted bytes over the window (with TSO one header per
+# super-packet: ~3% below the bytes on the wire) and the fraction of it
+# in which the guest ran a sender (in_busy)
 ref_rate() {
 	local k=$1 burst=$2 flood=$3 win=$4 b=$5 warm=5 name n m p f pr pids="" cp="" a0 a1 t0 t1 busy
 	# (replace cannot change the kind under the same handle)
@@ -497,11 +521,13 @@ ref_rate() {
 	done <<<"$TEN"
 	pids=$ip3_pids cp=$cpids
 	sleep $((warm + 1))
+	ref_tr 1 $((k > 1 ? 32768 : 4096))
 	in_trace_start "$NET"
 	read -r a0 <"/sys/class/net/$NET/statistics/tx_bytes"; t0=$EPOCHREALTIME
 	sleep "$win"
 	read -r a1 <"/sys/class/net/$NET/statistics/tx_bytes"; t1=$EPOCHREALTIME
 	in_trace_stop "$tmp/ref.in"
+	ref_tr 0
 	kill $cp $pids 2>/dev/null; wait $cp $pids 2>/dev/null
 	read -r _ busy _ < <(in_busy "$tmp/ref.in" "$b")
 	tc qdisc del dev "$NET" root 2>/dev/null
