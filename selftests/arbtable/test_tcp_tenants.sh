@@ -478,7 +478,6 @@ phase() {
 	tc qdisc del dev "$NET" root 2>/dev/null
 	true
 }
-# ref_rate SCALE BURST FLOOD_MBIT WIN BUCKET: the phase's traffic through
 # ref_tr 1 KB | ref_tr 0: the reference window's instrumentation, as the
 # qdisc's (tr_on): an event per enqueue and per dequeue of NET's root
 # (qdisc:qdisc_enqueue, qdisc:qdisc_dequeue) into a buffer of KB per CPU,
@@ -502,6 +501,7 @@ ref_tr() {
 		echo 1408 >$TR/buffer_size_kb
 	fi
 }
+# ref_rate SCALE BURST FLOOD_MBIT WIN BUCKET: the phase's traffic through
 # the in-tree tbf at the qdisc's rate and burst for WIN s (after the same
 # warm-up, under the same trace: ref_tr); prints "bit/s busy": NET's
 # transmitted bytes over the window (with TSO one header per
