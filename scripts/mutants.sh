@@ -12,7 +12,8 @@
 #   scripts/mutants.sh
 #   ARBT_MUTANTS="03 01"        the mutants to run, in that order (numbers or names;
 #                               default all)
-#   ARBT_MUTANT_TESTS="a b"     the tests, in this order (default: the full run's)
+#   ARBT_MUTANT_TESTS="a b"     the tests, in this order (default: the full run's,
+#                               the patch's "Killed by:" test first)
 #   ARBT_MUTANT_CONFIRM=0       no run of the killing tests on the unmutated module
 #   ARBT_MUTANT_VM_TIMEOUT=S    one boot's limit (default 4800, as the full run's)
 #   ARBT_MUTANT_REUSE=1         a mutant's finished run in build/mutants/ (same
@@ -89,6 +90,19 @@ first="mtu_follow gso_default gso_children deficit config auto_config auto_admit
 tests=$(for t in $first; do grep -qxF "$t" <<<"$all" && echo "$t"; done
 	grep -vxF -f <(tr ' \t' '\n\n' <<<"$first" | grep .) <<<"$all")
 tests=${ARBT_MUTANT_TESTS:-$(echo $tests)}
+# order PATCH: the tests for one mutant: without ARBT_MUTANT_TESTS, the
+# test its header names ("Killed by: test_NAME", the last run's killer)
+# first, then the others in the order above; the run still stops at the
+# first file with a check failed twice, whichever it is
+order() {
+	local k
+	k=$(sed -n 's/^Killed by: test_\([a-z0-9_]*\).*/\1/p' "$1" | head -n1)
+	if [ -n "${ARBT_MUTANT_TESTS:-}" ] || [ -z "$k" ] || ! grep -qw -- "$k" <<<"$tests"; then
+		echo $tests
+		return
+	fi
+	echo "$k" $(tr ' ' '\n' <<<"$tests" | grep -vxF -- "$k")
+}
 ntests=$(wc -w <<<"$tests")
 
 # make test's sizes for the full run (scripts/test.sh without ARBT_FULL)
@@ -183,7 +197,7 @@ for p in "${patches[@]}"; do
 		cp "$p" "$MUTDIR/$n/mutant.patch"
 		say "mutant $n: built in $(el "$tm"); booting $KVER ($ntests tests, stop after the first file with a check failed twice)"
 		: >"$MUTDIR/$n/vm.log"
-		boot "$n" "$ko" "mutant $n" 1 $tests
+		boot "$n" "$ko" "mutant $n" 1 $(order "$p")
 		vrc=$?
 		secs[$n]=$(($(date +%s) - tm))
 		echo "${secs[$n]} $vrc" >"$MUTDIR/$n/time.txt"
