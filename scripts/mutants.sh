@@ -98,10 +98,10 @@ order() {
 	local k
 	k=$(sed -n 's/^Killed by: test_\([a-z0-9_]*\).*/\1/p' "$1" | head -n1)
 	if [ -n "${ARBT_MUTANT_TESTS:-}" ] || [ -z "$k" ] || ! grep -qw -- "$k" <<<"$tests"; then
-		echo $tests
+		tr -s ' \t\n' '   ' <<<"$tests"
 		return
 	fi
-	echo "$k" $(tr ' ' '\n' <<<"$tests" | grep -vxF -- "$k")
+	{ echo "$k"; tr ' ' '\n' <<<"$tests" | grep -vxF -- "$k"; } | paste -sd ' ' -
 }
 ntests=$(wc -w <<<"$tests")
 
@@ -197,7 +197,8 @@ for p in "${patches[@]}"; do
 		cp "$p" "$MUTDIR/$n/mutant.patch"
 		say "mutant $n: built in $(el "$tm"); booting $KVER ($ntests tests, stop after the first file with a check failed twice)"
 		: >"$MUTDIR/$n/vm.log"
-		boot "$n" "$ko" "mutant $n" 1 $(order "$p")
+		read -r -a ord <<<"$(order "$p")"
+		boot "$n" "$ko" "mutant $n" 1 "${ord[@]}"
 		vrc=$?
 		secs[$n]=$(($(date +%s) - tm))
 		echo "${secs[$n]} $vrc" >"$MUTDIR/$n/time.txt"
