@@ -33,11 +33,60 @@ t0=$(date +%s)
 }
 trap '"$here/control-plane.sh" down "$run"' EXIT
 out=$run/tap.log
+k8s_net="-netdev user,id=k8s,net=10.0.2.0/24,host=10.0.2.2,restrict=off -device virtio-net-pci,netdev=k8s,mac=52:54:00:a7:b1:e0"
+# The second node (node2.sh), in a second guest on its own QEMU user
+# network, booted only when the two_nodes scenario asks for it (so that
+# the other scenarios have one node and the host one emulated machine)
+node2() {
+	local st
+	while [ ! -e "$run/node1.done" ]; do
+		st=$("$cache/bin/kubectl" --kubeconfig "$run/pki/admin.kubeconfig" get configmap arbt-node2 \
+			-o jsonpath='{.data.state}' 2>/dev/null)
+		if [ "$st" = wanted ]; then
+			echo "check-k8s: the two_nodes scenario asked for the second node: booting it"
+			ARBT_K8S_NODE=${ARBT_K8S_NODE2:-arbt-node2} ARBT_K8S_POD_CIDR=10.88.201.0/24 \
+				ARBT_K8S_BIN=$cache/bin ARBTABLE_VM_MEM=${ARBT_K8S_NODE2_MEM:-3G} \
+				ARBTABLE_VM_QEMU_OPTS="$k8s_net" \
+				"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_NODE2_TIMEOUT:-3000}" -- \
+				unshare -m --propagation private bash "$here/node2.sh" "$run" >"$run/node2.log" 2>&1
+			echo $? >"$run/node2.rc"
+			return
+		fi
+		sleep 5
+	done
+}
+node2 &
+n2=$!
 ARBT_K8S_BIN=$cache/bin ARBT_K8S_HELM=$helm ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-6G} \
-	ARBTABLE_VM_QEMU_OPTS="-netdev user,id=k8s,net=10.0.2.0/24,host=10.0.2.2,restrict=off -device virtio-net-pci,netdev=k8s,mac=52:54:00:a7:b1:e0" \
+	ARBTABLE_VM_QEMU_OPTS="$k8s_net" \
 	"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_TIMEOUT:-5400}" -- \
 	unshare -m --propagation private bash "$here/guest.sh" "$run" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
+# the second node ends when the scenario says done; if the first guest
+# ended before saying it, say it here, and give the second node the time
+# to leave the cluster
+touch "$run/node1.done"
+if [ -f "$run/node2.log" ] || [ -f "$run/node2.rc" ]; then
+	st=$("$cache/bin/kubectl" --kubeconfig "$run/pki/admin.kubeconfig" get configmap arbt-node2 \
+		-o jsonpath='{.data.state}' 2>/dev/null)
+	case $st in
+	done | left | failed) ;;
+	*) "$cache/bin/kubectl" --kubeconfig "$run/pki/admin.kubeconfig" patch configmap arbt-node2 \
+		--type merge -p '{"data":{"state":"done"}}' >/dev/null 2>&1 ;;
+	esac
+fi
+for _ in $(seq 300); do kill -0 $n2 2>/dev/null || break; sleep 1; done
+if kill -0 $n2 2>/dev/null; then
+	echo "check-k8s: the second node did not end within 300 s of the first"
+	pkill -P $n2 2>/dev/null
+fi
+wait $n2 2>/dev/null
+tap2=
+if [ -f "$run/node2.log" ]; then
+	tap2=$run/node2.log
+	echo "check-k8s: the second node's guest (exit $(cat "$run/node2.rc" 2>/dev/null || echo none)):"
+	grep -E '^(ok|not ok) ' "$tap2"
+fi
 # what the control plane cost the host, to weigh running it in the guest:
 # CPU seconds of each component (utime + stime, clock ticks)
 cpu=
@@ -47,12 +96,16 @@ for p in "$run"/pid/*; do
 	cpu="$cpu ${p##*/} $((t / $(getconf CLK_TCK))) s"
 done
 echo "check-k8s: host CPU of the control plane:${cpu:- unknown}"
-pass=$(grep -c '^ok ' "$out")
-skip=$(grep -c '^ok .*# SKIP' "$out")
-fail=$(grep -c '^not ok ' "$out")
+pass=$(cat "$out" $tap2 | grep -c '^ok ')
+skip=$(cat "$out" $tap2 | grep -c '^ok .*# SKIP')
+fail=$(cat "$out" $tap2 | grep -c '^not ok ')
 pass=$((pass - skip))
 if [ "$rc" != 0 ] && [ "$fail" = 0 ]; then
 	echo "check-k8s: the guest ended with status $rc"
+	fail=1
+fi
+if [ -n "$tap2" ] && [ "$(cat "$run/node2.rc" 2>/dev/null)" != 0 ] && [ "$fail" = 0 ]; then
+	echo "check-k8s: the second node's guest ended with status $(cat "$run/node2.rc" 2>/dev/null || echo none)"
 	fail=1
 fi
 echo "check-k8s: $(( $(date +%s) - t0 )) s; logs in $run/log"

@@ -17,7 +17,9 @@ root=$(cd "$here/../../.." && pwd)
 cmd=$1
 mkdir -p "$2"
 dir=$(cd "$2" && pwd)
-node=${ARBT_K8S_NODE:-arbt-node}
+# the node check-k8s boots first, and the second node the two_nodes
+# scenario asks for (node2.sh)
+nodes="${ARBT_K8S_NODE:-arbt-node} ${ARBT_K8S_NODE2:-arbt-node2}"
 bin=$("$root/scripts/k8s-build.sh" --print)/bin
 
 down() {
@@ -45,7 +47,8 @@ for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
 	[ -x "$bin/$b" ] || { echo "control-plane.sh: no $bin/$b (scripts/k8s-build.sh)" >&2; exit 1; }
 done
 mkdir -p "$dir"/{log,pid,etcd}
-"$here/pki.sh" "$dir/pki" https://10.0.2.2:6443 "$node"
+# shellcheck disable=SC2086 # two names
+"$here/pki.sh" "$dir/pki" https://10.0.2.2:6443 $nodes
 p=$dir/pki
 start() { # NAME ARGS...: in the background, its pid in DIR/pid/NAME
 	local n=$1
@@ -58,7 +61,12 @@ start etcd "$bin/etcd" --name arbt --data-dir "$dir/etcd" \
 	--listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
 	--listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
 	--initial-cluster arbt=http://127.0.0.1:2380 --log-level warn
+# PodGroups whose ResourceClaims are reserved for the group (both gates
+# beta, off by default in v1.37; the podgroup scenario), on every
+# component and the kubelet (node.sh)
+gates=GenericWorkload=true,DRAWorkloadResourceClaims=true
 start kube-apiserver "$bin/kube-apiserver" \
+	--feature-gates "$gates" --runtime-config scheduling.k8s.io/v1beta1=true \
 	--etcd-servers http://127.0.0.1:2379 \
 	--bind-address 127.0.0.1 --secure-port 6443 --advertise-address 10.0.2.2 \
 	--service-cluster-ip-range 10.96.0.0/16 \
@@ -97,6 +105,7 @@ fi
 # (started earlier, kube-controller-manager cannot read
 # extension-apiserver-authentication and exits)
 start kube-controller-manager "$bin/kube-controller-manager" \
+	--feature-gates "$gates" \
 	--kubeconfig "$p/kube-controller-manager.kubeconfig" \
 	--authentication-kubeconfig "$p/kube-controller-manager.kubeconfig" \
 	--authorization-kubeconfig "$p/kube-controller-manager.kubeconfig" \
@@ -105,6 +114,7 @@ start kube-controller-manager "$bin/kube-controller-manager" \
 	--use-service-account-credentials=true --cluster-signing-cert-file "$p/ca.crt" \
 	--cluster-signing-key-file "$p/ca.key" --leader-elect=false --controllers '*'
 start kube-scheduler "$bin/kube-scheduler" \
+	--feature-gates "$gates" \
 	--kubeconfig "$p/kube-scheduler.kubeconfig" \
 	--authentication-kubeconfig "$p/kube-scheduler.kubeconfig" \
 	--authorization-kubeconfig "$p/kube-scheduler.kubeconfig" \

@@ -496,6 +496,198 @@ dra_check_110() {
 	k delete resourceclaimtemplate --all >/dev/null 2>&1
 }
 
+# ------------------------------------------------------------ two nodes
+# The second node (node2.sh, booted by check-k8s.sh on the host when the
+# ConfigMap below says "wanted"), reached through that ConfigMap: its
+# kernel is read there and the answer written back
+N2=${ARBT_K8S_NODE2:-arbt-node2}
+N2_CM=arbt-node2
+n2_get() { k get configmap $N2_CM -o jsonpath="{.data.$1}" 2>/dev/null; }
+# n2_show [CMD]: arbtablectl --json show of the second node's NIC, read
+# there now ("" when it has no arbtable root), after CMD ("speed MBIT");
+# each ask is new (a clock reading: callers run it in a subshell)
+n2_show() {
+	local id
+	id=$(date +%s%N)
+	k patch configmap $N2_CM --type merge \
+		-p "$(jq -nc --arg a "$id" --arg c "${1:-}" '{data: {ask: $a, cmd: $c}}')" >/dev/null || return 1
+	for _ in $(seq 90); do
+		[ "$(n2_get answered)" = "$id" ] && { n2_get answer; return 0; }
+		sleep 2
+	done
+	return 1
+}
+# node_devices NODE NIC: devices NODE's driver publishes for NIC (NIC
+# names repeat across nodes)
+node_devices() {
+	k get resourceslices -o json |
+		jq --arg node "$1" --arg n "$2" '[.items[] | select(.spec.nodeName == $node) | .spec.devices // [] | .[] |
+			select(.attributes.nic.string == $n)] | length'
+}
+# node_top_rate NODE: the largest rateBits NODE publishes
+node_top_rate() {
+	k get resourceslices -o json |
+		jq --arg node "$1" '[.items[] | select(.spec.nodeName == $node) | .spec.devices // [] | .[] |
+			.attributes.rateBits.int // 0] | max // 0'
+}
+pod_node() { k get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
+
+# n2_leave: the scenario is done with the second node: it stops its node
+# and deletes it (node2.sh); then nothing of it is left in the cluster
+n2_leave() {
+	local st
+	k patch configmap $N2_CM --type merge -p '{"data":{"state":"done"}}' >/dev/null 2>&1
+	for _ in $(seq 120); do
+		st=$(n2_get state)
+		[ "$st" = left ] || [ "$st" = failed ] && break
+		sleep 2
+	done
+	k delete node "$N2" --wait=true --timeout=60s >/dev/null 2>&1
+	# its ResourceSlices are the node's dependents (garbage collected)
+	for _ in $(seq 30); do
+		[ "$(node_top_rate "$N2")" = 0 ] && break
+		sleep 2
+	done
+	tap_check "the second node left the cluster (state ${st:-none}), its slices with it" \
+		test "$st" = left -a -z "$(k get node "$N2" -o name 2>/dev/null)" -a "$(node_top_rate "$N2")" = 0
+}
+
+# Two nodes whose NICs differ: the scheduler places each claim where a NIC
+# can still admit it, by the slices and counters both drivers publish.
+# Node 1: NIC1 30 Mbit/s (64-slot block 29.3), NIC2 20 Mbit/s (19.5);
+# node 2: one NIC whose link speed ethtool set to 10 Mbit/s (9.8), read
+# by its driver, which has no rate in its NIC list (a second DaemonSet,
+# one per node pool).  Then each pod's class is read from the kernel of
+# the node it landed on.
+dra_check_two_nodes() {
+	local st nic2 speed t0 top show js c p d n cid bound kb rate kr gone
+	k delete configmap $N2_CM >/dev/null 2>&1
+	k create configmap $N2_CM --from-literal=state=wanted >/dev/null || { tap_fail "ConfigMap $N2_CM"; return; }
+	t0=$(now)
+	for _ in $(seq "${ARBT_K8S_NODE2_WAIT:-450}"); do
+		st=$(n2_get state)
+		[ "$st" = ready ] || [ "$st" = failed ] && break
+		sleep 2
+	done
+	tap_check "a second node ($N2) booted and joined Ready ($(fcalc "$(now) - $t0") s after asked; state ${st:-none})" \
+		test "$st" = ready
+	if [ "$st" != ready ]; then
+		n2_leave
+		return
+	fi
+	nic2=$(n2_get nic)
+	speed=$(n2_get speed)
+	diag "$(k get nodes -o wide 2>&1)"
+	k label node "$N2" arbtable.dev/pool=node2 --overwrite >/dev/null
+	sed -e 's|^  name: arbtable-dra$|  name: arbtable-dra-pool2|' \
+		-e 's|app.kubernetes.io/name: arbtable-dra$|app.kubernetes.io/name: arbtable-dra-pool2|' \
+		-e 's|arbtable.dev/nics: "true"|arbtable.dev/pool: node2|' \
+		-e "s|value: \"eth0\"|value: \"$nic2\"|" "$DRA_DIR/daemonset.yaml" | k apply -f - >/dev/null
+	k -n kube-system rollout status ds/arbtable-dra-pool2 --timeout=600s >/dev/null
+	for _ in $(seq 120); do
+		[ "$(node_devices "$N2" "$nic2")" = 191 ] && break
+		sleep 2
+	done
+	n=$(node_devices "$N2" "$nic2")
+	top=$(node_top_rate "$N2")
+	diag "$N2: $n devices on $nic2 (link $speed Mbit/s), the largest block $top bit/s"
+	# 64 of 64 slots at 10 Mbit/s: the link less the LOW table's reserve
+	tap_check "$N2's driver (DaemonSet arbtable-dra-pool2) publishes $nic2 at its link speed: 191 devices, the largest block $top bit/s of $speed Mbit/s" \
+		bash -c '[ "$1" = 191 ] && awk -v t="$2" -v s="$3" "BEGIN { exit !(t > 0.9 * s * 1e6 && t <= s * 1e6) }"' _ "$n" "$top" "$speed"
+
+	# 25 Mbit/s: only node 1's NIC1 has it
+	claim_pod tn-a 25000000 1000000000
+	# 15 Mbit/s: then only node 1's NIC2 (node 2's whole table is 9.8)
+	k wait --for=condition=Ready pod/tn-a --timeout=300s >/dev/null
+	claim_pod tn-b 15000000 1000000000
+	k wait --for=condition=Ready pod/tn-b --timeout=300s >/dev/null
+	for c in tn-a:"$NODE":"$NET" tn-b:"$NODE":$NIC2; do
+		IFS=: read -r p n d <<<"$c"
+		st=$(pod_claim_status "$p")
+		cid=$(jq -r .classID <<<"$st")
+		diag "$p on $(pod_node "$p"): $st"
+		tap_check "$p ($( [ "$p" = tn-a ] && echo 25 || echo 15) Mbit/s) placed on the only NIC that can admit it: $n $d (the kernel's class $cid)" \
+			test "$(pod_node "$p")" = "$n" -a "$(jq -r .nic <<<"$st")" = "$d" -a -n "$(kclass "$d" "$cid")"
+	done
+	# 5 Mbit/s, sending for 10 s: node 1's tables are full, so node 2
+	claim_pod tn-c 5000000 1000000000 10.77.0.2 5201 10
+	if k wait --for=condition=Ready pod/tn-c --timeout=300s >/dev/null; then
+		st=$(pod_claim_status tn-c)
+		cid=$(jq -r .classID <<<"$st")
+		bound=$(jq -r .boundNs <<<"$st")
+		diag "tn-c on $(pod_node tn-c): $st"
+		# the transfer: 5 s after the start, 10 s
+		sleep 25
+		js=$(n2_show)
+		js=${js:-"{}"}
+		kr=$(jq -r --arg h "$cid" '.classes[]? | select(.handle == $h) | .stats.reserved_rate // empty' <<<"$js")
+		kb=$(jq -r --arg h "$cid" '.classes[]? | select(.handle == $h) | .stats.guaranteed_bound // empty' <<<"$js")
+		rate=$(jq -r --arg h "$cid" '.classes[]? | select(.handle == $h) | .stats.bytes // 0' <<<"$js")
+		diag "$N2's kernel: class $cid reserved ${kr:-none} B/s, bound ${kb:-none} ns, ${rate:-0} bytes sent"
+		tap_check "tn-c (5 Mbit/s) placed on $N2, the only node with room; its class in $N2's kernel reserves 5 Mbit/s with the claim's bound ($bound ns)" \
+			test "$(pod_node tn-c)" = "$N2" -a "${kr:-0}" = 625000 -a "$bound" = "${kb:-x}"
+		# 10 s at >= 5 Mbit/s is 6.25 MB; the emulated sender may be slower
+		tap_check "tn-c's own traffic counted in its class on $N2 (${rate:-0} bytes, at least 3 MB)" \
+			test "${rate:-0}" -ge 3000000
+		# the link speed doubles under the live class: the driver makes
+		# the root again at 20 Mbit/s with tn-c's class in it (it fits),
+		# and publishes what that root admits
+		n2_show "speed $((speed * 2))" >/dev/null
+		for _ in $(seq 60); do
+			top=$(node_top_rate "$N2")
+			awk -v t="$top" -v s="$speed" 'BEGIN { exit !(t > 1.8 * s * 1e6) }' && break
+			sleep 2
+		done
+		js=$(n2_show)
+		js=${js:-"{}"}
+		kr=$(jq -r --arg h "$cid" '.classes[]? | select(.handle == $h) | .stats.reserved_rate // empty' <<<"$js")
+		diag "after the speed change: the largest block $top bit/s; $N2's root $(jq -c '{capacity, link_rate, link_changes}' <<<"$js" 2>&1), tn-c's class reserves ${kr:-none} B/s"
+		tap_check "$N2's link speed to $((speed * 2)) Mbit/s with tn-c's class live: root at $((speed * 2)) Mbit/s in the kernel and in the slices (largest block $top bit/s), tn-c's class kept" \
+			bash -c '[ "$(jq -r .capacity <<<"$1")" = "$2" ] && [ "$3" = 625000 ] &&
+				awk -v t="$4" -v s="$5" "BEGIN { exit !(t > 1.8 * s * 1e6 && t <= 2 * s * 1e6) }"' \
+			_ "$js" $((speed * 2 * 125000)) "${kr:-0}" "$top" "$speed"
+	else
+		tap_fail "tn-c (5 Mbit/s) runs on $N2"
+		k get pod tn-c -o wide 2>&1 | diag "$(cat)"
+	fi
+	# 1 Mbit/s: no NIC on either node can admit it: Pending, Unschedulable
+	claim_pod tn-d 1000000 1000000000
+	wait_pods_settled 300 tn-d
+	diag "tn-d: $(k get pod tn-d -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')"
+	tap_check "tn-d (1 Mbit/s) left Pending by the scheduler while both nodes are full" \
+		test "$(k get pod tn-d -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable
+	# tn-a leaves: its block on node 1 is free again, and tn-d goes there
+	k delete pod tn-a --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaimtemplate tn-a >/dev/null 2>&1
+	k wait --for=condition=Ready pod/tn-d --timeout=420s >/dev/null
+	st=$(pod_claim_status tn-d)
+	diag "tn-d on $(pod_node tn-d): $st"
+	tap_check "tn-d placed on $NODE $NET once tn-a released its block there" \
+		test "$(pod_node tn-d)" = "$NODE" -a "$(jq -r .nic <<<"$st" 2>/dev/null)" = "$NET"
+	k delete pod tn-b tn-c tn-d --wait=true --timeout=180s >/dev/null 2>&1
+	k delete resourceclaimtemplate tn-b tn-c tn-d >/dev/null 2>&1
+	# node 2's class released with its pod; the pool's DaemonSet deleted
+	# (an uninstall): its root goes too
+	# (Unprepare follows the pod's deletion)
+	for _ in $(seq 30); do
+		js=$(n2_show)
+		n=$(jq '[.classes[]? | select(.stats.high_slot_count > 0)] | length' <<<"${js:-"{}"}")
+		[ -n "$js" ] && [ "$n" = 0 ] && break
+		sleep 2
+	done
+	tap_check "tn-c's class released on $N2 with its pod (${n:-?} tenant classes left)" test -n "$js" -a "${n:-x}" = 0
+	k -n kube-system delete ds arbtable-dra-pool2 --wait=true --timeout=120s >/dev/null 2>&1
+	# (n2_show fails when node 2 does not answer, prints "" when it has
+	# no root)
+	gone=
+	for _ in $(seq 30); do
+		show=$(n2_show) && [ -z "$show" ] && { gone=1; break; }
+		sleep 2
+	done
+	tap_check "the pool's DaemonSet deleted: its driver removed the root it made on $N2's $nic2" test -n "$gone"
+	n2_leave
+}
+
 # kclasses NIC: the driver's tenant classes on NIC (sorted "classid slots")
 kclasses() {
 	"$CTL" --json show "$1" | jq -r '.classes[] | select(.stats.high_slot_count > 0) | "\(.handle) \(.stats.high_slot_count)"' | sort
@@ -1071,6 +1263,92 @@ dra_check_shared() {
 		sleep 1
 	done
 	tap_check "the class is released once the claim is gone" test -z "$(kclass "$NET" "$cid")"
+}
+
+# pg_pod NAME PORT: a pod of PodGroup pg using its claim pgclaim, sending
+# TCP for 5 s to the first receiver's PORT
+pg_pod() {
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: $1, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  schedulingGroup: {podGroupName: pg}
+	  resourceClaims:
+	  - {name: net, resourceClaimName: pgclaim}
+	  containers:
+	  - name: c
+	    image: localhost/arbtable/tenant:1
+	    imagePullPolicy: Never
+	    command: ["sh", "-c", "sleep 5; iperf3 -c 10.77.0.2 -p $2 -t 5 -f m; sleep 3600"]
+	    resources: {claims: [{name: net}]}
+	YAML
+}
+
+# A PodGroup's claim (issue 45; scheduling.k8s.io/v1beta1 PodGroup with
+# GenericWorkload and DRAWorkloadResourceClaims, which control-plane.sh
+# and node.sh enable): the claim is reserved for the PodGroup, not for a
+# pod, so Prepare names no pod at all; each pod of the group is found at
+# its sandbox start and marked into the claim's one class.
+dra_check_podgroup() {
+	local cls0 cls1 cid rf b0 b1 b2
+	cls0=$(kclasses "$NET" | grep -c .)
+	if ! k apply -f - >/dev/null <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaim
+	metadata: {name: pgclaim}
+	spec:
+	  devices:
+	    requests:
+	    - name: net
+	      exactly:
+	        deviceClassName: arbtable.dev
+	        selectors:
+	        - cel:
+	            expression: device.attributes["arbtable.dev"].nic == "$NET" && device.attributes["arbtable.dev"].slots == 8
+	---
+	apiVersion: scheduling.k8s.io/v1beta1
+	kind: PodGroup
+	metadata: {name: pg}
+	spec:
+	  schedulingPolicy: {basic: {}}
+	  resourceClaims:
+	  - {name: net, resourceClaimName: pgclaim}
+	YAML
+	then
+		tap_fail "a PodGroup with a claim is created (scheduling.k8s.io/v1beta1, DRAWorkloadResourceClaims)"
+		return
+	fi
+	pg_pod pg-1 5208
+	tap_check "the first pod of the PodGroup runs" k wait --for=condition=Ready pod/pg-1 --timeout=300s
+	rf=$(k get resourceclaim pgclaim -o json | jq -c '[.status.reservedFor[]? | {resource, name}]')
+	cid=$(k get resourceclaim pgclaim -o json | jq -r '.status.devices[0].data.classID // empty')
+	tap_check "the claim is reserved for the PodGroup, not for a pod ($rf)" \
+		test "$rf" = '[{"resource":"podgroups","name":"pg"}]'
+	b0=$(kbytes "$NET" "$cid")
+	sleep 12
+	b1=$(kbytes "$NET" "$cid")
+	pg_pod pg-2 5209
+	tap_check "the second pod of the PodGroup runs" k wait --for=condition=Ready pod/pg-2 --timeout=300s
+	sleep 12
+	b2=$(kbytes "$NET" "$cid")
+	cls1=$(kclasses "$NET" | grep -c .)
+	diag "PodGroup claim: class ${cid:-none}, bytes $b0 -> $b1 (pg-1) -> $b2 (pg-2); classes $cls0 -> $cls1"
+	tap_check "one class for the PodGroup's claim (classes $cls0 -> $cls1)" \
+		test -n "$cid" -a "$cls1" = $((cls0 + 1))
+	# the class was made for pg-1's claim: until pg-2 starts, its bytes are
+	# pg-1's (its 5 s of TCP may end before the first read)
+	tap_check "pg-1's traffic in the claim's class ($b1 bytes before pg-2 started)" test "$b1" -ge 1000000
+	tap_check "pg-2's traffic in the claim's class too ($b1 -> $b2 bytes)" test $((b2 - b1)) -ge 1000000
+	k delete pod pg-1 pg-2 --wait=true --timeout=120s >/dev/null 2>&1
+	k delete podgroup pg --wait=true --timeout=60s >/dev/null 2>&1
+	k delete resourceclaim pgclaim --wait=true --timeout=120s >/dev/null 2>&1
+	for _ in $(seq 60); do
+		[ -z "$(kclass "$NET" "$cid")" ] && break
+		sleep 1
+	done
+	tap_check "the PodGroup claim's class is released once the claim is gone" test -n "$cid" -a -z "$(kclass "$NET" "$cid")"
 }
 
 # adm_template NAME DEVICES: kubectl apply of a claim template NAME whose

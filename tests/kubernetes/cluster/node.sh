@@ -16,7 +16,8 @@ K8S_MAC=52:54:00:a7:b1:e0
 # lib_net.sh's net_setup leaves it alone
 export ARBT_NET_SKIP_MAC=$K8S_MAC
 NODE=${ARBT_K8S_NODE:-arbt-node}
-POD_CIDR=10.88.200.0/24
+# the second node (node2.sh) has its own
+POD_CIDR=${ARBT_K8S_POD_CIDR:-10.88.200.0/24}
 RT=${ARBT_RUNTIMES:-/var/lib/arbtable/containerd-2}
 K8S_BIN=${ARBT_K8S_BIN:?}
 
@@ -137,8 +138,8 @@ node_kubelet() {
 	  webhook: {enabled: false}
 	  x509: {clientCAFile: $RUN/pki/ca.crt}
 	authorization: {mode: AlwaysAllow}
-	tlsCertFile: $RUN/pki/kubelet-serving.crt
-	tlsPrivateKeyFile: $RUN/pki/kubelet-serving.key
+	tlsCertFile: $RUN/pki/kubelet-serving-$NODE.crt
+	tlsPrivateKeyFile: $RUN/pki/kubelet-serving-$NODE.key
 	cgroupDriver: cgroupfs
 	containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
 	failSwapOn: false
@@ -149,9 +150,10 @@ node_kubelet() {
 	imageGCHighThresholdPercent: 100
 	evictionHard: {memory.available: "50Mi", nodefs.available: "1%", imagefs.available: "1%"}
 	nodeStatusReportFrequency: 10s
+	featureGates: {GenericWorkload: true, DRAWorkloadResourceClaims: true}
 	CFG
 	"$K8S_BIN/kubelet" --config /var/lib/kubelet/config.yaml \
-		--kubeconfig "$RUN/pki/kubelet.kubeconfig" \
+		--kubeconfig "$RUN/pki/kubelet-$NODE.kubeconfig" \
 		--hostname-override "$NODE" --node-ip 10.0.2.15 \
 		--v 1 >/var/log/kubelet.log 2>&1 &
 	KUBELET_PID=$!
@@ -162,7 +164,7 @@ node_kubelet() {
 node_proxy() {
 	"$K8S_BIN/kube-proxy" --kubeconfig "$RUN/pki/kube-proxy.kubeconfig" \
 		--hostname-override "$NODE" --proxy-mode nftables \
-		--cluster-cidr 10.88.200.0/24 --metrics-bind-address 127.0.0.1:10249 \
+		--cluster-cidr "$POD_CIDR" --metrics-bind-address 127.0.0.1:10249 \
 		--healthz-bind-address 127.0.0.1:10256 >/var/log/kube-proxy.log 2>&1 &
 	PROXY_PID=$!
 }
@@ -197,7 +199,8 @@ node_up() {
 }
 
 node_down() {
-	k delete pods --all --all-namespaces --wait=false >/dev/null 2>&1
+	# this node's pods only: a second node leaves while the first runs on
+	k delete pods --all-namespaces --field-selector "spec.nodeName=$NODE" --wait=false >/dev/null 2>&1
 	[ -n "${KUBELET_PID:-}" ] && kill "$KUBELET_PID" 2>/dev/null
 	[ -n "${PROXY_PID:-}" ] && kill "$PROXY_PID" 2>/dev/null
 	sleep 1

@@ -2,7 +2,7 @@
 # The test cluster's PKI and kubeconfigs, made fresh for each run with
 # openssl (nothing is kept between runs):
 #
-#   pki.sh DIR APISERVER_URL NODE_NAME
+#   pki.sh DIR APISERVER_URL NODE_NAME...
 #
 # DIR/ca.{crt,key}          the cluster CA (clients and serving certs)
 # DIR/apiserver.{crt,key}   serving cert: 127.0.0.1, 10.0.2.2 (the guest's
@@ -10,15 +10,17 @@
 #                           service), kubernetes.default.svc...
 # DIR/sa.{key,pub}          service account token signing key pair
 # DIR/<who>.kubeconfig      admin (system:masters), kube-controller-manager,
-#                           kube-scheduler, the node's kubelet
-#                           (system:node:NODE, group system:nodes: Node
-#                           authorization and NodeRestriction apply),
-#                           kube-proxy (system:kube-proxy)
-# DIR/kubelet-serving.{crt,key}, DIR/apiserver-kubelet-client.{crt,key}
+#                           kube-scheduler, kube-proxy (system:kube-proxy)
+# DIR/kubelet-NODE.kubeconfig  each node's kubelet (system:node:NODE, group
+#                           system:nodes: Node authorization and
+#                           NodeRestriction apply)
+# DIR/kubelet-serving-NODE.{crt,key}, DIR/apiserver-kubelet-client.{crt,key}
 set -euo pipefail
-url=$2 node=$3
 mkdir -p "$1"
 dir=$(cd "$1" && pwd)
+url=$2
+shift 2
+nodes=$*
 cd "$dir"
 umask 077
 days=2
@@ -41,15 +43,18 @@ cert apiserver "/CN=kube-apiserver" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth
 subjectAltName=IP:127.0.0.1,IP:10.0.2.2,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
-cert kubelet-serving "/CN=$node" "basicConstraints=CA:FALSE
+# every node is 10.0.2.15 on its own guest's QEMU user network
+for node in $nodes; do
+	cert "kubelet-serving-$node" "/CN=$node" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth
 subjectAltName=IP:127.0.0.1,IP:10.0.2.15,DNS:$node"
+	cert "kubelet-$node" "/O=system:nodes/CN=system:node:$node" "$client"
+done
 cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" "$client"
 cert admin "/O=system:masters/CN=arbtable-test-admin" "$client"
 cert kube-controller-manager "/CN=system:kube-controller-manager" "$client"
 cert kube-scheduler "/CN=system:kube-scheduler" "$client"
-cert kubelet "/O=system:nodes/CN=system:node:$node" "$client"
 # the user the default binding system:node-proxier names
 cert kube-proxy "/CN=system:kube-proxy" "$client"
 openssl genrsa -out sa.key 2048 2>/dev/null
@@ -78,7 +83,9 @@ kubeconfig() {
 for who in admin kube-controller-manager kube-scheduler; do
 	kubeconfig $who https://127.0.0.1:6443
 done
-kubeconfig kubelet "$url"
+for node in $nodes; do
+	kubeconfig "kubelet-$node" "$url"
+done
 kubeconfig kube-proxy "$url"
 # the guest's admin kubeconfig: the apiserver through QEMU's user network
 sed "s|https://127.0.0.1:6443|$url|" admin.kubeconfig >admin-guest.kubeconfig
