@@ -579,6 +579,11 @@ dra_check_two_nodes() {
 	speed=$(n2_get speed)
 	diag "$(k get nodes -o wide 2>&1)"
 	k label node "$N2" arbtable.dev/pool=node2 --overwrite >/dev/null
+	# a pool's DaemonSet is named in the ClusterRole's daemonsets rule
+	# (daemonset.yaml says so): its driver watches it to tell an uninstall
+	k get clusterrole arbtable-dra -o json |
+		jq '(.rules[] | select(.resources == ["daemonsets"]) | .resourceNames) += ["arbtable-dra-pool2"]' |
+		k replace -f - >/dev/null
 	sed -e 's|^  name: arbtable-dra$|  name: arbtable-dra-pool2|' \
 		-e 's|app.kubernetes.io/name: arbtable-dra$|app.kubernetes.io/name: arbtable-dra-pool2|' \
 		-e 's|arbtable.dev/nics: "true"|arbtable.dev/pool: node2|' \
@@ -685,6 +690,9 @@ dra_check_two_nodes() {
 		sleep 2
 	done
 	tap_check "the pool's DaemonSet deleted: its driver removed the root it made on $N2's $nic2" test -n "$gone"
+	k get clusterrole arbtable-dra -o json |
+		jq '(.rules[] | select(.resources == ["daemonsets"]) | .resourceNames) -= ["arbtable-dra-pool2"]' |
+		k replace -f - >/dev/null
 	n2_leave
 }
 
