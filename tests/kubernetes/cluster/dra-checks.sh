@@ -268,15 +268,16 @@ dra_check_goodput() {
 # at 40 Mbit/s to DST for SECONDS when given
 share_pod() {
 	local name=$1 share=$2 nic=$3 dst=${4:-} port=${5:-5205} secs=${6:-60} cmd='["sleep", "3600"]'
-	[ -n "$dst" ] && cmd="[\"sh\", \"-c\", \"sleep 5; iperf3 -u -b 40M -l 1400 -c $dst -p $port -t $secs; sleep 3600\"]"
+	[ -n "$dst" ] && cmd="[\"sh\", \"-c\", \"sleep 5; iperf3 -u -b 40M -l 1400 --forceflush -c $dst -p $port -t $secs; sleep 3600\"]"
 	claim_apply "$name" share.arbtable.dev "device.attributes[\"arbtable.dev\"].nic == \"$nic\"" \
 		"share: $share" "$cmd"
 }
 
 # kpair NIC C1 C2: "bytes1 bytes2 drops1 drops2 time" from one read of
 # the qdisc (both classes at the same instant)
-# sent_in POD T0 T1: what the pod's iperf3 reports it sent, per second,
-# in the reports stamped between T0 and T1 (epoch seconds): "MBIT N", the
+# sent_in POD T0 T1: what the pod's iperf3 reports it sent, per second
+# (--forceflush: a pipe's buffer would hold the reports back), in the
+# reports stamped between T0 and T1 (epoch seconds): "MBIT N", the
 # mean Mbit/s of N reports (the sender's own count, before any qdisc: a
 # UDP sender in a pod is not slowed by the NIC's qdisc)
 sent_in() {
