@@ -1233,15 +1233,37 @@ dra_check_node_changes() {
 	k delete resourceclaimtemplate --all >/dev/null 2>&1
 }
 
-# shared_pod NAME CLAIM PORT: a pod using ResourceClaim CLAIM that sends
-# to NET's receiver for 5 s after 5 s, then sleeps
+# shared_claim NAME: ResourceClaim NAME for an 8-slot block on NET
+shared_claim() {
+	k apply -f - >/dev/null <<-YAML
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaim
+	metadata: {name: $1}
+	spec:
+	  devices:
+	    requests:
+	    - name: net
+	      exactly:
+	        deviceClassName: arbtable.dev
+	        selectors:
+	        - cel:
+	            expression: device.attributes["arbtable.dev"].nic == "$NET" && device.attributes["arbtable.dev"].slots == 8
+	YAML
+}
+
+# shared_pod NAME CLAIM PORT [PODGROUP]: a pod (of PODGROUP) using
+# ResourceClaim CLAIM that sends to NET's receiver for 5 s after 5 s, then
+# sleeps
 shared_pod() {
+	local sg=
+	[ -n "${4:-}" ] && sg="schedulingGroup: {podGroupName: $4}"
 	k apply -f - >/dev/null <<-YAML
 	apiVersion: v1
 	kind: Pod
 	metadata: {name: $1, labels: {arbt-test: dra}}
 	spec:
 	  terminationGracePeriodSeconds: 1
+	  $sg
 	  resourceClaims:
 	  - {name: net, resourceClaimName: $2}
 	  containers:
@@ -1261,20 +1283,7 @@ shared_pod() {
 dra_check_shared() {
 	local cls0 cls1 cid b0 b1 b2 s0 s1
 	cls0=$(kclasses "$NET" | grep -c .)
-	k apply -f - >/dev/null <<-YAML
-	apiVersion: resource.k8s.io/v1
-	kind: ResourceClaim
-	metadata: {name: shared}
-	spec:
-	  devices:
-	    requests:
-	    - name: net
-	      exactly:
-	        deviceClassName: arbtable.dev
-	        selectors:
-	        - cel:
-	            expression: device.attributes["arbtable.dev"].nic == "$NET" && device.attributes["arbtable.dev"].slots == 8
-	YAML
+	shared_claim shared
 	shared_pod shared-1 shared 5206
 	tap_check "the first pod of a shared claim runs" k wait --for=condition=Ready pod/shared-1 --timeout=300s
 	cid=$(k get resourceclaim shared -o json | jq -r '.status.devices[0].data.classID // empty')
@@ -1307,27 +1316,6 @@ dra_check_shared() {
 	tap_check "the class is released once the claim is gone" test -z "$(kclass "$NET" "$cid")"
 }
 
-# pg_pod NAME PORT: a pod of PodGroup pg using its claim pgclaim, sending
-# TCP for 5 s to the first receiver's PORT
-pg_pod() {
-	k apply -f - >/dev/null <<-YAML
-	apiVersion: v1
-	kind: Pod
-	metadata: {name: $1, labels: {arbt-test: dra}}
-	spec:
-	  terminationGracePeriodSeconds: 1
-	  schedulingGroup: {podGroupName: pg}
-	  resourceClaims:
-	  - {name: net, resourceClaimName: pgclaim}
-	  containers:
-	  - name: c
-	    image: localhost/arbtable/tenant:1
-	    imagePullPolicy: Never
-	    command: ["sh", "-c", "sleep 5; iperf3 -c 10.77.0.2 -p $2 -t 5 -f m; sleep 3600"]
-	    resources: {claims: [{name: net}]}
-	YAML
-}
-
 # A PodGroup's claim (issue 45; scheduling.k8s.io/v1beta1 PodGroup with
 # GenericWorkload and DRAWorkloadResourceClaims, which control-plane.sh
 # and node.sh enable): the claim is reserved for the PodGroup, not for a
@@ -1336,20 +1324,7 @@ pg_pod() {
 dra_check_podgroup() {
 	local cls0 cls1 cid rf b0 b1 b2
 	cls0=$(kclasses "$NET" | grep -c .)
-	if ! k apply -f - >/dev/null <<-YAML
-	apiVersion: resource.k8s.io/v1
-	kind: ResourceClaim
-	metadata: {name: pgclaim}
-	spec:
-	  devices:
-	    requests:
-	    - name: net
-	      exactly:
-	        deviceClassName: arbtable.dev
-	        selectors:
-	        - cel:
-	            expression: device.attributes["arbtable.dev"].nic == "$NET" && device.attributes["arbtable.dev"].slots == 8
-	---
+	if ! shared_claim pgclaim || ! k apply -f - >/dev/null <<-YAML
 	apiVersion: scheduling.k8s.io/v1beta1
 	kind: PodGroup
 	metadata: {name: pg}
@@ -1362,7 +1337,7 @@ dra_check_podgroup() {
 		tap_fail "a PodGroup with a claim is created (scheduling.k8s.io/v1beta1, DRAWorkloadResourceClaims)"
 		return
 	fi
-	pg_pod pg-1 5208
+	shared_pod pg-1 pgclaim 5208 pg
 	tap_check "the first pod of the PodGroup runs" k wait --for=condition=Ready pod/pg-1 --timeout=300s
 	rf=$(k get resourceclaim pgclaim -o json | jq -c '[.status.reservedFor[]? | {resource, name}]')
 	cid=$(k get resourceclaim pgclaim -o json | jq -r '.status.devices[0].data.classID // empty')
@@ -1371,7 +1346,7 @@ dra_check_podgroup() {
 	b0=$(kbytes "$NET" "$cid")
 	sleep 12
 	b1=$(kbytes "$NET" "$cid")
-	pg_pod pg-2 5209
+	shared_pod pg-2 pgclaim 5209 pg
 	tap_check "the second pod of the PodGroup runs" k wait --for=condition=Ready pod/pg-2 --timeout=300s
 	sleep 12
 	b2=$(kbytes "$NET" "$cid")
