@@ -6,9 +6,16 @@
 #                      binaries into /var/lib/arbtable/k8s/<key> (cached)
 #   make check-k8s     set-up as make test does, the cluster, then its
 #                      checks; ends "N passed, N failed, N skipped"
-.PHONY: k8s-cluster check-k8s
+#   make check-k8s-mutants
+#                      the driver built with each defect of
+#                      tests/kubernetes/mutants/*.patch, check-k8s run on
+#                      the scenarios each names: every one must be killed
+#                      by a failed check (scripts/k8s-mutants.sh)
+.PHONY: k8s-cluster check-k8s check-k8s-mutants
 k8s-cluster:
 	@bash scripts/k8s-build.sh
 check-k8s:
 	@bash scripts/setup.sh && $(MAKE) --no-print-directory all dra-image && \
 		bash scripts/k8s-build.sh && bash tests/kubernetes/cluster/check-k8s.sh
+check-k8s-mutants:
+	@bash scripts/k8s-mutants.sh

@@ -59,7 +59,7 @@ node2 &
 n2=$!
 ARBT_K8S_BIN=$cache/bin ARBT_K8S_HELM=$helm ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-6G} \
 	ARBTABLE_VM_QEMU_OPTS="$k8s_net" \
-	"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_TIMEOUT:-5400}" -- \
+	"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_TIMEOUT:-9000}" -- \
 	unshare -m --propagation private bash "$here/guest.sh" "$run" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 # the second node ends when the scenario says done; if the first guest

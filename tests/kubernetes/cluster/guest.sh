@@ -38,7 +38,7 @@ k delete pod hello --wait=true --timeout=120s >/dev/null 2>&1
 t1=$(now)
 if dra_setup; then
 	tap_ok "arbtable-dra deployed from deploy/kubernetes/dra with kubectl, its image imported ($(fcalc "$(now) - $t1") s)"
-	for s in ${ARBT_K8S_SCENARIOS:-publish ops admission goodput share shared podgroup admin escape quota two_nics two_nodes exact full 110 node_changes recovery helm}; do
+	for s in ${ARBT_K8S_SCENARIOS:-publish ops admission goodput share shared podgroup admin escape quota two_nics two_nodes exact full node_changes recovery helm 110}; do
 		t1=$(now)
 		"dra_check_$s"
 		diag "scenario $s: $(fcalc "$(now) - $t1") s"
