@@ -60,9 +60,10 @@ t0=$SECONDS
 echo "k8s-mutants: check-k8s ran $((SECONDS - t0)) s (log: $out/check-k8s.log)"
 
 # each failed check with its scenario: "# scenario NAME: ..." follows its
-# checks
+# checks; those after the last (the kernel log's) have none
 tap=$out/src/build/k8s/run/tap.log
-awk '/^not ok /{f[n++]=$0} /^# scenario [a-z0-9_]+:/{s=$3; sub(":", "", s); for (i = 0; i < n; i++) print s "\t" f[i]; n=0}' \
+awk '/^not ok /{f[n++]=$0} /^# scenario [a-z0-9_]+:/{s=$3; sub(":", "", s); for (i = 0; i < n; i++) print s "\t" f[i]; n=0}
+	END {for (i = 0; i < n; i++) print "(no scenario)\t" f[i]}' \
 	"$tap" >"$out/failed.tsv" 2>/dev/null
 
 pass=0 fail=0
