@@ -45,7 +45,7 @@ type options struct {
 	markPrio, fwPrio                                                                      uint64
 	systemRate                                                                            uint64
 	republish, apiTimeout                                                                 time.Duration
-	metricsAddress                                                                        string
+	metricsAddress, webhookAddress, webhookCertDir                                        string
 }
 
 func parseFlags() (options, error) {
@@ -74,6 +74,8 @@ func parseFlags() (options, error) {
 	flag.DurationVar(&o.republish, "republish", 10*time.Second, "period of the reconcile loop: links, roots and classes checked, slices re-published")
 	flag.DurationVar(&o.apiTimeout, "api-timeout", driver.DefaultAPITimeout, "bound on the API reads that find a pod's claims at sandbox start (below the runtime's NRI request timeout)")
 	flag.StringVar(&o.metricsAddress, "metrics-address", "", "HOST:PORT serving /metrics, /healthz and /readyz (\"\": none)")
+	flag.StringVar(&o.webhookAddress, "webhook-address", "", "HOST:PORT serving the pod admission webhook over TLS, which refuses a pod with two arbtable claims (\"\": none)")
+	flag.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/etc/arbtable-dra/webhook", "directory of the webhook's tls.crt and tls.key (a Secret's volume)")
 	klog.InitFlags(nil)
 	flag.Parse()
 	if o.node == "" {
@@ -175,6 +177,10 @@ func (s podSource) GetClaim(ctx context.Context, ns, name string) (*resourceapi.
 	return s.c.ResourceV1().ResourceClaims(ns).Get(ctx, name, metav1.GetOptions{})
 }
 
+func (s podSource) GetClaimTemplate(ctx context.Context, ns, name string) (*resourceapi.ResourceClaimTemplate, error) {
+	return s.c.ResourceV1().ResourceClaimTemplates(ns).Get(ctx, name, metav1.GetOptions{})
+}
+
 func runNRI(ctx context.Context, o options, p *nriplugin.Plugin, health *metrics.Health) {
 	logger := klog.FromContext(ctx)
 	for ctx.Err() == nil {
@@ -244,6 +250,10 @@ func run() error {
 	health := &metrics.Health{}
 	if _, err := serveMetrics(ctx, o.metricsAddress, &metrics.Collector{NICs: cfg.NICs, K: k, Claims: d.Records}, health); err != nil {
 		return fmt.Errorf("--metrics-address: %w", err)
+	}
+	// the admission webhook: it needs nothing of the node
+	if _, err := serveWebhook(ctx, o.webhookAddress, o.webhookCertDir, podSource{c: client}, o.apiTimeout); err != nil {
+		return fmt.Errorf("--webhook-address: %w", err)
 	}
 	// then the NRI hook: the kubelet prepares a claim only once the
 	// plugin is registered, and a sandbox started before the runtime knew

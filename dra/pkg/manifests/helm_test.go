@@ -70,8 +70,8 @@ func render(t *testing.T, ns string, set map[string]any) []runtime.Object {
 		"Chart":   map[string]any{"Name": meta["name"], "Version": meta["version"], "AppVersion": meta["appVersion"]},
 	}
 	files, _ := filepath.Glob(filepath.Join(chart, "templates", "*.yaml"))
-	if len(files) != 5 {
-		t.Fatalf("%d templates, want 5 (daemonset, rbac, deviceclass, admission-policy, claim-policy)", len(files))
+	if len(files) != 6 {
+		t.Fatalf("%d templates, want 6 (daemonset, rbac, deviceclass, admission-policy, claim-policy, webhook)", len(files))
 	}
 	var out []runtime.Object
 	for _, f := range files {
@@ -124,6 +124,37 @@ func TestHelmChartIsThePlainManifests(t *testing.T) {
 	}
 }
 
+// With webhookCABundle the chart also renders webhook.yaml's objects, as
+// webhook-cert.sh applies them; without it, none of them (above).
+func TestHelmWebhook(t *testing.T) {
+	const ca = "Zm9v"
+	raw, err := os.ReadFile(filepath.Join(dir, "webhook.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = bytes.ReplaceAll(raw, []byte(webhookCAPlaceholder), []byte(ca))
+	plain := map[string]runtime.Object{}
+	for _, o := range decodeYAML(t, "webhook.yaml", raw) {
+		plain[key(t, o)] = o
+	}
+	n := 0
+	for _, o := range render(t, "kube-system", map[string]any{"webhookCABundle": ca}) {
+		p, ok := plain[key(t, o)]
+		if !ok {
+			continue
+		}
+		n++
+		if !equality.Semantic.DeepEqual(o, p) {
+			a, _ := yaml.Marshal(o)
+			b, _ := yaml.Marshal(p)
+			t.Errorf("%s differs:\nchart:\n%s\nplain:\n%s", key(t, o), a, b)
+		}
+	}
+	if n != 2 || len(plain) != 2 {
+		t.Errorf("%d of webhook.yaml's %d objects rendered, want the Service and the ValidatingWebhookConfiguration", n, len(plain))
+	}
+}
+
 // The values reach the objects: image, namespace (the service account,
 // its binding, the admission policy's user), NICs, mark mask, tolerations,
 // the metrics port and extra flags.
@@ -134,6 +165,7 @@ func TestHelmChartValues(t *testing.T) {
 		"markMask":    "0x1f80",
 		"tolerations": []any{map[string]any{"key": "dedicated", "operator": "Equal", "value": "net", "effect": "NoSchedule"}},
 		"metricsPort": 9999,
+		"webhookPort": 9443,
 		"extraArgs":   []any{"--system-rate=1250000"},
 	})
 	var ds *appsv1.DaemonSet
@@ -170,7 +202,8 @@ func TestHelmChartValues(t *testing.T) {
 		{"ARBTABLE_NICS " + env["ARBTABLE_NICS"], env["ARBTABLE_NICS"] == "eth1=10G,eth2"},
 		{"args " + args, strings.Contains(args, "--mark-mask=0x1f80") && strings.Contains(args, "--metrics-address=$(HOST_IP):9999") &&
 			strings.HasSuffix(args, "--system-rate=1250000")},
-		{fmt.Sprintf("port %+v", c.Ports), len(c.Ports) == 1 && c.Ports[0].Name == "metrics" && c.Ports[0].ContainerPort == 9999},
+		{fmt.Sprintf("port %+v", c.Ports), len(c.Ports) == 2 && c.Ports[0].Name == "metrics" && c.Ports[0].ContainerPort == 9999 &&
+			c.Ports[1].Name == "webhook" && c.Ports[1].ContainerPort == 9443 && strings.Contains(args, "--webhook-address=$(HOST_IP):9443")},
 		{fmt.Sprintf("tolerations %+v", tol), len(tol) == 1 && tol[0].Key == "dedicated" && tol[0].Effect == corev1.TaintEffectNoSchedule},
 	} {
 		if !chk.ok {

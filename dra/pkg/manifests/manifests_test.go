@@ -19,6 +19,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 	drcel "k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/utils/ptr"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +30,10 @@ import (
 )
 
 const dir = "../../../deploy/kubernetes/dra"
+
+// webhookCAPlaceholder is webhook.yaml's caBundle, "CA_BUNDLE" in base64,
+// which webhook-cert.sh replaces with its CA.
+const webhookCAPlaceholder = "Q0FfQlVORExF"
 
 func decodeAll(t *testing.T, path string) []runtime.Object {
 	t.Helper()
@@ -174,15 +179,27 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 		}
 	}
 	paths := map[string]string{}
+	secrets := map[string]bool{}
 	for _, v := range pod.Volumes {
+		// the webhook's key pair, read-only and optional
+		if v.Secret != nil && v.Secret.SecretName == "arbtable-dra-webhook" && ptr.Deref(v.Secret.Optional, false) {
+			secrets[v.Name] = true
+			continue
+		}
 		if v.HostPath == nil {
-			t.Errorf("volume %s is not a hostPath", v.Name)
+			t.Errorf("volume %s is neither a hostPath nor the webhook's Secret", v.Name)
 			continue
 		}
 		paths[v.Name] = v.HostPath.Path
 	}
 	got := map[string]bool{}
 	for _, m := range c.VolumeMounts {
+		if secrets[m.Name] {
+			if !m.ReadOnly || m.MountPath != "/etc/arbtable-dra/webhook" {
+				t.Errorf("the webhook's Secret mounted at %s, read-only %v", m.MountPath, m.ReadOnly)
+			}
+			continue
+		}
 		p, ok := paths[m.Name]
 		if !ok {
 			t.Errorf("mount %s: no such volume", m.Name)
@@ -211,6 +228,7 @@ func TestRBACExactlyCalled(t *testing.T) {
 		"resource.k8s.io/resourceclaims get",
 		"resource.k8s.io/resourceclaims/driver[arbtable.dev] associated-node:update",
 		"resource.k8s.io/resourceclaims/status update",
+		"resource.k8s.io/resourceclaimtemplates get",
 		"resource.k8s.io/resourceslices create",
 		"resource.k8s.io/resourceslices delete",
 		"resource.k8s.io/resourceslices list",

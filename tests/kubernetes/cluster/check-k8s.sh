@@ -57,8 +57,12 @@ node2() {
 }
 node2 &
 n2=$!
+# the API server on the host calls the driver's admission webhook (port
+# 9878 on the node's address) through a port forwarded to the first node
+wh_port=${ARBT_K8S_WEBHOOK_PORT:-19878}
 ARBT_K8S_BIN=$cache/bin ARBT_K8S_HELM=$helm ARBTABLE_VM_MEM=${ARBTABLE_VM_MEM:-6G} \
-	ARBTABLE_VM_QEMU_OPTS="$k8s_net" \
+	ARBT_K8S_WEBHOOK_PORT=$wh_port \
+	ARBTABLE_VM_QEMU_OPTS="${k8s_net/restrict=off/restrict=off,hostfwd=tcp:127.0.0.1:$wh_port-:9878}" \
 	"$root/scripts/vm.sh" -k "$kver" -n -t "${ARBT_K8S_TIMEOUT:-9000}" -- \
 	unshare -m --propagation private bash "$here/guest.sh" "$run" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}

@@ -56,6 +56,12 @@ dra_apply() {
 		[ -f "$DRA_DIR/$f.yaml" ] || continue
 		k apply -f "$DRA_DIR/$f.yaml" >/dev/null || { echo "dra: kubectl apply $f.yaml failed"; return 1; }
 	done
+	# the webhook's Secret before the DaemonSet that mounts it; the API
+	# server (on the host) calls it through the port check-k8s.sh
+	# forwards to this node, not through the Service
+	KUBECTL="$K8S_BIN/kubectl --kubeconfig $RUN/pki/admin-guest.kubeconfig" bash "$DRA_DIR/webhook-cert.sh" \
+		--ip 127.0.0.1 --url "https://127.0.0.1:${ARBT_K8S_WEBHOOK_PORT:-19878}/validate-pods" >/dev/null ||
+		{ echo "dra: webhook-cert.sh failed"; return 1; }
 	sed "s|value: \"eth0\"|value: \"$NET=$NIC1_RATE,$NIC2=$NIC2_RATE\"|" "$DRA_DIR/daemonset.yaml" | k apply -f - >/dev/null || return 1
 	k -n kube-system rollout status ds/arbtable-dra --timeout=600s
 }
@@ -1385,9 +1391,11 @@ adm_template() {
 # templates asking for what Prepare would refuse are refused by kubectl
 # apply, each with the policy's reason, and nothing of them is created; a
 # good one is accepted. A pod with two arbtable claims, which no policy
-# can see, is refused when its sandbox starts: a ClassFailed Event.
+# can see, is refused by the driver's webhook (webhook.yaml) when it is
+# created; one whose claims did not exist yet is admitted with a warning
+# and refused when its sandbox starts: a ClassFailed Event.
 dra_check_admission() {
-	local out name devices want ok sel ev phase
+	local out name devices want ok sel ev phase c
 	sel="{cel: {expression: 'device.attributes[\"arbtable.dev\"].nic == \"$NET\"'}}"
 	# a new policy takes a moment to be enforced
 	for _ in $(seq 60); do
@@ -1413,31 +1421,70 @@ dra_check_admission() {
 	out=$(adm_template adm-good "{requests: [{name: net, exactly: {deviceClassName: share.arbtable.dev}}], config: [{opaque: {driver: arbtable.dev, parameters: {apiVersion: arbtable.dev/v1alpha1, kind: ClassConfig, share: 255}}}]}") && ok=created || ok=refused
 	diag "adm-good: $out"
 	tap_check "admission: a claim template with share 255 is accepted ($ok)" test "$ok" = created
-	# two claims in one pod: the driver refuses the sandbox
+	# two claims in one pod: the webhook refuses the pod
 	adm_template adm-one "{requests: [{name: net, exactly: {deviceClassName: share.arbtable.dev, selectors: [$sel]}}]}" >/dev/null
-	k apply -f - >/dev/null <<-YAML
-	apiVersion: v1
-	kind: Pod
-	metadata: {name: adm-two, labels: {arbt-test: dra}}
-	spec:
-	  terminationGracePeriodSeconds: 1
-	  resourceClaims:
-	  - {name: a, resourceClaimTemplateName: adm-one}
-	  - {name: b, resourceClaimTemplateName: adm-good}
-	  containers:
-	  - {name: c, image: localhost/arbtable/tenant:1, imagePullPolicy: Never, command: ["sleep", "3600"], resources: {claims: [{name: a}, {name: b}]}}
-	YAML
+	# the webhook answers once the driver serves the Secret's pair
+	ok=created
+	for _ in $(seq 120); do
+		if ! out=$(adm_pod adm-two "{name: a, resourceClaimTemplateName: adm-one}" "{name: b, resourceClaimTemplateName: adm-good}"); then
+			ok=refused
+			break
+		fi
+		k delete pod adm-two --wait=true --timeout=60s >/dev/null 2>&1
+		sleep 1
+	done
+	k get pod adm-two >/dev/null 2>&1 && ok="$ok, exists"
+	diag "adm-two: $out"
+	tap_check "admission: a pod with two arbtable claim templates is refused by kubectl apply ($ok): the webhook's reason" \
+		bash -c '[ "$1" = refused ] && [[ $2 == *"pods.arbtable.dev"* && $2 == *"a, b each hold an arbtable class"* ]]' _ "$ok" "$out"
+	k delete pod adm-two --wait=true --timeout=120s >/dev/null 2>&1
+	# claims made after their pod: not there to read at admission, the
+	# pod is admitted with a warning; the driver refuses its sandbox
+	out=$(adm_pod adm-late "{name: a, resourceClaimName: adm-late-a}" "{name: b, resourceClaimName: adm-late-b}")
+	diag "adm-late: $out"
+	for c in adm-late-a adm-late-b; do
+		k apply -f - >/dev/null <<-YAML
+		apiVersion: resource.k8s.io/v1
+		kind: ResourceClaim
+		metadata: {name: $c}
+		spec: {devices: {requests: [{name: net, exactly: {deviceClassName: share.arbtable.dev, selectors: [$sel]}}]}}
+		YAML
+	done
 	for _ in $(seq 300); do
-		ev=$(k get events --field-selector involvedObject.kind=Pod,involvedObject.name=adm-two,reason=ClassFailed -o jsonpath='{.items[0].message}' 2>/dev/null)
+		ev=$(k get events --field-selector involvedObject.kind=Pod,involvedObject.name=adm-late,reason=ClassFailed -o jsonpath='{.items[0].message}' 2>/dev/null)
 		[ -n "$ev" ] && break
 		sleep 1
 	done
-	phase=$(k get pod adm-two -o jsonpath='{.status.phase}' 2>/dev/null)
-	diag "ClassFailed on pod adm-two: ${ev:-none}; phase ${phase:-?}"
-	tap_check "a pod with two arbtable claims does not start (${phase:-?}): a ClassFailed Event, one per pod" \
-		bash -c '[[ $1 == *"2 arbtable claims: one per pod"* ]] && [ "$2" != Running ]' _ "$ev" "$phase"
-	k delete pod adm-two --wait=true --timeout=120s >/dev/null 2>&1
+	phase=$(k get pod adm-late -o jsonpath='{.status.phase}' 2>/dev/null)
+	diag "ClassFailed on pod adm-late: ${ev:-none}; phase ${phase:-?}"
+	tap_check "a pod admitted before its two claims existed (a warning: '...not checked...') does not start (${phase:-?}): a ClassFailed Event" \
+		bash -c '[[ $3 == *"not checked for a second arbtable class"* ]] && [[ $1 == *"2 arbtable claims: one per pod"* ]] && [ "$2" != Running ]' _ "$ev" "$phase" "$out"
+	k delete pod adm-late --wait=true --timeout=120s >/dev/null 2>&1
+	k delete resourceclaim adm-late-a adm-late-b --wait=true --timeout=120s >/dev/null 2>&1
 	k delete resourceclaimtemplate adm-one adm-good >/dev/null 2>&1
+}
+
+# adm_pod NAME CLAIM...: kubectl apply of a pod NAME whose
+# spec.resourceClaims are the CLAIMs (flow YAML), its container using
+# them all; kubectl's output, its status
+adm_pod() {
+	local name=$1 c refs= uses=
+	shift
+	for c in "$@"; do
+		refs="$refs"$'\n'"  - $c"
+		c=${c#\{name: }
+		uses="$uses${uses:+, }{name: ${c%%,*}}"
+	done
+	k apply -f - 2>&1 <<-YAML
+	apiVersion: v1
+	kind: Pod
+	metadata: {name: $name, labels: {arbt-test: dra}}
+	spec:
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:$refs
+	  containers:
+	  - {name: c, image: localhost/arbtable/tenant:1, imagePullPolicy: Never, command: ["sleep", "3600"], resources: {claims: [$uses]}}
+	YAML
 }
 
 DRA_CKPT=/var/lib/kubelet/plugins/arbtable.dev/checkpoint.json
@@ -1576,9 +1623,10 @@ dra_check_helm() {
 	k delete -f "$DRA_DIR/daemonset.yaml" --wait=true --timeout=120s >/dev/null 2>&1
 	tap_check "kubectl delete of the DaemonSet is an uninstall: the roots on $NET and $NIC2 are deleted" \
 		until_true 60 knoroots
-	for f in claim-policy admission-policy deviceclass rbac; do
+	for f in claim-policy admission-policy deviceclass rbac webhook; do
 		k delete -f "$DRA_DIR/$f.yaml" --ignore-not-found >/dev/null 2>&1
 	done
+	k -n kube-system delete secret arbtable-dra-webhook --ignore-not-found >/dev/null 2>&1
 	out=$(hm install arbtable-dra "$chart" -n kube-system --set nics="$NET=$NIC1_RATE\\,$NIC2=$NIC2_RATE" --wait --timeout 10m 2>&1)
 	diag "helm install: $(echo "$out" | tr '\n' ' ' | cut -c1-300)"
 	st=$(hm status arbtable-dra -n kube-system -o json 2>/dev/null | jq -r '.info.status // empty')
