@@ -338,7 +338,8 @@ unclassified:
  * then classes no slot names, round robin, so that none waits forever.
  * The unclassified queue shares the LOW side (arb_low_side_pick()).
  */
-static inline bool arb_select(struct arb_sched *s, struct arb_pick *p)
+static __always_inline bool arb_select(struct arb_sched *s,
+				       struct arb_pick *p)
 {
 	u64 hi = s->tbl[ARB_HIGH].eligible;
 	u64 lo = s->tbl[ARB_LOW].eligible;

@@ -840,8 +840,9 @@ static __always_inline void arbtable_update_eligible(struct arbtable_sched *q,
 	arb_set_eligible(&q->arb, cl->index, arbtable_class_can_run(q, cl));
 }
 
-static void arbtable_throttle(struct arbtable_sched *q,
-			      struct arbtable_class *cl, u64 now, u64 wait)
+static __always_inline void arbtable_throttle(struct arbtable_sched *q,
+					      struct arbtable_class *cl,
+					      u64 now, u64 wait)
 {
 	cl->unthrottle_at = now + wait;
 	/* counters the dumps read without the root lock */
@@ -858,7 +859,8 @@ static void arbtable_throttle(struct arbtable_sched *q,
 /* Release the classes whose ceil allows them to send again. Runs only when
  * the earliest deadline has passed, and visits throttled classes only.
  */
-static void arbtable_unthrottle(struct arbtable_sched *q, u64 now)
+static __always_inline void arbtable_unthrottle(struct arbtable_sched *q,
+						u64 now)
 {
 	u64 m = q->throttled, next = U64_MAX;
 
@@ -1078,15 +1080,14 @@ static void arbtable_unclassified_purge(struct qdisc_skb_head *qh)
 static noinline int arbtable_enqueue_ll(struct sk_buff *skb,
 					struct Qdisc *sch,
 					struct arbtable_class *cl,
-					unsigned int *len,
 					struct sk_buff **to_free)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	bool uncl = cl == ARBTABLE_UNCLASSIFIED;
 	struct ptr_ring *r = uncl ? &q->uncl_ring : &cl->ring;
+	unsigned int len = qdisc_pkt_len(skb);
 	int err;
 
-	*len = qdisc_pkt_len(skb);
 	spin_lock(&r->producer_lock);
 	err = __ptr_ring_produce(r, skb);
 	if (uncl) {
@@ -1099,59 +1100,59 @@ static noinline int arbtable_enqueue_ll(struct sk_buff *skb,
 		WRITE_ONCE(cl->ll_drops, cl->ll_drops + 1);
 	} else {
 		WRITE_ONCE(cl->ll_enq_pkts, cl->ll_enq_pkts + 1);
-		WRITE_ONCE(cl->ll_enq_bytes, cl->ll_enq_bytes + *len);
+		WRITE_ONCE(cl->ll_enq_bytes, cl->ll_enq_bytes + len);
 	}
 	spin_unlock(&r->producer_lock);
 	if (unlikely(err))
 		return qdisc_drop_cpu(skb, sch, to_free);
-	qdisc_update_stats_at_enqueue(sch, *len);
+	qdisc_update_stats_at_enqueue(sch, len);
 
 	/* the produce before the pending test: pairs with the fold's xchg */
 	smp_mb();
 	if (uncl) {
 		if (!test_bit(0, &q->uncl_pending))
 			set_bit(0, &q->uncl_pending);
-		trace_arbtable_enqueue(sch, 0, *len, 0);
+		trace_arbtable_enqueue(sch, 0, len, 0);
 	} else {
 		u64 bit = BIT_ULL(cl->index);
 
 		if (!(atomic64_read(&q->pending) & bit))
 			atomic64_or(bit, &q->pending);
-		trace_arbtable_enqueue(sch, cl->common.classid, *len, 0);
+		trace_arbtable_enqueue(sch, cl->common.classid, len, 0);
 	}
 	return NET_XMIT_SUCCESS;
 }
 
 /* Queue one packet of at most q->mtu bytes; on success it is counted in
- * sch->q.qlen/backlog and *@len says with how many bytes.
+ * sch->q.qlen/backlog with qdisc_pkt_len() bytes, as read before.
  */
 static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 						struct Qdisc *sch,
 						struct arbtable_class *cl,
-						unsigned int *len,
 						struct sk_buff **to_free)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
+	unsigned int len;
 	bool was_empty, idle;
 	int err;
 
 	if (q->lockless)
-		return arbtable_enqueue_ll(skb, sch, cl, len, to_free);
+		return arbtable_enqueue_ll(skb, sch, cl, to_free);
 	if (cl == ARBTABLE_UNCLASSIFIED) {
 		if (unlikely(q->unclassified.qlen >= READ_ONCE(sch->limit))) {
 			WRITE_ONCE(q->unclassified_drops,
 				   q->unclassified_drops + 1);
 			return arbtable_drop_overlimit(skb, sch, to_free);
 		}
-		*len = qdisc_pkt_len(skb);
+		len = qdisc_pkt_len(skb);
 		if (!q->unclassified.qlen) {
 			q->uncl_head_since = ktime_get_ns();
 			q->arb.uncl_ready = true;
 		}
 		arbtable_unclassified_add(&q->unclassified, skb);
-		arbtable_backlog_add(sch, *len);
+		arbtable_backlog_add(sch, len);
 		arbtable_qlen_inc(sch);
-		trace_arbtable_enqueue(sch, 0, *len,
+		trace_arbtable_enqueue(sch, 0, len,
 				       q->unclassified.qlen);
 		return NET_XMIT_SUCCESS;
 	}
@@ -1159,7 +1160,7 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 	/* read before: a child may free @skb inside its enqueue (tbf
 	 * segmenting it) and fix our backlog with qdisc_tree_reduce_backlog
 	 */
-	*len = qdisc_pkt_len(skb);
+	len = qdisc_pkt_len(skb);
 	was_empty = !cl->qdisc->q.qlen;
 	idle = !sch->q.qlen;
 	err = qdisc_enqueue(skb, cl->qdisc, to_free);
@@ -1183,10 +1184,12 @@ static __always_inline int arbtable_enqueue_one(struct sk_buff *skb,
 			arb_set_eligible(&q->arb, cl->index, true);
 	}
 
-	arbtable_backlog_add(sch, *len);
+	arbtable_backlog_add(sch, len);
 	arbtable_qlen_inc(sch);
-	trace_arbtable_enqueue(sch, cl->common.classid, *len,
-			       cl->qdisc->q.qlen);
+	/* the arguments' loads only when tracing */
+	if (trace_arbtable_enqueue_enabled())
+		trace_arbtable_enqueue(sch, cl->common.classid, len,
+				       cl->qdisc->q.qlen);
 	return NET_XMIT_SUCCESS;
 }
 
@@ -1241,8 +1244,7 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 	if (!skb_is_gso(skb)) {
 		/* longer only by a size table's overhead: a frame that fits */
 		if (skb->len <= q->mtu || arbtable_dev_takes(sch, skb))
-			return arbtable_enqueue_one(skb, sch, cl, &seglen,
-						    to_free);
+			return arbtable_enqueue_one(skb, sch, cl, to_free);
 		return arbtable_drop_oversize(skb, sch, to_free);
 	}
 	features = netif_skb_features(skb);
@@ -1259,7 +1261,9 @@ static noinline int arbtable_enqueue_oversize(struct sk_buff *skb,
 			arbtable_drop_oversize(seg, sch, to_free);
 			continue;
 		}
-		if (arbtable_enqueue_one(seg, sch, cl, &seglen, to_free) ==
+		/* read before: the child may free @seg in its enqueue */
+		seglen = qdisc_pkt_len(seg);
+		if (arbtable_enqueue_one(seg, sch, cl, to_free) ==
 		    NET_XMIT_SUCCESS) {
 			bytes += seglen;
 			n++;
@@ -1280,7 +1284,6 @@ static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
-	unsigned int len;
 
 	cl = arbtable_classify(skb, sch);
 	if (unlikely(!cl || cl == ARBTABLE_STOLEN)) {
@@ -1298,12 +1301,12 @@ static int arbtable_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	/* a GSO skb counts its segments' headers (qdisc_pkt_len_init) */
 	if (unlikely(qdisc_pkt_len(skb) > q->mtu))
 		return arbtable_enqueue_oversize(skb, sch, cl, to_free);
-	return arbtable_enqueue_one(skb, sch, cl, &len, to_free);
+	return arbtable_enqueue_one(skb, sch, cl, to_free);
 }
 
 /* The arbiter's pick of the unclassified queue (arb_low_side_pick()) */
-static struct sk_buff *arbtable_dequeue_unclassified(struct Qdisc *sch,
-						     u64 *now)
+static __always_inline struct sk_buff *
+arbtable_dequeue_unclassified(struct Qdisc *sch, u64 *now)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct sk_buff *skb;
@@ -1350,14 +1353,15 @@ static void arbtable_schedule(struct Qdisc *sch, u64 wake)
  * @now is 0 until read; @cl's packet is still counted in sch->q.qlen.
  * Returns the wait (0: none) for the dequeue tracepoint.
  */
-static u64 arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
-				u64 *now)
+static __always_inline u64 arbtable_hol_account(struct Qdisc *sch,
+						struct arbtable_class *cl,
+						u64 *now, const bool ll)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	u64 start, wait = 0;
 
 	/* the unloaded link: alone, and nothing read the clock */
-	if (!q->lockless && sch->q.qlen == 1 &&
+	if (!ll && sch->q.qlen == 1 &&
 	    !(cl->head_since | q->busy_since))
 		return 0;
 	start = cl->head_since ?: q->busy_since;
@@ -1374,8 +1378,11 @@ static u64 arbtable_hol_account(struct Qdisc *sch, struct arbtable_class *cl,
 	return wait;
 }
 
-/* arbtable_dequeue() with packets queued */
-static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
+/* arbtable_dequeue() with packets queued; @ll: the lockless mode, a
+ * constant in each of the two copies below
+ */
+static __always_inline struct sk_buff *
+__arbtable_dequeue_busy(struct Qdisc *sch, const bool ll)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
@@ -1398,7 +1405,7 @@ static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
 		if (q->shaper.bps) {
 			wait = arbtable_bucket_wait(&q->shaper, now);
 			if (wait) {
-				if (q->lockless)
+				if (ll)
 					this_cpu_inc(sch->cpu_qstats->overlimits);
 				else
 					qdisc_qstats_overlimit(sch);
@@ -1423,7 +1430,7 @@ again:
 			goto out;
 		}
 		cl = q->classes[pick.cls];
-		if (q->lockless) {
+		if (ll) {
 			/* empty: as an emptied child (noop_qdisc's qlen 0) */
 			skb = __ptr_ring_consume(&cl->ring);
 			if (unlikely(!skb))
@@ -1444,7 +1451,10 @@ again:
 		}
 		len = qdisc_pkt_len(skb);
 		credit = arb_charge(&q->arb, &pick, len);
-		hol = arbtable_hol_account(sch, cl, &now);
+		hol = arbtable_hol_account(sch, cl, &now, ll);
+		trace_arbtable_dequeue(sch, cl->common.classid, pick.table,
+				       pick.slot, credit, q->arb.hp_counter,
+				       len, hol);
 
 		if (cl->ceil.bps) {
 			if (!now)
@@ -1455,7 +1465,7 @@ again:
 				arbtable_throttle(q, cl, now,
 						  (u64)-cl->ceil.tokens);
 		}
-		if (q->lockless) {
+		if (ll) {
 			WRITE_ONCE(cl->ll_deq_pkts, cl->ll_deq_pkts + 1);
 			WRITE_ONCE(cl->ll_deq_bytes, cl->ll_deq_bytes + len);
 			/* a packet produced after this test set pending */
@@ -1469,9 +1479,6 @@ again:
 
 		segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 		_bstats_update(&cl->bstats, len, segs);
-		trace_arbtable_dequeue(sch, cl->common.classid, pick.table,
-				       pick.slot, credit, q->arb.hp_counter,
-				       len, hol);
 		goto out;
 	}
 
@@ -1487,7 +1494,7 @@ again:
 out:
 	if (q->shaper.bps)
 		arbtable_bucket_charge(&q->shaper, len);
-	if (q->lockless) {
+	if (ll) {
 		qdisc_update_stats_at_dequeue(sch, skb);
 		return skb;
 	}
@@ -1495,6 +1502,16 @@ out:
 	arbtable_backlog_sub(sch, len);
 	arbtable_qlen_dec(sch);
 	return skb;
+}
+
+static noinline struct sk_buff *arbtable_dequeue_busy(struct Qdisc *sch)
+{
+	return __arbtable_dequeue_busy(sch, false);
+}
+
+static noinline struct sk_buff *arbtable_dequeue_busy_ll(struct Qdisc *sch)
+{
+	return __arbtable_dequeue_busy(sch, true);
 }
 
 /*
@@ -1548,7 +1565,7 @@ static noinline struct sk_buff *arbtable_dequeue_ll(struct Qdisc *sch)
 again:
 	arbtable_ll_fold(sch);
 	if (q->ll_busy | q->arb.uncl_ready) {
-		skb = arbtable_dequeue_busy(sch);
+		skb = arbtable_dequeue_busy_ll(sch);
 		if (skb)
 			return skb;
 	}

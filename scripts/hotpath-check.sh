@@ -24,12 +24,12 @@
 # Output: one "ok"/"not ok" line per check, then "N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-FUNCS="arbtable_enqueue arbtable_dequeue arbtable_dequeue_busy arbtable_classify_slow arb_select_slotless arb_table_skip_rounds arbtable_retry_stalled arbtable_enqueue_ll arbtable_dequeue_ll"
+FUNCS="arbtable_enqueue arbtable_dequeue arbtable_dequeue_busy arbtable_dequeue_busy_ll arbtable_classify_slow arb_select_slotless arb_table_skip_rounds arbtable_retry_stalled arbtable_enqueue_ll arbtable_dequeue_ll"
 # what the per-packet functions may call (symbol names, without +offset)
 ALLOW="__fentry__ __x86_indirect_thunk_rax __x86_indirect_thunk_r11 __x86_return_thunk
 ktime_get __SCT__tp_func_arbtable_dequeue __SCT__tp_func_arbtable_enqueue __SCT__preempt_schedule_notrace
 __SCT__preempt_schedule qdisc_watchdog_schedule_range_ns tcf_classify __stack_chk_fail
-arbtable_dequeue_busy arbtable_classify_slow arb_select_slotless arb_table_skip_rounds arbtable_retry_stalled arbtable_enqueue_oversize
+arbtable_dequeue_busy arbtable_dequeue_busy_ll arbtable_classify_slow arb_select_slotless arb_table_skip_rounds arbtable_retry_stalled arbtable_enqueue_oversize
 arbtable_enqueue_ll arbtable_dequeue_ll _raw_spin_lock _raw_spin_unlock"
 passed=0
 failed=0
