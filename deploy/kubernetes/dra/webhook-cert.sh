@@ -6,7 +6,7 @@
 # A CA and a serving certificate for the Service's names
 # (arbtable-dra-webhook.NS.svc and its short forms, plus each --ip) made
 # with openssl; Secret NS/arbtable-dra-webhook (type kubernetes.io/tls)
-# created or replaced with them; then webhook.yaml applied with the CA as
+# created or replaced with them; then webhook.yaml.in applied with the CA as
 # its caBundle (and the namespace NS). --url: the API server calls URL
 # instead of the Service (a control plane that cannot reach the nodes'
 # addresses, e.g. through a port forwarded to one node; give its host as
@@ -49,5 +49,5 @@ if [ -n "$secret_only" ]; then
 	exit 0
 fi
 sed -e "s|caBundle: Q0FfQlVORExF.*|caBundle: $ca|" -e "s|namespace: kube-system|namespace: $ns|g" \
-	${url:+-e "s|service: {.*}|url: \"$url\"|"} "$here/webhook.yaml" | $KUBECTL apply -f - >/dev/null
+	${url:+-e "s|service: {.*}|url: \"$url\"|"} "$here/webhook.yaml.in" | $KUBECTL apply -f - >/dev/null
 echo "webhook-cert.sh: Secret $ns/arbtable-dra-webhook and ValidatingWebhookConfiguration arbtable-dra (${url:-Service $svc.$ns}) applied"

@@ -124,17 +124,17 @@ func TestHelmChartIsThePlainManifests(t *testing.T) {
 	}
 }
 
-// With webhookCABundle the chart also renders webhook.yaml's objects, as
+// With webhookCABundle the chart also renders webhook.yaml.in's objects, as
 // webhook-cert.sh applies them; without it, none of them (above).
 func TestHelmWebhook(t *testing.T) {
 	const ca = "Zm9v"
-	raw, err := os.ReadFile(filepath.Join(dir, "webhook.yaml"))
+	raw, err := os.ReadFile(filepath.Join(dir, "webhook.yaml.in"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	raw = bytes.ReplaceAll(raw, []byte(webhookCAPlaceholder), []byte(ca))
 	plain := map[string]runtime.Object{}
-	for _, o := range decodeYAML(t, "webhook.yaml", raw) {
+	for _, o := range decodeYAML(t, "webhook.yaml.in", raw) {
 		plain[key(t, o)] = o
 	}
 	n := 0
@@ -151,7 +151,7 @@ func TestHelmWebhook(t *testing.T) {
 		}
 	}
 	if n != 2 || len(plain) != 2 {
-		t.Errorf("%d of webhook.yaml's %d objects rendered, want the Service and the ValidatingWebhookConfiguration", n, len(plain))
+		t.Errorf("%d of webhook.yaml.in's %d objects rendered, want the Service and the ValidatingWebhookConfiguration", n, len(plain))
 	}
 }
 

@@ -31,7 +31,7 @@ import (
 
 const dir = "../../../deploy/kubernetes/dra"
 
-// webhookCAPlaceholder is webhook.yaml's caBundle, "CA_BUNDLE" in base64,
+// webhookCAPlaceholder is webhook.yaml.in's caBundle, "CA_BUNDLE" in base64,
 // which webhook-cert.sh replaces with its CA.
 const webhookCAPlaceholder = "Q0FfQlVORExF"
 

@@ -1391,7 +1391,7 @@ adm_template() {
 # templates asking for what Prepare would refuse are refused by kubectl
 # apply, each with the policy's reason, and nothing of them is created; a
 # good one is accepted. A pod with two arbtable claims, which no policy
-# can see, is refused by the driver's webhook (webhook.yaml) when it is
+# can see, is refused by the driver's webhook (webhook.yaml.in) when it is
 # created; one whose claims did not exist yet is admitted with a warning
 # and refused when its sandbox starts: a ClassFailed Event.
 dra_check_admission() {
@@ -1624,7 +1624,8 @@ dra_check_helm() {
 	tap_check "kubectl delete of the DaemonSet is an uninstall: the roots on $NET and $NIC2 are deleted" \
 		until_true 60 knoroots
 	for f in claim-policy admission-policy deviceclass rbac webhook; do
-		k delete -f "$DRA_DIR/$f.yaml" --ignore-not-found >/dev/null 2>&1
+		[ $f = webhook ] && f=webhook.yaml.in || f=$f.yaml
+		k delete -f "$DRA_DIR/$f" --ignore-not-found >/dev/null 2>&1
 	done
 	k -n kube-system delete secret arbtable-dra-webhook --ignore-not-found >/dev/null 2>&1
 	out=$(hm install arbtable-dra "$chart" -n kube-system --set nics="$NET=$NIC1_RATE\\,$NIC2=$NIC2_RATE" --wait --timeout 10m 2>&1)
