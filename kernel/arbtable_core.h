@@ -233,8 +233,8 @@ static inline u32 arb_recip_div(u32 x, u32 recip)
  * visit this pick started is taken back: the slot keeps the balance it had
  * before, as a slot skipped while empty does. A visit under way closes.
  */
-static inline void arb_set_stalled(struct arb_sched *s,
-				   const struct arb_pick *p)
+static __always_inline void arb_set_stalled(struct arb_sched *s,
+					    const struct arb_pick *p)
 {
 	if (p->fresh) {
 		struct arb_table *tb = &s->tbl[p->table];
