@@ -27,15 +27,22 @@ func serveMetrics(ctx context.Context, addr string, c *metrics.Collector, h *met
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(c, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv := &http.Server{Handler: metrics.Handler(reg, h), ReadHeaderTimeout: 10 * time.Second}
+	return serveHTTP(ctx, addr, srv, "metrics server")
+}
+
+// serveHTTP serves srv on addr until ctx ends (TLS when srv has a
+// TLSConfig) and returns the address it listens on. what names the server
+// in the log when serving ends on an error.
+func serveHTTP(ctx context.Context, addr string, srv *http.Server, what string) (net.Addr, error) {
 	a, err := listenAddr(addr)
 	if err != nil {
 		return nil, err
 	}
 	l, err := net.Listen("tcp", a)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	srv := &http.Server{Handler: metrics.Handler(reg, h), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -43,8 +50,12 @@ func serveMetrics(ctx context.Context, addr string, c *metrics.Collector, h *met
 		_ = srv.Shutdown(sctx)
 	}()
 	go func() {
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			klog.FromContext(ctx).Error(err, "metrics server ended", "address", addr)
+		serve := func() error { return srv.Serve(l) }
+		if srv.TLSConfig != nil {
+			serve = func() error { return srv.ServeTLS(l, "", "") }
+		}
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			klog.FromContext(ctx).Error(err, what+" ended", "address", addr)
 		}
 	}()
 	return l.Addr(), nil

@@ -4,7 +4,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -63,29 +62,10 @@ func serveWebhook(ctx context.Context, addr, certDir string, src admission.Sourc
 	if _, err := certs.get(nil); err != nil {
 		klog.FromContext(ctx).Error(err, "no key pair for the admission webhook yet: pods with two arbtable claims are refused only at sandbox start until there is one (deploy/kubernetes/dra/webhook-cert.sh)", "dir", certDir)
 	}
-	a, err := listenAddr(addr)
-	if err != nil {
-		return nil, err
-	}
-	l, err := net.Listen("tcp", a)
-	if err != nil {
-		return nil, err
-	}
 	srv := &http.Server{
 		Handler:           admission.Handler(src, timeout),
 		ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: certs.get},
 	}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	go func() {
-		if err := srv.ServeTLS(l, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			klog.FromContext(ctx).Error(err, "admission webhook ended", "address", addr)
-		}
-	}()
-	return l.Addr(), nil
+	return serveHTTP(ctx, addr, srv, "admission webhook")
 }
