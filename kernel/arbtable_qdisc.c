@@ -108,10 +108,9 @@ struct arbtable_sched {
 	struct list_head		list;		/* on arbtable_list */
 	struct tcf_proto __rcu		*filter_list;
 	struct tcf_block		*block;
-	struct Qdisc_class_hash		clhash;
 	struct arbtable_class		*classes[ARB_MAX_CLASSES];	/* by index */
 	/* a class whose minor is the slot's modulo 64: skb->priority without
-	 * the hash walk (a NULL or another minor: look in the hash)
+	 * a search (a NULL or another minor: arbtable_find_class())
 	 */
 	struct arbtable_class		*by_minor[ARB_MAX_CLASSES];
 	u64				cls_used;	/* indices in use */
@@ -393,14 +392,6 @@ static unsigned int arbtable_admitted(const struct arbtable_sched *q)
 	return q->alloc[ARB_HIGH].nclasses + q->alloc[ARB_LOW].nclasses;
 }
 
-static void arbtable_auto_init(struct arbtable_sched *q)
-{
-	unsigned int t;
-
-	for (t = 0; t < ARB_NTABLES; t++)
-		arb_alloc_init(&q->alloc[t], q->maxweight);
-}
-
 /*
  * The guarantees of admitted classes were computed from the rate, MTU,
  * maxweight and highlimit: those stay fixed while any class holds a
@@ -636,27 +627,18 @@ static void arbtable_admission_commit(struct Qdisc *sch,
 }
 
 /*
- * A HIGH class's guaranteed rate and current bound, from the allocation
- * and the parameters as they are: read, nothing written (RTNL held).
+ * An admitted class's reservation; a HIGH class's guaranteed rate and
+ * current bound, from the allocation and the parameters as they are:
+ * read, nothing written (RTNL held). Its own frame: the stats dump's is
+ * large already.
  */
 static noinline_for_stack void
-arbtable_auto_guarantees(struct arbtable_sched *q, struct arbtable_class *cl,
-			 struct tc_arbtable_class_xstats *xs)
-{
-	struct arb_params p;
-	u64 cur;
-
-	arbtable_params(q, &p);
-	xs->guaranteed_rate = arb_weight_rate(&p, cl->weight);
-	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
-	xs->current_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
-}
-
-static void arbtable_auto_fill_xstats(struct Qdisc *sch,
-				      struct arbtable_class *cl,
-				      struct tc_arbtable_class_xstats *xs)
+arbtable_auto_fill_xstats(struct Qdisc *sch, struct arbtable_class *cl,
+			  struct tc_arbtable_class_xstats *xs)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arb_params p;
+	u64 cur;
 
 	if (q->mode != TC_ARBTABLE_MODE_AUTO || cl->table == ARB_NO_CLASS)
 		return;
@@ -666,37 +648,34 @@ static void arbtable_auto_fill_xstats(struct Qdisc *sch,
 	if (cl->table != ARB_HIGH)
 		return;
 	xs->guaranteed_bound_ns = cl->bound_ns;
-	arbtable_auto_guarantees(q, cl, xs);
+	arbtable_params(q, &p);
+	xs->guaranteed_rate = arb_weight_rate(&p, cl->weight);
+	cur = arb_alloc_current_bound_ns(&q->alloc[ARB_HIGH], &p, cl->index);
+	xs->current_bound_ns = cur == ARB_BOUND_NONE ? 0 : cur;
 }
 
 static const char *const arbtable_table_name[ARB_NTABLES] = { "high", "low" };
 
+/* @cl: each class whose index is in @mask, lowest first */
+#define arbtable_for_each_class(q, cl, mask)				\
+	for (u64 __m = (mask);						\
+	     __m && ((cl) = (q)->classes[__ffs64(__m)], true);		\
+	     __m &= __m - 1)
+
+/*
+ * By classid: at most 64 classes, in the array by index (no hash, as in
+ * ets). Each entry read once: a lockless enqueue looks too, and a class is
+ * freed only a grace period after it left the array.
+ */
 static struct arbtable_class *arbtable_find_class(struct Qdisc *sch,
 						  u32 classid)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	struct Qdisc_class_common *clc;
-
-	clc = qdisc_class_find(&q->clhash, classid);
-	return clc ? container_of(clc, struct arbtable_class, common) : NULL;
-}
-
-/*
- * The datapath's lookup by classid: the hash for a locked qdisc (the root
- * lock excludes its changes), the class array, read once per entry, for a
- * lockless one (a class is freed only a grace period after it left it).
- */
-static __always_inline struct arbtable_class *
-arbtable_dp_find_class(struct Qdisc *sch, u32 classid)
-{
-	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
-	unsigned int i;
+	u64 m;
 
-	if (!q->lockless)
-		return arbtable_find_class(sch, classid);
-	for (i = 0; i < ARB_MAX_CLASSES; i++) {
-		cl = READ_ONCE(q->classes[i]);
+	for (m = READ_ONCE(q->cls_used); m; m &= m - 1) {
+		cl = READ_ONCE(q->classes[__ffs64(m)]);
 		if (cl && cl->common.classid == classid)
 			return cl;
 	}
@@ -712,7 +691,8 @@ static struct arbtable_class *arbtable_find_minor(struct Qdisc *sch, u32 minor)
 static void arbtable_cache_classes(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	u64 m = q->cls_used, filled = 0;
+	struct arbtable_class *cl;
+	u64 filled = 0;
 	unsigned int i;
 
 	/* a lockless enqueue reads each pointer once, never a torn table:
@@ -724,11 +704,9 @@ static void arbtable_cache_classes(struct Qdisc *sch)
 			   arbtable_find_minor(sch, q->priomap[i]) : NULL);
 	WRITE_ONCE(q->default_cl, q->default_minor ?
 		   arbtable_find_minor(sch, q->default_minor) : NULL);
-	while (m) {
-		struct arbtable_class *cl = q->classes[__ffs64(m)];
+	arbtable_for_each_class(q, cl, q->cls_used) {
 		u32 slot = TC_H_MIN(cl->common.classid) & (ARB_MAX_CLASSES - 1);
 
-		m &= m - 1;
 		if (!(filled & BIT_ULL(slot))) {
 			filled |= BIT_ULL(slot);
 			WRITE_ONCE(q->by_minor[slot], cl);
@@ -794,14 +772,10 @@ static void arbtable_bucket_resize(struct arbtable_bucket *b, u32 mtu,
 /* Ceils of the default depth are sized from the mtu */
 static void arbtable_resize_ceils(struct arbtable_sched *q, u32 mtu)
 {
-	u64 m = q->cls_used;
+	struct arbtable_class *cl;
 
-	while (m) {
-		struct arbtable_class *cl = q->classes[__ffs64(m)];
-
-		m &= m - 1;
+	arbtable_for_each_class(q, cl, q->cls_used)
 		arbtable_bucket_resize(&cl->ceil, mtu, cl->cburst);
-	}
 }
 
 /* Refill and report how long until the bucket may send (0 = now). */
@@ -862,15 +836,12 @@ static __always_inline void arbtable_throttle(struct arbtable_sched *q,
 static __always_inline void arbtable_unthrottle(struct arbtable_sched *q,
 						u64 now)
 {
-	u64 m = q->throttled, next = U64_MAX;
+	struct arbtable_class *cl;
+	u64 next = U64_MAX;
 
-	while (m) {
-		unsigned int i = __ffs64(m);
-		struct arbtable_class *cl = q->classes[i];
-
-		m &= m - 1;
+	arbtable_for_each_class(q, cl, q->throttled) {
 		if (cl->unthrottle_at <= now) {
-			q->throttled &= ~BIT_ULL(i);
+			q->throttled &= ~BIT_ULL(cl->index);
 			arbtable_update_eligible(q, cl);
 		} else if (cl->unthrottle_at < next) {
 			next = cl->unthrottle_at;
@@ -896,26 +867,23 @@ static void arbtable_stall(struct arbtable_sched *q, struct arbtable_class *cl)
  */
 static bool arbtable_retry_stalled(struct arbtable_sched *q, bool all)
 {
-	u64 m = q->stalled;
+	u64 mask = q->stalled;
+	struct arbtable_class *cl;
 	bool any = false;
 
 	if (!all) {
-		unsigned int i = arb_next_slot(m, q->stall_next);
+		unsigned int i = arb_next_slot(mask, q->stall_next);
 
 		q->stall_next = (i + 1) & (ARB_MAX_CLASSES - 1);
-		m = BIT_ULL(i);
+		mask = BIT_ULL(i);
 	}
-	while (m) {
-		unsigned int i = __ffs64(m);
-		struct arbtable_class *cl = q->classes[i];
-
-		m &= m - 1;
+	arbtable_for_each_class(q, cl, mask) {
 		/* a peek may empty the child (its dequeue drops) */
 		if (!cl->qdisc->q.qlen || cl->qdisc->ops->peek(cl->qdisc) ||
 		    !cl->qdisc->q.qlen) {
-			q->stalled &= ~BIT_ULL(i);
+			q->stalled &= ~BIT_ULL(cl->index);
 			arbtable_update_eligible(q, cl);
-			any |= arb_class_eligible(&q->arb, i);
+			any |= arb_class_eligible(&q->arb, cl->index);
 		}
 	}
 	return any;
@@ -938,7 +906,7 @@ arbtable_classify_prio(struct sk_buff *skb, struct Qdisc *sch)
 	cl = READ_ONCE(q->by_minor[skb->priority & (ARB_MAX_CLASSES - 1)]);
 	if (likely(cl && cl->common.classid == skb->priority))
 		return cl;
-	return arbtable_dp_find_class(sch, skb->priority);
+	return arbtable_find_class(sch, skb->priority);
 }
 
 /* Not routed in the device's netns: another netns's socket reached it
@@ -997,7 +965,7 @@ arbtable_classify_slow(struct sk_buff *skb, struct Qdisc *sch)
 #endif
 			cl = (struct arbtable_class *)res.class;
 			if (!cl)
-				cl = arbtable_dp_find_class(sch, res.classid);
+				cl = arbtable_find_class(sch, res.classid);
 			if (cl)
 				return cl;
 		}
@@ -1524,6 +1492,7 @@ static void arbtable_ll_fold(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	bool idle = !(q->ll_busy | q->arb.uncl_ready);
+	struct arbtable_class *cl;
 	u64 m = 0, now = 0;
 
 	if (atomic64_read(&q->pending))
@@ -1535,12 +1504,7 @@ static void arbtable_ll_fold(struct Qdisc *sch)
 		q->uncl_head_since = now;
 		q->arb.uncl_ready = true;
 	}
-	m &= ~q->ll_busy;
-	while (m) {
-		unsigned int i = __ffs64(m);
-		struct arbtable_class *cl = q->classes[i];
-
-		m &= m - 1;
+	arbtable_for_each_class(q, cl, m & ~q->ll_busy) {
 		/* a bit left by a class deleted since: none, or empty */
 		if (!cl || __ptr_ring_empty(&cl->ring))
 			continue;
@@ -1548,9 +1512,9 @@ static void arbtable_ll_fold(struct Qdisc *sch)
 			now = ktime_get_ns();
 		/* the HOL wait at an idle qdisc starts at the first dequeue */
 		cl->head_since = idle ? 0 : now;
-		q->ll_busy |= BIT_ULL(i);
-		if (!(q->throttled & BIT_ULL(i)))
-			arb_set_eligible(&q->arb, i, true);
+		q->ll_busy |= BIT_ULL(cl->index);
+		if (!(q->throttled & BIT_ULL(cl->index)))
+			arb_set_eligible(&q->arb, cl->index, true);
 	}
 	if (idle && (q->ll_busy | q->arb.uncl_ready))
 		q->busy_since = 0;
@@ -1612,15 +1576,9 @@ static int arbtable_parse_slot(struct Qdisc *sch, struct arbtable_cfg *cfg,
 	struct arbtable_class *cl;
 	u32 minor, weight;
 
-	if (!c && w) {
-		arbtable_refuse(extack, w,
-				"a table slot has a weight but no class",
-				": %.4s slot %hhu", name, slot);
-		return -EINVAL;
-	}
-	if (c && !w) {
-		arbtable_refuse(extack, c,
-				"a table slot has a class but no weight",
+	if (!c != !w) {
+		arbtable_refuse(extack, c ?: w,
+				"a table slot needs both a class and a weight",
 				": %.4s slot %hhu", name, slot);
 		return -EINVAL;
 	}
@@ -2010,12 +1968,9 @@ static int arbtable_check_cburst(struct Qdisc *sch, u32 mtu,
 				 struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	u64 m = q->cls_used;
+	struct arbtable_class *cl;
 
-	while (m) {
-		struct arbtable_class *cl = q->classes[__ffs64(m)];
-
-		m &= m - 1;
+	arbtable_for_each_class(q, cl, q->cls_used) {
 		if (cl->cburst && cl->cburst < mtu) {
 			arbtable_refuse(extack, NULL,
 					"the mtu is above a class's cburst",
@@ -2033,9 +1988,8 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 			   u64 capacity)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
+	bool fresh = !arbtable_admitted(q);
 	unsigned int t, i;
-
-	bool fresh = q->alloc[ARB_HIGH].nclasses + q->alloc[ARB_LOW].nclasses == 0;
 
 	q->mode = cfg->mode;
 	memcpy(q->priomap, cfg->priomap, sizeof(q->priomap));
@@ -2058,13 +2012,10 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 	q->mtu_pinned = cfg->mtu_pinned;
 	q->burst = cfg->burst;
 	q->capacity = capacity;
-	if (q->mode == TC_ARBTABLE_MODE_AUTO && fresh)
-		arbtable_auto_init(q);
-
 	for (t = 0; t < ARB_NTABLES; t++) {
-		if (!cfg->set_tbl[t])
-			continue;
-		for (i = 0; i < ARB_SLOTS; i++)
+		if (q->mode == TC_ARBTABLE_MODE_AUTO && fresh)
+			arb_alloc_init(&q->alloc[t], q->maxweight);
+		for (i = 0; cfg->set_tbl[t] && i < ARB_SLOTS; i++)
 			arb_set_slot(&q->arb, t, i, cfg->cls[t][i],
 				     cfg->weight[t][i]);
 	}
@@ -2079,17 +2030,15 @@ static void arbtable_apply(struct Qdisc *sch, const struct arbtable_cfg *cfg,
 static u32 arbtable_auto_recheck(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	u32 broken = 0;
+	struct arbtable_class *cl;
 	struct arb_params p;
-	u64 m = q->cls_used;
+	u32 broken = 0;
 
 	arbtable_params(q, &p);
-	while (m) {
-		struct arbtable_class *cl = q->classes[__ffs64(m)];
+	arbtable_for_each_class(q, cl, q->cls_used) {
 		unsigned int n;
 		bool was;
 
-		m &= m - 1;
 		if (cl->table != ARB_HIGH)
 			continue;
 		n = ARB_SLOTS / cl->distance;
@@ -2358,9 +2307,6 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
 	if (err)
 		return err;
-	err = qdisc_class_hash_init(&q->clhash);
-	if (err < 0)
-		return err;
 	memset(&q->unclassified, 0, sizeof(q->unclassified));
 	arb_init(&q->arb, ARBTABLE_DEFAULT_HIGHLIMIT, ARB_ACCT_DEFICIT);
 	/* The device's largest frame, followed while 'mtu' is not given */
@@ -2381,23 +2327,19 @@ static void arbtable_reset(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
-	unsigned int i;
 
-	for (i = 0; i < q->clhash.hashsize; i++) {
-		hlist_for_each_entry(cl, &q->clhash.hash[i], common.hnode) {
-			if (q->lockless) {
-				u64 bytes = 0;
-				unsigned int n;
+	arbtable_for_each_class(q, cl, q->cls_used) {
+		if (q->lockless) {
+			u64 bytes = 0;
+			unsigned int n;
 
-				n = arbtable_ring_purge(sch, &cl->ring, &bytes);
-				WRITE_ONCE(cl->ll_deq_pkts, cl->ll_deq_pkts + n);
-				WRITE_ONCE(cl->ll_deq_bytes,
-					   cl->ll_deq_bytes + bytes);
-			} else {
-				qdisc_reset(cl->qdisc);
-			}
-			arb_set_eligible(&q->arb, cl->index, false);
+			n = arbtable_ring_purge(sch, &cl->ring, &bytes);
+			WRITE_ONCE(cl->ll_deq_pkts, cl->ll_deq_pkts + n);
+			WRITE_ONCE(cl->ll_deq_bytes, cl->ll_deq_bytes + bytes);
+		} else {
+			qdisc_reset(cl->qdisc);
 		}
+		arb_set_eligible(&q->arb, cl->index, false);
 	}
 	if (q->lockless) {
 		unsigned int n = arbtable_ring_purge(sch, &q->uncl_ring, NULL);
@@ -2444,18 +2386,12 @@ static void arbtable_destroy(struct Qdisc *sch)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
-	struct hlist_node *next;
-	unsigned int i;
 
 	list_del(&q->list);
 	tcf_block_put(q->block);
 	qdisc_watchdog_cancel(&q->watchdog);
-	for (i = 0; i < q->clhash.hashsize; i++) {
-		hlist_for_each_entry_safe(cl, next, &q->clhash.hash[i],
-					  common.hnode)
-			arbtable_destroy_class(sch, cl);
-	}
-	qdisc_class_hash_destroy(&q->clhash);
+	arbtable_for_each_class(q, cl, q->cls_used)
+		arbtable_destroy_class(sch, cl);
 	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
 	if (q->lockless)
 		arbtable_ring_purge(sch, &q->uncl_ring, NULL);
@@ -2822,6 +2758,7 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 	cl->common.classid = classid;
 	cl->index = idx;
 	cl->table = ARB_NO_CLASS;
+	err = -ENOMEM;
 	if (q->lockless) {
 		/* the ring is the class's queue, as long as the locked
 		 * mode's default pfifo: txqueuelen now; noop_qdisc is no queue
@@ -2831,8 +2768,7 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 		cl->qdisc = &noop_qdisc;
 		if (ptr_ring_init(&cl->ring, limit ? : 1, GFP_KERNEL)) {
 			NL_SET_ERR_MSG(extack, "cannot allocate the class's ring");
-			kfree(cl);
-			return ERR_PTR(-ENOMEM);
+			goto free;
 		}
 	} else {
 		/* Fail the add rather than report success for a class
@@ -2843,23 +2779,22 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 					      classid, extack);
 		if (!cl->qdisc) {
 			NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
-			kfree(cl);
-			return ERR_PTR(-ENOMEM);
+			goto free;
 		}
 		qdisc_hash_add(cl->qdisc, true);
 	}
-	if (est) {
-		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
-					    NULL, true, est);
-		if (err) {
-			NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
-			qdisc_put(cl->qdisc);
-			ptr_ring_cleanup(&cl->ring, NULL);
-			kfree(cl);
-			return ERR_PTR(err);
-		}
-	}
-	return cl;
+	if (!est)
+		return cl;
+	err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est, NULL,
+				    true, est);
+	if (!err)
+		return cl;
+	NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
+	qdisc_put(cl->qdisc);
+	ptr_ring_cleanup(&cl->ring, NULL);
+free:
+	kfree(cl);
+	return ERR_PTR(err);
 }
 
 static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
@@ -2903,17 +2838,14 @@ static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
 	}
 
 	arbtable_tree_lock(sch);
-	qdisc_class_hash_insert(&q->clhash, &cl->common);
 	/* initialised before a lockless enqueue can find it */
 	smp_store_release(&q->classes[idx], cl);
-	q->cls_used |= BIT_ULL(idx);
+	WRITE_ONCE(q->cls_used, q->cls_used | BIT_ULL(idx));
 	arbtable_cache_classes(sch);
 	if (pend)
 		arbtable_admission_commit(sch, cl, pend);
 	arbtable_class_apply(sch, cl, o);
 	arbtable_tree_unlock(sch);
-
-	qdisc_class_hash_grow(sch, &q->clhash);
 	*arg = (unsigned long)cl;
 	return 0;
 }
@@ -2983,8 +2915,7 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	q->stalled &= ~BIT_ULL(cl->index);
 	q->ll_busy &= ~BIT_ULL(cl->index);
 	WRITE_ONCE(q->classes[cl->index], NULL);
-	q->cls_used &= ~BIT_ULL(cl->index);
-	qdisc_class_hash_remove(&q->clhash, &cl->common);
+	WRITE_ONCE(q->cls_used, q->cls_used & ~BIT_ULL(cl->index));
 	arbtable_cache_classes(sch);
 	arbtable_tree_unlock(sch);
 
@@ -3188,16 +3119,12 @@ static void arbtable_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
-	unsigned int i;
 
 	if (arg->stop)
 		return;
-	for (i = 0; i < q->clhash.hashsize; i++) {
-		hlist_for_each_entry(cl, &q->clhash.hash[i], common.hnode) {
-			if (!tc_qdisc_stats_dump(sch, (unsigned long)cl, arg))
-				return;
-		}
-	}
+	arbtable_for_each_class(q, cl, q->cls_used)
+		if (!tc_qdisc_stats_dump(sch, (unsigned long)cl, arg))
+			return;
 }
 
 static const struct Qdisc_class_ops arbtable_class_ops = {
