@@ -1306,13 +1306,6 @@ arbtable_dequeue_unclassified(struct Qdisc *sch, u64 *now)
 	return skb;
 }
 
-static void arbtable_schedule(struct Qdisc *sch, u64 wake)
-{
-	struct arbtable_sched *q = qdisc_priv(sch);
-
-	qdisc_watchdog_schedule_range_ns(&q->watchdog, wake, 0);
-}
-
 /*
  * The head-of-line wait, for max_hol_ns, without a clock read per packet:
  * a head waits from when it became head (cl->head_since) or, if that was
@@ -1377,7 +1370,8 @@ __arbtable_dequeue_busy(struct Qdisc *sch, const bool ll)
 					this_cpu_inc(sch->cpu_qstats->overlimits);
 				else
 					qdisc_qstats_overlimit(sch);
-				arbtable_schedule(sch, now + wait);
+				qdisc_watchdog_schedule_ns(&q->watchdog,
+							   now + wait);
 				return NULL;
 			}
 		}
@@ -1457,7 +1451,8 @@ again:
 			goto again;
 	}
 	if (q->throttled)
-		arbtable_schedule(sch, q->next_unthrottle);
+		qdisc_watchdog_schedule_ns(&q->watchdog,
+					   q->next_unthrottle);
 	return NULL;
 out:
 	if (q->shaper.bps)
@@ -2700,7 +2695,7 @@ static void arbtable_class_apply(struct Qdisc *sch, struct arbtable_class *cl,
 	arbtable_update_eligible(q, cl);
 	/* the watchdog was set for the old deadline: wake the qdisc now */
 	if (released && (q->lockless ? q->ll_busy & bit : cl->qdisc->q.qlen))
-		arbtable_schedule(sch, ktime_get_ns());
+		qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get_ns());
 }
 
 /* Stage the admission first: the estimator is the only step that can
