@@ -836,12 +836,15 @@ static __always_inline void arbtable_throttle(struct arbtable_sched *q,
 static __always_inline void arbtable_unthrottle(struct arbtable_sched *q,
 						u64 now)
 {
-	struct arbtable_class *cl;
-	u64 next = U64_MAX;
+	u64 m = q->throttled, next = U64_MAX;
 
-	arbtable_for_each_class(q, cl, q->throttled) {
+	while (m) {
+		unsigned int i = __ffs64(m);
+		struct arbtable_class *cl = q->classes[i];
+
+		m &= m - 1;
 		if (cl->unthrottle_at <= now) {
-			q->throttled &= ~BIT_ULL(cl->index);
+			q->throttled &= ~BIT_ULL(i);
 			arbtable_update_eligible(q, cl);
 		} else if (cl->unthrottle_at < next) {
 			next = cl->unthrottle_at;
