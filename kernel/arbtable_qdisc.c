@@ -2701,51 +2701,14 @@ static void arbtable_class_apply(struct Qdisc *sch, struct arbtable_class *cl,
 		qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get_ns());
 }
 
-/* Stage the admission first: the estimator is the only step that can
- * fail after it, so nothing but the staged admission is undone.
- */
-static int arbtable_class_modify(struct Qdisc *sch, struct arbtable_class *cl,
-				 struct nlattr *est,
-				 const struct arbtable_class_opts *o,
-				 struct netlink_ext_ack *extack)
-{
-	struct arbtable_pending_admission *pend = NULL;
-	int err;
-
-	if (memcmp(&o->resv, &cl->resv, sizeof(o->resv))) {
-		err = arbtable_admission_stage(sch, cl->index, cl->table,
-					       &o->resv, &pend, extack);
-		if (err)
-			return err;
-	}
-	if (est) {
-		err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est,
-					    NULL, true, est);
-		if (err) {
-			NL_SET_ERR_MSG(extack,
-				       "failed to replace the rate estimator");
-			kfree(pend);
-			return err;
-		}
-	}
-	arbtable_tree_lock(sch);
-	if (pend)
-		arbtable_admission_commit(sch, cl, pend);
-	arbtable_class_apply(sch, cl, o);
-	arbtable_tree_unlock(sch);
-	return 0;
-}
-
-/* A new class with its child and estimator, not yet visible to the qdisc */
+/* A new class with its child, not yet visible to the qdisc */
 static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 						   u32 classid,
 						   unsigned int idx,
-						   struct nlattr *est,
 						   struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
 	struct arbtable_class *cl;
-	int err;
 
 	cl = kzalloc(sizeof(*cl), GFP_KERNEL);
 	if (!cl) {
@@ -2756,7 +2719,6 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 	cl->common.classid = classid;
 	cl->index = idx;
 	cl->table = ARB_NO_CLASS;
-	err = -ENOMEM;
 	if (q->lockless) {
 		/* the ring is the class's queue, as long as the locked
 		 * mode's default pfifo: txqueuelen now; noop_qdisc is no queue
@@ -2764,10 +2726,9 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 		u32 limit = READ_ONCE(qdisc_dev(sch)->tx_queue_len);
 
 		cl->qdisc = &noop_qdisc;
-		if (ptr_ring_init(&cl->ring, limit ? : 1, GFP_KERNEL)) {
-			NL_SET_ERR_MSG(extack, "cannot allocate the class's ring");
-			goto free;
-		}
+		if (!ptr_ring_init(&cl->ring, limit ? : 1, GFP_KERNEL))
+			return cl;
+		NL_SET_ERR_MSG(extack, "cannot allocate the class's ring");
 	} else {
 		/* Fail the add rather than report success for a class
 		 * without its pfifo, which would drop all it is given (and
@@ -2775,37 +2736,21 @@ static struct arbtable_class *arbtable_class_alloc(struct Qdisc *sch,
 		 */
 		cl->qdisc = qdisc_create_dflt(sch->dev_queue, &pfifo_qdisc_ops,
 					      classid, extack);
-		if (!cl->qdisc) {
-			NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
-			goto free;
+		if (cl->qdisc) {
+			qdisc_hash_add(cl->qdisc, true);
+			return cl;
 		}
-		qdisc_hash_add(cl->qdisc, true);
+		NL_SET_ERR_MSG(extack, "cannot create the class's default pfifo child");
 	}
-	if (!est)
-		return cl;
-	err = gen_replace_estimator(&cl->bstats, NULL, &cl->rate_est, NULL,
-				    true, est);
-	if (!err)
-		return cl;
-	NL_SET_ERR_MSG(extack, "failed to create the rate estimator");
-	qdisc_put(cl->qdisc);
-	ptr_ring_cleanup(&cl->ring, NULL);
-free:
 	kfree(cl);
-	return ERR_PTR(err);
+	return ERR_PTR(-ENOMEM);
 }
 
-static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
-				 struct nlattr *est,
-				 const struct arbtable_class_opts *o,
-				 unsigned long *arg,
-				 struct netlink_ext_ack *extack)
+/* Where a new class may be, and whether there is room for it */
+static int arbtable_class_check_id(struct Qdisc *sch, u32 classid,
+				   u32 parentid, struct netlink_ext_ack *extack)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
-	struct arbtable_pending_admission *pend = NULL;
-	struct arbtable_class *cl;
-	unsigned int idx;
-	int err;
 
 	if (parentid != TC_H_ROOT && parentid != sch->handle) {
 		NL_SET_ERR_MSG(extack,
@@ -2821,48 +2766,80 @@ static int arbtable_class_create(struct Qdisc *sch, u32 classid, u32 parentid,
 		NL_SET_ERR_MSG(extack, "at most 64 classes per qdisc");
 		return -ENOSPC;
 	}
-	/* not ffz(): it takes an unsigned long, 32 bits on i386 */
-	idx = __ffs64(~q->cls_used);
-	if (o->resv.rate || o->resv.share) {
-		err = arbtable_admission_stage(sch, idx, ARB_NO_CLASS, &o->resv,
-					       &pend, extack);
-		if (err)
-			return err;
-	}
-	cl = arbtable_class_alloc(sch, classid, idx, est, extack);
-	if (IS_ERR(cl)) {
-		kfree(pend);
-		return PTR_ERR(cl);
-	}
-
-	arbtable_tree_lock(sch);
-	/* initialised before a lockless enqueue can find it */
-	smp_store_release(&q->classes[idx], cl);
-	WRITE_ONCE(q->cls_used, q->cls_used | BIT_ULL(idx));
-	arbtable_cache_classes(sch);
-	if (pend)
-		arbtable_admission_commit(sch, cl, pend);
-	arbtable_class_apply(sch, cl, o);
-	arbtable_tree_unlock(sch);
-	*arg = (unsigned long)cl;
 	return 0;
 }
 
+/*
+ * A new class or a change of one. What can fail comes first: the
+ * admission staged on copies, the new class allocated, the estimator
+ * made or replaced; then, under the tree lock, what cannot: the class
+ * published, the admission committed, the options applied.
+ */
 static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 				 struct nlattr **tca, unsigned long *arg,
 				 struct netlink_ext_ack *extack)
 {
-	struct arbtable_class *cl = (struct arbtable_class *)*arg;
+	struct arbtable_sched *q = qdisc_priv(sch);
+	struct arbtable_class *cl = (struct arbtable_class *)*arg, *new = NULL;
+	struct arbtable_pending_admission *pend = NULL;
 	struct arbtable_class_opts o = {};
+	static const struct arb_resv none;
+	unsigned int idx;
 	int err;
 
 	err = arbtable_class_parse(sch, cl, tca[TCA_OPTIONS], &o, extack);
+	if (!err && !cl)
+		err = arbtable_class_check_id(sch, classid, parentid, extack);
 	if (err)
 		return err;
-	if (cl)
-		return arbtable_class_modify(sch, cl, tca[TCA_RATE], &o, extack);
-	return arbtable_class_create(sch, classid, parentid, tca[TCA_RATE], &o,
-				     arg, extack);
+	/* not ffz(): it takes an unsigned long, 32 bits on i386 */
+	idx = cl ? cl->index : __ffs64(~q->cls_used);
+	if (memcmp(&o.resv, cl ? &cl->resv : &none, sizeof(o.resv))) {
+		err = arbtable_admission_stage(sch, idx,
+					       cl ? cl->table : ARB_NO_CLASS,
+					       &o.resv, &pend, extack);
+		if (err)
+			return err;
+	}
+	if (!cl) {
+		new = arbtable_class_alloc(sch, classid, idx, extack);
+		if (IS_ERR(new)) {
+			err = PTR_ERR(new);
+			new = NULL;
+			goto out;
+		}
+	}
+	if (tca[TCA_RATE]) {
+		struct arbtable_class *e = cl ?: new;
+
+		err = gen_replace_estimator(&e->bstats, NULL, &e->rate_est,
+					    NULL, true, tca[TCA_RATE]);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "failed to set the rate estimator");
+			goto out;
+		}
+	}
+
+	arbtable_tree_lock(sch);
+	if (new) {
+		cl = new;
+		new = NULL;
+		/* initialised before a lockless enqueue can find it */
+		smp_store_release(&q->classes[idx], cl);
+		WRITE_ONCE(q->cls_used, q->cls_used | BIT_ULL(idx));
+		arbtable_cache_classes(sch);
+	}
+	if (pend)
+		arbtable_admission_commit(sch, cl, pend);
+	pend = NULL;
+	arbtable_class_apply(sch, cl, &o);
+	arbtable_tree_unlock(sch);
+	*arg = (unsigned long)cl;
+out:
+	kfree(pend);
+	if (new)
+		arbtable_destroy_class(sch, new);
+	return err;
 }
 
 static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,

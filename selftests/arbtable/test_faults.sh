@@ -5,7 +5,7 @@
 # syzkaller does with fail-nth.  The fault attributes are armed at
 # probability 0 with a stack-trace filter spanning the module's text, so
 # that only allocations reached through the module's own code (and what
-# it calls: child qdisc creation, the rate estimator, the class hash)
+# it calls: child qdisc creation, the rate estimator)
 # count; /proc/self/fail-nth = N then fails the N-th of them in the tc
 # process that runs the operation.  N runs 1, 2, ... until an operation
 # runs with no fault injected: every failure point of that operation was
