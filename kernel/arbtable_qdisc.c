@@ -3038,23 +3038,16 @@ static int arbtable_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 		.type = TCA_ARBTABLE_XSTATS_CLASS,
 	};
 	struct gnet_stats_queue qs = {};
-	unsigned int t, i;
 	__u32 qlen;
+	u64 m;
 
 	/* RTNL held, not the root lock: as arbtable_dump_stats() */
 	xs.high_slots = arb_class_slots(&q->arb, ARB_HIGH, cl->index);
 	xs.low_slots = arb_class_slots(&q->arb, ARB_LOW, cl->index);
-	for (t = 0; t < ARB_NTABLES; t++) {
-		u32 sum = 0;
-
-		for (i = 0; i < ARB_SLOTS; i++)
-			if (arb_class_slots(&q->arb, t, cl->index) & BIT_ULL(i))
-				sum += q->arb.tbl[t].weight[i];
-		if (t == ARB_HIGH)
-			xs.high_weight = sum;
-		else
-			xs.low_weight = sum;
-	}
+	for (m = xs.high_slots; m; m &= m - 1)
+		xs.high_weight += q->arb.tbl[ARB_HIGH].weight[__ffs64(m)];
+	for (m = xs.low_slots; m; m &= m - 1)
+		xs.low_weight += q->arb.tbl[ARB_LOW].weight[__ffs64(m)];
 	arbtable_auto_fill_xstats(sch, cl, &xs);
 	xs.max_hol_ns = READ_ONCE(cl->max_hol_ns);
 	xs.throttled = READ_ONCE(cl->throttled);
