@@ -87,6 +87,9 @@ fi
 mkdir -p "$LOG"
 : >"$LOG/failures.txt"
 : >"$LOG/notes.txt"
+# a guest's log and exit of an earlier run are not this run's: a lane
+# that does not boot this time (one test asked for) leaves none
+rm -f "$LOG"/vm-*.tap "$LOG"/vm-*.rc
 # The kernels, once setup has installed their headers and prepared the
 # 7.2 tree (on a fresh machine neither is there before it)
 K72=$(cat "${K72_TREE:-/var/lib/arbtable/distro-7.2/src}/include/config/kernel.release" 2>/dev/null)

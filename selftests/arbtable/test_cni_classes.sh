@@ -118,9 +118,12 @@ host_flow() {
 		sleep 0.1
 	done
 	da0=$(class_drops "$CRA") db0=$(class_drops "$CRB")
-	ip netns exec arbt-ra iperf3 -c $NET_RX_ADDR -p 5302 -u -b 20M -l 1400 -t 3600 >"$tmp/ra.$p" 2>&1 &
+	# each round's floods have servers of their own: a server whose
+	# client was killed at the end of the last round may still be
+	# closing that test, and reset the next client's control connection
+	ip netns exec arbt-ra iperf3 -c $NET_RX_ADDR -p $((5300 + 2 * p)) -u -b 20M -l 1400 -t 3600 >"$tmp/ra.$p" 2>&1 &
 	ip3_pids+=" $!"
-	ip netns exec arbt-rb iperf3 -c $NET_RX_ADDR -p 5303 -u -b 20M -l 1400 -t 3600 >"$tmp/rb.$p" 2>&1 &
+	ip netns exec arbt-rb iperf3 -c $NET_RX_ADDR -p $((5301 + 2 * p)) -u -b 20M -l 1400 -t 3600 >"$tmp/rb.$p" 2>&1 &
 	ip3_pids+=" $!"
 	for _ in $(seq 100); do
 		[ "$(class_drops "$CRA")" -gt "${da0:-0}" ] && [ "$(class_drops "$CRB")" -gt "${db0:-0}" ] && break
@@ -152,13 +155,14 @@ host_flow() {
 flooded() { set -- $OFFERED; fcmp "${1:-0} >= 5000000 && ${2:-0} >= 5000000"; }
 CRA=$(jq -r .class.handle "$SD/ra-eth0.json")
 CRB=$(jq -r .class.handle "$SD/rb-eth0.json")
-# three iperf3 servers in the receiver (daemons: each serves both rounds),
-# listening before any client starts
-for q in 5301 5302 5303; do
+# iperf3 servers in the receiver, listening before any client starts:
+# the host's flow on 5301 (a daemon serves both rounds), each round's two
+# floods on ports of their own (5302-5303, then 5304-5305)
+for q in 5301 5302 5303 5304 5305; do
 	ip netns exec $NET_RX iperf3 -s -D -p $q >/dev/null 2>&1
 done
 for _ in $(seq 50); do
-	[ "$(ip netns exec $NET_RX ss -Hltn 'sport >= :5301 and sport <= :5303' | wc -l)" -ge 3 ] && break
+	[ "$(ip netns exec $NET_RX ss -Hltn 'sport >= :5301 and sport <= :5305' | wc -l)" -ge 5 ] && break
 	sleep 0.2
 done
 host_flow 1
