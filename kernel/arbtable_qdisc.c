@@ -108,9 +108,10 @@ struct arbtable_sched {
 	struct list_head		list;		/* on arbtable_list */
 	struct tcf_proto __rcu		*filter_list;
 	struct tcf_block		*block;
+	struct Qdisc_class_hash		clhash;		/* by classid */
 	struct arbtable_class		*classes[ARB_MAX_CLASSES];	/* by index */
 	/* a class whose minor is the slot's modulo 64: skb->priority without
-	 * a search (a NULL or another minor: arbtable_find_class())
+	 * the hash walk (a NULL or another minor: arbtable_find_class())
 	 */
 	struct arbtable_class		*by_minor[ARB_MAX_CLASSES];
 	u64				cls_used;	/* indices in use */
@@ -663,17 +664,24 @@ static const char *const arbtable_table_name[ARB_NTABLES] = { "high", "low" };
 	     __m &= __m - 1)
 
 /*
- * By classid: at most 64 classes, in the array by index (no hash, as in
- * ets). Each entry read once: a lockless enqueue looks too, and a class is
- * freed only a grace period after it left the array.
+ * By classid: the class hash, which the root lock (or RTNL) keeps still
+ * for a locked qdisc. A lockless enqueue cannot walk a hash changed under
+ * that lock: it reads the array instead, each entry once (a class is
+ * freed only a grace period after it left it).
  */
-static struct arbtable_class *arbtable_find_class(struct Qdisc *sch,
-						  u32 classid)
+static __always_inline struct arbtable_class *
+arbtable_find_class(struct Qdisc *sch, u32 classid)
 {
 	struct arbtable_sched *q = qdisc_priv(sch);
+	struct Qdisc_class_common *clc;
 	struct arbtable_class *cl;
 	u64 m;
 
+	if (!q->lockless) {
+		clc = qdisc_class_find(&q->clhash, classid);
+		return clc ? container_of(clc, struct arbtable_class, common) :
+			     NULL;
+	}
 	for (m = READ_ONCE(q->cls_used); m; m &= m - 1) {
 		cl = READ_ONCE(q->classes[__ffs64(m)]);
 		if (cl && cl->common.classid == classid)
@@ -2305,6 +2313,9 @@ static int arbtable_init(struct Qdisc *sch, struct nlattr *opt,
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
 	if (err)
 		return err;
+	err = qdisc_class_hash_init(&q->clhash);
+	if (err < 0)
+		return err;
 	memset(&q->unclassified, 0, sizeof(q->unclassified));
 	arb_init(&q->arb, ARBTABLE_DEFAULT_HIGHLIMIT, ARB_ACCT_DEFICIT);
 	/* The device's largest frame, followed while 'mtu' is not given */
@@ -2390,6 +2401,7 @@ static void arbtable_destroy(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 	arbtable_for_each_class(q, cl, q->cls_used)
 		arbtable_destroy_class(sch, cl);
+	qdisc_class_hash_destroy(&q->clhash);
 	rtnl_kfree_skbs(q->unclassified.head, q->unclassified.tail);
 	if (q->lockless)
 		arbtable_ring_purge(sch, &q->uncl_ring, NULL);
@@ -2824,6 +2836,7 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	if (new) {
 		cl = new;
 		new = NULL;
+		qdisc_class_hash_insert(&q->clhash, &cl->common);
 		/* initialised before a lockless enqueue can find it */
 		smp_store_release(&q->classes[idx], cl);
 		WRITE_ONCE(q->cls_used, q->cls_used | BIT_ULL(idx));
@@ -2834,6 +2847,8 @@ static int arbtable_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 	pend = NULL;
 	arbtable_class_apply(sch, cl, &o);
 	arbtable_tree_unlock(sch);
+	if (!*arg)
+		qdisc_class_hash_grow(sch, &q->clhash);
 	*arg = (unsigned long)cl;
 out:
 	kfree(pend);
@@ -2891,6 +2906,7 @@ static int arbtable_delete_class(struct Qdisc *sch, unsigned long arg,
 	q->ll_busy &= ~BIT_ULL(cl->index);
 	WRITE_ONCE(q->classes[cl->index], NULL);
 	WRITE_ONCE(q->cls_used, q->cls_used & ~BIT_ULL(cl->index));
+	qdisc_class_hash_remove(&q->clhash, &cl->common);
 	arbtable_cache_classes(sch);
 	arbtable_tree_unlock(sch);
 
